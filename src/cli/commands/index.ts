@@ -1,0 +1,6 @@
+/**
+ * The command table. Each command lives in its own module; add it here to expose it.
+ */
+import type { CliCommand } from '../command.js';
+
+export const commands: CliCommand<any>[] = [];

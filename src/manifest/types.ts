@@ -1,0 +1,333 @@
+/**
+ * The manifest as users write it (after `${env:}` / `${file:}` resolution and default filling).
+ *
+ * This is the contract between src/manifest (which loads, validates and resolves it; the JSON
+ * schema in schemas/manifest.schema.json must describe exactly this shape) and src/graph (which
+ * turns it into desired resources). Field names follow the API's own names where the API has one,
+ * so that a platform engineer who knows the API or the Terraform provider recognises them; the
+ * manifest refers to other objects by name, never by UUID.
+ *
+ * Every object loaded from YAML carries a hidden `[SOURCE]` entry (see `sourceOf`) with the file
+ * and line/column where it was written, so that later stages can point diagnostics at it.
+ */
+import type { SecretValue } from '../model/secret.js';
+import type { SourceRange } from '../diag/diagnostic.js';
+
+export const SOURCE: unique symbol = Symbol('driftless.source');
+
+export interface Located {
+  /** Where this object was declared. Non-enumerable: never serialised. */
+  [SOURCE]?: SourceRange;
+  /** Where each of its keys was declared (key -> range of the value). */
+  [FIELD_SOURCES]?: Record<string, SourceRange>;
+}
+export const FIELD_SOURCES: unique symbol = Symbol('driftless.fieldSources');
+
+export function sourceOf(obj: unknown, field?: string): SourceRange | undefined {
+  if (obj === null || typeof obj !== 'object') return undefined;
+  const o = obj as Located;
+  if (field !== undefined) return o[FIELD_SOURCES]?.[field] ?? o[SOURCE];
+  return o[SOURCE];
+}
+
+/** A value that may be secret: plain text, or a SecretValue when it came from `${env:}`/`${file:}` of a secret. */
+export type MaybeSecret = string | SecretValue;
+
+export interface Manifest extends Located {
+  /** Manifest format version. Always 1 for now. */
+  version: 1;
+  /** Editable settings of the organization the token belongs to. Omitted = not managed. */
+  organization?: OrganizationSpec;
+  /** Existing clusters (clusters are not created through the API): upgrade requests only. */
+  clusters?: ClusterSpec[];
+  annotation_groups?: AnnotationGroupSpec[];
+  label_groups?: LabelGroupSpec[];
+  alert_receivers?: AlertReceiverSpec[];
+  alert_rules?: AlertRuleSpec[];
+  webhooks?: WebhookSpec[];
+  projects?: ProjectSpec[];
+  /** Organization-level pruning: delete live objects of these kinds that the manifest does not declare. */
+  prune?: PruneSpec;
+}
+
+export interface PruneSpec extends Located {
+  projects?: boolean;
+  annotation_groups?: boolean;
+  label_groups?: boolean;
+  alert_receivers?: boolean;
+  alert_rules?: boolean;
+  webhooks?: boolean;
+  /** On a project: its environments. */
+  environments?: boolean;
+  /** On an environment: its services and deployment stages. */
+  services?: boolean;
+  deployment_stages?: boolean;
+  /** On any variable-holding scope: variables and secrets of that scope. */
+  variables?: boolean;
+}
+
+export interface OrganizationSpec extends Located {
+  name?: string;
+  description?: string;
+  website_url?: string;
+  repository?: string;
+  logo_url?: string;
+  icon_url?: string;
+  admin_emails?: string[];
+}
+
+export interface ClusterSpec extends Located {
+  /** Name of an existing cluster of the organization. */
+  name: string;
+  /** true: upgrade to the cluster's `next_k8s_available_version` when one is available. */
+  upgrade_kubernetes?: boolean;
+}
+
+export interface AnnotationGroupSpec extends Located {
+  name: string;
+  /** key -> value */
+  annotations: Record<string, string>;
+  scopes: string[];
+}
+
+export interface LabelGroupSpec extends Located {
+  name: string;
+  labels: Array<{ key: string; value: string; propagate_to_cloud_provider?: boolean } & Located>;
+}
+
+export interface AlertReceiverSpec extends Located {
+  name: string;
+  type: 'SLACK' | 'EMAIL';
+  description?: string;
+  send_resolved?: boolean;
+  owner?: string;
+  severity?: string;
+  /** SLACK: write-only in the API, usually `${env:...}`. */
+  webhook_url?: MaybeSecret;
+  /** EMAIL fields. */
+  to?: string;
+  from?: string;
+  smarthost?: string;
+  auth_username?: string;
+  auth_password?: MaybeSecret;
+  require_tls?: boolean;
+}
+
+export interface AlertRuleSpec extends Located {
+  name: string;
+  description?: string;
+  tag?: string;
+  /** What the rule watches: a cluster by name, or a service by project/environment/name. */
+  target: { cluster: string } | { project: string; environment: string; service: string };
+  condition: {
+    kind?: string;
+    promql: string;
+    operator?: string;
+    threshold?: number;
+    function?: string;
+  };
+  for_duration?: string;
+  severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+  enabled?: boolean;
+  /** Receiver names (at least one). */
+  receivers: string[];
+  presentation?: { summary?: string; runbook_url?: string };
+}
+
+export interface WebhookSpec extends Located {
+  /** Identity of a webhook: the API gives webhooks no name. */
+  target_url: string;
+  description?: string;
+  kind?: 'STANDARD' | 'SLACK';
+  events: string[];
+  enabled?: boolean;
+  /** HMAC signing secret (write-only in the API). */
+  secret?: MaybeSecret;
+  project_names_filter?: string[];
+  environment_types_filter?: string[];
+}
+
+export interface ProjectSpec extends Located {
+  name: string;
+  description?: string;
+  variables?: VariableSpec[];
+  environments?: EnvironmentSpec[];
+  prune?: PruneSpec;
+}
+
+export interface EnvironmentSpec extends Located {
+  name: string;
+  mode?: 'DEVELOPMENT' | 'STAGING' | 'PRODUCTION';
+  /** Cluster name. Immutable once the environment exists (a change is a replace). */
+  cluster: string;
+  variables?: VariableSpec[];
+  /** In deployment order. A service listed in no stage stays in the environment's default stage. */
+  deployment_stages?: DeploymentStageSpec[];
+  services?: ServiceSpec[];
+  prune?: PruneSpec;
+}
+
+export interface DeploymentStageSpec extends Located {
+  name: string;
+  description?: string;
+  /** Service names of this environment. */
+  services?: string[];
+}
+
+/**
+ * A variable or secret at project, environment or service scope. Exactly one of `value`, `alias`,
+ * `external_secret` is set; `override: true` turns a `value` into an override of the same key
+ * declared at a higher scope.
+ */
+export interface VariableSpec extends Located {
+  key: string;
+  value?: MaybeSecret;
+  /** Key of a higher-scope variable this one is an alias of. */
+  alias?: string;
+  /** This entry overrides the same key declared at a higher scope. */
+  override?: boolean;
+  secret?: boolean;
+  /** Makes it a file variable mounted at this path. */
+  mount_path?: string;
+  description?: string;
+  enable_interpolation_in_file?: boolean;
+  /** EXTERNAL_SECRET: the secret manager access the value is read from. */
+  external_secret?: { secret_manager_access_id: string; reference?: string };
+}
+
+export type ServiceSpec =
+  | ApplicationSpec
+  | ContainerSpec
+  | DatabaseSpec
+  | JobSpec
+  | HelmSpec
+  | TerraformSpec;
+
+interface ServiceCommon extends Located {
+  name: string;
+  description?: string;
+  /** Annotation / label group names. */
+  annotation_groups?: string[];
+  label_groups?: string[];
+  variables?: VariableSpec[];
+  icon_uri?: string;
+}
+
+export interface GitRepositorySpec extends Located {
+  url: string;
+  branch?: string;
+  root_path?: string;
+  provider?: 'GITHUB' | 'GITLAB' | 'BITBUCKET';
+}
+
+export interface PortSpec extends Located {
+  name?: string;
+  internal_port: number;
+  external_port?: number;
+  protocol?: 'HTTP' | 'GRPC' | 'TCP' | 'UDP';
+  publicly_accessible?: boolean;
+}
+
+interface ComputeCommon {
+  cpu?: number;
+  memory?: number;
+  min_running_instances?: number;
+  max_running_instances?: number;
+  ports?: PortSpec[];
+  arguments?: string[];
+  entrypoint?: string;
+  auto_deploy?: boolean;
+}
+
+export interface ApplicationSpec extends ServiceCommon, ComputeCommon {
+  type: 'application';
+  git_repository: GitRepositorySpec;
+  build_mode?: 'DOCKER';
+  dockerfile_path?: string;
+  /** Pinned commit deployed with the service; a change marks it for deploy. */
+  git_commit_id?: string;
+}
+
+export interface ContainerSpec extends ServiceCommon, ComputeCommon {
+  type: 'container';
+  /** Container registry name (organization-level; see the emulator's seeded registries). */
+  registry: string;
+  image_name: string;
+  tag: string;
+}
+
+export interface DatabaseSpec extends ServiceCommon {
+  type: 'database';
+  database_type: 'MONGODB' | 'MYSQL' | 'POSTGRESQL' | 'REDIS';
+  version: string;
+  mode: 'CONTAINER' | 'MANAGED';
+  accessibility?: 'PRIVATE' | 'PUBLIC';
+  cpu?: number;
+  memory?: number;
+  storage?: number;
+  instance_type?: string;
+  disk_type?: 'gp2' | 'gp3';
+  /** Create this database as a clone of another one (project/environment/name, same project by default). */
+  clone_from?: { project?: string; environment?: string; database: string };
+}
+
+export interface JobSpec extends ServiceCommon {
+  type: 'job';
+  cpu?: number;
+  memory?: number;
+  max_nb_restart?: number;
+  max_duration_seconds?: number;
+  source:
+    | { image: { registry: string; image_name: string; tag: string } }
+    | { git_repository: GitRepositorySpec; dockerfile_path?: string };
+  schedule:
+    | { cron: { scheduled_at: string; timezone?: string; arguments?: string[]; entrypoint?: string } }
+    | { on_start?: LifecycleHook; on_stop?: LifecycleHook; on_delete?: LifecycleHook };
+  git_commit_id?: string;
+}
+
+export interface LifecycleHook {
+  arguments?: string[];
+  entrypoint?: string;
+}
+
+export interface HelmSpec extends ServiceCommon {
+  type: 'helm';
+  source:
+    | { helm_repository: { repository: string; chart_name: string; chart_version: string } }
+    | { git_repository: GitRepositorySpec; chart_path?: string };
+  /** Values passed to the chart: a YAML document (multi-line string) and/or --set pairs. */
+  values_override?: { file?: string; set?: Record<string, string>; set_string?: Record<string, string> };
+  arguments?: string[];
+  timeout_sec?: number;
+  allow_cluster_wide_resources?: boolean;
+  auto_deploy?: boolean;
+  git_commit_id?: string;
+}
+
+export interface TerraformSpec extends ServiceCommon {
+  type: 'terraform';
+  git_repository: GitRepositorySpec;
+  engine?: 'TERRAFORM' | 'OPEN_TOFU';
+  provider_version?: string;
+  tf_var_file_paths?: string[];
+  /** Terraform input variables; checked at plan time against those parsed from the repository. */
+  tf_vars?: Record<string, MaybeSecret>;
+  /** Names of tf_vars that are sensitive. */
+  sensitive_tf_vars?: string[];
+  timeout_sec?: number;
+  job_resources?: { cpu_milli?: number; ram_mib?: number; storage_gib?: number };
+  auto_deploy?: boolean;
+  terraform_action?: 'DEFAULT' | 'PLAN' | 'NOOP';
+  git_commit_id?: string;
+}
+
+export type ServiceType = ServiceSpec['type'];
+export const SERVICE_TYPES: readonly ServiceType[] = [
+  'application',
+  'container',
+  'database',
+  'job',
+  'helm',
+  'terraform',
+];

@@ -1,0 +1,123 @@
+/**
+ * The resource model shared by the whole pipeline:
+ *
+ *   Manifest --buildGraph--> DesiredGraph --+
+ *                                           +--computePlan--> Plan --applyPlan--> ApplyResult
+ *   API ----fetchLiveState--> LiveState ----+
+ *
+ * Desired and live resources have the same shape (`attrs` in API field names, normalised the same
+ * way), so that computing a plan is a comparison of two maps keyed by address.
+ */
+import type { SourceRange } from '../diag/diagnostic.js';
+
+export type ResourceKind =
+  | 'organization'
+  | 'cluster'
+  | 'annotations_group'
+  | 'labels_group'
+  | 'alert_receiver'
+  | 'alert_rule'
+  | 'webhook'
+  | 'project'
+  | 'environment'
+  | 'deployment_stage'
+  | 'application'
+  | 'container'
+  | 'database'
+  | 'job'
+  | 'helm'
+  | 'terraform'
+  | 'variable';
+
+export const SERVICE_KINDS = ['application', 'container', 'database', 'job', 'helm', 'terraform'] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
+
+export function isServiceKind(k: string): k is ServiceKind {
+  return (SERVICE_KINDS as readonly string[]).includes(k);
+}
+
+/**
+ * A resource address: `kind.name` segments joined by `/`, from the top of the hierarchy down, e.g.
+ *   project.shop/environment.production/application.api/variable.LOG_LEVEL
+ *   alert_rule.high-cpu      webhook.https:%2F%2Fhooks.example.com%2Fx      organization
+ * Names are escaped with `escapeName` so that `/` inside a name can never forge a path.
+ */
+export type Address = string;
+
+export function escapeName(name: string): string {
+  return name.replace(/%/g, '%25').replace(/\//g, '%2F');
+}
+
+export function unescapeName(name: string): string {
+  return name.replace(/%2F/g, '/').replace(/%25/g, '%');
+}
+
+export function addressOf(kind: ResourceKind, name: string | undefined, parent?: Address): Address {
+  const seg = name === undefined ? kind : `${kind}.${escapeName(name)}`;
+  return parent ? `${parent}/${seg}` : seg;
+}
+
+/** Splits an address into its segments: [{kind, name}]. */
+export function parseAddress(address: Address): Array<{ kind: ResourceKind; name?: string }> {
+  return address.split('/').map((seg) => {
+    const dot = seg.indexOf('.');
+    if (dot < 0) return { kind: seg as ResourceKind };
+    return { kind: seg.slice(0, dot) as ResourceKind, name: unescapeName(seg.slice(dot + 1)) };
+  });
+}
+
+/**
+ * One resource as the manifest wants it.
+ * `attrs` holds only the fields the manifest owns, already normalised (see src/graph/normalize.ts);
+ * secret values inside are `SecretValue`s and are never serialised.
+ */
+export interface DesiredResource {
+  address: Address;
+  kind: ResourceKind;
+  /** Identity inside the parent: a name, a variable key, a webhook target_url. */
+  name: string;
+  parent?: Address;
+  attrs: Record<string, unknown>;
+  /** Fields of attrs that hold secrets (compared by fingerprint, shown as `(sensitive value)`). */
+  sensitiveFields?: string[];
+  /** Fields whose change cannot be done in place (the plan shows a replace with this reason). */
+  immutableFields?: string[];
+  /** Addresses this resource needs to exist first (besides its parent). */
+  dependsOn: Address[];
+  /** For services: what is deployed with it (commit, image tag). A change marks the service for deploy. */
+  deploy?: { git_commit_id?: string; image_tag?: string };
+  /** The manifest opts into deleting unmanaged children of these kinds under this resource. */
+  prune?: ResourceKind[];
+  source?: SourceRange;
+}
+
+export interface DesiredGraph {
+  resources: Map<Address, DesiredResource>;
+  /** Topological order: every resource after its parent and its dependsOn. */
+  order: Address[];
+}
+
+/** One resource as the API has it, normalised to the same attrs as the desired side. */
+export interface LiveResource {
+  address: Address;
+  kind: ResourceKind;
+  name: string;
+  parent?: Address;
+  id: string;
+  attrs: Record<string, unknown>;
+  /** The raw API record (secrets never included by the API), used to build full-replacement PUT bodies. */
+  record: Record<string, unknown>;
+  /** A version marker to detect a change after the plan (updated_at, or a hash of the record). */
+  version: string;
+  /** Keyed fingerprints of secret fields, as kept with the record (see src/plan/fingerprint.ts). */
+  fingerprints?: Record<string, string>;
+  /** Services: last deployment state and date, for drift attribution. */
+  status?: { state?: string; service_deployment_status?: string; last_deployment_date?: string };
+}
+
+export interface LiveState {
+  organizationId: string;
+  resources: Map<Address, LiveResource>;
+  /** How many HTTP requests reading it took. */
+  requestCount: number;
+}
