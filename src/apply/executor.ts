@@ -1,0 +1,155 @@
+/**
+ * executeSteps: runs a dependency graph of steps with bounded parallelism.
+ *
+ * Pure scheduling: what a step does is injected (`run`), so this module knows nothing about HTTP.
+ * Invariants:
+ *  - a step starts only after every step it depends on has succeeded;
+ *  - a failed step skips everything that depends on it (transitively); independent steps go on;
+ *  - once the signal is aborted no new step starts; steps already running are awaited, never
+ *    abandoned, so the result always says truthfully what was done;
+ *  - among ready steps, the caller's order wins (it is the graph's topological order), so runs
+ *    with parallelism 1 are deterministic.
+ */
+
+export interface Step {
+  /** Unique id (usually `<action> <address>`). */
+  id: string;
+  /** Ids of steps that must succeed first. Unknown ids are a programming error. */
+  dependsOn: readonly string[];
+  run: (signal: AbortSignal) => Promise<void>;
+}
+
+export interface StepFailure {
+  id: string;
+  error: unknown;
+}
+
+export interface StepSkip {
+  id: string;
+  /** The failed (or skipped) step that made this one impossible. */
+  because: string;
+}
+
+export interface ExecutionResult {
+  /** Succeeded, in completion order. */
+  applied: string[];
+  failed: StepFailure[];
+  /** Not run because a dependency failed. */
+  skipped: StepSkip[];
+  /** Not run because the run was interrupted before they could start. */
+  notStarted: string[];
+  interrupted: boolean;
+}
+
+export interface ExecuteOptions {
+  /** Steps running at once; at least 1. */
+  parallelism?: number;
+  signal?: AbortSignal;
+  onStepStart?: (id: string) => void;
+  onStepEnd?: (id: string, outcome: { ok: true } | { ok: false; error: unknown }) => void;
+}
+
+export const DEFAULT_PARALLELISM = 8;
+
+export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions = {}): Promise<ExecutionResult> {
+  const parallelism = Math.max(1, Math.floor(opts.parallelism ?? DEFAULT_PARALLELISM));
+  const byId = new Map<string, Step>();
+  for (const s of steps) {
+    if (byId.has(s.id)) throw new Error(`executeSteps: duplicate step id ${s.id}`);
+    byId.set(s.id, s);
+  }
+  const dependents = new Map<string, string[]>();
+  const waitingOn = new Map<string, number>();
+  for (const s of steps) {
+    for (const d of s.dependsOn) {
+      if (!byId.has(d)) throw new Error(`executeSteps: step ${s.id} depends on unknown step ${d}`);
+      dependents.set(d, [...(dependents.get(d) ?? []), s.id]);
+    }
+    waitingOn.set(s.id, new Set(s.dependsOn).size);
+  }
+  assertAcyclic(steps, byId);
+
+  const position = new Map(steps.map((s, i) => [s.id, i]));
+  const ready: string[] = steps.filter((s) => waitingOn.get(s.id) === 0).map((s) => s.id);
+  const result: ExecutionResult = { applied: [], failed: [], skipped: [], notStarted: [], interrupted: false };
+  const done = new Set<string>();
+  const running = new Map<string, Promise<void>>();
+  const signal = opts.signal ?? new AbortController().signal;
+
+  const skipDependentsOf = (root: string): void => {
+    const queue = [root];
+    while (queue.length > 0) {
+      const cur = queue.shift()!;
+      for (const dep of dependents.get(cur) ?? []) {
+        if (done.has(dep)) continue;
+        done.add(dep);
+        result.skipped.push({ id: dep, because: root });
+        queue.push(dep);
+      }
+    }
+  };
+
+  const insertReady = (id: string): void => {
+    const p = position.get(id)!;
+    let i = ready.length;
+    while (i > 0 && position.get(ready[i - 1]!)! > p) i--;
+    ready.splice(i, 0, id);
+  };
+
+  const start = (id: string): void => {
+    const step = byId.get(id)!;
+    opts.onStepStart?.(id);
+    const p = (async () => {
+      try {
+        await step.run(signal);
+        done.add(id);
+        result.applied.push(id);
+        opts.onStepEnd?.(id, { ok: true });
+        for (const dep of dependents.get(id) ?? []) {
+          const left = waitingOn.get(dep)! - 1;
+          waitingOn.set(dep, left);
+          if (left === 0 && !done.has(dep)) insertReady(dep);
+        }
+      } catch (error) {
+        done.add(id);
+        result.failed.push({ id, error });
+        opts.onStepEnd?.(id, { ok: false, error });
+        skipDependentsOf(id);
+      } finally {
+        running.delete(id);
+      }
+    })();
+    running.set(id, p);
+  };
+
+  for (;;) {
+    while (!signal.aborted && running.size < parallelism && ready.length > 0) {
+      const id = ready.shift()!;
+      if (done.has(id)) continue;
+      start(id);
+    }
+    if (running.size === 0) break;
+    await Promise.race(running.values());
+  }
+
+  if (signal.aborted) result.interrupted = true;
+  for (const s of steps) if (!done.has(s.id)) result.notStarted.push(s.id);
+  if (result.notStarted.length > 0 && !signal.aborted) {
+    // Only reachable if the graph had a cycle, which assertAcyclic rules out.
+    throw new Error(`executeSteps: steps never became ready: ${result.notStarted.join(', ')}`);
+  }
+  return result;
+}
+
+function assertAcyclic(steps: readonly Step[], byId: Map<string, Step>): void {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (id: string, path: string[]): void => {
+    const st = state.get(id);
+    if (st === 'done') return;
+    if (st === 'visiting') throw new Error(`executeSteps: dependency cycle: ${[...path, id].join(' -> ')}`);
+    state.set(id, 'visiting');
+    for (const d of byId.get(id)!.dependsOn) visit(d, [...path, id]);
+    state.set(id, 'done');
+  };
+  for (const s of steps) visit(s.id, []);
+}
