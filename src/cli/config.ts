@@ -1,0 +1,93 @@
+/**
+ * Connection and presentation settings shared by the commands that talk to the API.
+ *
+ * The token comes from DRIFTLESS_API_TOKEN only: a command-line argument would end up in shell
+ * history and process listings. Nothing here ever puts the token into a message.
+ */
+import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { CliIO } from './io.js';
+
+export type AuthScheme = 'Token' | 'Bearer';
+
+export interface ApiConfig {
+  baseUrl: string;
+  token: string;
+  authScheme: AuthScheme;
+}
+
+export interface ApiConfigArgs {
+  apiUrl?: string;
+  authScheme?: string;
+}
+
+/** A JWT is three base64url segments; such tokens are sent as `Bearer`, API tokens as `Token`. */
+export function looksLikeJwt(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+}
+
+export function resolveApiConfig(
+  args: ApiConfigArgs,
+  env: NodeJS.ProcessEnv,
+): { config?: ApiConfig; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const rawUrl = args.apiUrl ?? env.DRIFTLESS_API_URL;
+  let baseUrl: string | undefined;
+  if (!rawUrl) {
+    diagnostics.push(
+      error('config.api-url-missing', 'No API URL given.', {
+        detail: 'Set DRIFTLESS_API_URL or pass --api-url (for example http://127.0.0.1:8080 from `driftless serve`).',
+      }),
+    );
+  } else {
+    try {
+      const u = new URL(rawUrl);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+      if (u.username || u.password) {
+        diagnostics.push(
+          error('config.api-url-credentials', 'The API URL must not contain credentials.', {
+            detail: 'Put the token in DRIFTLESS_API_TOKEN instead.',
+          }),
+        );
+      }
+      baseUrl = u.toString().replace(/\/+$/, '');
+    } catch {
+      diagnostics.push(
+        error('config.api-url-invalid', `The API URL ${JSON.stringify(rawUrl)} is not an http(s) URL.`, {
+          detail: 'Allowed: http://host[:port][/prefix] or https://host[:port][/prefix].',
+        }),
+      );
+    }
+  }
+  const token = env.DRIFTLESS_API_TOKEN?.trim();
+  if (!token) {
+    diagnostics.push(
+      error('config.token-missing', 'No API token given.', {
+        detail: 'Set DRIFTLESS_API_TOKEN (the token is never accepted as a command-line argument).',
+      }),
+    );
+  }
+  let authScheme: AuthScheme | undefined;
+  if (args.authScheme !== undefined) {
+    const s = args.authScheme.toLowerCase();
+    if (s === 'token') authScheme = 'Token';
+    else if (s === 'bearer') authScheme = 'Bearer';
+    else
+      diagnostics.push(
+        error('config.auth-scheme-invalid', `Unknown --auth-scheme ${JSON.stringify(args.authScheme)}.`, {
+          detail: 'Allowed: Token, Bearer.',
+        }),
+      );
+  }
+  if (diagnostics.length > 0 || !baseUrl || !token) return { diagnostics };
+  return {
+    config: { baseUrl, token, authScheme: authScheme ?? (looksLikeJwt(token) ? 'Bearer' : 'Token') },
+    diagnostics,
+  };
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set or --no-color was given. */
+export function colourEnabled(io: CliIO, args: { color?: boolean; noColor?: boolean }): boolean {
+  if (args.color === false || args.noColor === true) return false;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  return io.stdout.isTTY === true;
+}
