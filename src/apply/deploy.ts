@@ -1,0 +1,219 @@
+/**
+ * Deploying one deployment stage of one environment and waiting for it.
+ *
+ * One batch request per stage (`POST /environment/{id}/service/deploy`, with pinned commits and
+ * image tags), then one `GET /environment/{id}/statuses` per poll for the whole environment, with
+ * backoff, until every service of the batch is terminal. A `*_ERROR` state, a cancel or the
+ * deadline is a failure carrying the service's last log lines: never a silent success.
+ */
+import type { Address, ServiceKind } from '../model/resource.js';
+import { errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
+import type { ApplyEventSink } from './events.js';
+
+export interface DeployTarget {
+  address: Address;
+  id: string;
+  kind: ServiceKind;
+  git_commit_id?: string;
+  image_tag?: string;
+  chart_version?: string;
+}
+
+export interface StageDeploy {
+  environmentId: string;
+  /** For messages: the environment's address and the stage's name. */
+  environmentAddress: Address;
+  stageName: string;
+  services: DeployTarget[];
+}
+
+export interface Timing {
+  /** Milliseconds since an arbitrary origin (injected for tests). */
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface DeployOptions {
+  /** Absolute deadline on the `timing.now()` scale. */
+  deadline: number;
+  /** Apply start on the `timing.now()` scale, for elapsed times. */
+  startedAt: number;
+  pollIntervalMs: number;
+  maxPollIntervalMs: number;
+  /** Lines of log shown for a failed service. */
+  logLines: number;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 2000;
+export const DEFAULT_MAX_POLL_INTERVAL_MS = 15000;
+
+export interface ServiceDeployFailure {
+  address: Address;
+  state: string;
+  reason: string;
+  logs: string[];
+}
+
+/** Thrown when a stage did not fully deploy; lists every service that failed. */
+export class DeployFailedError extends Error {
+  constructor(
+    readonly failures: ServiceDeployFailure[],
+    readonly hint?: string,
+  ) {
+    super(failures.map((f) => `${f.address}: ${f.reason}`).join('; '));
+    this.name = 'DeployFailedError';
+  }
+}
+
+const SUCCESS_STATES = new Set(['DEPLOYED', 'RUNNING', 'READY', 'RESTARTED']);
+const FAILURE_STATES = new Set(['CANCELED', 'ERROR', 'STOPPED', 'DELETED']);
+
+export function deployStateOutcome(state: string): 'success' | 'failure' | 'pending' {
+  if (SUCCESS_STATES.has(state)) return 'success';
+  if (FAILURE_STATES.has(state) || state.endsWith('_ERROR')) return 'failure';
+  return 'pending';
+}
+
+/** The body of `POST /environment/{id}/service/deploy` for a batch of services. */
+export function deployRequestBody(services: DeployTarget[]): Record<string, unknown[]> {
+  const body: Record<string, unknown[]> = {
+    applications: [],
+    containers: [],
+    databases: [],
+    jobs: [],
+    helms: [],
+    terraforms: [],
+  };
+  for (const s of services) {
+    switch (s.kind) {
+      case 'application':
+        body.applications!.push(strip({ application_id: s.id, git_commit_id: s.git_commit_id }));
+        break;
+      case 'container':
+        body.containers!.push(strip({ id: s.id, image_tag: s.image_tag }));
+        break;
+      case 'database':
+        body.databases!.push(s.id);
+        break;
+      case 'job':
+        body.jobs!.push(strip({ id: s.id, image_tag: s.image_tag, git_commit_id: s.image_tag ? undefined : s.git_commit_id }));
+        break;
+      case 'helm':
+        body.helms!.push(strip({ id: s.id, chart_version: s.chart_version, git_commit_id: s.git_commit_id }));
+        break;
+      case 'terraform':
+        body.terraforms!.push(strip({ id: s.id, git_commit_id: s.git_commit_id }));
+        break;
+    }
+  }
+  return body;
+}
+
+function strip(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+type StatusRecord = { id: string; state?: string; deployment_request_id?: string | null };
+type StatusesResponse = Record<string, unknown>;
+
+function collectStatuses(resp: StatusesResponse): Map<string, StatusRecord> {
+  const out = new Map<string, StatusRecord>();
+  for (const [key, v] of Object.entries(resp)) {
+    if (key === 'environment' || !Array.isArray(v)) continue;
+    for (const s of v as StatusRecord[]) if (s && typeof s.id === 'string') out.set(s.id, s);
+  }
+  return out;
+}
+
+/**
+ * Billing restriction refusals are recognised by their message, since the API documents no
+ * dedicated status code for them.
+ */
+export function billingHint(e: unknown): string | undefined {
+  const msg = errorMessage(e);
+  if (errorStatus(e) === 402 || /billing|credit card|NO_CREDIT_CARD/i.test(msg)) {
+    return (
+      "Deployments are blocked by the organization's billing restriction. Add a payment method (or ask an " +
+      'organization admin to lift the restriction) in the console, or deploy to a demo cluster while on a free trial; ' +
+      'then run apply again: the configuration changes are already applied and only the deployment will run.'
+    );
+  }
+  return undefined;
+}
+
+/** Deploys one stage and waits until every service in it is terminal. Throws DeployFailedError. */
+export async function deployStage(
+  stage: StageDeploy,
+  deps: { api: ApiPort; timing: Timing; onEvent: ApplyEventSink },
+  opts: DeployOptions,
+): Promise<void> {
+  const { api, timing, onEvent } = deps;
+  const elapsed = () => Math.max(0, Math.round((timing.now() - opts.startedAt) / 1000));
+  let response: { deployment_request_id?: string | null } | undefined;
+  try {
+    response = await api.post(`/environment/${stage.environmentId}/service/deploy`, deployRequestBody(stage.services));
+  } catch (e) {
+    const hint = billingHint(e);
+    throw new DeployFailedError(
+      stage.services.map((s) => ({ address: s.address, state: 'NOT_DEPLOYED', reason: `deploy refused: ${errorMessage(e)}`, logs: [] })),
+      hint,
+    );
+  }
+  const requestId = response?.deployment_request_id ?? undefined;
+  const lastState = new Map<string, string>();
+  const pending = new Map(stage.services.map((s) => [s.id, s]));
+  const failures: ServiceDeployFailure[] = [];
+  let interval = opts.pollIntervalMs;
+
+  while (pending.size > 0) {
+    if (timing.now() >= opts.deadline) {
+      for (const s of pending.values()) {
+        const state = lastState.get(s.id) ?? 'UNKNOWN';
+        failures.push({
+          address: s.address,
+          state,
+          reason: `timed out waiting for the deployment (last state ${state})`,
+          logs: await lastLogLines(api, s, opts.logLines),
+        });
+      }
+      break;
+    }
+    await timing.sleep(Math.min(interval, Math.max(0, opts.deadline - timing.now())), opts.signal);
+    interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
+    const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+    for (const s of [...pending.values()]) {
+      const st = statuses.get(s.id);
+      if (!st?.state) continue;
+      // A status still carrying an older deployment request is the previous deployment's result.
+      const stale = requestId && st.deployment_request_id && st.deployment_request_id !== requestId;
+      const state = stale ? 'DEPLOYMENT_QUEUED' : st.state;
+      if (lastState.get(s.id) !== state) {
+        lastState.set(s.id, state);
+        onEvent({ type: 'apply_progress', address: s.address, action: 'deploy', state, elapsed_seconds: elapsed() });
+      }
+      const outcome = deployStateOutcome(state);
+      if (outcome === 'pending') continue;
+      pending.delete(s.id);
+      if (outcome === 'failure') {
+        failures.push({ address: s.address, state, reason: `deployment ended in ${state}`, logs: await lastLogLines(api, s, opts.logLines) });
+      }
+    }
+  }
+  if (failures.length > 0) throw new DeployFailedError(failures);
+}
+
+async function lastLogLines(api: ApiPort, s: DeployTarget, n: number): Promise<string[]> {
+  if (n <= 0) return [];
+  try {
+    const resp = await api.get<unknown>(`/${s.kind}/${s.id}/log`, { tail: n });
+    const lines = Array.isArray(resp) ? resp : ((resp as { results?: unknown[] })?.results ?? []);
+    return lines
+      .slice(-n)
+      .map((l) => (typeof l === 'string' ? l : String((l as { message?: unknown })?.message ?? '')))
+      .filter((l) => l !== '');
+  } catch {
+    // Logs are a courtesy on the failure path; their absence must not hide the failure itself.
+    return [];
+  }
+}
