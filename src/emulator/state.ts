@@ -11,6 +11,9 @@
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type ApiRecord = { id: string; created_at: string; updated_at?: string | null } & { [k: string]: any };
 
+/** Cluster upgrade status (seed 2.13): keyed by cluster_id, it has no id of its own. */
+export type ClusterStatusRecord = { cluster_id: string } & { [k: string]: any };
+
 export type TokenScope = 'ADMIN' | 'WRITE' | 'DEPLOY' | 'READ';
 
 export interface TokenRecord {
@@ -27,7 +30,7 @@ export interface EmulatorState {
   tokens: TokenRecord[];
   clusters: Record<string, ApiRecord>;
   /** cluster id -> cluster status record (2.13) */
-  clusterStatuses: Record<string, ApiRecord>;
+  clusterStatuses: Record<string, ClusterStatusRecord>;
   containerRegistries: Record<string, ApiRecord>;
   projects: Record<string, ApiRecord>;
   environments: Record<string, ApiRecord>;

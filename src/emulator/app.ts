@@ -1,0 +1,210 @@
+/**
+ * Builds the fastify application of the emulator: validation from schemas/api (ajv), errors in the
+ * shape of seed 7, authentication and scopes (seed 5), the rate limit (seed 8), pagination (seed 4.1),
+ * injected latency and faults, persistence before every answer, and every route plugin served at
+ * the root and under /api/v1 (seed 9), described by GET /openapi.json.
+ *
+ * Why fastify: its schema-first routes give us ajv validation, fast response serialisation that
+ * drops any field the schema does not list, and (through @fastify/swagger) the OpenAPI document,
+ * all from the same JSON Schemas; a hand-written router would need three copies of each.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { EmulatorContext } from './context.js';
+import { ApiError, describeValidationError, errorBody, type AjvErrorLike } from './errors.js';
+import { defaultRequirement, findToken, parseAuthorization, scopeCovers, type RouteAuthConfig } from './auth.js';
+import { RateLimiter } from './rate-limit.js';
+import { decideFault, seededRandom, type Fault } from './faults.js';
+import { initializers, routePlugins } from './routes/index.js';
+import { checkPageParams, paginate } from './pagination.js';
+
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+
+/** Fields a client may never send (seed: read-only in responses, never accepted as input). */
+export const READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at'];
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteAuthConfig {
+    /** Let a top-level `id` through (bodies where `id` is an input, e.g. terraform deploy). */
+    allowIdInBody?: boolean;
+  }
+  interface FastifyRequest {
+    fault?: Fault;
+  }
+}
+
+export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: ctx.options.bodyLimitBytes,
+    forceCloseConnections: true,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+  });
+
+  // Bodies are validated strictly (no type coercion: "5" is not an integer); path and query
+  // parameters arrive as strings and are coerced. Unknown body fields are dropped, as the real
+  // service ignores them; read-only fields are refused by a hook below.
+  const bodyAjv = new Ajv({ strict: false, coerceTypes: false, removeAdditional: true, useDefaults: false, allErrors: false });
+  const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false });
+  addFormats(bodyAjv);
+  addFormats(paramAjv);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema));
+
+  // JSON bodies: an empty body is "no body" (clients send Content-Type on bodiless POSTs), a
+  // malformed one is a 400 saying where it broke, and `__proto__` keys are refused.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text, (k, v) => {
+        if (k === '__proto__') throw new SyntaxError("key '__proto__' is not allowed");
+        return v;
+      }));
+    } catch (err) {
+      done(new ApiError(400, `malformed JSON body: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Infrastructure Management REST API (driftless emulator)',
+        version: '1.0.0',
+        description: 'Served at the root and under /api/v1. Errors are {status, error, message}.',
+      },
+      servers: [{ url: '/' }, { url: '/api/v1' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer' },
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <api-token>' },
+        },
+      },
+      security: [{ bearerAuth: [] }, { ApiKeyAuth: [] }],
+    },
+    // The /api/v1 copies are the same operations under the second server; list them once.
+    transform: ({ schema, url }) => ({
+      schema: (url.startsWith('/api/v1/') ? { ...(schema ?? {}), hide: true } : schema) as any,
+      url,
+    }),
+  });
+
+  const limiter = new RateLimiter(ctx.options.rateLimit, ctx.options.rateWindowS, ctx.clock);
+  const faultRandom = seededRandom(ctx.options.faultSeed);
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (ctx.options.latencyMs > 0) await new Promise((r) => setTimeout(r, ctx.options.latencyMs));
+    const config = (req.routeOptions.config ?? {}) as RouteAuthConfig;
+    const token = findToken(ctx.state.tokens, parseAuthorization(req.headers.authorization));
+    // Unknown tokens share one bucket, so garbage tokens cannot grow the limiter without bound.
+    const rate = limiter.hit(token ? token.token : 'unauthenticated');
+    reply.header('X-RateLimit-Limit', String(rate.limit));
+    reply.header('X-RateLimit-Remaining', String(rate.remaining));
+    reply.header('X-RateLimit-Reset', String(rate.reset));
+    if (!rate.allowed) {
+      throw new ApiError(429, `rate limit of ${rate.limit} requests per ${ctx.options.rateWindowS} s exceeded; retry after ${rate.retryAfterS} s`, {
+        'Retry-After': String(rate.retryAfterS),
+      });
+    }
+    if (!config.public) {
+      if (!req.headers.authorization) throw new ApiError(401, "missing Authorization header: send 'Authorization: Token <api-token>' or 'Bearer <jwt>'");
+      if (!token) throw new ApiError(401, "invalid or unknown token in the Authorization header (schemes 'Token' and 'Bearer' are accepted)");
+      const need = config.scope ?? defaultRequirement(req.method);
+      if (!scopeCovers(token.scope, need)) {
+        throw new ApiError(403, `this token has scope ${token.scope}; ${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]} needs ${need}`);
+      }
+    }
+    const fault = req.url.endsWith('/openapi.json') ? undefined : decideFault(faultRandom, ctx.options.faultRate);
+    if (fault?.when === 'before') {
+      if (fault.kind === 'drop') {
+        reply.hijack();
+        req.raw.socket.destroy();
+        return;
+      }
+      throw new ApiError(fault.kind, 'injected fault (--fault-rate): the request was not processed');
+    }
+    req.fault = fault;
+  });
+
+  app.addHook('preValidation', async (req) => {
+    const body = req.body;
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      const allowId = (req.routeOptions.config as { allowIdInBody?: boolean } | undefined)?.allowIdInBody;
+      for (const f of READ_ONLY_FIELDS) {
+        if (f === 'id' && allowId) continue;
+        if (Object.prototype.hasOwnProperty.call(body, f)) throw new ApiError(400, `request body: field '${f}' is read-only and cannot be set`);
+      }
+    }
+  });
+
+  app.addHook('preHandler', async (req) => {
+    if (req.method === 'GET') checkPageParams(req.query);
+  });
+
+  app.addHook('preSerialization', async (req, _reply, payload) => paginate(req.method, req.query, payload));
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    // Durable before acknowledged: with --data this appends and fsyncs the journal.
+    ctx.commit();
+    const fault = req.fault;
+    if (fault?.when === 'after') {
+      if (fault.kind === 'drop') {
+        req.raw.socket.destroy();
+        return payload;
+      }
+      reply.code(fault.kind);
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify(errorBody(fault.kind, 'injected fault (--fault-rate): the request was processed but the answer was lost'));
+    }
+    return payload;
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    const { status, message, headers } = toErrorResponse(err);
+    if (status >= 500 && !(err instanceof ApiError)) {
+      ctx.logger.error(`${req.method} ${req.url.split('?')[0]} failed: ${err.name}: ${err.message}`);
+    }
+    if (headers) reply.headers(headers);
+    reply.code(status).send(errorBody(status, message));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(errorBody(404, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`));
+  });
+
+  for (const init of initializers) init(ctx);
+
+  for (const prefix of ['', '/api/v1']) {
+    await app.register(
+      async (scoped) => {
+        scoped.get('/openapi.json', { schema: { summary: 'OpenAPI 3.0 description of this API', response: { 200: { type: 'object', additionalProperties: true } } } }, async () => app.swagger());
+        for (const plugin of routePlugins) await plugin(scoped, ctx);
+      },
+      { prefix },
+    );
+  }
+  return app;
+}
+
+function toErrorResponse(err: FastifyError | ApiError): { status: number; message: string; headers?: Record<string, string> } {
+  if (err instanceof ApiError) return { status: err.statusCode, message: err.message, headers: err.headers };
+  const fe = err as FastifyError;
+  if (fe.validation && fe.validation.length > 0) {
+    return { status: 400, message: describeValidationError(fe.validation[0] as unknown as AjvErrorLike, fe.validationContext ?? 'body') };
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'request body is too large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: "unsupported Content-Type: send 'application/json'" };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'request body does not match its Content-Length' };
+  }
+  const status = fe.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return { status, message: fe.message };
+  return { status: 500, message: 'internal error of the emulator' };
+}

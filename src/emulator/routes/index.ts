@@ -1,0 +1,19 @@
+/**
+ * The route plugins of the emulator. app.ts registers each of them twice: at the root and under
+ * `/api/v1` (seed section 9). A plugin only declares routes; it must not keep state of its own.
+ *
+ * `initializers` run once per emulator, after the context is built and before the server listens:
+ * the place to install ops hooks, subscribe to events and resume operations found in the state.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { EmulatorContext } from '../context.js';
+import { organizationRoutes } from './organization.js';
+
+export type RoutePlugin = (app: FastifyInstance, ctx: EmulatorContext) => void | Promise<void>;
+export type Initializer = (ctx: EmulatorContext) => void;
+
+export const routePlugins: RoutePlugin[] = [
+  organizationRoutes,
+];
+
+export const initializers: Initializer[] = [];

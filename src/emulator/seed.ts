@@ -1,0 +1,111 @@
+/**
+ * The state a fresh emulator starts from: one organization, two clusters on two providers, one
+ * container registry and one API token per scope. Other tracks depend on these names
+ * (`production-cluster`, `staging-cluster`, `docker-hub`).
+ *
+ * `--seed FILE` gives a JSON document with any subset of the state's top-level keys; keys it omits
+ * come from this default (so a fixture may hold only projects, for example).
+ */
+import { randomBytes } from 'node:crypto';
+import type { ApiRecord, ClusterStatusRecord, EmulatorState, TokenScope } from './state.js';
+
+export interface SeedDeps {
+  newId(): string;
+  nowIso(): string;
+}
+
+export const TOKEN_SCOPES: TokenScope[] = ['ADMIN', 'WRITE', 'DEPLOY', 'READ'];
+
+export function defaultState(deps: SeedDeps): EmulatorState {
+  const now = deps.nowIso();
+  const orgId = deps.newId();
+  const org: ApiRecord = {
+    id: orgId,
+    created_at: now,
+    updated_at: now,
+    name: 'Acme',
+    plan: 'TEAM_2025',
+    description: 'Organization of the driftless emulator',
+    website_url: 'https://example.com',
+    repository: null,
+    logo_url: null,
+    icon_url: null,
+    admin_emails: ['admin@example.com'],
+    owner: deps.newId(),
+    billing_deployment_restriction: null,
+    organization_plan: { plan: 'TEAM_2025', audit_logs_retention_in_days: 30 },
+  };
+  const clusters: Record<string, ApiRecord> = {};
+  const clusterStatuses: Record<string, ClusterStatusRecord> = {};
+  const addCluster = (name: string, provider: string, region: string, instanceType: string, production: boolean, isDefault: boolean) => {
+    const id = deps.newId();
+    clusters[id] = {
+      id, created_at: now, updated_at: now, organization: { id: orgId }, name,
+      description: `${production ? 'Production' : 'Staging'} cluster on ${provider}`,
+      region, cloud_provider: provider, min_running_nodes: production ? 3 : 1, max_running_nodes: production ? 10 : 3,
+      disk_size: 50, instance_type: instanceType, kubernetes: 'MANAGED', status: 'DEPLOYED', version: '1.30',
+      is_default: isDefault, is_demo: false, production, features: [], deployment_status: 'UP_TO_DATE',
+      maximum_cpu: production ? 8000 : 4000, maximum_memory: production ? 16384 : 8192,
+    };
+    clusterStatuses[id] = {
+      cluster_id: id, status: 'DEPLOYED', is_deployed: true, next_k8s_available_version: '1.31',
+      last_execution_id: null, cluster_lock: null, last_deployment_date: now, reason: null,
+    };
+  };
+  addCluster('production-cluster', 'AWS', 'eu-west-3', 't3.xlarge', true, true);
+  addCluster('staging-cluster', 'GCP', 'europe-west1', 'e2-standard-4', false, false);
+  const registryId = deps.newId();
+  return {
+    version: 1,
+    organization: org,
+    tokens: TOKEN_SCOPES.map((scope) => ({
+      token: `dl_${scope.toLowerCase()}_${randomBytes(20).toString('hex')}`,
+      scope,
+      name: `${scope.toLowerCase()} token`,
+      organization_id: orgId,
+    })),
+    clusters,
+    clusterStatuses,
+    containerRegistries: {
+      [registryId]: {
+        id: registryId, created_at: now, updated_at: now, name: 'docker-hub', kind: 'DOCKER_HUB',
+        description: 'Docker Hub', url: 'https://docker.io', cluster: null,
+      },
+    },
+    projects: {}, environments: {}, services: {}, serviceStatuses: {}, advancedSettings: {},
+    deploymentStages: {}, variables: {}, secretValues: {}, annotationsGroups: {}, labelsGroups: {},
+    alertReceivers: {}, alertReceiverSecrets: {}, alertRules: {}, webhooks: {}, webhookSecrets: {},
+    webhookDeliveries: {}, environmentHistory: {}, serviceHistory: {}, backups: {}, receiverValidations: [],
+    logs: {}, operations: {},
+  };
+}
+
+/** Merges a `--seed` fixture over the default state; throws a readable error when it is malformed. */
+export function mergeSeed(base: EmulatorState, fixture: unknown, source: string): EmulatorState {
+  if (!fixture || typeof fixture !== 'object' || Array.isArray(fixture)) {
+    throw new Error(`seed ${source}: expected a JSON object with state collections (projects, environments, ...)`);
+  }
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(fixture as Record<string, unknown>)) {
+    if (!(key in base)) {
+      throw new Error(`seed ${source}: unknown key '${key}' (allowed: ${Object.keys(base).join(', ')})`);
+    }
+    const expected = Array.isArray((base as any)[key]) ? 'array' : typeof (base as any)[key];
+    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    if (expected !== actual) throw new Error(`seed ${source}: '${key}' must be an ${expected}, got ${actual}`);
+    out[key] = value;
+  }
+  const state = out as unknown as EmulatorState;
+  // Tokens must belong to the (possibly replaced) organization.
+  if (!('tokens' in (fixture as object))) state.tokens = state.tokens.map((t) => ({ ...t, organization_id: state.organization.id }));
+  return state;
+}
+
+export function tokensByScope(state: EmulatorState): Record<TokenScope, string> {
+  const out = {} as Record<TokenScope, string>;
+  for (const scope of TOKEN_SCOPES) {
+    const t = state.tokens.find((x) => x.scope === scope);
+    if (t) out[scope] = t.token;
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * Starts an emulator on a real socket: `startEmulator(options)` is what tests, the demo and
+ * `driftless serve` call. It loads the state (--data file, else --seed fixture over the default
+ * seed), wires persistence, builds the app and listens (127.0.0.1, port 0 = any free port).
+ */
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createContext, type Clock, type EmulatorContext, type EmulatorOptions, type Logger, systemClock } from './context.js';
+import { buildApp } from './app.js';
+import { DataFile, trackState } from './persistence.js';
+import { defaultState, mergeSeed, tokensByScope } from './seed.js';
+import type { EmulatorState, TokenScope } from './state.js';
+
+export interface StartOptions extends Partial<EmulatorOptions> {
+  host?: string;
+  port?: number;
+  /** Persist to this file (and FILE.journal). */
+  dataFile?: string;
+  /** JSON fixture merged over the default seed (ignored when dataFile already holds a state). */
+  seedFile?: string;
+  /** Same as seedFile, given as a value. */
+  seed?: Partial<EmulatorState>;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface RunningEmulator {
+  url: string;
+  organizationId: string;
+  tokens: Record<TokenScope, string>;
+  /** Live state (tests may read it; writes through it are not journalled unless ctx.commit() is called). */
+  state: EmulatorState;
+  ctx: EmulatorContext;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export class EmulatorStartError extends Error {}
+
+export async function startEmulator(options: StartOptions = {}): Promise<RunningEmulator> {
+  const clock = options.clock ?? systemClock;
+  const nowIso = () => clock.now().toISOString();
+  let raw: EmulatorState | undefined;
+  let data: DataFile | undefined;
+  if (options.dataFile) {
+    data = new DataFile(options.dataFile);
+    try {
+      raw = data.load();
+    } catch (err) {
+      throw new EmulatorStartError((err as Error).message);
+    }
+  }
+  if (!raw) {
+    raw = defaultState({ newId: randomUUID, nowIso });
+    let fixture: unknown = options.seed;
+    if (options.seedFile) {
+      try {
+        fixture = JSON.parse(readFileSync(options.seedFile, 'utf8'));
+      } catch (err) {
+        throw new EmulatorStartError(`cannot read seed ${options.seedFile}: ${(err as Error).message}`);
+      }
+    }
+    if (fixture !== undefined) {
+      try {
+        raw = mergeSeed(raw, fixture, options.seedFile ?? 'option');
+      } catch (err) {
+        throw new EmulatorStartError((err as Error).message);
+      }
+    }
+  }
+
+  let state = raw;
+  let commit = () => {};
+  if (data) {
+    const tracked = trackState(raw);
+    const rawState = raw;
+    const file = data;
+    state = tracked.state;
+    commit = () => file.append(tracked.takeDirty(), rawState);
+    data.snapshot(raw); // fold any replayed journal into a fresh snapshot
+  }
+
+  const ctx = createContext({
+    state,
+    clock,
+    commit,
+    logger: options.logger,
+    options: {
+      rateLimit: options.rateLimit,
+      rateWindowS: options.rateWindowS,
+      latencyMs: options.latencyMs,
+      faultRate: options.faultRate,
+      faultSeed: options.faultSeed,
+      deployDurationMs: options.deployDurationMs,
+      failDeployGlob: options.failDeployGlob,
+      bodyLimitBytes: options.bodyLimitBytes,
+    },
+  });
+  const app = await buildApp(ctx);
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 0 });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : options.port ?? 0;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed = false;
+  return {
+    url: `http://${urlHost}:${port}`,
+    organizationId: state.organization.id,
+    tokens: tokensByScope(state),
+    state,
+    ctx,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const t of ctx.timers) clearTimeout(t);
+      ctx.timers.clear();
+      await app.close();
+      if (data) {
+        ctx.commit();
+        data.snapshot(raw as EmulatorState);
+        data.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * What other parts of the emulator do to variables: remove them with their owner, and mark the
+ * services that see a changed variable OUT_OF_DATE.
+ */
+import type { EmulatorContext } from '../context.js';
+import { removeWithDependents, servicesOfEnvironment, syncBuiltIns } from './builtins.js';
+import { environmentIdOfService, projectIdOfEnvironment, type VariableParent } from './scopes.js';
+import type { VariableDeps } from './rules.js';
+import { variableIndex } from './variable-index.js';
+
+export function variableDeps(ctx: EmulatorContext): VariableDeps {
+  return { state: ctx.state, index: variableIndex(ctx.state), nowIso: ctx.nowIso, newId: ctx.newId };
+}
+
+/** Removes every variable owned by `parentId` (and their aliases and overrides elsewhere). */
+export function removeVariablesOf(ctx: EmulatorContext, parentId: string): void {
+  const index = variableIndex(ctx.state);
+  for (const v of index.ofParent(parentId)) removeWithDependents(index, v.id);
+}
+
+/**
+ * Cleans up after a service left the state: its own variables, and the BUILT_IN variables its
+ * environment carried for it. `environmentId` is passed because the service record is gone.
+ */
+export function forgetService(ctx: EmulatorContext, serviceId: string, environmentId?: string): void {
+  removeVariablesOf(ctx, serviceId);
+  const index = variableIndex(ctx.state);
+  if (environmentId) {
+    syncBuiltIns(variableDeps(ctx), environmentId);
+  } else {
+    // The environment is unknown: drop this service's built-ins wherever they are.
+    for (const id in ctx.state.variables) {
+      const v = ctx.state.variables[id];
+      if (v.variable_type === 'BUILT_IN' && v.service_id === serviceId) removeWithDependents(index, v.id);
+    }
+  }
+}
+
+/** Marks every deployed service that sees variables of `parent` as OUT_OF_DATE. */
+export function markParentOutOfDate(ctx: EmulatorContext, parent: VariableParent): void {
+  const state = ctx.state;
+  if (parent.service) {
+    ctx.hooks.markOutOfDate(ctx, parent.service.id);
+    return;
+  }
+  if (parent.scope === 'ENVIRONMENT') {
+    for (const svc of servicesOfEnvironment(state, parent.id)) ctx.hooks.markOutOfDate(ctx, svc.id);
+    return;
+  }
+  for (const id in state.services) {
+    const envId = environmentIdOfService(state.services[id]);
+    const env = envId ? state.environments[envId] : undefined;
+    if (env && projectIdOfEnvironment(env) === parent.id) ctx.hooks.markOutOfDate(ctx, id);
+  }
+}
