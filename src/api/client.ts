@@ -1,0 +1,443 @@
+/**
+ * The only code that talks HTTP to the API. No business logic: auth, a bounded queue, timeouts,
+ * retries of what is safe to retry, rate-limit pacing, typed errors, request counting.
+ *
+ * Transport: the global `fetch` with an undici 7 `Agent` as `dispatcher`.
+ *  - The Agent gives a keep-alive pool sized to the parallelism (Node 20's fetch accepts an undici 7
+ *    dispatcher; test/api/transport.test.ts proves it against a real node:http server).
+ *  - `globalThis.fetch` is looked up at call time, not captured at import, so that nock 14 (which
+ *    patches the global fetch, but not `undici.request` nor undici's own `fetch`) can intercept the
+ *    client in the fault-handling tests.
+ */
+import { inspect } from 'node:util';
+import { setTimeout as sleepTimer } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { ApiError, kindForStatus, type ApiErrorKind } from './errors.js';
+import { authorizationHeader, parseAuthScheme, type AuthScheme } from './auth.js';
+import { ConcurrencyQueue } from './queue.js';
+import { RateLimitBudget, parseRateLimitHeaders, parseRetryAfter, type RateLimitSnapshot } from './rate-limit.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { RequestCounter, type RequestStats } from './stats.js';
+import { fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
+import { scrub, serialiseBody } from './redact.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** Progress the CLI may show: what is retried, how long the rate limit makes us wait. */
+export type ApiEvent =
+  | { type: 'request'; method: HttpMethod; path: string; attempt: number }
+  | { type: 'response'; method: HttpMethod; path: string; status: number; attempt: number; durationMs: number }
+  | { type: 'retry'; method: HttpMethod; path: string; attempt: number; reason: string; delayMs: number }
+  | { type: 'rate-limit-wait'; seconds: number; until: string };
+
+/** A fetch-compatible function (the global fetch, or a test double). */
+export type FetchLike = (url: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  /** Kept in a private field; it appears in no error, event, log or inspect output. */
+  token: string;
+  /** 'Token', 'Bearer' or 'auto' (default: Bearer for a JWT, Token otherwise). Case-insensitive. */
+  authScheme?: AuthScheme | 'auto' | string;
+  /** Requests in flight at most (default 8); also the size of the keep-alive pool. */
+  parallelism?: number;
+  /** Per attempt, including reading the body (default 30 s). */
+  timeoutMs?: number;
+  /** Retries of a retryable failure (5xx, timeout, dropped connection), default 4. */
+  retries?: number;
+  /** How many 429s in a row one request waits out before giving up (default 20). */
+  rateLimitRetries?: number;
+  onEvent?: (event: ApiEvent) => void;
+  /** Epoch milliseconds; injectable so that tests control time. */
+  now?: () => number;
+  /** Resolves after `ms`, or early when `signal` aborts. Injectable so that tests do not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** [0,1) source for the backoff jitter. */
+  random?: () => number;
+  userAgent?: string;
+  /** When it aborts, no new request is sent; requests in flight finish. */
+  signal?: AbortSignal;
+  backoff?: BackoffOptions;
+  /** Extra wait after X-RateLimit-Reset, for servers that round the timestamp down (default 1000). */
+  resetSlackMs?: number;
+  /** Transport override (tests, in-process servers). Default: global fetch + undici Agent. */
+  fetch?: FetchLike;
+}
+
+export interface RequestOptions {
+  params?: PathParams;
+  query?: Query;
+  /** JSON body; `SecretValue`s inside are revealed only into the wire body. */
+  body?: unknown;
+  /**
+   * Opt a POST into retries: for actions with no side effect when they fail (validation calls,
+   * reads expressed as POST). PUT, GET and DELETE are retried anyway.
+   */
+  retry?: boolean;
+  /** Overrides the client's timeout for this call (e.g. a long-running parse). */
+  timeoutMs?: number;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+}
+
+const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
+/** Transport failures that happen before a byte of the request left: safe to retry, even a POST. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const MAX_MESSAGE = 500;
+
+type AttemptOutcome =
+  | { type: 'response'; status: number; headers: Headers; text: string }
+  | { type: 'timeout' }
+  | { type: 'network'; code?: string; sent: boolean };
+
+export interface ApiClient {
+  request<T = unknown>(method: HttpMethod, pathTemplate: string, opts?: RequestOptions): Promise<T>;
+  call<T = unknown>(method: HttpMethod, pathTemplate: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  get<T = unknown>(pathTemplate: string, opts?: RequestOptions): Promise<T>;
+  post<T = unknown>(pathTemplate: string, opts?: RequestOptions): Promise<T>;
+  put<T = unknown>(pathTemplate: string, opts?: RequestOptions): Promise<T>;
+  delete<T = unknown>(pathTemplate: string, opts?: RequestOptions): Promise<T>;
+  /** Requests sent so far (retries included), by method and by endpoint template. */
+  stats(): RequestStats;
+  resetStats(): void;
+  rateLimit(): RateLimitSnapshot;
+  /** Requests holding a slot now, waiting for one, and the most ever held at once. */
+  load(): { active: number; waiting: number; peak: number };
+  readonly baseUrl: string;
+  readonly parallelism: number;
+  /** Closes the keep-alive pool. */
+  close(): Promise<void>;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  return new HttpApiClient(options);
+}
+
+async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleepTimer(ms, undefined, { signal });
+  } catch {
+    // aborted: the caller checks the signal
+  }
+}
+
+class HttpApiClient implements ApiClient {
+  readonly baseUrl: string;
+  readonly parallelism: number;
+  readonly #authorization: string;
+  /** Strings that must never leave the client: the token and the header built from it. */
+  readonly #forbidden: string[];
+  readonly #agent?: Agent;
+  readonly #fetch: FetchLike;
+  readonly #queue: ConcurrencyQueue;
+  readonly #budget: RateLimitBudget;
+  readonly #counter = new RequestCounter();
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #rateLimitRetries: number;
+  readonly #onEvent?: (e: ApiEvent) => void;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #userAgent: string;
+  readonly #signal?: AbortSignal;
+  readonly #backoff: BackoffOptions;
+  #announcedWaitUntil = 0;
+  #settled = deferred();
+
+  constructor(o: ApiClientOptions) {
+    if (typeof o.token !== 'string' || o.token.trim() === '') {
+      throw new Error('no API token: set DRIFTLESS_API_TOKEN');
+    }
+    if (/[\r\n]/.test(o.token)) throw new Error('the API token contains a line break: check DRIFTLESS_API_TOKEN');
+    this.baseUrl = normaliseBaseUrl(o.baseUrl);
+    this.parallelism = o.parallelism ?? 8;
+    this.#queue = new ConcurrencyQueue(this.parallelism);
+    const token = o.token.trim();
+    this.#authorization = authorizationHeader(token, parseAuthScheme(o.authScheme));
+    this.#forbidden = [this.#authorization, token];
+    this.#timeoutMs = positive(o.timeoutMs ?? 30_000, 'timeoutMs');
+    this.#retries = nonNegative(o.retries ?? 4, 'retries');
+    this.#rateLimitRetries = nonNegative(o.rateLimitRetries ?? 20, 'rateLimitRetries');
+    this.#onEvent = o.onEvent;
+    this.#now = o.now ?? Date.now;
+    this.#sleep = o.sleep ?? defaultSleep;
+    this.#random = o.random ?? Math.random;
+    this.#userAgent = o.userAgent ?? 'driftless';
+    this.#signal = o.signal;
+    this.#backoff = o.backoff ?? DEFAULT_BACKOFF;
+    this.#budget = new RateLimitBudget(o.resetSlackMs ?? 1000);
+    if (o.fetch) {
+      this.#fetch = o.fetch;
+    } else {
+      this.#agent = new Agent({ connections: this.parallelism, keepAliveTimeout: 10_000, pipelining: 1 });
+      const agent = this.#agent;
+      // Looked up per call so that an interceptor installed later (nock) sees the request.
+      this.#fetch = (url, init) => globalThis.fetch(url, { ...init, dispatcher: agent } as unknown as RequestInit);
+    }
+    this.#signal?.addEventListener('abort', () => this.#queue.rejectWaiting(() => new Error('aborted')), { once: true });
+  }
+
+  [inspect.custom](): string {
+    return `ApiClient { baseUrl: '${this.baseUrl}', parallelism: ${this.parallelism}, token: [hidden] }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl, parallelism: this.parallelism };
+  }
+
+  stats(): RequestStats {
+    return this.#counter.snapshot();
+  }
+
+  resetStats(): void {
+    this.#counter.reset();
+  }
+
+  rateLimit(): RateLimitSnapshot {
+    return this.#budget.snapshot();
+  }
+
+  load(): { active: number; waiting: number; peak: number } {
+    return { active: this.#queue.active, waiting: this.#queue.waiting, peak: this.#queue.peakActive };
+  }
+
+  async close(): Promise<void> {
+    await this.#agent?.close();
+  }
+
+  get<T>(p: string, o?: RequestOptions): Promise<T> {
+    return this.request<T>('GET', p, o);
+  }
+  post<T>(p: string, o?: RequestOptions): Promise<T> {
+    return this.request<T>('POST', p, o);
+  }
+  put<T>(p: string, o?: RequestOptions): Promise<T> {
+    return this.request<T>('PUT', p, o);
+  }
+  delete<T>(p: string, o?: RequestOptions): Promise<T> {
+    return this.request<T>('DELETE', p, o);
+  }
+
+  async request<T>(method: HttpMethod, pathTemplate: string, opts: RequestOptions = {}): Promise<T> {
+    return (await this.call<T>(method, pathTemplate, opts)).body;
+  }
+
+  async call<T>(method: HttpMethod, pathTemplate: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const path = fillPath(pathTemplate, opts.params);
+    if (this.#signal?.aborted) throw this.#abortedError(method, path);
+    const url = this.baseUrl + path + queryString(opts.query);
+    const body = opts.body === undefined ? undefined : serialiseBody(opts.body);
+    const secrets = body ? [...this.#forbidden, ...body.secrets] : this.#forbidden;
+    const retryable = opts.retry ?? IDEMPOTENT.has(method);
+    const headers: Record<string, string> = {
+      authorization: this.#authorization,
+      accept: 'application/json',
+      'user-agent': this.#userAgent,
+    };
+    if (body) headers['content-type'] = 'application/json';
+
+    let release: () => void;
+    try {
+      release = await this.#queue.acquire();
+    } catch {
+      throw this.#abortedError(method, path);
+    }
+    try {
+      let failures = 0;
+      let rateLimited = 0;
+      for (let attempt = 1; ; attempt++) {
+        await this.#waitForBudget(method, path);
+        this.#budget.onSend();
+        this.#counter.recordSend(method, pathTemplate, attempt > 1);
+        this.#emit({ type: 'request', method, path, attempt });
+        const started = this.#now();
+        const outcome = await this.#attempt(url, method, headers, body?.json, opts.timeoutMs ?? this.#timeoutMs);
+        const now = this.#now();
+        this.#budget.onSettled(outcome.type === 'response' ? parseRateLimitHeaders(outcome.headers, now) : undefined, now);
+        this.#notifySettled();
+
+        if (outcome.type === 'response') {
+          this.#emit({ type: 'response', method, path, status: outcome.status, attempt, durationMs: now - started });
+          const { status } = outcome;
+          if (status < 400) return { status, body: parseBody<T>(outcome.text) };
+          const message = serverMessage(outcome.text, secrets);
+          if (status === 429) {
+            this.#counter.recordRateLimited();
+            rateLimited++;
+            if (rateLimited > this.#rateLimitRetries) {
+              throw new ApiError({ kind: 'rate-limited', method, path, status, serverMessage: message, attempts: attempt });
+            }
+            // A 429 was not applied: any method may be sent again once the server allows it.
+            const until =
+              parseRetryAfter(outcome.headers.get('retry-after'), now) ??
+              parseRateLimitHeaders(outcome.headers, now).resetAt ??
+              now + backoffDelay(rateLimited, this.#random, this.#backoff);
+            this.#budget.block(until);
+            this.#emit({ type: 'retry', method, path, attempt, reason: 'rate limited (HTTP 429)', delayMs: Math.max(0, until - now) });
+            continue;
+          }
+          const kind = kindForStatus(status, message ?? '');
+          if (kind !== 'server') throw new ApiError({ kind, method, path, status, serverMessage: message, attempts: attempt });
+          if (!retryable) {
+            throw new ApiError({ kind: 'ambiguous', reason: 'server', method, path, status, serverMessage: message, attempts: attempt });
+          }
+          failures++;
+          if (failures > this.#retries) throw new ApiError({ kind: 'server', method, path, status, serverMessage: message, attempts: attempt });
+          await this.#backoffBeforeRetry(method, path, attempt, failures, `HTTP ${status}`);
+          continue;
+        }
+
+        const safeToRepeat = retryable || (outcome.type === 'network' && !outcome.sent);
+        const kind: ApiErrorKind = outcome.type;
+        const code = outcome.type === 'network' ? outcome.code : undefined;
+        if (!safeToRepeat) {
+          throw new ApiError({ kind: 'ambiguous', reason: outcome.type, method, path, code, attempts: attempt });
+        }
+        failures++;
+        if (failures > this.#retries) throw new ApiError({ kind, method, path, code, attempts: attempt });
+        const reason = outcome.type === 'timeout' ? 'timeout' : `connection failed${code ? ` (${code})` : ''}`;
+        await this.#backoffBeforeRetry(method, path, attempt, failures, reason);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  async #attempt(url: string, method: HttpMethod, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<AttemptOutcome> {
+    // Deliberately not the caller's signal: on Ctrl-C, requests in flight finish.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    try {
+      const res = await this.#fetch(url, { method, headers, body, signal: timeout.signal, redirect: 'error' });
+      const text = await res.text();
+      return { type: 'response', status: res.status, headers: res.headers, text };
+    } catch (e) {
+      if (timeout.signal.aborted) return { type: 'timeout' };
+      const code = errorCode(e);
+      return { type: 'network', code, sent: code === undefined || !NOT_SENT_CODES.has(code) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Rate-limit pacing; wakes up early when a response in flight may have changed the budget. */
+  async #waitForBudget(method: string, path: string): Promise<void> {
+    for (;;) {
+      if (this.#signal?.aborted) throw this.#abortedError(method, path);
+      const now = this.#now();
+      const delay = this.#budget.delayBeforeSend(now);
+      if (delay <= 0) return;
+      const until = now + delay;
+      if (until > this.#announcedWaitUntil + 1000) {
+        this.#announcedWaitUntil = until;
+        this.#emit({ type: 'rate-limit-wait', seconds: Math.ceil(delay / 1000), until: new Date(until).toISOString() });
+      }
+      await this.#sleepUntilSettledOr(delay);
+      this.#counter.recordWait(Math.max(0, this.#now() - now));
+    }
+  }
+
+  /**
+   * Sleeps `ms`, but returns as soon as a request in flight settles (its headers may grant budget)
+   * or the caller's signal aborts.
+   */
+  async #sleepUntilSettledOr(ms: number): Promise<void> {
+    if (!this.#budget.hasInFlight) return this.#sleep(ms, this.#signal);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    this.#signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([this.#sleep(ms, stop.signal), this.#settled.promise]);
+    } finally {
+      stop.abort();
+      this.#signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #notifySettled(): void {
+    const done = this.#settled.resolve;
+    this.#settled = deferred();
+    done();
+  }
+
+  async #backoffBeforeRetry(method: HttpMethod, path: string, attempt: number, failures: number, reason: string): Promise<void> {
+    if (this.#signal?.aborted) throw this.#abortedError(method, path);
+    const delayMs = backoffDelay(failures, this.#random, this.#backoff);
+    this.#emit({ type: 'retry', method, path, attempt: attempt + 1, reason, delayMs });
+    await this.#sleep(delayMs, this.#signal);
+    if (this.#signal?.aborted) throw this.#abortedError(method, path);
+  }
+
+  #abortedError(method: string, path: string): ApiError {
+    return new ApiError({ kind: 'aborted', method, path, attempts: 0 });
+  }
+
+  #emit(e: ApiEvent): void {
+    if (!this.#onEvent) return;
+    try {
+      this.#onEvent(e);
+    } catch {
+      // A broken listener must not break requests.
+    }
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function parseBody<T>(text: string): T {
+  if (text.trim() === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return text as T;
+  }
+}
+
+/** The server's `{message}` (or `error`), one line, bounded, with secrets scrubbed. */
+function serverMessage(text: string, secrets: readonly string[]): string | undefined {
+  let msg: string | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') {
+      const o = parsed as Record<string, unknown>;
+      const m = o.message ?? o.detail ?? o.error;
+      if (typeof m === 'string') msg = m;
+    } else if (typeof parsed === 'string') {
+      msg = parsed;
+    }
+  } catch {
+    msg = text;
+  }
+  if (!msg) return undefined;
+  msg = scrub(msg, secrets)
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
+  if (msg.length > MAX_MESSAGE) msg = `${msg.slice(0, MAX_MESSAGE)}…`;
+  return msg || undefined;
+}
+
+function errorCode(e: unknown): string | undefined {
+  const pick = (x: unknown): string | undefined =>
+    x && typeof x === 'object' && typeof (x as { code?: unknown }).code === 'string' ? (x as { code: string }).code : undefined;
+  const cause = e && typeof e === 'object' ? (e as { cause?: unknown }).cause : undefined;
+  const code = pick(cause) ?? pick(e);
+  return code && /^[A-Z0-9_]+$/.test(code) ? code : undefined;
+}
+
+function positive(n: number, name: string): number {
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${n}`);
+  return n;
+}
+
+function nonNegative(n: number, name: string): number {
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${n}`);
+  return n;
+}
