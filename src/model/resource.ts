@@ -13,6 +13,7 @@ import type { SourceRange } from '../diag/diagnostic.js';
 export type ResourceKind =
   | 'organization'
   | 'cluster'
+  | 'container_registry'
   | 'annotations_group'
   | 'labels_group'
   | 'alert_receiver'
@@ -57,6 +58,30 @@ export function addressOf(kind: ResourceKind, name: string | undefined, parent?:
   return parent ? `${parent}/${seg}` : seg;
 }
 
+/**
+ * Kinds whose names the API compares case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are
+ * the same database, so live and desired are matched on `matchKey`, not on the raw address.
+ */
+export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
+  'organization',
+  'database',
+  'deployment_stage',
+]);
+
+/** The address with case-insensitive names folded, used to pair live and desired resources. */
+export function matchKey(address: Address): string {
+  if (!/(^|\/)(database|deployment_stage)\./.test(address)) return address;
+  return address
+    .split('/')
+    .map((seg) => {
+      const dot = seg.indexOf('.');
+      if (dot < 0) return seg;
+      const kind = seg.slice(0, dot) as ResourceKind;
+      return CASE_INSENSITIVE_KINDS.has(kind) ? seg.toLowerCase() : seg;
+    })
+    .join('/');
+}
+
 /** Splits an address into its segments: [{kind, name}]. */
 export function parseAddress(address: Address): Array<{ kind: ResourceKind; name?: string }> {
   return address.split('/').map((seg) => {
@@ -88,6 +113,8 @@ export interface DesiredResource {
   deploy?: { git_commit_id?: string; image_tag?: string };
   /** The manifest opts into deleting unmanaged children of these kinds under this resource. */
   prune?: ResourceKind[];
+  /** Databases: created as a clone of this database (address) instead of from scratch. */
+  cloneFrom?: Address;
   source?: SourceRange;
 }
 
@@ -95,6 +122,8 @@ export interface DesiredGraph {
   resources: Map<Address, DesiredResource>;
   /** Topological order: every resource after its parent and its dependsOn. */
   order: Address[];
+  /** Organization-level pruning (`prune:` at the top of the manifest): kinds without a parent resource. */
+  prune?: ResourceKind[];
 }
 
 /** One resource as the API has it, normalised to the same attrs as the desired side. */
@@ -111,6 +140,8 @@ export interface LiveResource {
   version: string;
   /** Keyed fingerprints of secret fields, as kept with the record (see src/plan/fingerprint.ts). */
   fingerprints?: Record<string, string>;
+  /** Services: what the live service last deployed (compared with the manifest's deploy pins). */
+  deployed?: { git_commit_id?: string; image_tag?: string };
   /** Services: last deployment state and date, for drift attribution. */
   status?: { state?: string; service_deployment_status?: string; last_deployment_date?: string };
 }

@@ -1,0 +1,386 @@
+/**
+ * buildGraph: Manifest -> DesiredGraph. One DesiredResource per declared object, with its address,
+ * parent, dependencies, normalised attrs (see ./attrs.ts), pruning scopes, deploy pins and source
+ * range; then a topological order. Pure: problems come back as diagnostics.
+ */
+import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type {
+  AlertReceiverSpec,
+  AlertRuleSpec,
+  EnvironmentSpec,
+  Manifest,
+  MaybeSecret,
+  ProjectSpec,
+  PruneSpec,
+  ServiceSpec,
+  WebhookSpec,
+} from '../manifest/types.js';
+import { sourceOf } from '../manifest/types.js';
+import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
+import { addressOf, SERVICE_KINDS } from '../model/resource.js';
+import { SecretValue } from '../model/secret.js';
+import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
+import { topologicalOrder } from './order.js';
+import { serviceAttrs } from './services.js';
+import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
+import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
+
+export interface BuildResult {
+  graph: DesiredGraph;
+  diagnostics: Diagnostic[];
+}
+
+/** Mutable state of one build; helpers in sibling modules add to it. */
+export interface GraphBuilder {
+  resources: Map<Address, DesiredResource>;
+  diagnostics: Diagnostic[];
+  pendingVariables: PendingVariable[];
+  /** Clone sources not yet declared when their clone was walked. */
+  pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
+  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }): DesiredResource | undefined;
+}
+
+export function buildGraph(manifest: Manifest): BuildResult {
+  const b = newBuilder();
+  const m = manifest;
+
+  if (m.organization) {
+    const o = m.organization;
+    const attrs: Record<string, unknown> = {};
+    put(attrs, 'name', o.name);
+    if (o.description !== undefined) attrs.description = desc(o.description);
+    for (const k of ['website_url', 'repository', 'logo_url', 'icon_url'] as const) put(attrs, k, o[k]);
+    if (o.admin_emails) attrs.admin_emails = sortedSet(o.admin_emails);
+    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, source: sourceOf(o) });
+  }
+
+  for (const c of m.clusters ?? []) {
+    b.add({
+      address: addressOf('cluster', c.name),
+      kind: 'cluster',
+      name: c.name,
+      attrs: c.upgrade_kubernetes === true ? { upgrade_kubernetes: true } : {},
+      source: sourceOf(c),
+    });
+  }
+
+  for (const g of m.annotation_groups ?? []) {
+    const annotations = Object.keys(g.annotations ?? {})
+      .sort()
+      .map((key) => ({ key, value: String(g.annotations[key]) }));
+    b.add({
+      address: addressOf('annotations_group', g.name),
+      kind: 'annotations_group',
+      name: g.name,
+      attrs: { name: g.name, annotations, scopes: sortedSet(g.scopes ?? []) },
+      source: sourceOf(g),
+    });
+  }
+
+  for (const g of m.label_groups ?? []) {
+    const labels = [...(g.labels ?? [])]
+      .map((l) => ({ key: l.key, value: String(l.value), propagate_to_cloud_provider: l.propagate_to_cloud_provider ?? false }))
+      .sort((x, y) => cmp(x.key, y.key));
+    b.add({
+      address: addressOf('labels_group', g.name),
+      kind: 'labels_group',
+      name: g.name,
+      attrs: { name: g.name, labels },
+      source: sourceOf(g),
+    });
+  }
+
+  for (const r of m.alert_receivers ?? []) addReceiver(b, r);
+  for (const w of m.webhooks ?? []) addWebhook(b, w);
+  for (const p of m.projects ?? []) addProject(b, p);
+  // Alert rules last: their target may be a service declared in a project.
+  for (const r of m.alert_rules ?? []) addAlertRule(b, r);
+
+  resolveVariables(b);
+  resolveCloneSources(b);
+
+  const { order, cycle } = topologicalOrder(b.resources.values());
+  if (cycle) {
+    const first = b.resources.get(cycle[0]!);
+    b.diagnostics.push(
+      error('graph.cycle', `Dependency cycle: ${cycle.join(' -> ')}`, {
+        detail: 'Each resource in the cycle needs the next one to exist first. Break the cycle (for example an alias pointing back to itself through another alias, or a database cloned from its own clone).',
+        address: cycle[0],
+        range: first?.source,
+      }),
+    );
+  }
+  const graph: DesiredGraph = { resources: b.resources, order };
+  const topPrune = pruneKinds(m.prune, 'organization');
+  if (topPrune.length > 0) graph.prune = topPrune;
+  return { graph, diagnostics: b.diagnostics };
+}
+
+function newBuilder(): GraphBuilder {
+  const resources = new Map<Address, DesiredResource>();
+  const diagnostics: Diagnostic[] = [];
+  return {
+    resources,
+    diagnostics,
+    pendingVariables: [],
+    pendingClones: [],
+    add(r) {
+      const existing = resources.get(r.address);
+      if (existing) {
+        const where = existing.source ? ` (first declared at ${existing.source.file}:${existing.source.start.line}:${existing.source.start.col})` : '';
+        diagnostics.push(
+          error('graph.duplicate', `${r.address} is declared twice${where}`, {
+            detail: 'Each object may be declared once. Remove or rename one of the declarations.',
+            address: r.address,
+            range: r.source,
+          }),
+        );
+        return undefined;
+      }
+      const res: DesiredResource = { ...r, dependsOn: r.dependsOn ?? [] };
+      const immutable = IMMUTABLE_FIELDS[r.kind];
+      if (immutable && !res.immutableFields) res.immutableFields = immutable;
+      resources.set(r.address, res);
+      return res;
+    },
+  };
+}
+
+/** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */
+export function secret(v: MaybeSecret | undefined): SecretValue | undefined {
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? new SecretValue(v) : v;
+}
+
+/** A description that must leave room for the fingerprint marker of these sensitive fields. */
+export function checkDescription(
+  b: GraphBuilder,
+  description: string | undefined,
+  sensitive: readonly string[],
+  address: Address,
+  range: ReturnType<typeof sourceOf>,
+): void {
+  if (description === undefined) return;
+  const room = DESCRIPTION_MAX_LENGTH - markerLength(sensitive);
+  if (description.length > room) {
+    b.diagnostics.push(
+      error('graph.description-too-long', `description is ${description.length} characters; at most ${room} are allowed here`, {
+        detail:
+          sensitive.length > 0
+            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends a ${markerLength(sensitive)}-character fingerprint marker to records holding secrets.`
+            : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
+        address,
+        range,
+      }),
+    );
+  }
+}
+
+function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
+  const address = addressOf('alert_receiver', r.name);
+  const attrs: Record<string, unknown> = { name: r.name, type: r.type };
+  if (r.description !== undefined) attrs.description = desc(r.description);
+  put(attrs, 'send_resolved', r.send_resolved);
+  put(attrs, 'owner', r.owner);
+  put(attrs, 'severity', r.severity);
+  const sensitive: string[] = [];
+  if (r.webhook_url !== undefined) {
+    attrs.webhook_url = secret(r.webhook_url);
+    sensitive.push('webhook_url');
+  }
+  for (const k of ['to', 'from', 'smarthost', 'auth_username'] as const) put(attrs, k, r[k]);
+  if (r.auth_password !== undefined) {
+    attrs.auth_password = secret(r.auth_password);
+    sensitive.push('auth_password');
+  }
+  put(attrs, 'require_tls', r.require_tls);
+  checkDescription(b, r.description, sensitive, address, sourceOf(r, 'description'));
+  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, source: sourceOf(r) });
+}
+
+function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
+  const address = addressOf('webhook', w.target_url);
+  const attrs: Record<string, unknown> = { target_url: w.target_url };
+  put(attrs, 'kind', w.kind);
+  if (w.description !== undefined) attrs.description = desc(w.description);
+  attrs.events = sortedSet(w.events ?? []);
+  put(attrs, 'enabled', w.enabled);
+  const sensitive: string[] = [];
+  if (w.secret !== undefined) {
+    attrs.target_secret = secret(w.secret);
+    sensitive.push('target_secret');
+  }
+  if (w.project_names_filter) attrs.project_names_filter = sortedSet(w.project_names_filter);
+  if (w.environment_types_filter) attrs.environment_types_filter = sortedSet(w.environment_types_filter);
+  checkDescription(b, w.description, sensitive, address, sourceOf(w, 'description'));
+  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, source: sourceOf(w) });
+}
+
+function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
+  const address = addressOf('alert_rule', r.name);
+  const dependsOn: Address[] = [];
+  let target: Record<string, string>;
+  if ('cluster' in r.target) {
+    target = { cluster: r.target.cluster };
+    const c = addressOf('cluster', r.target.cluster);
+    if (b.resources.has(c)) dependsOn.push(c);
+  } else {
+    const t = r.target;
+    target = { project: t.project, environment: t.environment, service: t.service };
+    const env = addressOf('environment', t.environment, addressOf('project', t.project));
+    const svc = SERVICE_KINDS.map((k) => addressOf(k, t.service, env)).find((a) => b.resources.has(a));
+    if (svc) dependsOn.push(svc);
+  }
+  const receivers = sortedSet(r.receivers ?? []);
+  for (const name of receivers) {
+    const a = addressOf('alert_receiver', name);
+    if (b.resources.has(a)) dependsOn.push(a);
+    else
+      b.diagnostics.push(
+        error('ref.unresolved', `alert rule ${r.name}: unknown alert receiver "${name}"`, {
+          detail: `Declare it under alert_receivers. Declared: ${[...b.resources.values()].filter((x) => x.kind === 'alert_receiver').map((x) => x.name).join(', ') || '(none)'}.`,
+          address,
+          range: sourceOf(r, 'receivers'),
+        }),
+      );
+  }
+  const attrs: Record<string, unknown> = { name: r.name };
+  if (r.description !== undefined) attrs.description = desc(r.description);
+  put(attrs, 'tag', r.tag);
+  attrs.condition = compact({ ...r.condition });
+  put(attrs, 'for_duration', r.for_duration);
+  attrs.severity = r.severity;
+  put(attrs, 'enabled', r.enabled);
+  attrs.alert_receivers = receivers;
+  if (r.presentation) attrs.presentation = compact({ ...r.presentation });
+  attrs.target = target;
+  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, source: sourceOf(r) });
+}
+
+function addProject(b: GraphBuilder, p: ProjectSpec): void {
+  const address = addressOf('project', p.name);
+  const attrs: Record<string, unknown> = { name: p.name };
+  if (p.description !== undefined) attrs.description = desc(p.description);
+  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), source: sourceOf(p) });
+  if (!res) return;
+  addVariables(b, p.variables, res);
+  for (const e of p.environments ?? []) addEnvironment(b, e, address);
+}
+
+function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): void {
+  const address = addressOf('environment', e.name, project);
+  const attrs: Record<string, unknown> = { name: e.name };
+  put(attrs, 'mode', e.mode);
+  attrs.cluster = e.cluster;
+  const dependsOn: Address[] = [];
+  const cluster = addressOf('cluster', e.cluster);
+  if (b.resources.has(cluster)) dependsOn.push(cluster);
+  const res = b.add({
+    address,
+    kind: 'environment',
+    name: e.name,
+    parent: project,
+    attrs,
+    dependsOn,
+    prune: pruneKinds(e.prune, 'environment'),
+    source: sourceOf(e),
+  });
+  if (!res) return;
+  addVariables(b, e.variables, res);
+  const serviceNames = new Set<string>();
+  for (const s of e.services ?? []) {
+    addService(b, s, address);
+    serviceNames.add(s.name);
+  }
+  addStages(b, e, address, serviceNames);
+}
+
+function addService(b: GraphBuilder, s: ServiceSpec, env: Address): void {
+  const kind = s.type as ResourceKind;
+  const address = addressOf(kind, s.name, env);
+  const built = serviceAttrs(s, env, b);
+  const res = b.add({
+    address,
+    kind,
+    name: s.name,
+    parent: env,
+    attrs: built.attrs,
+    dependsOn: built.dependsOn,
+    sensitiveFields: built.sensitiveFields.length > 0 ? built.sensitiveFields : undefined,
+    deploy: built.deploy,
+    prune: pruneKinds((s as { prune?: PruneSpec }).prune, 'service'),
+    cloneFrom: built.cloneFrom,
+    source: sourceOf(s),
+  });
+  if (!res) return;
+  if (s.type !== 'database') addVariables(b, s.variables, res);
+}
+
+function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, serviceNames: Set<string>): void {
+  const servicesByName = new Map<string, Address>();
+  for (const r of b.resources.values()) if (r.parent === env && (SERVICE_KINDS as readonly string[]).includes(r.kind)) servicesByName.set(r.name, r.address);
+  let previous: string | undefined;
+  for (const st of e.deployment_stages ?? []) {
+    const address = addressOf('deployment_stage', st.name, env);
+    const attrs: Record<string, unknown> = { name: st.name };
+    if (st.description !== undefined) attrs.description = desc(st.description);
+    const members = sortedSet(st.services ?? []);
+    attrs.services = members;
+    if (previous !== undefined) attrs.after = previous;
+    const dependsOn: Address[] = [];
+    if (previous !== undefined) dependsOn.push(addressOf('deployment_stage', previous, env));
+    for (const name of members) {
+      const svc = servicesByName.get(name);
+      if (svc) dependsOn.push(svc);
+      else if (!serviceNames.has(name))
+        b.diagnostics.push(
+          error('ref.unresolved', `deployment stage ${st.name}: unknown service "${name}"`, {
+            detail: `Services of this environment: ${[...servicesByName.keys()].sort().join(', ') || '(none)'}.`,
+            address,
+            range: sourceOf(st, 'services'),
+          }),
+        );
+    }
+    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, source: sourceOf(st) });
+    previous = st.name;
+  }
+}
+
+/** The resource kinds a `prune` block deletes when they are live but undeclared, at this level. */
+export function pruneKinds(p: PruneSpec | boolean | undefined, level: 'organization' | 'project' | 'environment' | 'service'): ResourceKind[] {
+  if (p === undefined || p === false) return [];
+  const all = p === true;
+  const spec: PruneSpec = p === true ? {} : p;
+  const kinds: ResourceKind[] = [];
+  const on = (flag: boolean | undefined) => all || flag === true;
+  if (level === 'organization') {
+    if (on(spec.projects)) kinds.push('project');
+    if (on(spec.annotation_groups)) kinds.push('annotations_group');
+    if (on(spec.label_groups)) kinds.push('labels_group');
+    if (on(spec.alert_receivers)) kinds.push('alert_receiver');
+    if (on(spec.alert_rules)) kinds.push('alert_rule');
+    if (on(spec.webhooks)) kinds.push('webhook');
+  }
+  if (level === 'project' && on(spec.environments)) kinds.push('environment');
+  if (level === 'environment') {
+    if (on(spec.services)) kinds.push(...SERVICE_KINDS);
+    if (on(spec.deployment_stages)) kinds.push('deployment_stage');
+  }
+  if (level !== 'organization' && on(spec.variables)) kinds.push('variable');
+  return kinds;
+}
+
+function resolveCloneSources(b: GraphBuilder): void {
+  for (const c of b.pendingClones) {
+    const db = b.resources.get(c.address);
+    if (!db) continue;
+    // A source absent from the manifest may still exist live: computePlan checks it there.
+    if (b.resources.has(c.source)) db.dependsOn.push(c.source);
+  }
+  b.pendingClones.length = 0;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

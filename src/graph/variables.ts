@@ -1,0 +1,129 @@
+/**
+ * Variables and secrets at project, environment and service scope. Aliases and overrides refer to
+ * a key declared at a higher scope (an alias may also point to its own scope, or to a built-in
+ * `QOVERY_*` variable); they are linked after the whole manifest is walked, so that declaration
+ * order in the files does not matter.
+ */
+import { error } from '../diag/diagnostic.js';
+import type { VariableSpec } from '../manifest/types.js';
+import { sourceOf } from '../manifest/types.js';
+import type { Address, DesiredResource } from '../model/resource.js';
+import { addressOf } from '../model/resource.js';
+import { isSecretValue } from '../model/secret.js';
+import { VARIABLE_SCOPE_OF_KIND, desc, put } from './attrs.js';
+import type { GraphBuilder } from './build.js';
+import { checkDescription, secret } from './build.js';
+
+export interface PendingVariable {
+  spec: VariableSpec;
+  resource: DesiredResource;
+  scope: DesiredResource;
+}
+
+/** Built-in variables are provided by the platform; aliases and overrides may target them. */
+const BUILT_IN_PREFIX = 'QOVERY_';
+
+export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined, scope: DesiredResource): void {
+  for (const v of specs ?? []) {
+    const address = addressOf('variable', v.key, scope.address);
+    const attrs: Record<string, unknown> = { key: v.key };
+    let type: string;
+    if (v.alias !== undefined) type = 'ALIAS';
+    else if (v.external_secret !== undefined) type = 'EXTERNAL_SECRET';
+    else if (v.override === true) type = 'OVERRIDE';
+    else if (v.mount_path !== undefined) type = 'FILE';
+    else type = 'VALUE';
+    attrs.variable_type = type;
+    const isSecret = v.secret === true || isSecretValue(v.value);
+    attrs.is_secret = isSecret;
+    if (v.value !== undefined && type !== 'ALIAS' && type !== 'EXTERNAL_SECRET') {
+      attrs.value = isSecret ? secret(v.value) : String(v.value);
+    }
+    put(attrs, 'mount_path', v.mount_path);
+    if (v.description !== undefined) attrs.description = desc(v.description);
+    put(attrs, 'enable_interpolation_in_file', v.enable_interpolation_in_file);
+    if (v.external_secret) {
+      attrs.secret_manager_access_id = v.external_secret.secret_manager_access_id;
+      put(attrs, 'reference', v.external_secret.reference);
+    }
+    const sensitive = isSecret && attrs.value !== undefined ? ['value'] : [];
+    checkDescription(b, v.description, sensitive, address, sourceOf(v, 'description'));
+    const res = b.add({
+      address,
+      kind: 'variable',
+      name: v.key,
+      parent: scope.address,
+      attrs,
+      sensitiveFields: sensitive.length > 0 ? sensitive : undefined,
+      source: sourceOf(v),
+    });
+    if (res && (type === 'ALIAS' || type === 'OVERRIDE')) b.pendingVariables.push({ spec: v, resource: res, scope });
+  }
+}
+
+/** Links every alias and override to the variable it refers to (attrs and dependsOn). */
+export function resolveVariables(b: GraphBuilder): void {
+  for (const p of b.pendingVariables) {
+    const isAlias = p.spec.alias !== undefined;
+    const targetKey = isAlias ? p.spec.alias! : p.spec.key;
+    const chain = scopeChain(b, p.scope);
+    // An override always points above its own scope; an alias may point to a sibling key.
+    const candidates = isAlias ? chain : chain.slice(1);
+    let found: { scope: DesiredResource; variable: DesiredResource } | undefined;
+    for (const s of candidates) {
+      const v = b.resources.get(addressOf('variable', targetKey, s.address));
+      if (v && v !== p.resource) {
+        found = { scope: s, variable: v };
+        break;
+      }
+    }
+    const attrs = p.resource.attrs;
+    let targetScope: string | undefined;
+    if (found) {
+      targetScope = VARIABLE_SCOPE_OF_KIND[found.scope.kind];
+      p.resource.dependsOn.push(found.variable.address);
+      if (!isAlias && p.spec.secret === undefined && found.variable.attrs.is_secret === true) {
+        attrs.is_secret = true;
+        if (typeof attrs.value === 'string') attrs.value = secret(attrs.value);
+        p.resource.sensitiveFields = ['value'];
+      }
+    } else if (targetKey.startsWith(BUILT_IN_PREFIX)) {
+      targetScope = 'BUILT_IN';
+    } else {
+      b.diagnostics.push(
+        error(
+          'ref.unresolved',
+          isAlias
+            ? `variable ${p.spec.key}: alias of "${targetKey}", which no enclosing scope declares`
+            : `variable ${p.spec.key}: override of a key that no higher scope declares`,
+          {
+            detail: `${isAlias ? 'An alias' : 'An override'} must refer to a variable declared ${isAlias ? 'at the same or a higher' : 'at a higher'} scope (${candidates.map((c) => c.address).join(', ') || 'none'}), or to a built-in ${BUILT_IN_PREFIX}* variable.`,
+            address: p.resource.address,
+            range: sourceOf(p.spec, isAlias ? 'alias' : 'override'),
+          },
+        ),
+      );
+      continue;
+    }
+    if (isAlias) {
+      attrs.aliased_key = targetKey;
+      attrs.aliased_scope = targetScope;
+    } else {
+      attrs.overridden_scope = targetScope;
+    }
+  }
+  b.pendingVariables.length = 0;
+}
+
+/** The scope itself, then its enclosing scopes that hold variables (service -> environment -> project). */
+function scopeChain(b: GraphBuilder, scope: DesiredResource): DesiredResource[] {
+  const chain: DesiredResource[] = [];
+  let cur: DesiredResource | undefined = scope;
+  while (cur) {
+    if (VARIABLE_SCOPE_OF_KIND[cur.kind]) chain.push(cur);
+    cur = cur.parent ? b.resources.get(cur.parent) : undefined;
+  }
+  return chain;
+}
+
+export type { Address };

@@ -1,0 +1,464 @@
+/**
+ * Live API records -> LiveResource, in exactly the attrs shape buildGraph gives desired resources
+ * (documented in src/graph/attrs.ts): ids of referenced objects become names through a lookup
+ * built from the same live read, set-like lists are sorted, fingerprint markers are stripped from
+ * descriptions (and returned as `fingerprints`), and secret values are never present.
+ *
+ * fetchLiveState (src/live/fetch.ts, the apply track) decides which requests to make; it calls
+ * `buildLiveLookup` once with the organization-level lists and the services it read, then
+ * `normalizeLive` for each record with the address of its parent.
+ */
+import { createHash } from 'node:crypto';
+import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/resource.js';
+import { addressOf } from '../model/resource.js';
+import { compact, desc, keyValuePairs, normalizeGitRepository, normalizePorts, num, sortedSet } from '../graph/attrs.js';
+import { splitFingerprintMarker } from '../plan/fingerprint.js';
+
+export type ApiRecord = Record<string, any>;
+
+/** What a live id refers to, by name. */
+export interface LiveServiceRef {
+  name: string;
+  kind: ServiceKind;
+  environment: string;
+  project: string;
+}
+
+/** Name lookups built from one live read; normalisers turn ids back into names with them. */
+export interface LiveLookup {
+  clusters: Map<string, string>;
+  registries: Map<string, string>;
+  annotationsGroups: Map<string, string>;
+  labelsGroups: Map<string, string>;
+  alertReceivers: Map<string, string>;
+  services: Map<string, LiveServiceRef>;
+}
+
+export interface LiveLookupInput {
+  clusters?: ApiRecord[];
+  registries?: ApiRecord[];
+  annotationsGroups?: ApiRecord[];
+  labelsGroups?: ApiRecord[];
+  alertReceivers?: ApiRecord[];
+  /** Every service record read, with the names of its environment and project. */
+  services?: Array<{ record: ApiRecord; environment: string; project: string }>;
+}
+
+export function buildLiveLookup(input: LiveLookupInput): LiveLookup {
+  const byName = (list: ApiRecord[] | undefined) => new Map((list ?? []).map((r) => [String(r.id), String(r.name)]));
+  const services = new Map<string, LiveServiceRef>();
+  for (const s of input.services ?? []) {
+    const kind = serviceKindOf(s.record);
+    if (kind) services.set(String(s.record.id), { name: String(s.record.name), kind, environment: s.environment, project: s.project });
+  }
+  return {
+    clusters: byName(input.clusters),
+    registries: byName(input.registries),
+    annotationsGroups: byName(input.annotationsGroups),
+    labelsGroups: byName(input.labelsGroups),
+    alertReceivers: byName(input.alertReceivers),
+    services,
+  };
+}
+
+const SERVICE_TYPE_TO_KIND: Record<string, ServiceKind> = {
+  APPLICATION: 'application',
+  CONTAINER: 'container',
+  DATABASE: 'database',
+  JOB: 'job',
+  HELM: 'helm',
+  TERRAFORM: 'terraform',
+};
+
+/** The service kind of a record from `GET /environment/{id}/services` (by `service_type`), if driftless manages it. */
+export function serviceKindOf(record: ApiRecord): ServiceKind | undefined {
+  const t = typeof record.service_type === 'string' ? record.service_type.toUpperCase() : '';
+  return SERVICE_TYPE_TO_KIND[t];
+}
+
+/** An id the lookup does not know stays visible (and diffs) instead of vanishing. */
+function nameOf(map: Map<string, string>, id: unknown): string {
+  return map.get(String(id)) ?? `(unknown id ${String(id)})`;
+}
+
+/** A version marker for stale-plan detection: updated_at, else a hash of the record. */
+export function versionOf(record: ApiRecord): string {
+  if (typeof record.updated_at === 'string' && record.updated_at !== '') return record.updated_at;
+  return 'sha256:' + createHash('sha256').update(JSON.stringify(record)).digest('hex').slice(0, 16);
+}
+
+export interface NormalizeExtra {
+  /** Clusters: the status record (next_k8s_available_version). */
+  clusterStatus?: ApiRecord;
+}
+
+/**
+ * One live record as a LiveResource under `parent` (undefined for organization-level objects).
+ * The caller sets `status` for services from the environment's status list.
+ */
+export function normalizeLive(
+  kind: ResourceKind,
+  record: ApiRecord,
+  parent: Address | undefined,
+  lookup: LiveLookup,
+  extra: NormalizeExtra = {},
+): LiveResource {
+  const name = nameFor(kind, record);
+  const n = normalizeAttrs(kind, record, lookup, extra);
+  const res: LiveResource = {
+    address: kind === 'organization' ? 'organization' : addressOf(kind, name, parent),
+    kind,
+    name,
+    id: String(record.id ?? ''),
+    attrs: n.attrs,
+    record,
+    version: versionOf(record),
+  };
+  if (parent !== undefined) res.parent = parent;
+  if (n.fingerprints && Object.keys(n.fingerprints).length > 0) res.fingerprints = n.fingerprints;
+  if (n.deployed) res.deployed = n.deployed;
+  return res;
+}
+
+function nameFor(kind: ResourceKind, r: ApiRecord): string {
+  if (kind === 'webhook') return String(r.target_url);
+  if (kind === 'variable') return String(r.key);
+  return String(r.name ?? kind);
+}
+
+interface Normalized {
+  attrs: Record<string, unknown>;
+  fingerprints?: Record<string, string>;
+  deployed?: LiveResource['deployed'];
+}
+
+export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLookup, extra: NormalizeExtra = {}): Normalized {
+  switch (kind) {
+    case 'organization':
+      return {
+        attrs: compact({
+          name: r.name,
+          description: desc(r.description),
+          website_url: r.website_url ?? undefined,
+          repository: r.repository ?? undefined,
+          logo_url: r.logo_url ?? undefined,
+          icon_url: r.icon_url ?? undefined,
+          admin_emails: Array.isArray(r.admin_emails) ? sortedSet(r.admin_emails) : undefined,
+        }),
+      };
+    case 'cluster': {
+      const next = extra.clusterStatus?.next_k8s_available_version ?? r.next_k8s_available_version ?? null;
+      return {
+        attrs: {
+          kubernetes_version: r.kubernetes_version ?? r.version ?? r.kubernetes ?? null,
+          next_k8s_available_version: next,
+          upgrade_kubernetes: next === null || next === undefined || next === '',
+        },
+      };
+    }
+    case 'container_registry':
+      return { attrs: compact({ name: r.name, kind: r.kind, url: r.url }) };
+    case 'annotations_group':
+      return {
+        attrs: {
+          name: r.name,
+          annotations: [...(r.annotations ?? [])]
+            .map((a: ApiRecord) => ({ key: String(a.key), value: String(a.value) }))
+            .sort(byKey),
+          scopes: sortedSet(r.scopes ?? []),
+        },
+      };
+    case 'labels_group':
+      return {
+        attrs: {
+          name: r.name,
+          labels: [...(r.labels ?? [])]
+            .map((l: ApiRecord) => ({ key: String(l.key), value: String(l.value), propagate_to_cloud_provider: l.propagate_to_cloud_provider === true }))
+            .sort(byKey),
+        },
+      };
+    case 'alert_receiver': {
+      const d = splitFingerprintMarker(r.description);
+      return {
+        attrs: compact({
+          name: r.name,
+          type: r.type,
+          description: d.description,
+          send_resolved: r.send_resolved,
+          owner: r.owner ?? undefined,
+          severity: r.severity ?? undefined,
+          to: r.to ?? undefined,
+          from: r.from ?? undefined,
+          smarthost: r.smarthost ?? undefined,
+          auth_username: r.auth_username ?? undefined,
+          require_tls: r.require_tls ?? undefined,
+        }),
+        fingerprints: d.fingerprints,
+      };
+    }
+    case 'alert_rule':
+      return { attrs: alertRule(r, lookup) };
+    case 'webhook': {
+      const d = splitFingerprintMarker(r.description);
+      return {
+        attrs: compact({
+          target_url: r.target_url,
+          kind: r.kind,
+          description: d.description,
+          events: sortedSet(r.events ?? []),
+          enabled: r.enabled,
+          project_names_filter: Array.isArray(r.project_names_filter) ? sortedSet(r.project_names_filter) : undefined,
+          environment_types_filter: Array.isArray(r.environment_types_filter) ? sortedSet(r.environment_types_filter) : undefined,
+        }),
+        fingerprints: d.fingerprints,
+      };
+    }
+    case 'project':
+      return { attrs: { name: r.name, description: desc(r.description) } };
+    case 'environment':
+      return {
+        attrs: compact({
+          name: r.name,
+          mode: r.mode,
+          cluster: nameOf(lookup.clusters, r.cluster_id ?? r.cloud_provider?.cluster),
+        }),
+      };
+    case 'deployment_stage':
+      return {
+        attrs: {
+          name: r.name,
+          description: desc(r.description),
+          services: sortedSet((r.services ?? []).map((s: ApiRecord) => lookup.services.get(String(s.service_id))?.name ?? `(unknown id ${String(s.service_id)})`)),
+          deployment_order: num(r.deployment_order) ?? 0,
+        },
+      };
+    case 'variable':
+      return variable(r);
+    case 'application':
+    case 'container':
+    case 'database':
+    case 'job':
+    case 'helm':
+    case 'terraform':
+      return service(kind, r, lookup);
+  }
+}
+
+function byKey(a: { key: string }, b: { key: string }): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function alertRule(r: ApiRecord, lookup: LiveLookup): Record<string, unknown> {
+  const t = r.target ?? {};
+  let target: Record<string, string>;
+  if (String(t.target_type ?? '').trim() === 'CLUSTER') {
+    target = { cluster: nameOf(lookup.clusters, t.target_id ?? r.cluster_id) };
+  } else {
+    const s = lookup.services.get(String(t.target_id));
+    target = s
+      ? { project: s.project, environment: s.environment, service: s.name }
+      : { project: String(t.service?.project_name ?? '?'), environment: String(t.service?.environment_name ?? '?'), service: String(t.service?.name ?? `(unknown id ${String(t.target_id)})`) };
+  }
+  const c = r.condition ?? {};
+  return compact({
+    name: r.name,
+    description: desc(r.description),
+    tag: r.tag ?? undefined,
+    condition: compact({ kind: c.kind, promql: c.promql, operator: c.operator, threshold: num(c.threshold), function: c.function }),
+    for_duration: r.for_duration ?? undefined,
+    severity: r.severity,
+    enabled: r.enabled,
+    alert_receivers: sortedSet((r.alert_receiver_ids ?? []).map((id: unknown) => nameOf(lookup.alertReceivers, id))),
+    presentation: r.presentation ? compact({ summary: r.presentation.summary ?? undefined, runbook_url: r.presentation.runbook_url ?? undefined }) : undefined,
+    target,
+  });
+}
+
+function variable(r: ApiRecord): Normalized {
+  const d = splitFingerprintMarker(r.description);
+  const isSecret = r.is_secret === true;
+  const type = String(r.variable_type ?? (r.mount_path ? 'FILE' : 'VALUE'));
+  const aliased = r.aliased_variable ?? r.aliased_secret;
+  const overridden = r.overridden_variable ?? r.overridden_secret;
+  const attrs: Record<string, unknown> = { key: r.key, variable_type: type, is_secret: isSecret };
+  if (!isSecret && type !== 'ALIAS' && type !== 'EXTERNAL_SECRET' && r.value !== undefined && r.value !== null) attrs.value = String(r.value);
+  if (r.mount_path) attrs.mount_path = r.mount_path;
+  attrs.description = d.description;
+  if (typeof r.enable_interpolation_in_file === 'boolean') attrs.enable_interpolation_in_file = r.enable_interpolation_in_file;
+  if (type === 'ALIAS' && aliased) {
+    attrs.aliased_key = aliased.key;
+    attrs.aliased_scope = aliased.scope;
+  }
+  if (type === 'OVERRIDE' && overridden) attrs.overridden_scope = overridden.scope;
+  if (r.secret_manager_access_id) attrs.secret_manager_access_id = r.secret_manager_access_id;
+  if (type === 'EXTERNAL_SECRET' && r.reference !== undefined) attrs.reference = r.reference;
+  return { attrs, fingerprints: d.fingerprints };
+}
+
+function groupNames(list: unknown, map: Map<string, string>): string[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return sortedSet(list.map((g: ApiRecord) => (typeof g.name === 'string' ? g.name : nameOf(map, g.id))));
+}
+
+function args(v: unknown): string[] | undefined {
+  return Array.isArray(v) ? v.map(String) : undefined;
+}
+
+function gitRepo(g: unknown): Record<string, unknown> | undefined {
+  return g && typeof g === 'object' ? normalizeGitRepository(g as Record<string, unknown>) : undefined;
+}
+
+function registryName(r: ApiRecord, lookup: LiveLookup): string {
+  if (r.registry && typeof r.registry.name === 'string') return r.registry.name;
+  return nameOf(lookup.registries, r.registry_id ?? r.registry?.id);
+}
+
+function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalized {
+  const a: Record<string, unknown> = {
+    name: r.name,
+    description: desc(r.description),
+  };
+  if (r.icon_uri !== undefined && r.icon_uri !== null) a.icon_uri = r.icon_uri;
+  const ag = groupNames(r.annotations_groups, lookup.annotationsGroups);
+  if (ag) a.annotations_groups = ag;
+  const lg = groupNames(r.labels_groups, lookup.labelsGroups);
+  if (lg) a.labels_groups = lg;
+  let deployed: LiveResource['deployed'];
+  const computeFields = () => {
+    Object.assign(
+      a,
+      compact({
+        cpu: num(r.cpu),
+        memory: num(r.memory),
+        min_running_instances: num(r.min_running_instances),
+        max_running_instances: num(r.max_running_instances),
+        ports: Array.isArray(r.ports) ? normalizePorts(r.ports) : undefined,
+        arguments: args(r.arguments),
+        entrypoint: r.entrypoint ?? undefined,
+        auto_deploy: r.auto_deploy ?? undefined,
+      }),
+    );
+  };
+  switch (kind) {
+    case 'application':
+      Object.assign(a, compact({ git_repository: gitRepo(r.git_repository), build_mode: r.build_mode ?? undefined, dockerfile_path: r.dockerfile_path ?? undefined }));
+      computeFields();
+      if (r.git_repository?.deployed_commit_id) deployed = { git_commit_id: r.git_repository.deployed_commit_id };
+      break;
+    case 'container':
+      Object.assign(a, { registry: registryName(r, lookup), image_name: r.image_name, tag: String(r.tag) });
+      computeFields();
+      deployed = { image_tag: String(r.tag) };
+      break;
+    case 'database':
+      Object.assign(
+        a,
+        compact({
+          type: r.type,
+          version: r.version === undefined || r.version === null ? undefined : String(r.version),
+          mode: r.mode,
+          accessibility: r.accessibility ?? undefined,
+          cpu: num(r.cpu),
+          memory: num(r.memory),
+          storage: num(r.storage),
+          instance_type: r.instance_type ?? undefined,
+          disk_type: r.disk_type ?? undefined,
+        }),
+      );
+      break;
+    case 'job': {
+      Object.assign(
+        a,
+        compact({
+          cpu: num(r.cpu),
+          memory: num(r.memory),
+          max_nb_restart: num(r.max_nb_restart),
+          max_duration_seconds: num(r.max_duration_seconds),
+          auto_deploy: r.auto_deploy ?? undefined,
+        }),
+      );
+      const src = r.source ?? {};
+      if (src.image) {
+        a.source = { image: { registry: registryName(src.image, lookup), image_name: src.image.image_name, tag: String(src.image.tag) } };
+        deployed = { image_tag: String(src.image.tag) };
+      } else if (src.docker) {
+        a.source = { docker: compact({ git_repository: gitRepo(src.docker.git_repository), dockerfile_path: src.docker.dockerfile_path ?? undefined }) };
+        const commit = src.docker.git_repository?.deployed_commit_id;
+        if (commit) deployed = { git_commit_id: commit };
+      }
+      const sc = r.schedule ?? {};
+      if (sc.cronjob) {
+        a.schedule = { cronjob: compact({ scheduled_at: sc.cronjob.scheduled_at, timezone: sc.cronjob.timezone ?? undefined, arguments: args(sc.cronjob.arguments), entrypoint: sc.cronjob.entrypoint ?? undefined }) };
+      } else {
+        const s: Record<string, unknown> = {};
+        for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) s[k] = compact({ arguments: args(sc[k].arguments), entrypoint: sc[k].entrypoint ?? undefined });
+        a.schedule = s;
+      }
+      break;
+    }
+    case 'helm': {
+      Object.assign(
+        a,
+        compact({
+          timeout_sec: num(r.timeout_sec),
+          auto_deploy: r.auto_deploy ?? undefined,
+          arguments: args(r.arguments),
+          allow_cluster_wide_resources: r.allow_cluster_wide_resources ?? undefined,
+        }),
+      );
+      const src = r.source ?? {};
+      if (src.helm_repository) {
+        const h = src.helm_repository;
+        const repo = typeof h.repository === 'object' && h.repository !== null ? (h.repository.name ?? h.repository.id) : h.repository;
+        a.source = { helm_repository: compact({ repository: repo ?? undefined, chart_name: h.chart_name, chart_version: h.chart_version === undefined ? undefined : String(h.chart_version) }) };
+      } else if (src.git_repository) {
+        a.source = { git_repository: gitRepo(src.git_repository) };
+        if (src.git_repository.deployed_commit_id) deployed = { git_commit_id: src.git_repository.deployed_commit_id };
+      }
+      const vo = r.values_override;
+      if (vo && typeof vo === 'object') {
+        const out: Record<string, unknown> = {};
+        if (Array.isArray(vo.set)) out.set = pairs(vo.set);
+        if (Array.isArray(vo.set_string)) out.set_string = pairs(vo.set_string);
+        if (vo.file?.raw?.values) out.file = { raw: { values: vo.file.raw.values.map((v: ApiRecord) => ({ name: v.name, content: v.content })) } };
+        a.values_override = out;
+      }
+      break;
+    }
+    case 'terraform': {
+      const d = splitFingerprintMarker(r.description);
+      a.description = d.description;
+      const files = r.terraform_files_source ?? {};
+      a.terraform_files_source = { git_repository: gitRepo(files.git_repository) ?? {} };
+      if (files.git_repository?.deployed_commit_id) deployed = { git_commit_id: files.git_repository.deployed_commit_id };
+      if (r.engine) a.engine = r.engine;
+      if (r.provider_version) a.provider_version = compact({ explicit_version: r.provider_version.explicit_version, read_from_terraform_block: r.provider_version.read_from_terraform_block });
+      const vs = r.terraform_variables_source;
+      if (vs) {
+        a.terraform_variables_source = compact({
+          tf_var_file_paths: args(vs.tf_var_file_paths),
+          tf_vars: Array.isArray(vs.tf_vars)
+            ? vs.tf_vars
+                .map((t: ApiRecord) => (t.secret === true ? { key: String(t.key), secret: true } : { key: String(t.key), value: t.value === null ? null : String(t.value), secret: false }))
+                .sort(byKey)
+            : undefined,
+        });
+      }
+      if (r.timeout_sec !== undefined) a.timeout_sec = num(r.timeout_sec);
+      if (r.job_resources) a.job_resources = compact({ cpu_milli: num(r.job_resources.cpu_milli), ram_mib: num(r.job_resources.ram_mib), storage_gib: num(r.job_resources.storage_gib) });
+      if (r.auto_deploy_config) a.auto_deploy_config = compact({ auto_deploy: r.auto_deploy_config.auto_deploy, terraform_action: r.auto_deploy_config.terraform_action });
+      return { attrs: a, fingerprints: d.fingerprints, deployed };
+    }
+  }
+  return deployed ? { attrs: a, deployed } : { attrs: a };
+}
+
+/** Helm key/values: the API's [[k, v]] list, or {key, value} objects from some responses. */
+function pairs(list: unknown[]): string[][] {
+  const rec: Record<string, string> = {};
+  for (const p of list) {
+    if (Array.isArray(p)) rec[String(p[0])] = String(p[1]);
+    else if (p && typeof p === 'object') rec[String((p as ApiRecord).key)] = String((p as ApiRecord).value);
+  }
+  return keyValuePairs(rec);
+}

@@ -1,0 +1,176 @@
+/**
+ * The plan: a plain, versioned, JSON-serialisable value computed by `computePlan` (pure) and read
+ * by `applyPlan`, the renderers and the plan-file writer. It never holds a secret value: sensitive
+ * fields carry keyed fingerprints only (see ./fingerprint.ts).
+ *
+ * Invariants:
+ * - `changes` is in execution order: creates and updates in topological order (parents, then
+ *   dependencies, then dependents), deletions of unmanaged resources in reverse order, at the end.
+ * - every change with actions other than `no-op` carries the live `id` and `version` it was computed
+ *   against (except creates), so a saved plan can detect that an object changed since (stale plan).
+ * - `reasons` and `FieldChange.reason` are for display only; apply decides from `actions`, `status`,
+ *   `fields` and `deploy`.
+ */
+import type { Address, ResourceKind } from '../model/resource.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+
+export const PLAN_FORMAT_VERSION = '1.0';
+
+/** The closed set of actions a change can take, as in Terraform's plan JSON. */
+export type ActionList = ['create'] | ['update'] | ['delete'] | ['delete', 'create'] | ['no-op'];
+export type Action = ActionList[number];
+
+/**
+ * - `planned`: apply executes it.
+ * - `unmanaged`: live, absent from the manifest, and its scope does not opt into pruning: listed,
+ *   never touched (actions `["no-op"]`).
+ * - `blocked`: a data-destroying change (database delete/replace) without `allowDataLoss`: shown,
+ *   and apply refuses the plan while one is present.
+ */
+export type ChangeStatus = 'planned' | 'unmanaged' | 'blocked';
+
+/** One changed top-level attribute (see src/graph/attrs.ts for the attrs of each kind). */
+export interface FieldChange {
+  /** Attribute name in `attrs` (API field name), e.g. `cpu`, `git_repository`, `value`. */
+  field: string;
+  /**
+   * Live value, projected onto the fields the manifest owns (a nested object shows only the
+   * sub-fields the manifest sets). Absent for a field the live record does not have, and always
+   * absent when `sensitive`.
+   */
+  before?: unknown;
+  /** Desired value. Absent when `sensitive`. */
+  after?: unknown;
+  /** The field holds a secret: values never appear, fingerprints do. */
+  sensitive?: boolean;
+  /** Fingerprint recorded on the live record, when there is one. */
+  before_fingerprint?: string;
+  /** Fingerprint of the desired value: apply checks the value it re-reads against it. */
+  after_fingerprint?: string;
+  /** The live record has no fingerprint (not written by driftless): the value is unknown and is rewritten once. */
+  before_unknown?: boolean;
+  /** This field cannot be changed in place: the resource is replaced. */
+  forces_replace?: boolean;
+}
+
+export interface DeployMark {
+  /** Why the service is deployed (display only), e.g. `created`, `variable DATABASE_URL changed`. */
+  reasons: string[];
+  /** Pinned versions passed with the deploy request. */
+  git_commit_id?: string;
+  image_tag?: string;
+  /** The deployed commit / tag the live service reports, for display. */
+  before_git_commit_id?: string;
+  before_image_tag?: string;
+}
+
+export interface ResourceChange {
+  address: Address;
+  kind: ResourceKind;
+  name: string;
+  parent?: Address;
+  actions: ActionList;
+  status: ChangeStatus;
+  /** Display-only explanations: replace reasons, blocked reasons, `recreated with its parent`. */
+  reasons: string[];
+  /** Live id and version (updated_at or record hash) the change was computed against. */
+  id?: string;
+  version?: string;
+  /** Changed fields only (empty for create, delete and no-op). */
+  fields: FieldChange[];
+  /**
+   * Desired attrs (create/update/replace), secrets replaced by `{ "sensitive": true,
+   * "fingerprint": "..." }` placeholders (see `SensitivePlaceholder`). Apply builds request bodies
+   * from these plus the secrets it re-reads; for full-replacement PUTs it merges them over `record`.
+   */
+  after?: Record<string, unknown>;
+  /** Live attrs (update/delete/replace), as normalised; no secret values (the API never returns them). */
+  before?: Record<string, unknown>;
+  /** Names of attrs that hold secrets. */
+  sensitive_fields?: string[];
+  /** Service deployment, independent of the config action (a no-op service may still deploy). */
+  deploy?: DeployMark;
+  /** Addresses this change waits for (parent and dependencies that are themselves in the plan). */
+  depends_on: Address[];
+  /** Databases: create through the clone operation of this database. */
+  clone_from?: Address;
+  /**
+   * The change happens as a consequence of its parent's delete (e.g. a variable of a replaced
+   * environment): apply sends no request of its own for it.
+   */
+  via_parent?: Address;
+}
+
+export interface SensitivePlaceholder {
+  sensitive: true;
+  fingerprint: string;
+}
+
+export function isSensitivePlaceholder(v: unknown): v is SensitivePlaceholder {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as SensitivePlaceholder).sensitive === true &&
+    typeof (v as SensitivePlaceholder).fingerprint === 'string'
+  );
+}
+
+export interface PlanSummary {
+  add: number;
+  change: number;
+  destroy: number;
+  deploy: number;
+  /** Live resources not in the manifest and not pruned. */
+  unmanaged: number;
+  /** Changes refused without `allowDataLoss`. */
+  blocked: number;
+}
+
+/** The services to deploy in one environment, stage by stage in deployment order. */
+export interface DeployGroup {
+  environment: Address;
+  stages: Array<{
+    /** Stage name, or null for services in no stage of the manifest (the environment's default stage). */
+    stage: string | null;
+    services: Address[];
+  }>;
+}
+
+export interface PlanOptions {
+  /** Allow deleting or replacing databases. Default false. */
+  allowDataLoss?: boolean;
+  /** Refuse the plan when it deletes more than this many resources (the plan gets an error diagnostic). */
+  maxDestroy?: number;
+  /** Key for secret fingerprints (see resolveFingerprintKey). Without one, secrets always show as "value unknown". */
+  fingerprintKey?: string;
+  /** Recorded in the plan, for saved plans. */
+  apiUrl?: string;
+}
+
+export interface Plan {
+  format_version: string;
+  organization_id: string;
+  api_url?: string;
+  /** Every desired resource and every unmanaged live one, in execution order. */
+  changes: ResourceChange[];
+  summary: PlanSummary;
+  deploy_order: DeployGroup[];
+  /**
+   * Ids and versions of every live object a change touches or refers to by name (clusters,
+   * registries, groups, receivers, parents), so that apply can resolve names without reading again
+   * and a saved plan can detect a changed object.
+   */
+  live_objects: Record<Address, { id: string; version: string }>;
+  /** HTTP requests the live read took. */
+  request_count: number;
+  options: { allow_data_loss: boolean; max_destroy?: number };
+  /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
+  applyable: boolean;
+  diagnostics: Diagnostic[];
+}
+
+/** True when the plan changes or deploys anything (the `--detailed-exitcode` test). */
+export function planHasChanges(plan: Plan): boolean {
+  const s = plan.summary;
+  return s.add + s.change + s.destroy + s.deploy + s.blocked > 0;
+}
