@@ -33,9 +33,16 @@ export function errorStatus(e: unknown): number | undefined {
  * before it is retried, or a duplicate may be created.
  */
 export function isAmbiguousFailure(e: unknown): boolean {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  if (typeof kind === 'string') return ['ambiguous', 'server', 'timeout', 'network'].includes(kind);
   const status = errorStatus(e);
-  if (status === undefined) return true;
-  return status >= 500;
+  // No answer at all (status unknown or 0) is as ambiguous as a 5xx.
+  return status === undefined || status === 0 || status >= 500;
+}
+
+/** A 404: the object is gone (deleted out of band, or its parent was). */
+export function isNotFound(e: unknown): boolean {
+  return (e as { kind?: unknown } | null)?.kind === 'not-found' || errorStatus(e) === 404;
 }
 
 export function errorMessage(e: unknown): string {
@@ -46,4 +53,31 @@ export function errorMessage(e: unknown): string {
     if (typeof o.message === 'string' && o.message) return o.message;
   }
   return String(e);
+}
+
+/** The subset of src/api's ApiClient this adapter needs (structural, so tests can pass a fake). */
+export interface ClientLike {
+  get<T>(path: string, opts?: { query?: Query }): Promise<T>;
+  post<T>(path: string, opts?: { query?: Query; body?: unknown }): Promise<T>;
+  put<T>(path: string, opts?: { body?: unknown }): Promise<T>;
+  delete<T>(path: string, opts?: { query?: Query }): Promise<T>;
+  stats(): { total: number };
+}
+
+/**
+ * An ApiPort over the real client. Paths are passed already filled in: the ids in them are UUIDs
+ * the API itself returned, and the client only substitutes `{name}` templates.
+ */
+export function portFromClient(client: ClientLike): ApiPort {
+  return {
+    get: (path, query) => client.get(path, { query }),
+    post: (path, body, query) => client.post(path, { body, query }),
+    put: (path, body) => client.put(path, { body }),
+    delete: async (path, query) => {
+      await client.delete(path, { query });
+    },
+    get requestCount() {
+      return client.stats().total;
+    },
+  };
 }

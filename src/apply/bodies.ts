@@ -1,0 +1,273 @@
+/**
+ * Request bodies: desired attrs (names, see src/graph/attrs.ts) -> API request bodies (ids).
+ *
+ * Pure functions. Update bodies of full-replacement PUTs (containers, jobs, helm, terraform,
+ * applications, webhooks, groups, alert rules) start from the live record the plan already read,
+ * reduced to the fields the request accepts, with the desired attrs laid over it: fields the
+ * manifest does not own keep their live value instead of being reset. Secret values stay
+ * `SecretValue`s: the API client reveals them into the wire body only.
+ */
+import type { Address, ResourceKind } from '../model/resource.js';
+import { parseAddress, addressOf } from '../model/resource.js';
+import { isSecretValue, type SecretValue } from '../model/secret.js';
+import { fingerprint, withFingerprintMarker } from '../plan/fingerprint.js';
+import type { ApiRecord } from '../live/read.js';
+import type { IdRegistry } from './refs.js';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
+
+/** Fields each request body accepts (used to reduce a live record to a PUT body). */
+export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = {
+  organization: ['name', 'description', 'website_url', 'repository', 'logo_url', 'icon_url', 'admin_emails'],
+  annotations_group: ['name', 'annotations', 'scopes'],
+  labels_group: ['name', 'labels'],
+  alert_receiver: [
+    'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',
+    'to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls',
+  ],
+  alert_rule: ['name', 'description', 'tag', 'condition', 'for_duration', 'severity', 'presentation', 'enabled', 'alert_receiver_ids'],
+  webhook: ['kind', 'target_url', 'target_secret', 'description', 'enabled', 'events', 'project_names_filter', 'environment_types_filter'],
+  project: ['name', 'description'],
+  environment: ['name', 'mode'],
+  deployment_stage: ['name', 'description'],
+  application: [
+    'name', 'description', 'git_repository', 'build_mode', 'dockerfile_path', 'docker_target_build_stage', 'cpu', 'memory',
+    'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
+    'auto_preview', 'auto_deploy', 'arguments', 'entrypoint', 'ports', 'storage', 'annotations_groups', 'labels_groups',
+    'icon_uri', 'autoscaling',
+  ],
+  container: [
+    'name', 'description', 'registry_id', 'image_name', 'tag', 'arguments', 'entrypoint', 'cpu', 'memory', 'gpu',
+    'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
+    'auto_preview', 'auto_deploy', 'ports', 'storage', 'annotations_groups', 'labels_groups', 'icon_uri', 'autoscaling',
+  ],
+  database: [
+    'name', 'description', 'version', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'annotations_groups',
+    'labels_groups', 'icon_uri', 'disk_type',
+  ],
+  job: [
+    'name', 'description', 'cpu', 'memory', 'gpu', 'max_nb_restart', 'max_duration_seconds', 'auto_preview', 'port',
+    'healthchecks', 'auto_deploy', 'annotations_groups', 'labels_groups', 'icon_uri', 'source', 'schedule',
+  ],
+  helm: [
+    'name', 'description', 'timeout_sec', 'auto_preview', 'auto_deploy', 'arguments', 'allow_cluster_wide_resources',
+    'icon_uri', 'source', 'values_override', 'ports', 'annotations_groups', 'labels_groups',
+  ],
+  terraform: [
+    'name', 'description', 'auto_deploy_config', 'terraform_files_source', 'terraform_variables_source', 'backend', 'engine',
+    'provider_version', 'job_resources', 'timeout_sec', 'use_cluster_credentials', 'action_extra_arguments',
+    'dockerfile_fragment', 'icon_uri',
+  ],
+};
+
+const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
+const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite'];
+
+function pick(o: Obj, fields: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
+  return out;
+}
+
+function gitProviderOf(url: unknown): string {
+  const u = String(url ?? '').toLowerCase();
+  if (u.includes('gitlab')) return 'GITLAB';
+  if (u.includes('bitbucket')) return 'BITBUCKET';
+  return 'GITHUB';
+}
+
+function gitRequest(g: unknown): Obj | undefined {
+  if (!isObj(g)) return undefined;
+  const out = pick(g, GIT_FIELDS);
+  if (out.provider === undefined) out.provider = gitProviderOf(out.url);
+  return out;
+}
+
+/** `[{id, name, ...}]` or `[name]` resolved -> `[{id}]`. */
+function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: IdRegistry, wantedBy: Address): Obj[] {
+  if (!Array.isArray(v)) return [];
+  return v.map((g) => (typeof g === 'string' ? { id: refs.idOf(kind, g, wantedBy) } : { id: (g as Obj).id }));
+}
+
+/** The live record reduced to what the update request accepts, in request shape. */
+export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
+  const fields = REQUEST_FIELDS[kind] ?? [];
+  const out = pick(record, fields);
+  if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
+  if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
+  if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pick(p, PORT_FIELDS));
+  for (const g of ['annotations_groups', 'labels_groups'] as const) {
+    if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
+  }
+  if (kind === 'job' && isObj(out.source)) out.source = jobSourceFromRecord(out.source);
+  if (kind === 'helm' && isObj(out.source) && isObj(out.source.git_repository)) {
+    out.source = { git_repository: gitRequest(out.source.git_repository) };
+  }
+  if (kind === 'terraform' && isObj(out.terraform_files_source) && isObj(out.terraform_files_source.git_repository)) {
+    out.terraform_files_source = { ...out.terraform_files_source, git_repository: gitRequest(out.terraform_files_source.git_repository) };
+  }
+  if (kind === 'alert_rule' && Array.isArray(record.alert_receiver_ids)) out.alert_receiver_ids = [...record.alert_receiver_ids];
+  return out;
+}
+
+function jobSourceFromRecord(src: Obj): Obj {
+  if (isObj(src.image)) {
+    const i = src.image;
+    return { image: { image_name: i.image_name, tag: i.tag, registry_id: i.registry_id ?? (isObj(i.registry) ? i.registry.id : undefined) } };
+  }
+  if (isObj(src.docker)) {
+    const d = src.docker;
+    return { docker: { ...pick(d, ['dockerfile_path', 'dockerfile_raw', 'docker_target_build_stage']), git_repository: gitRequest(d.git_repository) } };
+  }
+  return src;
+}
+
+/** Lays desired over base: nested objects merge (the manifest owns only the sub-fields it sets). */
+export function overlay(base: Obj, desired: Obj, replaceWhole: ReadonlySet<string> = new Set()): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === undefined) continue;
+    out[k] = !replaceWhole.has(k) && isObj(v) && isObj(base[k]) ? overlay(base[k] as Obj, v) : v;
+  }
+  return out;
+}
+
+/** Desired ports matched to live ports by internal_port, so that the PUT keeps their ids. */
+function portsWithIds(desired: unknown, live: unknown): unknown {
+  if (!Array.isArray(desired)) return desired;
+  const byPort = new Map<number, Obj>();
+  if (Array.isArray(live)) for (const p of live as Obj[]) byPort.set(Number(p.internal_port), p);
+  return (desired as Obj[]).map((p) => {
+    const lp = byPort.get(Number(p.internal_port));
+    return { ...(lp ? pick(lp, PORT_FIELDS) : {}), ...p, publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false };
+  });
+}
+
+export interface BodyContext {
+  address: Address;
+  refs: IdRegistry;
+  /** Key of the secret fingerprints written into descriptions. */
+  fingerprintKey: string;
+  sensitiveFields?: readonly string[];
+}
+
+/** Fingerprints of the desired secret values, keyed as the plan keys them (`value`, `tf_vars.KEY`, ...). */
+export function secretFingerprints(attrs: Obj, sensitiveFields: readonly string[], key: string): Record<string, string> {
+  const fps: Record<string, string> = {};
+  for (const f of sensitiveFields) {
+    const v = attrs[f];
+    if (isSecretValue(v)) fps[f] = fingerprint(v.reveal(), key);
+    else if (f === 'terraform_variables_source' && isObj(v) && Array.isArray(v.tf_vars)) {
+      for (const t of v.tf_vars as Array<{ key: string; value: unknown }>) {
+        if (isSecretValue(t.value)) fps[`tf_vars.${t.key}`] = fingerprint((t.value as SecretValue).reveal(), key);
+      }
+    }
+  }
+  return fps;
+}
+
+/** Desired attrs in request shape: names resolved to ids, secrets fingerprinted into the description. */
+export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContext): Obj {
+  const a: Obj = { ...attrs };
+  const { refs, address } = ctx;
+  for (const g of ['annotations_groups', 'labels_groups'] as const) {
+    if (a[g] !== undefined) a[g] = groupIds(a[g], g === 'annotations_groups' ? 'annotations_group' : 'labels_group', refs, address);
+  }
+  if (a.git_repository !== undefined) a.git_repository = gitRequest(a.git_repository);
+  if (kind === 'container' && typeof a.registry === 'string') {
+    a.registry_id = refs.idOf('container_registry', a.registry, address);
+    delete a.registry;
+  }
+  if (kind === 'job' && isObj(a.source)) {
+    const s = a.source;
+    if (isObj(s.image)) {
+      const { registry, ...rest } = s.image;
+      a.source = { image: { ...rest, ...(typeof registry === 'string' ? { registry_id: refs.idOf('container_registry', registry, address) } : {}) } };
+    } else if (isObj(s.docker)) {
+      a.source = { docker: { ...s.docker, git_repository: gitRequest(s.docker.git_repository) } };
+    }
+  }
+  if (kind === 'helm' && isObj(a.source) && isObj(a.source.git_repository)) a.source = { git_repository: gitRequest(a.source.git_repository) };
+  if (kind === 'terraform' && isObj(a.terraform_files_source)) {
+    a.terraform_files_source = { ...a.terraform_files_source, git_repository: gitRequest(a.terraform_files_source.git_repository) };
+  }
+  if (kind === 'alert_rule') {
+    if (Array.isArray(a.alert_receivers)) a.alert_receiver_ids = (a.alert_receivers as string[]).map((n) => refs.idOf('alert_receiver', n, address));
+    delete a.alert_receivers;
+    delete a.target;
+  }
+  if (kind === 'environment') delete a.cluster;
+  if (kind === 'deployment_stage') {
+    delete a.services;
+    delete a.after;
+  }
+  const fps = secretFingerprints(attrs, ctx.sensitiveFields ?? [], ctx.fingerprintKey);
+  if (Object.keys(fps).length > 0) a.description = withFingerprintMarker(a.description as string | null | undefined, fps);
+  return a;
+}
+
+const REPLACED_WHOLE = new Set(['source', 'schedule', 'values_override', 'ports', 'annotations', 'labels', 'scopes', 'events']);
+
+/** A full-replacement update body: live record (request fields only) with the desired attrs laid over it. */
+export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ctx: BodyContext): Obj {
+  const base = recordToRequest(kind, record);
+  const desired = desiredToRequest(kind, attrs, ctx);
+  if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
+  const body = overlay(base, desired, REPLACED_WHOLE);
+  const fields = new Set(REQUEST_FIELDS[kind] ?? Object.keys(body));
+  return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
+}
+
+/** Defaults for request fields the API requires but the manifest may leave out. */
+function createDefaults(kind: ResourceKind): Obj {
+  switch (kind) {
+    case 'application':
+    case 'container':
+      return { healthchecks: {} };
+    case 'job':
+      return { healthchecks: {} };
+    case 'helm':
+      return { auto_deploy: false, arguments: [], values_override: {} };
+    case 'terraform':
+      return {
+        description: '',
+        auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+        terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
+        backend: { kubernetes: {} },
+        engine: 'TERRAFORM',
+        provider_version: { read_from_terraform_block: true, explicit_version: '' },
+        job_resources: { cpu_milli: 500, ram_mib: 512, storage_gib: 1 },
+      };
+    case 'alert_rule':
+      return { description: '', tag: '', for_duration: 'PT5M', presentation: {}, enabled: true };
+    case 'alert_receiver':
+      return { description: '', send_resolved: false };
+    case 'webhook':
+      return { kind: 'STANDARD', enabled: true };
+    default:
+      return {};
+  }
+}
+
+/** A create body: defaults, then the desired attrs in request shape. */
+export function createBody(kind: ResourceKind, attrs: Obj, ctx: BodyContext): Obj {
+  const desired = desiredToRequest(kind, attrs, ctx);
+  const body = overlay(createDefaults(kind), desired);
+  if (kind === 'alert_rule' && isObj(body.condition)) {
+    body.condition = { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, ...body.condition };
+  }
+  if (Array.isArray(body.ports)) body.ports = portsWithIds(body.ports, undefined);
+  if (body.description === null && (kind === 'terraform' || kind === 'alert_rule' || kind === 'alert_receiver')) body.description = '';
+  return body;
+}
+
+/** The address of the scope (project / environment) a variable alias or override points to. */
+export function scopeAddress(variableAddress: Address, scope: string): Address {
+  const segs = parseAddress(variableAddress);
+  const project = addressOf('project', segs[0]!.name);
+  if (scope === 'PROJECT') return project;
+  if (scope === 'ENVIRONMENT') return addressOf('environment', segs[1]!.name, project);
+  throw new Error(`unsupported variable scope ${scope}`);
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraph } from '../../src/graph/build.js';
+import type { Manifest } from '../../src/manifest/types.js';
+import { fetchLiveState } from '../../src/live/fetch.js';
+import { FakeApi } from '../apply/fake-api.js';
+
+const ORG = 'org-1';
+
+function manifest(): Manifest {
+  return {
+    version: 1,
+    projects: [
+      {
+        name: 'shop',
+        variables: [{ key: 'REGION', value: 'eu' }],
+        environments: [
+          {
+            name: 'prod',
+            cluster: 'production-cluster',
+            services: [
+              { type: 'application', name: 'api', git_repository: { url: 'https://github.com/x/api' }, variables: [{ key: 'LOG', value: 'info' }] },
+              { type: 'application', name: 'worker', git_repository: { url: 'https://github.com/x/w' } },
+              { type: 'database', name: 'db', database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER' },
+            ],
+          },
+          // Declared but not live yet: nothing to read below it.
+          { name: 'staging', cluster: 'staging-cluster', services: [] },
+        ],
+      },
+    ],
+  } as Manifest;
+}
+
+function liveApi() {
+  const rec = (id: string, extra: Record<string, unknown>) => ({ id, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', ...extra });
+  return new FakeApi()
+    .on('GET', '/organization', () => rec(ORG, { name: 'Acme' }))
+    .on('GET', `/organization/${ORG}/project`, () => ({ results: [rec('p1', { name: 'shop' }), rec('p2', { name: 'other' })] }))
+    .on('GET', `/organization/${ORG}/cluster`, () => ({ results: [rec('c1', { name: 'production-cluster' }), rec('c2', { name: 'staging-cluster' })] }))
+    .on('GET', '/project/p1/environment', () => ({ results: [rec('e1', { name: 'prod', mode: 'PRODUCTION', cluster_id: 'c1' })] }))
+    .on('GET', '/environment/e1/services', () => ({
+      results: [
+        rec('s1', { name: 'api', service_type: 'APPLICATION', git_repository: { url: 'https://github.com/x/api' } }),
+        rec('s2', { name: 'worker', service_type: 'APPLICATION', git_repository: { url: 'https://github.com/x/w' } }),
+        rec('s3', { name: 'db', service_type: 'DATABASE', type: 'POSTGRESQL', version: '16', mode: 'CONTAINER' }),
+        rec('s4', { name: 'legacy', service_type: 'CONTAINER' }),
+      ],
+    }))
+    .on('GET', '/variable', ({ query }) => {
+      const inherited = rec('vp', { key: 'REGION', value: 'eu', scope: 'PROJECT', variable_type: 'VALUE', is_secret: false });
+      if (query?.scope === 'PROJECT') return { results: [inherited] };
+      return {
+        results: [
+          inherited,
+          rec('vb', { key: 'QOVERY_X', value: 'x', scope: 'BUILT_IN', variable_type: 'BUILT_IN', is_secret: false }),
+          rec('vs', { key: 'LOG', value: 'debug', scope: 'APPLICATION', variable_type: 'VALUE', is_secret: false }),
+        ],
+      };
+    });
+}
+
+describe('fetchLiveState', () => {
+  it('reads with list endpoints only: one per needed org list, per project, per environment, per service with variables', async () => {
+    const { graph, diagnostics } = buildGraph(manifest());
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const api = liveApi();
+    const live = await fetchLiveState(api, graph, { parallelism: 1 });
+    const calls = api.calls.map((c) => `${c.method} ${c.path}${c.query ? ' ' + new URLSearchParams(c.query as Record<string, string>).toString() : ''}`);
+    expect(calls.sort()).toEqual(
+      [
+        'GET /organization',
+        `GET /organization/${ORG}/project`,
+        `GET /organization/${ORG}/cluster`,
+        'GET /project/p1/environment',
+        'GET /variable parent_id=p1&scope=PROJECT',
+        'GET /environment/e1/services',
+        // only `api` declares variables; `worker` does not and the database cannot have any
+        'GET /variable parent_id=s1&scope=APPLICATION',
+      ].sort(),
+    );
+    expect(live.requestCount).toBe(7);
+    // formula: 1 per service with variables + 3 per environment + 2 per project + org-level lists
+    expect(live.requestCount).toBeLessThanOrEqual(1 + 3 * 1 + 2 * 1 + 8);
+  });
+
+  it('normalises every record read under its address, keeping only each scope its own variables', async () => {
+    const { graph } = buildGraph(manifest());
+    const live = await fetchLiveState(liveApi(), graph);
+    expect(live.organizationId).toBe(ORG);
+    const addrs = [...live.resources.keys()].sort();
+    expect(addrs).toEqual(
+      [
+        'cluster.production-cluster',
+        'cluster.staging-cluster',
+        'project.other',
+        'project.shop',
+        'project.shop/environment.prod',
+        'project.shop/environment.prod/application.api',
+        'project.shop/environment.prod/application.api/variable.LOG',
+        'project.shop/environment.prod/application.worker',
+        'project.shop/environment.prod/container.legacy',
+        'project.shop/environment.prod/database.db',
+        'project.shop/variable.REGION',
+      ].sort(),
+    );
+    const v = live.resources.get('project.shop/environment.prod/application.api/variable.LOG')!;
+    expect(v.id).toBe('vs');
+    expect(v.attrs).toMatchObject({ key: 'LOG', value: 'debug', is_secret: false });
+    expect(live.resources.get('project.shop/environment.prod')!.attrs).toMatchObject({ cluster: 'production-cluster' });
+  });
+});
