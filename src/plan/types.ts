@@ -43,11 +43,7 @@ export interface FieldChange {
   after?: unknown;
   /** The field holds a secret: values never appear, fingerprints do. */
   sensitive?: boolean;
-  /** Fingerprint recorded on the live record, when there is one. */
-  before_fingerprint?: string;
-  /** Fingerprint of the desired value: apply checks the value it re-reads against it. */
-  after_fingerprint?: string;
-  /** The live record has no fingerprint (not written by driftless): the value is unknown and is rewritten once. */
+  /** The live record has no fingerprint for a secret in this field (not written by driftless): the value is unknown and is rewritten once. */
   before_unknown?: boolean;
   /** This field cannot be changed in place: the resource is replaced. */
   forces_replace?: boolean;
@@ -88,6 +84,13 @@ export interface ResourceChange {
   before?: Record<string, unknown>;
   /** Names of attrs that hold secrets. */
   sensitive_fields?: string[];
+  /**
+   * Fingerprints of every secret of the desired record, keyed by marker field (`value`,
+   * `webhook_url`, `target_secret`, `tf_vars.KEY`...): apply writes the description as
+   * `withFingerprintMarker(after.description, fingerprints)` and checks the secrets it re-reads
+   * against them.
+   */
+  fingerprints?: Record<string, string>;
   /** Service deployment, independent of the config action (a no-op service may still deploy). */
   deploy?: DeployMark;
   /** Addresses this change waits for (parent and dependencies that are themselves in the plan). */

@@ -1,0 +1,319 @@
+/**
+ * computePlan: DesiredGraph + LiveState -> Plan. Pure and deterministic (same inputs, same plan),
+ * linear in the number of resources: every lookup goes through a Map.
+ */
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
+import { matchKey } from '../model/resource.js';
+import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
+import { deployOrder, markDeploys } from './deploy.js';
+import type { ActionList, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
+import { PLAN_FORMAT_VERSION } from './types.js';
+
+/** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
+const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry']);
+/** Live objects the plan records ids for even when untouched: apply resolves names through them. */
+const REFERENCE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
+  'cluster',
+  'container_registry',
+  'annotations_group',
+  'labels_group',
+  'alert_receiver',
+]);
+
+export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanOptions = {}): Plan {
+  const diagnostics: Diagnostic[] = [];
+  const allowDataLoss = options.allowDataLoss === true;
+  const key = options.fingerprintKey;
+
+  const liveByMatch = new Map<string, LiveResource>();
+  for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
+  const liveOf = new Map<Address, Address>();
+  for (const address of graph.order) {
+    const l = live.resources.get(address) ?? liveByMatch.get(matchKey(address));
+    if (l) liveOf.set(address, l.address);
+  }
+  const claimed = new Set(liveOf.values());
+  const stageAdjust = stageLiveAttrs(graph, live, liveOf);
+
+  const changes: ResourceChange[] = [];
+  /** Desired addresses created fresh while a live one existed: their live children go with them. */
+  const recreated = new Set<Address>();
+
+  for (const address of graph.order) {
+    const d = graph.resources.get(address)!;
+    const liveAddr = liveOf.get(address);
+    const l = liveAddr === undefined ? undefined : live.resources.get(liveAddr)!;
+    const c = baseChange(d);
+    if (READ_ONLY_KINDS.has(d.kind) && !l) {
+      diagnostics.push(
+        error('live.not-found', `${d.kind === 'organization' ? 'the organization' : `${d.kind} "${d.name}"`} does not exist and cannot be created through the API`, {
+          detail: d.kind === 'cluster' ? `Known clusters: ${namesOf(live, 'cluster').join(', ') || '(none)'}.` : undefined,
+          address,
+          range: d.source,
+        }),
+      );
+      c.actions = ['no-op'];
+      changes.push(c);
+      continue;
+    }
+    if (!l) {
+      c.actions = ['create'];
+      setFingerprints(c, d, key);
+      c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+      if (d.cloneFrom) {
+        c.clone_from = d.cloneFrom;
+        if (!graph.resources.has(d.cloneFrom) && !liveByMatch.has(matchKey(d.cloneFrom)))
+          diagnostics.push(
+            error('ref.unresolved', `database ${d.name}: clone source ${d.cloneFrom} is neither declared nor live`, { address, range: d.source }),
+          );
+      }
+      changes.push(c);
+      continue;
+    }
+    c.id = l.id;
+    c.version = l.version;
+    if (d.parent && recreated.has(d.parent)) {
+      // The parent is replaced: this object is deleted with it and created again.
+      recreated.add(address);
+      c.actions = ['delete', 'create'];
+      c.reasons.push(`replaced with its parent ${d.parent}`);
+      c.before = l.attrs;
+      setFingerprints(c, d, key);
+      c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+      guardDataLoss(c, allowDataLoss);
+      changes.push(c);
+      continue;
+    }
+    const diff = diffAttrs(d, l, key, stageAdjust.get(address) ?? l.attrs);
+    c.fields = diff.fields;
+    if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
+    if (diff.fields.length === 0) {
+      c.actions = ['no-op'];
+    } else {
+      c.before = l.attrs;
+      c.after = sanitizedAttrs(d, diff.fingerprints);
+      const immutable = diff.fields.filter((f) => f.forces_replace);
+      if (immutable.length > 0) {
+        c.actions = ['delete', 'create'];
+        for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
+        recreated.add(address);
+        guardDataLoss(c, allowDataLoss);
+      } else {
+        c.actions = ['update'];
+        if (d.kind === 'cluster' && d.attrs.upgrade_kubernetes === true) {
+          c.reasons.push(`upgrade Kubernetes ${show(l.attrs.kubernetes_version)} -> ${show(l.attrs.next_k8s_available_version)}`);
+        }
+      }
+    }
+    changes.push(c);
+  }
+
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, allowDataLoss));
+  markDeploys(changes, graph, live, liveOf);
+
+  const summary = summarize(changes);
+  if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
+    diagnostics.push(
+      error('plan.max-destroy', `The plan destroys ${summary.destroy} resources, more than --max-destroy ${options.maxDestroy}`, {
+        detail: 'Review the deletions and replacements above; raise --max-destroy if they are intended.',
+      }),
+    );
+  }
+  const plan: Plan = {
+    format_version: PLAN_FORMAT_VERSION,
+    organization_id: live.organizationId,
+    changes,
+    summary,
+    deploy_order: deployOrder(changes, graph),
+    live_objects: liveObjects(changes, live),
+    request_count: live.requestCount,
+    options: { allow_data_loss: allowDataLoss },
+    applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error'),
+    diagnostics,
+  };
+  if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
+  if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
+  return plan;
+}
+
+function baseChange(d: DesiredResource): ResourceChange {
+  const c: ResourceChange = { address: d.address, kind: d.kind, name: d.name, actions: ['no-op'], status: 'planned', reasons: [], fields: [], depends_on: [] };
+  if (d.parent !== undefined) {
+    c.parent = d.parent;
+    c.depends_on.push(d.parent);
+  }
+  c.depends_on.push(...d.dependsOn);
+  if (d.sensitiveFields && d.sensitiveFields.length > 0) c.sensitive_fields = [...d.sensitiveFields];
+  return c;
+}
+
+function setFingerprints(c: ResourceChange, d: DesiredResource, key: string | undefined): void {
+  const fps = desiredFingerprints(d, key);
+  if (Object.keys(fps).length > 0) c.fingerprints = fps;
+}
+
+function sanitizedAttrs(d: DesiredResource, fps: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d.attrs)) out[k] = sanitize(v, fps, k);
+  return out;
+}
+
+function guardDataLoss(c: ResourceChange, allowDataLoss: boolean): void {
+  if (c.kind !== 'database' || allowDataLoss) return;
+  c.status = 'blocked';
+  c.reasons.push('destroys the data of a database: re-run with --allow-data-loss to permit it');
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return '(none)';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function namesOf(live: LiveState, kind: ResourceKind): string[] {
+  const out: string[] = [];
+  for (const l of live.resources.values()) if (l.kind === kind) out.push(l.name);
+  return out.sort();
+}
+
+/**
+ * Live resources the manifest does not declare: deleted with a replaced or pruned ancestor, deleted
+ * when their scope opts into pruning their kind, otherwise listed as unmanaged. Children of an
+ * unmanaged resource are not listed (the unmanaged ancestor stands for them).
+ * Returned children-first (reverse address order), the order deletions must run in.
+ */
+function undeclared(
+  graph: DesiredGraph,
+  live: LiveState,
+  claimed: Set<Address>,
+  recreated: Set<Address>,
+  liveOf: Map<Address, Address>,
+  allowDataLoss: boolean,
+): ResourceChange[] {
+  // Live address of a parent -> desired resource, for prune scopes.
+  const desiredOfLive = new Map<Address, DesiredResource>();
+  for (const [d, l] of liveOf) desiredOfLive.set(l, graph.resources.get(d)!);
+  const recreatedLive = new Set<Address>();
+  for (const d of recreated) {
+    const l = liveOf.get(d);
+    if (l) recreatedLive.add(l);
+  }
+  const candidates = [...live.resources.values()]
+    .filter((l) => !claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN')
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  // Parents first to decide, then emitted children-first.
+  const fate = new Map<Address, 'delete' | 'unmanaged' | 'hidden'>();
+  const out: ResourceChange[] = [];
+  for (const l of candidates) {
+    const c: ResourceChange = {
+      address: l.address,
+      kind: l.kind,
+      name: l.name,
+      actions: ['no-op'],
+      status: 'unmanaged',
+      reasons: [],
+      fields: [],
+      depends_on: [],
+      id: l.id,
+      version: l.version,
+      before: l.attrs,
+    };
+    if (l.parent !== undefined) c.parent = l.parent;
+    const parentFate = l.parent === undefined ? undefined : fate.get(l.parent);
+    if (parentFate === 'unmanaged' || parentFate === 'hidden') {
+      fate.set(l.address, 'hidden');
+      continue;
+    }
+    let deleteReason: string | undefined;
+    let viaParent: Address | undefined;
+    if (parentFate === 'delete') {
+      viaParent = l.parent;
+      deleteReason = `deleted with ${l.parent}`;
+    } else if (l.parent !== undefined && recreatedLive.has(l.parent)) {
+      viaParent = l.parent;
+      deleteReason = `deleted with ${l.parent}, which is replaced`;
+    } else {
+      const prune = l.parent === undefined ? graph.prune : desiredOfLive.get(l.parent)?.prune;
+      if (prune?.includes(l.kind)) deleteReason = `not in the manifest, and ${l.parent ?? 'the organization'} prunes ${l.kind} resources`;
+    }
+    if (deleteReason === undefined) {
+      c.reasons.push('not in the manifest (pruning is off for its scope)');
+      fate.set(l.address, 'unmanaged');
+      out.push(c);
+      continue;
+    }
+    fate.set(l.address, 'delete');
+    c.actions = ['delete'] as ActionList;
+    c.status = 'planned';
+    c.reasons.push(deleteReason);
+    if (viaParent !== undefined) c.via_parent = viaParent;
+    guardDataLoss(c, allowDataLoss);
+    out.push(c);
+  }
+  return out.reverse();
+}
+
+function summarize(changes: ResourceChange[]): PlanSummary {
+  const s: PlanSummary = { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0, blocked: 0 };
+  for (const c of changes) {
+    if (c.status === 'unmanaged') s.unmanaged++;
+    if (c.status === 'blocked') s.blocked++;
+    if (c.deploy) s.deploy++;
+    const [a, b] = c.actions;
+    if (a === 'create') s.add++;
+    else if (a === 'update') s.change++;
+    else if (a === 'delete') {
+      s.destroy++;
+      if (b === 'create') s.add++;
+    }
+  }
+  return s;
+}
+
+function liveObjects(changes: ResourceChange[], live: LiveState): Plan['live_objects'] {
+  const out: Plan['live_objects'] = {};
+  for (const l of live.resources.values()) if (REFERENCE_KINDS.has(l.kind)) out[l.address] = { id: l.id, version: l.version };
+  for (const c of changes) {
+    if (c.id !== undefined && c.version !== undefined && c.status !== 'unmanaged') out[c.address] = { id: c.id, version: c.version };
+  }
+  return out;
+}
+
+/**
+ * Live attrs of desired deployment stages, adjusted to what the manifest owns: `after` is the
+ * previous stage among the stages the manifest declares (in live deployment_order), and `services`
+ * keeps only services the manifest declares in that environment.
+ */
+function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): Map<Address, Record<string, unknown>> {
+  const out = new Map<Address, Record<string, unknown>>();
+  const byEnv = new Map<Address, Array<{ desired: DesiredResource; live: LiveResource }>>();
+  const servicesByEnv = new Map<Address, Set<string>>();
+  for (const address of graph.order) {
+    const d = graph.resources.get(address)!;
+    if (d.parent === undefined) continue;
+    if (d.kind === 'deployment_stage') {
+      const la = liveOf.get(address);
+      if (la === undefined) continue;
+      const list = byEnv.get(d.parent) ?? [];
+      list.push({ desired: d, live: live.resources.get(la)! });
+      byEnv.set(d.parent, list);
+    } else if (d.kind === 'application' || d.kind === 'container' || d.kind === 'database' || d.kind === 'job' || d.kind === 'helm' || d.kind === 'terraform') {
+      const set = servicesByEnv.get(d.parent) ?? new Set<string>();
+      set.add(d.name);
+      servicesByEnv.set(d.parent, set);
+    }
+  }
+  for (const [env, stages] of byEnv) {
+    const sorted = [...stages].sort((a, b) => Number(a.live.attrs.deployment_order ?? 0) - Number(b.live.attrs.deployment_order ?? 0));
+    const managed = servicesByEnv.get(env) ?? new Set<string>();
+    sorted.forEach((s, i) => {
+      const attrs: Record<string, unknown> = { ...s.live.attrs };
+      if (i > 0) attrs.after = sorted[i - 1]!.desired.name;
+      else delete attrs.after;
+      if (Array.isArray(attrs.services)) attrs.services = (attrs.services as string[]).filter((n) => managed.has(n));
+      out.set(s.desired.address, attrs);
+    });
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+/**
+ * Deployment marking: which services the plan deploys, why, and in which order.
+ *
+ * A service is deployed when it is created or replaced, when its configuration changed (fields
+ * other than description / icon_uri), when a variable it sees changed (its own, its environment's,
+ * its project's: created, updated, replaced or pruned), when its pinned git_commit_id differs from
+ * the deployed commit, or when the live service reports NEVER_DEPLOYED.
+ *
+ * NOTE: NEVER_DEPLOYED marks a deploy so that an apply interrupted (or failed) between creating a
+ * service and deploying it converges on the next run, and so that `drift` reports a declared service
+ * that is not running. It does not mark OUT_OF_DATE: the platform sets that on its own (auto-deploy
+ * of new commits), and deploying it would fight the platform rather than follow the manifest.
+ */
+import type { Address, DesiredGraph, LiveState } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
+import { NON_DEPLOY_FIELDS } from '../graph/attrs.js';
+import type { DeployGroup, DeployMark, ResourceChange } from './types.js';
+
+export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): void {
+  // Variable changes per scope address (project, environment or service).
+  const changedKeys = new Map<Address, string[]>();
+  for (const c of changes) {
+    if (c.kind !== 'variable' || c.status !== 'planned' || c.actions[0] === 'no-op' || c.parent === undefined) continue;
+    const list = changedKeys.get(c.parent) ?? [];
+    list.push(c.name);
+    changedKeys.set(c.parent, list);
+  }
+  for (const c of changes) {
+    if (!isServiceKind(c.kind) || c.status !== 'planned') continue;
+    if (c.actions[0] === 'delete' && c.actions.length === 1) continue;
+    const desired = graph.resources.get(c.address);
+    if (!desired) continue;
+    const reasons: string[] = [];
+    if (c.actions[0] === 'create') reasons.push('created');
+    else if (c.actions.length === 2) reasons.push('replaced');
+    else {
+      const config = c.fields.filter((f) => !NON_DEPLOY_FIELDS.has(f.field)).map((f) => f.field);
+      if (config.length > 0) reasons.push(`configuration changed (${config.join(', ')})`);
+    }
+    const liveAddr = liveOf.get(c.address);
+    const l = liveAddr === undefined ? undefined : live.resources.get(liveAddr);
+    const pin = desired.deploy?.git_commit_id;
+    if (l && pin !== undefined && l.deployed?.git_commit_id !== pin) {
+      reasons.push(`git_commit_id ${short(l.deployed?.git_commit_id)} -> ${short(pin)}`);
+    }
+    if (c.kind !== 'database') {
+      const keys: string[] = [];
+      for (let scope: Address | undefined = c.address; scope !== undefined; scope = graph.resources.get(scope)?.parent) {
+        keys.push(...(changedKeys.get(scope) ?? []));
+      }
+      if (keys.length > 0) reasons.push(keys.length === 1 ? `variable ${keys[0]} changed` : `variables ${listSome(keys)} changed`);
+    }
+    if (reasons.length === 0 && l?.status?.service_deployment_status === 'NEVER_DEPLOYED') reasons.push('never deployed');
+    if (reasons.length === 0) continue;
+    const mark: DeployMark = { reasons };
+    if (pin !== undefined) mark.git_commit_id = pin;
+    if (desired.deploy?.image_tag !== undefined) mark.image_tag = desired.deploy.image_tag;
+    if (l?.deployed?.git_commit_id !== undefined) mark.before_git_commit_id = l.deployed.git_commit_id;
+    if (l?.deployed?.image_tag !== undefined) mark.before_image_tag = l.deployed.image_tag;
+    c.deploy = mark;
+  }
+}
+
+function short(commit: string | undefined): string {
+  if (commit === undefined) return '(none)';
+  return /^[0-9a-f]{12,}$/i.test(commit) ? commit.slice(0, 8) : commit;
+}
+
+function listSome(keys: string[]): string {
+  const uniq = [...new Set(keys)];
+  return uniq.length <= 3 ? uniq.join(', ') : `${uniq.slice(0, 3).join(', ')} and ${uniq.length - 3} more`;
+}
+
+/**
+ * Deploy order per environment: services in no stage of the manifest first (they stay in the
+ * environment's default stage, which the API places first), then the manifest's stages in order.
+ */
+export function deployOrder(changes: ResourceChange[], graph: DesiredGraph): DeployGroup[] {
+  const byEnv = new Map<Address, ResourceChange[]>();
+  for (const c of changes) {
+    if (!c.deploy || c.parent === undefined) continue;
+    const list = byEnv.get(c.parent) ?? [];
+    list.push(c);
+    byEnv.set(c.parent, list);
+  }
+  if (byEnv.size === 0) return [];
+  const stagesOf = new Map<Address, Array<{ name: string; services: Set<string> }>>();
+  for (const address of graph.order) {
+    const r = graph.resources.get(address)!;
+    if (r.kind !== 'deployment_stage' || r.parent === undefined || !byEnv.has(r.parent)) continue;
+    const list = stagesOf.get(r.parent) ?? [];
+    list.push({ name: r.name, services: new Set((r.attrs.services as string[] | undefined) ?? []) });
+    stagesOf.set(r.parent, list);
+  }
+  const groups: DeployGroup[] = [];
+  for (const [environment, services] of byEnv) {
+    const stages = stagesOf.get(environment) ?? [];
+    const staged = new Set<Address>();
+    const out: DeployGroup['stages'] = [];
+    const stageServices = stages.map((st) => {
+      const members = services.filter((s) => st.services.has(s.name)).map((s) => s.address);
+      members.forEach((m) => staged.add(m));
+      return { stage: st.name, services: members };
+    });
+    const unstaged = services.filter((s) => !staged.has(s.address)).map((s) => s.address);
+    if (unstaged.length > 0) out.push({ stage: null, services: unstaged });
+    for (const s of stageServices) if (s.services.length > 0) out.push(s);
+    groups.push({ environment, stages: out });
+  }
+  return groups;
+}
