@@ -1,0 +1,248 @@
+/**
+ * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
+ *
+ *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
+ *   -> schema-validate each file -> merge -> duplicates, field combinations, references
+ *   -> resolve ${env:} / ${file:} and wrap secrets -> excerpts on every diagnostic
+ *
+ * Every problem found is reported at once; the manifest is returned only when there is no error
+ * (warnings allowed). The only side effects are reading the manifest files and the files they
+ * reference; the environment is passed in.
+ */
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { error, hasErrors, warning, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
+import { discoverManifestFiles, type ManifestFile } from './discover.js';
+import { findDuplicates } from './duplicates.js';
+import { mergeManifestFiles, type PartialFile } from './merge.js';
+import { DEFAULT_PARSE_LIMITS, looksBinary, parseYamlFile, type ParseLimits } from './parse-yaml.js';
+import { checkReferences, type ReferenceContext } from './references.js';
+import { resolveManifest, type FileReadResult } from './resolve.js';
+import { validateManifestSchema } from './schema-validate.js';
+import { findSecretRanges } from './secret-ranges.js';
+import { checkShapes } from './shape-checks.js';
+import type { Manifest } from './types.js';
+
+export interface LoadLimits extends ParseLimits {
+  /** Largest manifest file read, in bytes. */
+  maxFileBytes: number;
+  /** Largest file a `${file:...}` reference may read, in bytes. */
+  maxReferencedFileBytes: number;
+}
+
+export const DEFAULT_LOAD_LIMITS: LoadLimits = {
+  ...DEFAULT_PARSE_LIMITS,
+  maxFileBytes: 1024 * 1024,
+  maxReferencedFileBytes: 1024 * 1024,
+};
+
+export interface LoadOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Names that exist outside the manifest (clusters, registries); unchecked when omitted. */
+  references?: ReferenceContext;
+  limits?: Partial<LoadLimits>;
+}
+
+export interface LoadResult {
+  /** Present when there is no error. */
+  manifest?: Manifest;
+  /** Errors and warnings, sorted by file, line and column, each with its excerpt. */
+  diagnostics: Diagnostic[];
+  /** The manifest files read, as shown in diagnostics (relative to cwd when inside it). */
+  files: string[];
+}
+
+interface FileText {
+  file: ManifestFile;
+  text: string;
+  lineStarts: number[];
+}
+
+export async function loadManifest(paths: readonly string[], opts: LoadOptions): Promise<LoadResult> {
+  return loadManifestSync(paths, opts);
+}
+
+/** The same as loadManifest, synchronously (the work is CPU-bound and local). */
+export function loadManifestSync(paths: readonly string[], opts: LoadOptions): LoadResult {
+  const limits: LoadLimits = { ...DEFAULT_LOAD_LIMITS, ...opts.limits };
+  const discovered = discoverManifestFiles(paths, opts.cwd);
+  const diagnostics: Diagnostic[] = [...discovered.diagnostics];
+  const texts = new Map<string, FileText>();
+  const parts: PartialFile[] = [];
+  const rawValues: unknown[] = [];
+
+  for (const file of discovered.files) {
+    const read = readManifestFile(file, limits);
+    if ('diagnostic' in read) {
+      diagnostics.push(read.diagnostic);
+      continue;
+    }
+    const parsed = parseYamlFile(read.text, file.display, limits);
+    texts.set(file.display, { file, text: read.text, lineStarts: parsed.lineCounter.lineStarts });
+    diagnostics.push(...parsed.diagnostics);
+    if (parsed.diagnostics.length > 0) continue;
+    if (parsed.value === undefined || parsed.value === null) {
+      diagnostics.push(warning('manifest.empty-file', 'the file is empty', { detail: 'It declares nothing.', range: { file: file.display, start: { line: 1, col: 1 } } }));
+      continue;
+    }
+    rawValues.push(parsed.value);
+    if (typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+      diagnostics.push(
+        error('schema.wrong-type', 'a manifest file must be a mapping at the top level', {
+          detail: 'Start with `version: 1` and top-level keys such as `projects:`.',
+          range: { file: file.display, start: { line: 1, col: 1 } },
+        }),
+      );
+      continue;
+    }
+    const schemaDiags = validateManifestSchema(parsed.value, file.display);
+    diagnostics.push(...schemaDiags);
+    if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
+  }
+
+  let manifest: Manifest | undefined;
+  if (!hasErrors(diagnostics) && parts.length > 0) {
+    const merged = mergeManifestFiles(parts);
+    manifest = merged.manifest;
+    diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest), ...checkReferences(manifest, opts.references));
+    const resolved = resolveManifest(manifest, {
+      env: opts.env,
+      readFile: (ref, fromFile) => readReferencedFile(ref, texts.get(fromFile)?.file, limits),
+      refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
+    });
+    diagnostics.push(...resolved.diagnostics);
+  } else if (!hasErrors(diagnostics) && discovered.files.length > 0 && parts.length === 0 && discovered.diagnostics.length === 0) {
+    diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
+  }
+
+  const redactions = new Map<string, Redaction[]>();
+  for (const r of rawValues.flatMap((v) => findSecretRanges(v))) {
+    if (!r.end) continue;
+    const list = redactions.get(r.file) ?? [];
+    list.push({ start: r.start, end: r.end });
+    redactions.set(r.file, list);
+  }
+  const order = new Map(discovered.files.map((f, i) => [f.display, i]));
+  const finished = diagnostics
+    .map((d) => {
+      if (!d.range || d.excerpt !== undefined) return d;
+      const t = texts.get(d.range.file);
+      const excerpt = t ? makeExcerpt(t.text, d.range, redactions.get(d.range.file)) : undefined;
+      return excerpt === undefined ? d : { ...d, excerpt };
+    })
+    .sort((a, b) => compareRanges(a.range, b.range, order));
+
+  return {
+    manifest: hasErrors(finished) ? undefined : manifest ?? (discovered.files.length > 0 && !hasErrors(finished) ? emptyManifest() : undefined),
+    diagnostics: finished,
+    files: discovered.files.map((f) => f.display),
+  };
+}
+
+function emptyManifest(): Manifest {
+  return { version: 1 };
+}
+
+function compareRanges(a: SourceRange | undefined, b: SourceRange | undefined, order: Map<string, number>): number {
+  if (!a || !b) return a ? 1 : b ? -1 : 0;
+  const fa = order.get(a.file) ?? 0;
+  const fb = order.get(b.file) ?? 0;
+  return fa - fb || a.start.line - b.start.line || a.start.col - b.start.col;
+}
+
+function readManifestFile(file: ManifestFile, limits: LoadLimits): { text: string } | { diagnostic: Diagnostic } {
+  const at = { file: file.display, start: { line: 1, col: 1 } };
+  let size: number;
+  try {
+    size = statSync(file.path).size;
+  } catch {
+    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { range: at }) };
+  }
+  if (size > limits.maxFileBytes) {
+    return {
+      diagnostic: error('manifest.too-large', `the file is ${formatBytes(size)}, larger than the ${formatBytes(limits.maxFileBytes)} a manifest file may be`, {
+        detail: 'Split the manifest into several files of a directory.',
+        range: at,
+      }),
+    };
+  }
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file.path);
+  } catch {
+    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { range: at }) };
+  }
+  if (looksBinary(buf)) return { diagnostic: error('manifest.binary', 'this is a binary file, not YAML', { detail: 'A manifest file is UTF-8 text.', range: at }) };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+  } catch {
+    return { diagnostic: error('manifest.encoding', 'the file is not valid UTF-8', { detail: 'Save it as UTF-8.', range: at }) };
+  }
+  return { text: text.replace(/^\uFEFF/, '') };
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`;
+}
+
+/**
+ * Reads a `${file:PATH}` reference. PATH is relative to the manifest file and must stay inside the
+ * file's root (the directory given on the command line, or the file's own directory): no absolute
+ * path, no `..` escape, no symlink that leads out.
+ */
+export function readReferencedFile(ref: string, from: ManifestFile | undefined, limits: Pick<LoadLimits, 'maxReferencedFileBytes'>): FileReadResult {
+  if (!from) return { ok: false, reason: 'the manifest file is unknown' };
+  if (path.isAbsolute(ref) || /^[A-Za-z]:[\\/]/.test(ref) || ref.startsWith('~') || ref.startsWith('\\')) {
+    return { ok: false, reason: 'absolute paths are not allowed (write a path relative to the manifest file)' };
+  }
+  if (ref.includes('\0')) return { ok: false, reason: 'the path contains a NUL character' };
+  const target = path.resolve(path.dirname(from.path), ref);
+  if (!isInside(from.root, target)) return { ok: false, reason: 'the path leads outside the manifest directory' };
+  let real: string;
+  let realRoot: string;
+  try {
+    lstatSync(target);
+    real = realpathSync(target);
+    realRoot = realpathSync(from.root);
+  } catch {
+    return { ok: false, reason: 'no such file' };
+  }
+  if (!isInside(realRoot, real)) return { ok: false, reason: 'it is a symbolic link that leads outside the manifest directory' };
+  let st;
+  try {
+    st = statSync(real);
+  } catch {
+    return { ok: false, reason: 'no such file' };
+  }
+  if (!st.isFile()) return { ok: false, reason: 'it is not a regular file' };
+  if (st.size > limits.maxReferencedFileBytes) return { ok: false, reason: `it is larger than ${formatBytes(limits.maxReferencedFileBytes)}` };
+  try {
+    const buf = readFileSync(real);
+    if (looksBinary(buf)) return { ok: false, reason: 'it is a binary file (values are text)' };
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(buf) };
+  } catch {
+    return { ok: false, reason: 'it is not readable UTF-8 text' };
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Narrows `range` to the first occurrence of `needle` at or after its start (same line preferred). */
+function refineRange(range: SourceRange, needle: string, t: FileText | undefined): SourceRange {
+  if (!t) return range;
+  const lineStart = t.lineStarts[range.start.line - 1];
+  if (lineStart === undefined) return range;
+  const from = lineStart + range.start.col - 1;
+  const idx = t.text.indexOf(needle, from);
+  if (idx < 0 || idx > from + 4096) return range;
+  let line = range.start.line;
+  while (line < t.lineStarts.length && t.lineStarts[line]! <= idx) line++;
+  const col = idx - t.lineStarts[line - 1]! + 1;
+  return { file: range.file, start: { line, col }, end: { line, col: col + needle.length } };
+}

@@ -1,0 +1,200 @@
+/**
+ * One YAML file -> plain JS value with source ranges attached (see source-map.ts), or diagnostics.
+ *
+ * The file's text is hostile until proven otherwise: binary content, nesting deep enough to exhaust
+ * the parser, alias bombs and oversized files must end in a diagnostic, never in an exception, a hang
+ * or an out-of-memory crash. Checks that the YAML library cannot survive (flow nesting thousands deep
+ * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
+ */
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { error, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { attachFieldSource, attachSource } from './source-map.js';
+
+export interface ParseLimits {
+  /** Deepest nesting of mappings and sequences accepted (a manifest needs about 12). */
+  maxDepth: number;
+  /** How many alias (`*name`) expansions a file may contain. */
+  maxAliases: number;
+  /** Upper bound on the number of values built from one file, aliases included. */
+  maxNodes: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 64, maxAliases: 100, maxNodes: 500_000 };
+
+export interface ParsedFile {
+  file: string;
+  /** The top-level value (undefined when the file could not be parsed or is empty). */
+  value: unknown;
+  diagnostics: Diagnostic[];
+  lineCounter: LineCounter;
+}
+
+/** Positions of a file: offset -> 1-based line/col. */
+export function positionOf(lineCounter: LineCounter, offset: number): { line: number; col: number } {
+  const p = lineCounter.linePos(offset);
+  return p.line === 0 ? { line: 1, col: offset + 1 } : p;
+}
+
+/** Whether text looks binary: a NUL byte or a significant share of replacement characters. */
+export function looksBinary(buf: Uint8Array): boolean {
+  const n = Math.min(buf.length, 8192);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
+  return false;
+}
+
+/**
+ * The deepest flow-collection nesting (`[`/`{`) of the text, or the offset where it first exceeds
+ * `limit`. Quoted scalars and comments are skipped; the scan is approximate on purpose (it only has
+ * to catch pathological input before the parser does), and linear in the text length.
+ */
+export function findExcessiveFlowNesting(text: string, limit: number): number | undefined {
+  let depth = 0;
+  let quote: '"' | "'" | undefined;
+  let prev = '\n';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+      prev = c;
+      continue;
+    }
+    if (c === '#' && (prev === ' ' || prev === '\t' || prev === '\n')) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl;
+      prev = '\n';
+      continue;
+    }
+    if ((c === '"' || c === "'") && /[\s[{,:]/.test(prev)) quote = c;
+    else if (c === '[' || c === '{') {
+      if (++depth > limit) return i;
+    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+    prev = c;
+  }
+  return undefined;
+}
+
+class TooComplex extends Error {}
+
+export function parseYamlFile(text: string, file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedFile {
+  const lineCounter = new LineCounter();
+  const diagnostics: Diagnostic[] = [];
+  const at = (offset: number, endOffset?: number): SourceRange => ({
+    file,
+    start: positionOf(lineCounter, offset),
+    ...(endOffset !== undefined && endOffset > offset ? { end: positionOf(lineCounter, endOffset) } : {}),
+  });
+
+  const deepAt = findExcessiveFlowNesting(text, limits.maxDepth);
+  if (deepAt !== undefined) {
+    // The parser is not run, so compute line/col directly.
+    const before = text.slice(0, deepAt);
+    const line = before.split('\n').length;
+    const col = deepAt - before.lastIndexOf('\n');
+    diagnostics.push(
+      error('yaml.too-deep', `nesting deeper than ${limits.maxDepth} levels`, {
+        detail: 'A manifest needs a dozen levels at most; the file was not parsed.',
+        range: { file, start: { line, col } },
+      }),
+    );
+    return { file, value: undefined, diagnostics, lineCounter };
+  }
+
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  } catch (e) {
+    diagnostics.push(error('yaml.unparseable', 'the YAML parser gave up on this file', { detail: 'The file is too complex or malformed to parse.', range: { file, start: { line: 1, col: 1 } } }));
+    return { file, value: undefined, diagnostics, lineCounter };
+  }
+  for (const e of doc.errors) {
+    diagnostics.push(
+      error(`yaml.${e.code.toLowerCase().replace(/_/g, '-')}`, firstLine(e.message), { range: at(e.pos[0], e.pos[1]) }),
+    );
+  }
+  if (diagnostics.length > 0) return { file, value: undefined, diagnostics, lineCounter };
+
+  let aliases = 0;
+  let nodes = 0;
+  const build = (node: Node | null | undefined, depth: number, fallback: SourceRange): { value: unknown; range: SourceRange } => {
+    if (++nodes > limits.maxNodes) throw new TooComplex(`more than ${limits.maxNodes} values`);
+    if (depth > limits.maxDepth) {
+      diagnostics.push(error('yaml.too-deep', `nesting deeper than ${limits.maxDepth} levels`, { range: fallback }));
+      throw new TooComplex('');
+    }
+    if (node === null || node === undefined) return { value: null, range: fallback };
+    const range = node.range ? at(node.range[0], node.range[1]) : fallback;
+    if (isAlias(node)) {
+      if (++aliases > limits.maxAliases) {
+        diagnostics.push(
+          error('yaml.too-many-aliases', `more than ${limits.maxAliases} alias references (*name)`, {
+            detail: 'Anchors and aliases are allowed, but this many expansions looks like an alias bomb.',
+            range,
+          }),
+        );
+        throw new TooComplex('');
+      }
+      const target = node.resolve(doc);
+      if (!target) {
+        diagnostics.push(error('yaml.unknown-alias', `alias *${node.source} refers to no anchor`, { range }));
+        return { value: null, range };
+      }
+      // The value is the anchored node's, located where the alias is written.
+      return { value: build(target, depth + 1, range).value, range };
+    }
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'bigint') return { value: Number(v), range };
+      if (v instanceof Uint8Array) {
+        diagnostics.push(error('yaml.binary-value', 'binary (!!binary) values are not allowed in a manifest', { range }));
+        return { value: null, range };
+      }
+      return { value: v === undefined ? null : v, range };
+    }
+    if (isMap(node)) {
+      const obj: Record<string, unknown> = {};
+      attachSource(obj, range);
+      for (const pair of node.items) {
+        const keyNode = pair.key as Node | null;
+        const keyRange = keyNode && keyNode.range ? at(keyNode.range[0], keyNode.range[1]) : range;
+        if (!isScalar(keyNode) || (keyNode.value !== null && typeof keyNode.value === 'object')) {
+          diagnostics.push(error('yaml.complex-key', 'mapping keys must be plain strings', { range: keyRange }));
+          continue;
+        }
+        const key = String(keyNode.value);
+        const built = build(pair.value as Node | null, depth + 1, keyRange);
+        // defineProperty, not assignment: a key named `__proto__` must stay an ordinary (and invalid) key.
+        Object.defineProperty(obj, key, { value: built.value, enumerable: true, writable: true, configurable: true });
+        attachFieldSource(obj, key, built.range, keyRange);
+      }
+      return { value: obj, range };
+    }
+    if (isSeq(node)) {
+      const arr: unknown[] = [];
+      attachSource(arr, range);
+      node.items.forEach((item, i) => {
+        const built = build(item as Node | null, depth + 1, range);
+        arr.push(built.value);
+        attachFieldSource(arr, String(i), built.range);
+      });
+      return { value: arr, range };
+    }
+    return { value: null, range };
+  };
+
+  try {
+    const top = build(doc.contents as Node | null, 0, { file, start: { line: 1, col: 1 } });
+    return { file, value: doc.contents === null ? undefined : top.value, diagnostics, lineCounter };
+  } catch (e) {
+    if (!(e instanceof TooComplex) && !(e instanceof RangeError)) throw e;
+    if (diagnostics.length === 0) {
+      diagnostics.push(error('yaml.too-complex', 'the file holds too many values', { detail: e.message || undefined, range: { file, start: { line: 1, col: 1 } } }));
+    }
+    return { file, value: undefined, diagnostics, lineCounter };
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}

@@ -1,0 +1,152 @@
+/**
+ * Reference checks: every name that refers to something resolves, else an error at the place where
+ * the name is written. Pure over the Manifest; what lives outside it (clusters, container
+ * registries) is checked only against lists the caller supplies (from the API, or a fixture), so
+ * `validate` works offline and `plan` can check more.
+ */
+import { error, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { addressOf } from '../model/resource.js';
+import { fieldSourceOf } from './source-map.js';
+import { nearest } from './suggest.js';
+import type { EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
+
+export interface ReferenceContext {
+  /** Cluster names of the organization. Omitted: cluster names are not checked. */
+  clusters?: readonly string[];
+  /** Container registry names of the organization. Omitted: not checked. */
+  registries?: readonly string[];
+}
+
+/** Built-in variables (QOVERY_*) exist on the platform only; aliases of them cannot be checked here. */
+const isBuiltIn = (key: string) => key.startsWith('QOVERY_');
+
+const lower = (s: string) => s.toLowerCase();
+const findByName = <T extends { name: string }>(items: readonly T[] | undefined, name: string): T | undefined =>
+  items?.find((i) => typeof i.name === 'string' && lower(i.name) === lower(name));
+
+export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string) => {
+    const guess = nearest(name, candidates);
+    const allowed = candidates.length ? `Known: ${candidates.slice(0, 20).join(', ')}${candidates.length > 20 ? ', …' : ''}.` : `None is declared${where ? ` ${where}` : ''}.`;
+    out.push(
+      error('ref.unresolved', `${what} \`${name}\` does not exist${where ? ` ${where}` : ''}`, {
+        detail: `${guess ? `Did you mean \`${guess}\`? ` : ''}${allowed}`,
+        range,
+        address,
+      }),
+    );
+  };
+  const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string) => {
+    (names ?? []).forEach((n, i) => {
+      if (typeof n !== 'string') return;
+      if (!candidates.some((c) => lower(c) === lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where);
+    });
+  };
+  const clusterCheck = (holder: object, field: string, name: string, address?: string) => {
+    if (!ctx.clusters || typeof name !== 'string') return;
+    if (!ctx.clusters.some((c) => lower(c) === lower(name))) unresolved('cluster', name, ctx.clusters, fieldSourceOf(holder, field), address, 'in the organization');
+  };
+
+  const annotationGroups = (m.annotation_groups ?? []).map((g) => g.name);
+  const labelGroups = (m.label_groups ?? []).map((g) => g.name);
+  const receivers = (m.alert_receivers ?? []).map((r) => r.name);
+
+  for (const c of m.clusters ?? []) clusterCheck(c, 'name', c.name, addressOf('cluster', c.name));
+
+  for (const rule of m.alert_rules ?? []) {
+    const address = addressOf('alert_rule', rule.name);
+    checkList(rule, 'receivers', rule.receivers, receivers, 'alert receiver', address, 'under `alert_receivers`');
+    const t = rule.target as { cluster?: string; project?: string; environment?: string; service?: string };
+    if (typeof t.cluster === 'string') clusterCheck(t, 'cluster', t.cluster, address);
+    else if (typeof t.project === 'string' && typeof t.environment === 'string' && typeof t.service === 'string') {
+      const p = findByName(m.projects, t.project);
+      if (!p) unresolved('project', t.project, (m.projects ?? []).map((x) => x.name), fieldSourceOf(t, 'project'), address, 'in the manifest');
+      else {
+        const e = findByName(p.environments, t.environment);
+        if (!e) unresolved('environment', t.environment, (p.environments ?? []).map((x) => x.name), fieldSourceOf(t, 'environment'), address, `in project \`${p.name}\``);
+        else if (!findByName(e.services, t.service)) unresolved('service', t.service, (e.services ?? []).map((x) => x.name), fieldSourceOf(t, 'service'), address, `in environment \`${e.name}\``);
+      }
+    }
+  }
+
+  for (const p of m.projects ?? []) {
+    const pa = addressOf('project', p.name);
+    checkVariableRefs(p.variables, [], pa, 'project', unresolved);
+    for (const e of p.environments ?? []) {
+      const ea = addressOf('environment', e.name, pa);
+      clusterCheck(e, 'cluster', e.cluster, ea);
+      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved);
+      const serviceNames = (e.services ?? []).map((s) => s.name);
+      for (const st of e.deployment_stages ?? []) {
+        checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``);
+      }
+      for (const s of e.services ?? []) {
+        const sa = addressOf(s.type, s.name, ea);
+        checkList(s, 'annotation_groups', s.annotation_groups, annotationGroups, 'annotation group', sa, 'under `annotation_groups`');
+        checkList(s, 'label_groups', s.label_groups, labelGroups, 'label group', sa, 'under `label_groups`');
+        if ('variables' in s) {
+          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved);
+        }
+        checkRegistry(s, ctx, sa, unresolved);
+        if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
+      }
+    }
+  }
+  return out;
+}
+
+type Unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string) => void;
+
+function checkVariableRefs(
+  vars: VariableSpec[] | undefined,
+  higher: Array<{ scope: string; vars: VariableSpec[] | undefined }>,
+  parent: string,
+  scope: string,
+  unresolved: Unresolved,
+): void {
+  const keysOf = (vs: VariableSpec[] | undefined) => (vs ?? []).map((v) => v.key).filter((k): k is string => typeof k === 'string');
+  const higherKeys = higher.flatMap((h) => keysOf(h.vars));
+  const higherScopes = higher.map((h) => h.scope).join(' or ');
+  for (const v of vars ?? []) {
+    const address = addressOf('variable', v.key, parent);
+    if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) {
+      // An alias points at a variable of this scope (another key) or of a higher one.
+      const candidates = [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];
+      if (!candidates.includes(v.alias)) {
+        unresolved('aliased variable', v.alias, candidates, fieldSourceOf(v, 'alias'), address, `at ${scope}${higherScopes ? ` or ${higherScopes}` : ''} scope`);
+      }
+    }
+    if (v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higher.length > 0) {
+      if (!higherKeys.includes(v.key)) {
+        unresolved('overridden variable', v.key, higherKeys, fieldSourceOf(v, 'key'), address, `at ${higherScopes} scope`);
+      }
+    }
+  }
+}
+
+function checkRegistry(s: ServiceSpec, ctx: ReferenceContext, address: string, unresolved: Unresolved): void {
+  if (!ctx.registries) return;
+  const check = (holder: object, name: string | undefined) => {
+    if (typeof name === 'string' && !ctx.registries!.some((r) => lower(r) === lower(name))) {
+      unresolved('container registry', name, ctx.registries!, fieldSourceOf(holder, 'registry'), address, 'in the organization');
+    }
+  };
+  if (s.type === 'container') check(s, s.registry);
+  if (s.type === 'job' && 'image' in s.source && s.source.image) check(s.source.image, s.source.image.registry);
+}
+
+function checkCloneSource(m: Manifest, p: ProjectSpec, e: EnvironmentSpec, s: ServiceSpec & { type: 'database' }, address: string, unresolved: Unresolved, out: Diagnostic[]): void {
+  const from = s.clone_from!;
+  const project = from.project === undefined ? p : findByName(m.projects, from.project);
+  if (!project) return unresolved('project', from.project!, (m.projects ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, 'in the manifest');
+  const env = from.environment === undefined ? (project === p ? e : undefined) : findByName(project.environments, from.environment);
+  if (!env) {
+    if (from.environment === undefined) return unresolved('environment', e.name, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, `in project \`${project.name}\` (give clone_from.environment)`);
+    return unresolved('environment', from.environment, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'environment'), address, `in project \`${project.name}\``);
+  }
+  const databases = (env.services ?? []).filter((x) => x.type === 'database');
+  const src = findByName(databases, from.database);
+  if (!src) return unresolved('database', from.database, databases.map((x) => x.name), fieldSourceOf(from, 'database'), address, `in environment \`${env.name}\``);
+  if (src === s) out.push(error('ref.self', `database \`${s.name}\` cannot be a clone of itself`, { detail: 'clone_from names another database.', range: fieldSourceOf(from, 'database'), address }));
+}

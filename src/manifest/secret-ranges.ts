@@ -1,0 +1,35 @@
+/**
+ * Where secret values are written in the raw YAML, found by shape alone (it must work on files that
+ * failed validation too), so that no excerpt ever shows one. Errs on the side of masking.
+ */
+import type { SourceRange } from '../diag/diagnostic.js';
+import { fieldSourceOf } from './source-map.js';
+
+const ALWAYS_SECRET_FIELDS = new Set(['webhook_url', 'auth_password']);
+
+export function findSecretRanges(root: unknown): SourceRange[] {
+  const out: SourceRange[] = [];
+  const mask = (holder: object, field: string) => {
+    const r = fieldSourceOf(holder, field);
+    if (r) out.push(r);
+  };
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 80 || node === null || typeof node !== 'object') return;
+    const rec = node as Record<string, unknown>;
+    if (!Array.isArray(node)) {
+      // A variable marked secret (or one whose `secret` is malformed: mask anyway).
+      if ('secret' in rec && rec.secret !== false && 'value' in rec) mask(node, 'value');
+      // A webhook's signing secret.
+      if ('secret' in rec && typeof rec.secret !== 'boolean') mask(node, 'secret');
+      for (const f of ALWAYS_SECRET_FIELDS) if (f in rec) mask(node, f);
+      const tf = rec.tf_vars;
+      if (tf && typeof tf === 'object' && 'sensitive_tf_vars' in rec) {
+        const names = Array.isArray(rec.sensitive_tf_vars) ? rec.sensitive_tf_vars : Object.keys(tf);
+        for (const n of names) if (typeof n === 'string' && n in (tf as object)) mask(tf, n);
+      }
+    }
+    for (const k of Object.keys(rec)) visit(rec[k], depth + 1);
+  };
+  visit(root, 0);
+  return out;
+}

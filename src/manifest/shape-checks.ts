@@ -1,0 +1,133 @@
+/**
+ * Rules about combinations of fields that JSON Schema expresses poorly (its `oneOf` errors are a
+ * wall of text): "exactly one of", "only with", "at most". Runs on a schema-valid manifest, so
+ * field types can be trusted. Pure: Manifest in, diagnostics out.
+ */
+import { error, type Diagnostic } from '../diag/diagnostic.js';
+import { addressOf } from '../model/resource.js';
+import { fieldSourceOf, keySourceOf } from './source-map.js';
+import { sourceOf, type Manifest, type VariableSpec } from './types.js';
+
+const present = (o: object, k: string) => (o as Record<string, unknown>)[k] !== undefined;
+const list = (keys: string[]) => keys.map((k) => `\`${k}\``).join(', ');
+
+export function checkShapes(m: Manifest): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const at = (o: object, k?: string) => (k ? keySourceOf(o, k) ?? fieldSourceOf(o, k) : undefined) ?? sourceOf(o);
+
+  const exactlyOne = (o: object, keys: string[], what: string, address?: string) => {
+    const set = keys.filter((k) => present(o, k));
+    if (set.length === 1) return;
+    out.push(
+      error('manifest.exclusive', set.length === 0 ? `${what} needs one of ${list(keys)}` : `${what} sets ${list(set)}: only one is allowed`, {
+        detail: `Exactly one of ${list(keys)} must be set.`,
+        range: at(o, set[1]),
+        address,
+      }),
+    );
+  };
+  const onlyWith = (o: object, key: string, requires: string, what: string, address?: string) => {
+    if (present(o, key) && !present(o, requires)) {
+      out.push(error('manifest.only-with', `\`${key}\` of ${what} is only allowed with \`${requires}\``, { range: at(o, key), address }));
+    }
+  };
+
+  const checkVariables = (vars: VariableSpec[] | undefined, parent: string, scope: 'project' | 'environment' | 'service') => {
+    for (const v of vars ?? []) {
+      const address = addressOf('variable', v.key, parent);
+      const what = `variable \`${v.key}\``;
+      exactlyOne(v, ['value', 'alias', 'external_secret'], what, address);
+      if (v.override === true) {
+        if (!present(v, 'value')) out.push(error('manifest.only-with', `${what} is an override and needs a \`value\``, { range: at(v, 'override'), address }));
+        if (scope === 'project') out.push(error('manifest.override-scope', `${what} overrides a higher scope, but a project has none`, { detail: 'Overrides are written on an environment or a service.', range: at(v, 'override'), address }));
+      }
+      if (present(v, 'alias')) {
+        for (const k of ['mount_path', 'override', 'enable_interpolation_in_file'] as const) {
+          if (present(v, k)) out.push(error('manifest.exclusive', `\`${k}\` cannot be set on an alias (${what})`, { detail: 'An alias takes its type and value from the variable it points to.', range: at(v, k), address }));
+        }
+      }
+      if (v.enable_interpolation_in_file !== undefined) onlyWith(v, 'enable_interpolation_in_file', 'mount_path', what, address);
+      if (v.secret === true && present(v, 'external_secret')) {
+        out.push(error('manifest.exclusive', `${what}: an external secret is already secret; remove \`secret: true\``, { range: at(v, 'secret'), address }));
+      }
+    }
+  };
+
+  for (const r of m.alert_receivers ?? []) {
+    const address = addressOf('alert_receiver', r.name);
+    const emailOnly = ['to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls'];
+    const bad = r.type === 'SLACK' ? emailOnly.filter((k) => present(r, k)) : r.type === 'EMAIL' && present(r, 'webhook_url') ? ['webhook_url'] : [];
+    for (const k of bad) out.push(error('manifest.only-with', `\`${k}\` does not apply to a ${r.type} receiver (\`${r.name}\`)`, { range: at(r, k), address }));
+  }
+  for (const rule of m.alert_rules ?? []) {
+    const t = rule.target as Record<string, unknown>;
+    const serviceKeys = ['project', 'environment', 'service'];
+    const hasCluster = present(t, 'cluster');
+    const svc = serviceKeys.filter((k) => present(t, k));
+    if (hasCluster === (svc.length > 0) || (!hasCluster && svc.length !== 3)) {
+      out.push(
+        error('manifest.exclusive', `the target of alert rule \`${rule.name}\` must be a cluster or a service`, {
+          detail: 'Write `target: {cluster: NAME}` or `target: {project: P, environment: E, service: S}`.',
+          range: sourceOf(t) ?? at(rule, 'target'),
+          address: addressOf('alert_rule', rule.name),
+        }),
+      );
+    }
+  }
+
+  for (const p of m.projects ?? []) {
+    const pa = addressOf('project', p.name);
+    checkVariables(p.variables, pa, 'project');
+    for (const e of p.environments ?? []) {
+      const ea = addressOf('environment', e.name, pa);
+      checkVariables(e.variables, ea, 'environment');
+      for (const s of e.services ?? []) {
+        const sa = addressOf(s.type, s.name, ea);
+        const what = `${s.type} \`${s.name}\``;
+        if ('variables' in s) checkVariables(s.variables, sa, 'service');
+        if ((s.type === 'application' || s.type === 'container') && s.min_running_instances !== undefined && s.max_running_instances !== undefined && s.min_running_instances > s.max_running_instances) {
+          out.push(error('manifest.range', `${what}: min_running_instances (${s.min_running_instances}) is above max_running_instances (${s.max_running_instances})`, { range: at(s, 'min_running_instances'), address: sa }));
+        }
+        if (s.type === 'application' && (s.build_mode ?? 'DOCKER') === 'DOCKER' && !present(s, 'dockerfile_path')) {
+          out.push(error('schema.missing-key', `${what} is missing \`dockerfile_path\``, { detail: 'build_mode DOCKER (the default) builds from a Dockerfile: give its path relative to root_path, e.g. `Dockerfile`.', range: sourceOf(s), address: sa }));
+        }
+        if (s.type === 'database') {
+          if (s.mode === 'CONTAINER') {
+            for (const k of ['instance_type', 'disk_type']) {
+              if (present(s, k)) out.push(error('manifest.only-with', `\`${k}\` of ${what} applies to managed databases only`, { detail: 'Set `mode: MANAGED`, or remove it: a container database uses cpu and memory.', range: at(s, k), address: sa }));
+            }
+          } else if (!present(s, 'instance_type')) {
+            out.push(error('schema.missing-key', `managed ${what} is missing \`instance_type\``, { detail: "A managed database runs on an instance type of the provider's listing for the cluster's region.", range: sourceOf(s), address: sa }));
+          }
+        }
+        if (s.type === 'job') {
+          exactlyOne(s.source, ['image', 'git_repository'], `the source of ${what}`, sa);
+          onlyWith(s.source, 'dockerfile_path', 'git_repository', `the source of ${what}`, sa);
+          const sched = s.schedule as Record<string, unknown>;
+          const hooks = ['on_start', 'on_stop', 'on_delete'].filter((k) => present(sched, k));
+          if (present(sched, 'cron') === hooks.length > 0) {
+            out.push(
+              error('manifest.exclusive', hooks.length ? `the schedule of ${what} mixes \`cron\` with ${list(hooks)}` : `the schedule of ${what} is empty`, {
+                detail: 'A job is either a cron job (`cron`) or a lifecycle job (one or more of `on_start`, `on_stop`, `on_delete`).',
+                range: sourceOf(sched) ?? at(s, 'schedule'),
+                address: sa,
+              }),
+            );
+          }
+        }
+        if (s.type === 'helm') {
+          exactlyOne(s.source, ['helm_repository', 'git_repository'], `the source of ${what}`, sa);
+          onlyWith(s.source, 'chart_path', 'git_repository', `the source of ${what}`, sa);
+        }
+        if (s.type === 'terraform') {
+          (s.sensitive_tf_vars ?? []).forEach((name, i) => {
+            if (!s.tf_vars || !Object.prototype.hasOwnProperty.call(s.tf_vars, name)) {
+              out.push(error('ref.unresolved', `sensitive tf_var \`${name}\` of ${what} is not in \`tf_vars\``, { range: fieldSourceOf(s.sensitive_tf_vars, String(i)), address: sa }));
+            }
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
