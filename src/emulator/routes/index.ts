@@ -8,12 +8,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
 import { organizationRoutes } from './organization.js';
+import { projectRoutes } from './projects.js';
+import { serviceRoutes } from './services.js';
+import { stageRoutes } from './stages.js';
+import { groupRoutes } from './groups.js';
+import { initVariables, variableRoutes } from '../variables/index.js';
+import { initOps, opsRoutes } from '../ops/index.js';
 
 export type RoutePlugin = (app: FastifyInstance, ctx: EmulatorContext) => void | Promise<void>;
 export type Initializer = (ctx: EmulatorContext) => void;
 
 export const routePlugins: RoutePlugin[] = [
   organizationRoutes,
+  variableRoutes,
+  opsRoutes,
 ];
 
-export const initializers: Initializer[] = [];
+export const initializers: Initializer[] = [initVariables, initOps];
