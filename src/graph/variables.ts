@@ -72,7 +72,8 @@ export function resolveVariables(b: GraphBuilder): void {
     let found: { scope: DesiredResource; variable: DesiredResource } | undefined;
     for (const s of candidates) {
       const v = b.resources.get(addressOf('variable', targetKey, s.address));
-      if (v && v !== p.resource) {
+      // An alias points to the declaration itself, never to an alias or an override of it.
+      if (v && v !== p.resource && !(isAlias && (v.attrs.variable_type === 'ALIAS' || v.attrs.variable_type === 'OVERRIDE'))) {
         found = { scope: s, variable: v };
         break;
       }

@@ -283,7 +283,8 @@ function liveObjects(changes: ResourceChange[], live: LiveState): Plan['live_obj
 /**
  * Live attrs of desired deployment stages, adjusted to what the manifest owns: `after` is the
  * previous stage among the stages the manifest declares (in live deployment_order), and `services`
- * keeps only services the manifest declares in that environment.
+ * keeps only services the manifest assigns to a stage of that environment (the others stay wherever
+ * the platform put them).
  */
 function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): Map<Address, Record<string, unknown>> {
   const out = new Map<Address, Record<string, unknown>>();
@@ -291,18 +292,16 @@ function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Addres
   const servicesByEnv = new Map<Address, Set<string>>();
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
-    if (d.parent === undefined) continue;
-    if (d.kind === 'deployment_stage') {
-      const la = liveOf.get(address);
-      if (la === undefined) continue;
-      const list = byEnv.get(d.parent) ?? [];
-      list.push({ desired: d, live: live.resources.get(la)! });
-      byEnv.set(d.parent, list);
-    } else if (d.kind === 'application' || d.kind === 'container' || d.kind === 'database' || d.kind === 'job' || d.kind === 'helm' || d.kind === 'terraform') {
-      const set = servicesByEnv.get(d.parent) ?? new Set<string>();
-      set.add(d.name);
-      servicesByEnv.set(d.parent, set);
-    }
+    if (d.parent === undefined || d.kind !== 'deployment_stage') continue;
+    // Only services the manifest places in some stage have an owned membership.
+    const set = servicesByEnv.get(d.parent) ?? new Set<string>();
+    for (const n of (d.attrs.services as string[] | undefined) ?? []) set.add(n);
+    servicesByEnv.set(d.parent, set);
+    const la = liveOf.get(address);
+    if (la === undefined) continue;
+    const list = byEnv.get(d.parent) ?? [];
+    list.push({ desired: d, live: live.resources.get(la)! });
+    byEnv.set(d.parent, list);
   }
   for (const [env, stages] of byEnv) {
     const sorted = [...stages].sort((a, b) => Number(a.live.attrs.deployment_order ?? 0) - Number(b.live.attrs.deployment_order ?? 0));
