@@ -1,0 +1,142 @@
+/**
+ * Rendering diagnostics: human text (optionally coloured) and GitHub Actions workflow commands.
+ * Pure functions of the diagnostics; the caller decides where the text goes.
+ *
+ * Everything shown comes from the diagnostic, whose text may quote user input (names, keys). Control
+ * characters are neutralised here so that a crafted name cannot drive the terminal or forge an
+ * extra GitHub workflow command.
+ */
+import kleur from 'kleur';
+import type { Diagnostic, Severity } from './diagnostic.js';
+import { formatRange } from './excerpt.js';
+
+export interface Palette {
+  enabled: boolean;
+  red(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+  green(s: string): string;
+  bold(s: string): string;
+  dim(s: string): string;
+}
+
+/**
+ * A palette that colours when `enabled`. kleur's own switch is global; callers pass a palette
+ * instead of toggling it (a test rendering without colour must not change another's output).
+ */
+export function createPalette(enabled: boolean): Palette {
+  const id = (s: string) => s;
+  if (!enabled) return { enabled, red: id, yellow: id, cyan: id, green: id, bold: id, dim: id };
+  const k = kleur;
+  return {
+    enabled,
+    red: (s) => k.red(s),
+    yellow: (s) => k.yellow(s),
+    cyan: (s) => k.cyan(s),
+    green: (s) => k.green(s),
+    bold: (s) => k.bold(s),
+    dim: (s) => k.dim(s),
+  };
+}
+
+/** Colour only for a terminal, and never when NO_COLOR is set, TERM is dumb or --no-color was given. */
+export function shouldUseColor(opts: { isTTY?: boolean; env: Record<string, string | undefined>; noColor?: boolean }): boolean {
+  if (opts.noColor) return false;
+  if (opts.env.NO_COLOR !== undefined && opts.env.NO_COLOR !== '') return false;
+  if (opts.env.FORCE_COLOR !== undefined && opts.env.FORCE_COLOR !== '' && opts.env.FORCE_COLOR !== '0') return true;
+  if (opts.env.TERM === 'dumb') return false;
+  return opts.isTTY === true;
+}
+
+/** Replaces terminal control characters (ESC, CSI, BEL...) with `?`; keeps newlines when asked. */
+export function sanitize(s: string, keepNewlines = false): string {
+  return s.replace(keepNewlines ? /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g : /[\x00-\x1f\x7f-\x9f]/g, (c) => (c === '\t' ? ' ' : '?'));
+}
+
+function severityLabel(sev: Severity, p: Palette): string {
+  if (sev === 'error') return p.bold(p.red('error'));
+  if (sev === 'warning') return p.bold(p.yellow('warning'));
+  return p.bold(p.cyan('info'));
+}
+
+/**
+ * One diagnostic, compiler style:
+ *
+ *   error[schema.unknown-key]: unknown key `dockerfile_pth` in application `api`
+ *     --> examples/app.yaml:12:13
+ *      |
+ *   12 |             dockerfile_pth: Dockerfile
+ *      |             ^~~~~~~~~~~~~~
+ *      = Did you mean `dockerfile_path`? ...
+ */
+export function renderDiagnostic(d: Diagnostic, p: Palette = createPalette(false)): string {
+  const lines: string[] = [];
+  lines.push(`${severityLabel(d.severity, p)}${p.dim(`[${d.code}]`)}: ${p.bold(sanitize(d.summary))}`);
+  const gutterWidth = d.range ? String(d.range.start.line).length : 1;
+  const pad = ' '.repeat(gutterWidth);
+  if (d.range) lines.push(`${pad}${p.cyan('-->')} ${sanitize(formatRange(d.range))}`);
+  if (d.range && d.excerpt) {
+    const [src = '', caret = ''] = d.excerpt.split('\n');
+    lines.push(`${pad} ${p.cyan('|')}`);
+    lines.push(`${p.cyan(String(d.range.start.line))} ${p.cyan('|')} ${sanitize(src)}`);
+    lines.push(`${pad} ${p.cyan('|')} ${d.severity === 'error' ? p.red(caret) : p.yellow(caret)}`);
+  }
+  if (d.detail) for (const l of sanitize(d.detail, true).split('\n')) lines.push(`${pad} ${p.cyan('=')} ${l}`);
+  if (d.address) lines.push(`${pad} ${p.cyan('=')} ${p.dim(`at ${sanitize(d.address)}`)}`);
+  return lines.join('\n');
+}
+
+export function countBySeverity(diags: readonly Diagnostic[]): Record<Severity, number> {
+  const c: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const d of diags) c[d.severity]++;
+  return c;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "2 errors, 1 warning" (empty string when there is nothing). */
+export function summarizeDiagnostics(diags: readonly Diagnostic[]): string {
+  const c = countBySeverity(diags);
+  const parts: string[] = [];
+  if (c.error) parts.push(plural(c.error, 'error'));
+  if (c.warning) parts.push(plural(c.warning, 'warning'));
+  if (c.info) parts.push(plural(c.info, 'note'));
+  return parts.join(', ');
+}
+
+/** All diagnostics, separated by blank lines, ending with a newline (empty string for none). */
+export function renderDiagnosticsHuman(diags: readonly Diagnostic[], p: Palette = createPalette(false)): string {
+  return diags.length ? diags.map((d) => renderDiagnostic(d, p)).join('\n\n') + '\n' : '';
+}
+
+/** Workflow-command escaping of the message part (GitHub's `escapeData`). */
+export function escapeGithubData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** Workflow-command escaping of a property value (GitHub's `escapeProperty`). */
+export function escapeGithubProperty(s: string): string {
+  return escapeGithubData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+const GITHUB_COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
+
+/**
+ * One GitHub Actions annotation per diagnostic:
+ *   ::error file=app.yaml,line=12,col=13,endLine=12,endColumn=27,title=schema.unknown-key::unknown key ...
+ * The message holds the summary and the detail on a second line; never the excerpt.
+ */
+export function renderDiagnosticGithub(d: Diagnostic): string {
+  const props: string[] = [];
+  if (d.range) {
+    props.push(`file=${escapeGithubProperty(sanitize(d.range.file))}`, `line=${d.range.start.line}`, `col=${d.range.start.col}`);
+    if (d.range.end) props.push(`endLine=${d.range.end.line}`, `endColumn=${d.range.end.col}`);
+  }
+  props.push(`title=${escapeGithubProperty(sanitize(d.code))}`);
+  const message = sanitize(d.summary) + (d.detail ? `\n${sanitize(d.detail, true)}` : '');
+  return `::${GITHUB_COMMAND[d.severity]} ${props.join(',')}::${escapeGithubData(message)}`;
+}
+
+export function renderDiagnosticsGithub(diags: readonly Diagnostic[]): string {
+  return diags.map((d) => renderDiagnosticGithub(d) + '\n').join('');
+}
