@@ -66,7 +66,8 @@ export class DeployFailedError extends Error {
   }
 }
 
-const SUCCESS_STATES = new Set(['DEPLOYED', 'RUNNING', 'READY', 'RESTARTED']);
+// READY means "never deployed": still waiting, not a success.
+const SUCCESS_STATES = new Set(['DEPLOYED', 'RUNNING']);
 const FAILURE_STATES = new Set(['CANCELED', 'ERROR', 'STOPPED', 'DELETED']);
 
 export function deployStateOutcome(state: string): 'success' | 'failure' | 'pending' {

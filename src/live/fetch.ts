@@ -80,14 +80,35 @@ export function liveStateFromRecords(records: LiveRecords, graph: DesiredGraph):
       add(env);
       variablesOf(e.id, env.address);
       for (const st of records.stages.get(e.id) ?? []) add(normalizeLive('deployment_stage', st, env.address, lookup));
+      const statuses = statusesById(records.statuses.get(e.id));
       for (const s of records.services.get(e.id) ?? []) {
         const kind = serviceKindOf(s);
         if (!kind) continue;
         const svc = normalizeLive(kind, s, env.address, lookup);
+        const st = statuses.get(s.id);
+        if (st) svc.status = compactStatus(st);
         add(svc);
         variablesOf(s.id, svc.address);
       }
     }
   }
   return { organizationId: records.organization.id, resources, requestCount: 0 };
+}
+
+/** `{applications: [...], containers: [...], ...}` -> status by service id. */
+function statusesById(resp: Record<string, unknown> | undefined): Map<string, ApiRecord> {
+  const out = new Map<string, ApiRecord>();
+  for (const [key, v] of Object.entries(resp ?? {})) {
+    if (key === 'environment' || !Array.isArray(v)) continue;
+    for (const st of v as ApiRecord[]) if (st && typeof st.id === 'string') out.set(st.id, st);
+  }
+  return out;
+}
+
+function compactStatus(st: ApiRecord): NonNullable<LiveResource['status']> {
+  const out: NonNullable<LiveResource['status']> = {};
+  if (typeof st.state === 'string') out.state = st.state;
+  if (typeof st.service_deployment_status === 'string') out.service_deployment_status = st.service_deployment_status;
+  if (typeof st.last_deployment_date === 'string') out.last_deployment_date = st.last_deployment_date;
+  return out;
 }

@@ -2,15 +2,17 @@
  * readLiveRecords: the raw API records a plan needs, read with the fewest requests.
  *
  * Request budget (issue 6): one call per organization-level list the manifest needs (plus the
- * organization itself), per project declared in the manifest and live: its environment list and,
- * when it declares or prunes variables, its variable list; per environment declared and live: its
- * service list (`GET /environment/{id}/services`, every kind in full), its deployment-stage list
- * when it declares or prunes stages, its variable list when it declares or prunes variables; per
- * service declared and live that declares or prunes variables: one unified variable list. Never a
- * GET per resource: the lists return full records.
+ * organization itself); per project declared in the manifest and live: its environment list; per
+ * environment declared and live: its service list (`GET /environment/{id}/services`, every kind in
+ * full), its statuses, and its deployment-stage list when it declares or prunes stages; per service
+ * declared and live that declares or prunes variables: one unified variable list. That list also
+ * holds the variables the service inherits, so an environment's or project's own list is read only
+ * when no service list below it covers it. Never a GET per resource: the lists return full records.
  *
  * So: requests <= 1 per service with variables + 3 per environment + 2 per project + 10 (the
  * organization and at most nine organization-level lists; a manifest of projects only needs three).
+ * (An environment with stages and variables but no service with variables costs 4, paid for by
+ * its project's variable list, which it then covers.)
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
@@ -53,6 +55,8 @@ export interface LiveRecords {
   services: Map<string, ApiRecord[]>;
   /** environment id -> deployment stages */
   stages: Map<string, ApiRecord[]>;
+  /** environment id -> `GET /environment/{id}/statuses` ({applications: [...], containers: [...], ...}) */
+  statuses: Map<string, Record<string, unknown>>;
 }
 
 /** The variable scope name of the unified `/variable` endpoint for a service kind. */
@@ -101,17 +105,15 @@ function hasGroupRefs(graph: DesiredGraph, field: string): boolean {
   return false;
 }
 
-/** Desired children of `parent` by kind, keyed by matchKey of their address. */
-function childrenOf(graph: DesiredGraph, parent: Address | undefined): DesiredResource[] {
-  const out: DesiredResource[] = [];
-  for (const r of graph.resources.values()) if (r.parent === parent) out.push(r);
+/** Desired resources by parent address (undefined: top level), built once: graphs can be large. */
+function indexChildren(graph: DesiredGraph): Map<Address | undefined, DesiredResource[]> {
+  const out = new Map<Address | undefined, DesiredResource[]>();
+  for (const r of graph.resources.values()) {
+    const list = out.get(r.parent);
+    if (list) list.push(r);
+    else out.set(r.parent, [r]);
+  }
   return out;
-}
-
-function wantsChildren(graph: DesiredGraph, r: DesiredResource, kind: ResourceKind): boolean {
-  if (r.prune?.includes(kind)) return true;
-  for (const c of graph.resources.values()) if (c.parent === r.address && c.kind === kind) return true;
-  return false;
 }
 
 function byName(records: ApiRecord[], kind: ResourceKind, parent: Address | undefined): Map<string, ApiRecord> {
@@ -140,6 +142,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     variables: new Map(),
     services: new Map(),
     stages: new Map(),
+    statuses: new Map(),
   };
 
   const lists = [...orgListsNeeded(graph)];
@@ -147,44 +150,48 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](orgId)));
   });
 
+  const children = indexChildren(graph);
+  const wants = (r: DesiredResource, kind: ResourceKind): boolean =>
+    r.prune?.includes(kind) === true || (children.get(r.address) ?? []).some((c) => c.kind === kind);
+
   // Projects declared in the manifest and present live.
   const liveProjects = byName(out.lists.projects ?? [], 'project', undefined);
-  const projects = childrenOf(graph, undefined)
+  const projects = (children.get(undefined) ?? [])
     .filter((r) => r.kind === 'project')
     .flatMap((r) => {
       const rec = liveProjects.get(matchKey(r.address));
       return rec ? [{ desired: r, rec }] : [];
     });
-  const variableReads: Array<{ id: string; scope: string }> = [];
-  const envReads: Array<{ desired: DesiredResource; rec: ApiRecord }> = [];
+  const envReads: Array<{ desired: DesiredResource; rec: ApiRecord; projectId: string }> = [];
   await mapWithLimit(projects, limit, async ({ desired, rec }) => {
     const envs = listResults(await api.get(`/project/${rec.id}/environment`));
     out.environments.set(rec.id, envs);
     const liveEnvs = byName(envs, 'environment', desired.address);
-    for (const e of childrenOf(graph, desired.address).filter((c) => c.kind === 'environment')) {
+    for (const e of (children.get(desired.address) ?? []).filter((c) => c.kind === 'environment')) {
       const envRec = liveEnvs.get(matchKey(e.address));
-      if (envRec) envReads.push({ desired: e, rec: envRec });
+      if (envRec) envReads.push({ desired: e, rec: envRec, projectId: rec.id });
     }
   });
-  for (const { desired, rec } of projects) {
-    if (wantsChildren(graph, desired, 'variable')) variableReads.push({ id: rec.id, scope: 'PROJECT' });
-  }
 
-  type EnvTask = { kind: 'services' | 'stages'; desired: DesiredResource; rec: ApiRecord };
+  type EnvTask = { kind: 'services' | 'stages' | 'statuses'; desired: DesiredResource; rec: ApiRecord; projectId: string };
   const envTasks: EnvTask[] = [];
   for (const e of envReads) {
-    envTasks.push({ kind: 'services', ...e });
-    if (wantsChildren(graph, e.desired, 'deployment_stage')) envTasks.push({ kind: 'stages', ...e });
-    if (wantsChildren(graph, e.desired, 'variable')) variableReads.push({ id: e.rec.id, scope: 'ENVIRONMENT' });
+    // The service list is read even when the environment declares no service: pruning and the
+    // unmanaged listing need it. Statuses tell which services were never deployed (an apply
+    // interrupted between create and deploy converges on the next run).
+    envTasks.push({ kind: 'services', ...e }, { kind: 'statuses', ...e });
+    if (wants(e.desired, 'deployment_stage')) envTasks.push({ kind: 'stages', ...e });
   }
-  const serviceReads: Array<{ desired: DesiredResource; rec: ApiRecord }> = [];
+  const serviceReads: Array<{ id: string; scope: string; envId: string; projectId: string }> = [];
   await mapWithLimit(envTasks, limit, async (t) => {
     if (t.kind === 'stages') {
       out.stages.set(t.rec.id, listResults(await api.get(`/environment/${t.rec.id}/deploymentStage`)));
       return;
     }
-    // The service list is read even when the environment declares no service: pruning and the
-    // unmanaged listing need it, and it is one request.
+    if (t.kind === 'statuses') {
+      out.statuses.set(t.rec.id, await api.get(`/environment/${t.rec.id}/statuses`));
+      return;
+    }
     const services = listResults(await api.get(`/environment/${t.rec.id}/services`));
     out.services.set(t.rec.id, services);
     const byKindName = new Map<string, ApiRecord>();
@@ -193,21 +200,41 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       if (!isServiceKind(kind)) continue;
       byKindName.set(matchKey(addressOf(kind, String(s.name ?? ''), t.desired.address)), s);
     }
-    for (const c of childrenOf(graph, t.desired.address)) {
+    for (const c of children.get(t.desired.address) ?? []) {
       if (!isServiceKind(c.kind) || c.kind === 'database') continue;
       const rec = byKindName.get(matchKey(c.address));
-      if (rec && wantsChildren(graph, c, 'variable')) serviceReads.push({ desired: c, rec });
+      if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
     }
   });
-  for (const s of serviceReads) variableReads.push({ id: s.rec.id, scope: variableScopeOf(s.desired.kind) });
 
-  await mapWithLimit(variableReads, limit, async ({ id, scope }) => {
+  // A service's unified variable list also holds the variables of its environment and project
+  // (api-notes 6b): those scopes are read separately only when no service list covers them.
+  const covered = new Map<string, { listOf: string; scope: string }>();
+  for (const s of serviceReads) {
+    if (!covered.has(s.envId)) covered.set(s.envId, { listOf: s.id, scope: 'ENVIRONMENT' });
+    if (!covered.has(s.projectId)) covered.set(s.projectId, { listOf: s.id, scope: 'PROJECT' });
+  }
+  const scopeReads: Array<{ id: string; scope: string }> = [];
+  for (const e of envReads) {
+    if (wants(e.desired, 'variable') && !covered.has(e.rec.id)) {
+      scopeReads.push({ id: e.rec.id, scope: 'ENVIRONMENT' });
+      if (!covered.has(e.projectId)) covered.set(e.projectId, { listOf: e.rec.id, scope: 'PROJECT' });
+    }
+  }
+  for (const { desired, rec } of projects) {
+    if (wants(desired, 'variable') && !covered.has(rec.id)) scopeReads.push({ id: rec.id, scope: 'PROJECT' });
+  }
+  const fullLists = new Map<string, ApiRecord[]>();
+  await mapWithLimit([...serviceReads, ...scopeReads], limit, async ({ id, scope }) => {
     const all = listResults(await api.get('/variable', { parent_id: id, scope }));
-    // The unified list also returns inherited (higher-scope) and built-in variables: keep this scope's own.
-    out.variables.set(
-      id,
-      all.filter((v) => v.scope === scope),
-    );
+    fullLists.set(id, all);
+    // The list also returns inherited and built-in variables: each scope keeps its own.
+    out.variables.set(id, all.filter((v) => v.scope === scope));
   });
+  for (const [parentId, { listOf, scope }] of covered) {
+    if (out.variables.has(parentId)) continue;
+    const all = fullLists.get(listOf);
+    if (all) out.variables.set(parentId, all.filter((v) => v.scope === scope));
+  }
   return out;
 }

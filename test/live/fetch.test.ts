@@ -46,6 +46,11 @@ function liveApi() {
         rec('s4', { name: 'legacy', service_type: 'CONTAINER' }),
       ],
     }))
+    .on('GET', '/environment/e1/statuses', () => ({
+      environment: { id: 'e1', state: 'DEPLOYED' },
+      applications: [{ id: 's1', state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' }, { id: 's2', state: 'READY', service_deployment_status: 'NEVER_DEPLOYED' }],
+      databases: [],
+    }))
     .on('GET', '/variable', ({ query }) => {
       const inherited = rec('vp', { key: 'REGION', value: 'eu', scope: 'PROJECT', variable_type: 'VALUE', is_secret: false });
       if (query?.scope === 'PROJECT') return { results: [inherited] };
@@ -72,9 +77,10 @@ describe('fetchLiveState', () => {
         `GET /organization/${ORG}/project`,
         `GET /organization/${ORG}/cluster`,
         'GET /project/p1/environment',
-        'GET /variable parent_id=p1&scope=PROJECT',
         'GET /environment/e1/services',
-        // only `api` declares variables; `worker` does not and the database cannot have any
+        'GET /environment/e1/statuses',
+        // only `api` declares variables (`worker` does not, a database cannot have any); its list
+        // also holds the project's variables, so the project's own list is not read
         'GET /variable parent_id=s1&scope=APPLICATION',
       ].sort(),
     );
@@ -107,5 +113,11 @@ describe('fetchLiveState', () => {
     expect(v.id).toBe('vs');
     expect(v.attrs).toMatchObject({ key: 'LOG', value: 'debug', is_secret: false });
     expect(live.resources.get('project.shop/environment.prod')!.attrs).toMatchObject({ cluster: 'production-cluster' });
+    // the project's variable comes from the service's list, under the project
+    expect(live.resources.get('project.shop/variable.REGION')!.id).toBe('vp');
+    expect(live.resources.get('project.shop/environment.prod/application.worker')!.status).toEqual({
+      state: 'READY',
+      service_deployment_status: 'NEVER_DEPLOYED',
+    });
   });
 });

@@ -1,0 +1,428 @@
+/**
+ * The API calls that create, update and delete one resource of each kind.
+ *
+ * Every write uses what the plan already read (ids, records) or what an earlier write of this
+ * apply returned: no GET before a write. The only reads here are on failure paths: an ambiguous
+ * create (timeout, dropped connection, 5xx) is resolved by looking the object up by name before
+ * it is tried again, so a re-run never creates a duplicate; and replacing a service waits until the
+ * asynchronous delete is done, because the new one takes the same name.
+ */
+import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../model/resource.js';
+import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import type { ResourceChange } from '../plan/types.js';
+import { VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
+import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
+import { isAmbiguousFailure, isNotFound, errorMessage, type ApiPort } from '../live/api-port.js';
+import { listResults, type ApiRecord } from '../live/read.js';
+import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody } from './bodies.js';
+import type { IdRegistry } from './refs.js';
+import type { Timing } from './deploy.js';
+
+export interface WriteContext {
+  api: ApiPort;
+  refs: IdRegistry;
+  organizationId: string;
+  fingerprintKey: string;
+  timing: Timing;
+  /** Absolute deadline (timing scale) for waiting on asynchronous deletes. */
+  deadline: number;
+  pollIntervalMs: number;
+}
+
+type Obj = Record<string, unknown>;
+
+/** A user-facing failure of one step (the message names what and why; never a secret). */
+export class StepError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'StepError';
+  }
+}
+
+function parentOf(address: Address): Address {
+  const i = address.lastIndexOf('/');
+  return i < 0 ? '' : address.slice(0, i);
+}
+
+function sameName(kind: ResourceKind, a: unknown, b: string): boolean {
+  const x = String(a ?? '');
+  return kind === 'database' || kind === 'deployment_stage' ? x.toLowerCase() === b.toLowerCase() : x === b;
+}
+
+/** POST, and on an ambiguous failure look the object up before trying once more. */
+async function createOnce(ctx: WriteContext, path: string, body: Obj, find: () => Promise<ApiRecord | undefined>): Promise<ApiRecord> {
+  try {
+    return await ctx.api.post<ApiRecord>(path, body);
+  } catch (e) {
+    if (!isAmbiguousFailure(e)) throw e;
+    const found = await find().catch(() => undefined);
+    if (found) return found;
+    return await ctx.api.post<ApiRecord>(path, body);
+  }
+}
+
+async function findIn(ctx: WriteContext, listPath: string, match: (r: ApiRecord) => boolean, query?: Record<string, string>): Promise<ApiRecord | undefined> {
+  return listResults(await ctx.api.get(listPath, query)).find(match);
+}
+
+interface Collection {
+  create: string;
+  list: string;
+  item: (id: string) => string;
+}
+
+function collection(kind: ResourceKind, address: Address, ctx: WriteContext): Collection {
+  const org = ctx.organizationId;
+  const parent = parentOf(address);
+  switch (kind) {
+    case 'annotations_group':
+      return { create: `/organization/${org}/annotationsGroups`, list: `/organization/${org}/annotationsGroups`, item: (id) => `/organization/${org}/annotationsGroups/${id}` };
+    case 'labels_group':
+      return { create: `/organization/${org}/labelsGroups`, list: `/organization/${org}/labelsGroups`, item: (id) => `/organization/${org}/labelsGroups/${id}` };
+    case 'alert_receiver':
+      return { create: '/alert-receivers', list: `/organization/${org}/alert-receivers`, item: (id) => `/alert-receivers/${id}` };
+    case 'alert_rule':
+      return { create: '/alert-rules', list: `/organization/${org}/alert-rules`, item: (id) => `/alert-rules/${id}` };
+    case 'webhook':
+      return { create: `/organization/${org}/webhook`, list: `/organization/${org}/webhook`, item: (id) => `/organization/${org}/webhook/${id}` };
+    case 'project':
+      return { create: `/organization/${org}/project`, list: `/organization/${org}/project`, item: (id) => `/project/${id}` };
+    case 'environment': {
+      const pid = ctx.refs.id(parent, address);
+      return { create: `/project/${pid}/environment`, list: `/project/${pid}/environment`, item: (id) => `/environment/${id}` };
+    }
+    case 'deployment_stage': {
+      const eid = ctx.refs.id(parent, address);
+      return { create: `/environment/${eid}/deploymentStage`, list: `/environment/${eid}/deploymentStage`, item: (id) => `/deploymentStage/${id}` };
+    }
+    default:
+      if (isServiceKind(kind)) {
+        const eid = ctx.refs.id(parent, address);
+        return { create: `/environment/${eid}/${kind}`, list: `/environment/${eid}/services`, item: (id) => `/${kind}/${id}` };
+      }
+      throw new StepError(`${address}: driftless cannot create or delete a ${kind}`);
+  }
+}
+
+function identityMatch(kind: ResourceKind, name: string): (r: ApiRecord) => boolean {
+  if (kind === 'webhook') return (r) => r.target_url === name;
+  if (isServiceKind(kind)) return (r) => String(r.service_type ?? '').toLowerCase() === kind && sameName(kind, r.name, name);
+  return (r) => sameName(kind, r.name, name);
+}
+
+function bodyContext(d: DesiredResource, ctx: WriteContext) {
+  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey, sensitiveFields: d.sensitiveFields ?? [] };
+}
+
+// ---- create ----------------------------------------------------------------------------------
+
+export async function createResource(c: ResourceChange, d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  let rec: ApiRecord;
+  switch (d.kind) {
+    case 'variable':
+      rec = await createVariable(d, ctx);
+      break;
+    case 'alert_receiver':
+      rec = await createReceiver(d, ctx);
+      break;
+    case 'alert_rule':
+      rec = await createAlertRule(d, ctx);
+      break;
+    case 'deployment_stage':
+      rec = await createStage(d, ctx);
+      break;
+    case 'environment': {
+      const coll = collection('environment', d.address, ctx);
+      const body = { ...createBody('environment', d.attrs, bodyContext(d, ctx)), cluster_id: ctx.refs.idOf('cluster', String(d.attrs.cluster), d.address) };
+      rec = await createOnce(ctx, coll.create, body, () => findIn(ctx, coll.list, identityMatch('environment', d.name)));
+      break;
+    }
+    case 'database':
+      rec = d.cloneFrom ? await cloneDatabase(d, ctx) : await createGeneric(d, ctx);
+      break;
+    case 'organization':
+    case 'cluster':
+    case 'container_registry':
+      throw new StepError(`${d.address}: a ${d.kind} cannot be created through the API; create it in the console and run plan again`);
+    default:
+      rec = await createGeneric(d, ctx);
+  }
+  ctx.refs.set(c.address, rec);
+  return rec;
+}
+
+async function createGeneric(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const coll = collection(d.kind, d.address, ctx);
+  const body = createBody(d.kind, d.attrs, bodyContext(d, ctx));
+  return createOnce(ctx, coll.create, body, () => findIn(ctx, coll.list, identityMatch(d.kind, d.name)));
+}
+
+async function cloneDatabase(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const source = ctx.refs.id(d.cloneFrom!, d.address);
+  const envId = ctx.refs.id(parentOf(d.address), d.address);
+  const coll = collection('database', d.address, ctx);
+  const cloned = await createOnce(ctx, `/database/${source}/clone`, { name: d.name, environment_id: envId }, () =>
+    findIn(ctx, coll.list, identityMatch('database', d.name)),
+  );
+  // The clone copies the source's configuration; what the manifest sets on top is applied now.
+  const own = Object.keys(d.attrs).filter((k) => !['name', 'type', 'mode'].includes(k));
+  if (own.length === 0) return cloned;
+  const updated = await ctx.api.put<ApiRecord>(`/database/${cloned.id}`, updateBody('database', d.attrs, cloned, bodyContext(d, ctx)));
+  return updated ?? cloned;
+}
+
+function receiverBody(d: DesiredResource, ctx: WriteContext, base?: ApiRecord): Obj {
+  const b = base ? updateBody('alert_receiver', d.attrs, base, bodyContext(d, ctx)) : createBody('alert_receiver', d.attrs, bodyContext(d, ctx));
+  return b;
+}
+
+/** The API's validation call sends a test message; a receiver that fails it is not written. */
+async function validateReceiver(d: DesiredResource, body: Obj, ctx: WriteContext): Promise<void> {
+  try {
+    await ctx.api.post('/alert-receivers/validate', {
+      alert_receiver: { ...body, organization_id: ctx.organizationId },
+      message: `driftless: test message for alert receiver "${d.name}" before it is saved`,
+    });
+  } catch (e) {
+    throw new StepError(`${d.address}: the alert receiver failed validation and was not saved: ${errorMessage(e)}`,
+      'Check the receiver settings (webhook URL, SMTP host and credentials) and run apply again.');
+  }
+}
+
+async function createReceiver(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const body = receiverBody(d, ctx);
+  await validateReceiver(d, body, ctx);
+  const coll = collection('alert_receiver', d.address, ctx);
+  return createOnce(ctx, coll.create, { ...body, organization_id: ctx.organizationId }, () =>
+    findIn(ctx, coll.list, identityMatch('alert_receiver', d.name)),
+  );
+}
+
+function alertRuleTarget(d: DesiredResource, ctx: WriteContext): { target: Obj; cluster_id: string } {
+  const t = d.attrs.target as { cluster?: string; project?: string; environment?: string; service?: string } | undefined;
+  if (!t) throw new StepError(`${d.address}: the alert rule has no target`);
+  if (t.cluster !== undefined) {
+    const id = ctx.refs.idOf('cluster', t.cluster, d.address);
+    return { target: { target_type: 'CLUSTER', target_id: id }, cluster_id: id };
+  }
+  const env = addressOf('environment', t.environment!, addressOf('project', t.project!));
+  const svc = ctx.refs.serviceAddress(env, t.service!);
+  if (!svc) throw new StepError(`${d.address}: target service ${t.service} does not exist in ${env}`);
+  const kind = parseAddress(svc).pop()!.kind;
+  const envRec = ctx.refs.record(env);
+  const clusterId = String(envRec?.cluster_id ?? '');
+  return { target: { target_type: kind.toUpperCase(), target_id: ctx.refs.id(svc, d.address) }, cluster_id: clusterId };
+}
+
+async function createAlertRule(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const coll = collection('alert_rule', d.address, ctx);
+  const body = { ...createBody('alert_rule', d.attrs, bodyContext(d, ctx)), organization_id: ctx.organizationId, ...alertRuleTarget(d, ctx) };
+  return createOnce(ctx, coll.create, body, () => findIn(ctx, coll.list, identityMatch('alert_rule', d.name)));
+}
+
+async function createStage(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const coll = collection('deployment_stage', d.address, ctx);
+  const rec = await createOnce(ctx, coll.create, createBody('deployment_stage', d.attrs, bodyContext(d, ctx)), () =>
+    findIn(ctx, coll.list, identityMatch('deployment_stage', d.name)),
+  );
+  ctx.refs.set(d.address, rec);
+  await arrangeStage(d, rec, [], undefined, ctx);
+  return rec;
+}
+
+/** Moves the services the manifest lists into the stage, and the stage after its predecessor. */
+async function arrangeStage(d: DesiredResource, rec: ApiRecord, liveServices: string[], liveAfter: unknown, ctx: WriteContext): Promise<void> {
+  const env = parentOf(d.address);
+  const want = (d.attrs.services as string[] | undefined) ?? [];
+  for (const name of want) {
+    if (liveServices.includes(name)) continue;
+    const svc = ctx.refs.serviceAddress(env, name);
+    if (!svc) throw new StepError(`${d.address}: service ${name} is not in ${env}`);
+    await ctx.api.put(`/deploymentStage/${rec.id}/service/${ctx.refs.id(svc, d.address)}`);
+  }
+  const after = d.attrs.after as string | undefined;
+  if (after !== undefined && after !== liveAfter) {
+    const afterId = ctx.refs.id(addressOf('deployment_stage', after, env), d.address);
+    await ctx.api.put(`/deploymentStage/${rec.id}/moveAfter/${afterId}`);
+  }
+}
+
+async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const a = d.attrs;
+  const parent = parentOf(d.address);
+  const parentKind = parseAddress(parent).pop()!.kind;
+  const scope = VARIABLE_SCOPE_OF_KIND[parentKind];
+  if (!scope) throw new StepError(`${d.address}: variables cannot be declared on a ${parentKind}`);
+  const parentId = ctx.refs.id(parent, d.address);
+  const type = String(a.variable_type ?? 'VALUE');
+  const description = variableDescription(d, ctx, a.description as string | null | undefined);
+  const find = () => findIn(ctx, '/variable', (r) => r.key === a.key && r.scope === scope, { parent_id: parentId, scope });
+  if (type === 'ALIAS' || type === 'OVERRIDE') {
+    const targetScope = String(type === 'ALIAS' ? a.aliased_scope : a.overridden_scope);
+    const targetKey = String(type === 'ALIAS' ? a.aliased_key : a.key);
+    const targetId = await variableTargetId(d, targetScope, targetKey, parentId, scope, ctx);
+    const body =
+      type === 'ALIAS'
+        ? strip({ key: a.key, alias_scope: scope, alias_parent_id: parentId, description })
+        : strip({ value: a.value, override_scope: scope, override_parent_id: parentId, description });
+    return createOnce(ctx, `/variable/${targetId}/${type === 'ALIAS' ? 'alias' : 'override'}`, body, find);
+  }
+  const body = strip({
+    key: a.key,
+    value: a.value ?? (type === 'EXTERNAL_SECRET' ? String(a.reference ?? '') : ''),
+    mount_path: a.mount_path,
+    is_secret: a.is_secret === true,
+    variable_scope: scope,
+    variable_parent_id: parentId,
+    description,
+    enable_interpolation_in_file: a.enable_interpolation_in_file,
+    secret_manager_access_id: a.secret_manager_access_id,
+  });
+  return createOnce(ctx, '/variable', body, find);
+}
+
+function strip(o: Obj): Obj {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+function variableDescription(d: DesiredResource, ctx: WriteContext, description: string | null | undefined): string | null | undefined {
+  const fps = secretFingerprints(d.attrs, d.sensitiveFields ?? [], ctx.fingerprintKey);
+  if (Object.keys(fps).length === 0) return description;
+  return withFingerprintMarker(description, fps);
+}
+
+/** The id of the variable an alias or override points to: from the plan's reads, else one list call. */
+async function variableTargetId(d: DesiredResource, targetScope: string, key: string, parentId: string, scope: string, ctx: WriteContext): Promise<string> {
+  if (targetScope === 'PROJECT' || targetScope === 'ENVIRONMENT') {
+    const target = `${scopeAddress(d.address, targetScope)}/variable.${key}`;
+    if (ctx.refs.has(target)) return ctx.refs.id(target);
+  }
+  // Not declared in the manifest (or built in): the unified list of the variable's own parent
+  // includes every variable it inherits.
+  const found = await findIn(ctx, '/variable', (r) => r.key === key && r.scope === targetScope, { parent_id: parentId, scope });
+  if (!found) throw new StepError(`${d.address}: there is no ${targetScope} variable ${key} to ${d.attrs.variable_type === 'ALIAS' ? 'alias' : 'override'}`);
+  return found.id;
+}
+
+// ---- update ----------------------------------------------------------------------------------
+
+export async function updateResource(c: ResourceChange, d: DesiredResource, ctx: WriteContext): Promise<ApiRecord | undefined> {
+  const id = ctx.refs.id(c.address);
+  const record = ctx.refs.record(c.address) ?? ({ id } as ApiRecord);
+  const bc = bodyContext(d, ctx);
+  let rec: ApiRecord | undefined;
+  switch (d.kind) {
+    case 'organization':
+      rec = await ctx.api.put<ApiRecord>(`/organization/${id}`, updateBody('organization', d.attrs, record, bc));
+      break;
+    case 'cluster':
+      await ctx.api.post(`/cluster/${id}/upgrade`);
+      return undefined;
+    case 'environment':
+      rec = await ctx.api.put<ApiRecord>(`/environment/${id}`, updateBody('environment', d.attrs, record, bc));
+      break;
+    case 'project':
+      rec = await ctx.api.put<ApiRecord>(`/project/${id}`, updateBody('project', d.attrs, record, bc));
+      break;
+    case 'deployment_stage': {
+      const changed = new Set(c.fields.map((f) => f.field));
+      if (changed.has('name') || changed.has('description')) {
+        rec = await ctx.api.put<ApiRecord>(`/deploymentStage/${id}`, updateBody('deployment_stage', d.attrs, record, bc));
+      }
+      const before = c.fields.find((f) => f.field === 'services')?.before;
+      const liveServices = Array.isArray(before) ? (before as string[]) : ((c.before?.services as string[] | undefined) ?? []);
+      const liveAfter = changed.has('after') ? c.fields.find((f) => f.field === 'after')?.before : d.attrs.after;
+      await arrangeStage(d, { ...record, id }, liveServices, liveAfter, ctx);
+      break;
+    }
+    case 'variable':
+      rec = await updateVariable(d, record, ctx);
+      break;
+    case 'alert_receiver': {
+      const body = receiverBody(d, ctx, record);
+      await validateReceiver(d, body, ctx);
+      rec = await ctx.api.put<ApiRecord>(`/alert-receivers/${id}`, body);
+      break;
+    }
+    default: {
+      const coll = collection(d.kind, d.address, ctx);
+      rec = await ctx.api.put<ApiRecord>(coll.item(id), updateBody(d.kind, d.attrs, record, bc));
+    }
+  }
+  if (rec && typeof rec === 'object' && rec.id) ctx.refs.set(c.address, rec);
+  return rec;
+}
+
+async function updateVariable(d: DesiredResource, record: ApiRecord, ctx: WriteContext): Promise<ApiRecord> {
+  const a = d.attrs;
+  const own = a.description !== undefined ? (a.description as string | null) : splitFingerprintMarker(record.description as string | null).description;
+  const body = strip({
+    key: a.key,
+    value: a.variable_type === 'ALIAS' ? undefined : a.value,
+    description: variableDescription(d, ctx, own),
+    enable_interpolation_in_file: a.enable_interpolation_in_file,
+    secret_manager_access_id: a.secret_manager_access_id,
+  });
+  return ctx.api.put<ApiRecord>(`/variable/${record.id}`, body);
+}
+
+// ---- delete ----------------------------------------------------------------------------------
+
+/** Deletes one non-service resource. Already gone (404) counts as deleted. */
+export async function deleteResource(c: ResourceChange, ctx: WriteContext): Promise<void> {
+  const id = c.id ?? ctx.refs.id(c.address);
+  const path = c.kind === 'variable' ? `/variable/${id}` : collection(c.kind, c.address, ctx).item(id);
+  try {
+    await ctx.api.delete(path);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  ctx.refs.forget(c.address);
+}
+
+const BATCH_FIELD: Record<ServiceKind, string> = {
+  application: 'application_ids',
+  container: 'container_ids',
+  database: 'database_ids',
+  job: 'job_ids',
+  helm: 'helm_ids',
+  terraform: 'terraform_ids',
+};
+
+/**
+ * Deletes services of one environment with one batched request. With `wait`, returns only once
+ * the environment's service list no longer has them (their names are about to be reused).
+ */
+export async function deleteServices(env: Address, services: Array<{ address: Address; kind: ServiceKind; id: string }>, ctx: WriteContext, wait: boolean): Promise<void> {
+  const envId = ctx.refs.id(env);
+  const body: Record<string, string[]> = {};
+  for (const f of Object.values(BATCH_FIELD)) body[f] = [];
+  for (const s of services) body[BATCH_FIELD[s.kind]]!.push(s.id);
+  await ctx.api.post(`/environment/${envId}/service/delete`, body);
+  for (const s of services) ctx.refs.forget(s.address);
+  if (!wait) return;
+  const ids = new Set(services.map((s) => s.id));
+  let interval = ctx.pollIntervalMs;
+  for (;;) {
+    const live = listResults(await ctx.api.get(`/environment/${envId}/services`));
+    if (!live.some((r) => ids.has(r.id))) return;
+    if (ctx.timing.now() >= ctx.deadline) throw new StepError(`${env}: timed out waiting for the deletion of ${services.map((s) => s.address).join(', ')}`);
+    await ctx.timing.sleep(interval);
+    interval = Math.min(interval * 2, 10_000);
+  }
+}
+
+/** Takes a backup of a database before it is deleted or replaced; returns its name and id. */
+export async function backupDatabase(address: Address, id: string, ctx: WriteContext, at: Date): Promise<{ name: string; id: string }> {
+  const name = `driftless-${parseAddress(address).pop()!.name}-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  const rec = await ctx.api.post<ApiRecord>(`/database/${id}/backup`, {
+    name,
+    message: `Taken by driftless before ${address} is deleted or replaced (--allow-data-loss).`,
+  });
+  return { name: String(rec?.name ?? name), id: String(rec?.id ?? '') };
+}
+
+/** Applies `desiredToRequest` to be sure every reference of a desired resource resolves (used before a replace deletes anything). */
+export function checkReferences(d: DesiredResource, ctx: WriteContext): void {
+  desiredToRequest(d.kind, d.attrs, bodyContext(d, ctx));
+}
