@@ -14,6 +14,7 @@ import { stageRoutes } from './stages.js';
 import { groupRoutes } from './groups.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
 import { initOps, opsRoutes } from '../ops/index.js';
+import { initWebhookDelivery, webhookDeliveryRoutes } from '../webhooks/index.js';
 
 export type RoutePlugin = (app: FastifyInstance, ctx: EmulatorContext) => void | Promise<void>;
 export type Initializer = (ctx: EmulatorContext) => void;
@@ -22,6 +23,7 @@ export const routePlugins: RoutePlugin[] = [
   organizationRoutes,
   variableRoutes,
   opsRoutes,
+  webhookDeliveryRoutes,
 ];
 
-export const initializers: Initializer[] = [initVariables, initOps];
+export const initializers: Initializer[] = [initVariables, initOps, initWebhookDelivery];
