@@ -70,13 +70,18 @@ export function resolveVariables(b: GraphBuilder): void {
     // An override always points above its own scope; an alias may point to a sibling key.
     const candidates = isAlias ? chain : chain.slice(1);
     let found: { scope: DesiredResource; variable: DesiredResource } | undefined;
+    let aliasOfAlias: DesiredResource | undefined;
     for (const s of candidates) {
       const v = b.resources.get(addressOf('variable', targetKey, s.address));
-      // An alias points to the declaration itself, never to an alias or an override of it.
-      if (v && v !== p.resource && !(isAlias && (v.attrs.variable_type === 'ALIAS' || v.attrs.variable_type === 'OVERRIDE'))) {
-        found = { scope: s, variable: v };
-        break;
+      if (!v || v === p.resource) continue;
+      // An alias points to the declaration itself, never to an override of it; the API has no alias of an alias.
+      if (isAlias && v.attrs.variable_type === 'OVERRIDE') continue;
+      if (isAlias && v.attrs.variable_type === 'ALIAS') {
+        aliasOfAlias ??= v;
+        continue;
       }
+      found = { scope: s, variable: v };
+      break;
     }
     const attrs = p.resource.attrs;
     let targetScope: string | undefined;
@@ -88,6 +93,15 @@ export function resolveVariables(b: GraphBuilder): void {
         if (typeof attrs.value === 'string') attrs.value = secret(attrs.value);
         p.resource.sensitiveFields = ['value'];
       }
+    } else if (aliasOfAlias) {
+      b.diagnostics.push(
+        error('ref.alias-of-alias', `variable ${p.spec.key}: "${targetKey}" is itself an alias`, {
+          detail: `The API has no alias of an alias: point ${p.spec.key} at the variable ${aliasOfAlias.address} refers to (${String(aliasOfAlias.attrs.aliased_key ?? '?')}).`,
+          address: p.resource.address,
+          range: sourceOf(p.spec, 'alias'),
+        }),
+      );
+      continue;
     } else if (targetKey.startsWith(BUILT_IN_PREFIX)) {
       targetScope = 'BUILT_IN';
     } else {
