@@ -5,11 +5,15 @@
 import type { SourceRange } from '../diag/diagnostic.js';
 import { fieldSourceOf } from './source-map.js';
 
+const ONLY_REFERENCES = /\$\{(env|file):[^}]*\}/g;
 const ALWAYS_SECRET_FIELDS = new Set(['webhook_url', 'auth_password']);
 
 export function findSecretRanges(root: unknown): SourceRange[] {
   const out: SourceRange[] = [];
   const mask = (holder: object, field: string) => {
+    // A value that is only references (`${env:NAME}`) shows no secret: keep it readable.
+    const v = (holder as Record<string, unknown>)[field];
+    if (typeof v === 'string' && v !== '' && v.replace(ONLY_REFERENCES, '') === '') return;
     const r = fieldSourceOf(holder, field);
     if (r) out.push(r);
   };
