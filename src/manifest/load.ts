@@ -71,7 +71,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
   const diagnostics: Diagnostic[] = [...discovered.diagnostics];
   const texts = new Map<string, FileText>();
   const parts: PartialFile[] = [];
-  const rawValues: unknown[] = [];
+  const secretRanges: SourceRange[] = [];
 
   for (const file of discovered.files) {
     const read = readManifestFile(file, limits);
@@ -87,7 +87,8 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
       diagnostics.push(warning('manifest.empty-file', 'the file is empty', { detail: 'It declares nothing.', range: { file: file.display, start: { line: 1, col: 1 } } }));
       continue;
     }
-    rawValues.push(parsed.value);
+    // Before resolution rewrites them: where the file itself shows a secret.
+    secretRanges.push(...findSecretRanges(parsed.value));
     if (typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
       diagnostics.push(
         error('schema.wrong-type', 'a manifest file must be a mapping at the top level', {
@@ -118,7 +119,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
   }
 
   const redactions = new Map<string, Redaction[]>();
-  for (const r of rawValues.flatMap((v) => findSecretRanges(v))) {
+  for (const r of secretRanges) {
     if (!r.end) continue;
     const list = redactions.get(r.file) ?? [];
     list.push({ start: r.start, end: r.end });
