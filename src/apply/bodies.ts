@@ -7,10 +7,11 @@
  * manifest does not own keep their live value instead of being reset. Secret values stay
  * `SecretValue`s: the API client reveals them into the wire body only.
  */
-import type { Address, ResourceKind } from '../model/resource.js';
+import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
 import { parseAddress, addressOf } from '../model/resource.js';
-import { isSecretValue, type SecretValue } from '../model/secret.js';
-import { fingerprint, withFingerprintMarker } from '../plan/fingerprint.js';
+import { isSecretValue } from '../model/secret.js';
+import { withFingerprintMarker } from '../plan/fingerprint.js';
+import { desiredFingerprints } from '../plan/compare.js';
 import type { ApiRecord } from '../live/read.js';
 import type { IdRegistry } from './refs.js';
 
@@ -150,22 +151,11 @@ export interface BodyContext {
   refs: IdRegistry;
   /** Key of the secret fingerprints written into descriptions. */
   fingerprintKey: string;
-  sensitiveFields?: readonly string[];
 }
 
-/** Fingerprints of the desired secret values, keyed as the plan keys them (`value`, `tf_vars.KEY`, ...). */
-export function secretFingerprints(attrs: Obj, sensitiveFields: readonly string[], key: string): Record<string, string> {
-  const fps: Record<string, string> = {};
-  for (const f of sensitiveFields) {
-    const v = attrs[f];
-    if (isSecretValue(v)) fps[f] = fingerprint(v.reveal(), key);
-    else if (f === 'terraform_variables_source' && isObj(v) && Array.isArray(v.tf_vars)) {
-      for (const t of v.tf_vars as Array<{ key: string; value: unknown }>) {
-        if (isSecretValue(t.value)) fps[`tf_vars.${t.key}`] = fingerprint((t.value as SecretValue).reveal(), key);
-      }
-    }
-  }
-  return fps;
+/** Fingerprints of the desired secret values, keyed exactly as computePlan keys them. */
+export function secretFingerprints(attrs: Obj, key: string): Record<string, string> {
+  return desiredFingerprints({ attrs } as DesiredResource, key);
 }
 
 /** Desired attrs in request shape: names resolved to ids, secrets fingerprinted into the description. */
@@ -203,7 +193,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     delete a.services;
     delete a.after;
   }
-  const fps = secretFingerprints(attrs, ctx.sensitiveFields ?? [], ctx.fingerprintKey);
+  const fps = secretFingerprints(attrs, ctx.fingerprintKey);
   if (Object.keys(fps).length > 0) a.description = withFingerprintMarker(a.description as string | null | undefined, fps);
   return a;
 }

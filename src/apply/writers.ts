@@ -111,7 +111,7 @@ function identityMatch(kind: ResourceKind, name: string): (r: ApiRecord) => bool
 }
 
 function bodyContext(d: DesiredResource, ctx: WriteContext) {
-  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey, sensitiveFields: d.sensitiveFields ?? [] };
+  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey };
 }
 
 // ---- create ----------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ function strip(o: Obj): Obj {
 }
 
 function variableDescription(d: DesiredResource, ctx: WriteContext, description: string | null | undefined): string | null | undefined {
-  const fps = secretFingerprints(d.attrs, d.sensitiveFields ?? [], ctx.fingerprintKey);
+  const fps = secretFingerprints(d.attrs, ctx.fingerprintKey);
   if (Object.keys(fps).length === 0) return description;
   return withFingerprintMarker(description, fps);
 }

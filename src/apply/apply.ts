@@ -1,0 +1,477 @@
+/**
+ * applyPlan(plan, deps) -> ApplyResult: turns a plan into API calls in graph order, deploys the
+ * services the plan marks (stage by stage), and reports exactly what happened.
+ *
+ * - Refuses before any request when the plan is not applyable: a blocked data-destroying change,
+ *   a database delete without allowDataLoss, more deletions than maxDestroy.
+ * - One step per change (services of an environment are deleted by one batched step), in
+ *   dependency order: parents first, deletions children first; up to `parallelism` at once. A
+ *   failed step skips what depends on it; independent steps go on.
+ * - Deploy steps: per environment, one per stage, each after the previous stage and after every
+ *   configuration step its services see (their own subtree, their environment's and project's
+ *   variables, stage membership).
+ */
+import type { Address, DesiredGraph, LiveState, ServiceKind } from '../model/resource.js';
+import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
+import type { ApiPort } from '../live/api-port.js';
+import { errorMessage, isAmbiguousFailure } from '../live/api-port.js';
+import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
+import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
+import type { ApplyEvent, ApplyEventSink, StepAction } from './events.js';
+import { IdRegistry } from './refs.js';
+import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, StepError, updateResource, type WriteContext } from './writers.js';
+import { listResults } from '../live/read.js';
+
+export const DEFAULT_TIMEOUT_MS = 30 * 60 * 1000;
+
+export interface ApplyDeps {
+  api: ApiPort;
+  /** The live state the plan was computed from: ids and records for update bodies. */
+  live: LiveState;
+  /** The desired graph the plan was computed from: secret values and deploy pins. */
+  desired: DesiredGraph;
+  /** Key of the secret fingerprints (the same the plan used). */
+  fingerprintKey: string;
+  onEvent?: ApplyEventSink;
+  timing?: Timing;
+  /** Wall clock, for backup names. */
+  clock?: () => Date;
+  /** SIGINT: no new step starts, running ones finish, deploy waits stop. */
+  signal?: AbortSignal;
+}
+
+export interface ApplyOptions {
+  parallelism?: number;
+  /** How long to wait for deployments (and asynchronous deletes) in total. */
+  timeoutMs?: number;
+  pollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+  /** Log lines shown for a failed deployment. */
+  logLines?: number;
+  allowDataLoss?: boolean;
+  maxDestroy?: number;
+}
+
+export type StepStatus = 'applied' | 'failed' | 'skipped' | 'not_started';
+
+export interface StepReport {
+  address: Address;
+  action: StepAction;
+  status: StepStatus;
+  error?: string;
+  hint?: string;
+  /** For skipped steps: the failed step's address. */
+  because?: Address;
+  logs?: string[];
+}
+
+export interface ApplySummary {
+  add: number;
+  change: number;
+  destroy: number;
+  deploy: number;
+  failed: number;
+  skipped: number;
+  not_started: number;
+}
+
+export interface ApplyResult {
+  status: 'applied' | 'failed' | 'interrupted' | 'refused';
+  steps: StepReport[];
+  summary: ApplySummary;
+  backups: Array<{ address: Address; name: string; id: string }>;
+  /** Why the plan was refused (status `refused`), or warnings. */
+  diagnostics: Diagnostic[];
+  /** HTTP requests the apply made (the plan's reads are counted in the plan). */
+  requestCount: number;
+}
+
+export const realTiming: Timing = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new AbortedError());
+      const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(t);
+        reject(new AbortedError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export class AbortedError extends Error {
+  constructor() {
+    super('interrupted');
+    this.name = 'AbortedError';
+  }
+}
+
+/** The action a change takes, in apply's vocabulary. */
+export function stepActionOf(c: ResourceChange): 'create' | 'update' | 'delete' | 'replace' | undefined {
+  if (c.status !== 'planned' || c.via_parent !== undefined) return undefined;
+  const [a, b] = c.actions;
+  if (a === 'no-op') return undefined;
+  if (a === 'delete' && b === 'create') return 'replace';
+  return a;
+}
+
+function isDatabaseLoss(c: ResourceChange): boolean {
+  const a = stepActionOf(c);
+  return c.kind === 'database' && (a === 'delete' || a === 'replace');
+}
+
+/** Why apply must refuse this plan before sending anything (empty: go ahead). */
+export function refusals(plan: Plan, opts: ApplyOptions): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const c of plan.changes) {
+    if (c.status === 'blocked') {
+      out.push(
+        error('apply.blocked', `${c.address}: ${c.actions.join(' and ')} is blocked${c.reasons.length ? `: ${c.reasons.join('; ')}` : ''}`, {
+          address: c.address,
+          detail: 'Deleting or replacing a database destroys its data. Run plan and apply again with --allow-data-loss to allow it (a backup is taken first).',
+        }),
+      );
+    } else if (isDatabaseLoss(c) && !opts.allowDataLoss) {
+      out.push(
+        error('apply.data-loss', `${c.address}: the plan ${stepActionOf(c) === 'replace' ? 'replaces' : 'deletes'} a database and --allow-data-loss was not given`, {
+          address: c.address,
+          detail: 'Run apply again with --allow-data-loss to allow it (a backup is taken first), or change the manifest.',
+        }),
+      );
+    }
+  }
+  for (const d of plan.diagnostics) if (d.severity === 'error') out.push(d);
+  if (!plan.applyable && out.length === 0) out.push(error('apply.not-applyable', 'The plan is marked as not applyable.', { detail: 'Run plan again and fix the problems it reports.' }));
+  if (opts.maxDestroy !== undefined) {
+    const destroy = plan.changes.filter((c) => {
+      const a = stepActionOf(c);
+      return a === 'delete' || a === 'replace';
+    });
+    if (destroy.length > opts.maxDestroy) {
+      out.push(
+        error('apply.max-destroy', `The plan destroys ${destroy.length} resource(s), more than --max-destroy ${opts.maxDestroy} allows.`, {
+          detail: `It would destroy: ${destroy.slice(0, 20).map((c) => c.address).join(', ')}${destroy.length > 20 ? ', ...' : ''}. Raise --max-destroy if this is intended.`,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+interface StepInfo {
+  id: string;
+  /** Resources the step acts on (several for a batched service delete or a deploy stage). */
+  targets: Array<{ address: Address; action: StepAction }>;
+}
+
+function parentOf(address: Address): Address {
+  const i = address.lastIndexOf('/');
+  return i < 0 ? '' : address.slice(0, i);
+}
+
+function emptySummary(): ApplySummary {
+  return { add: 0, change: 0, destroy: 0, deploy: 0, failed: 0, skipped: 0, not_started: 0 };
+}
+
+export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const refused = refusals(plan, opts);
+  if (refused.length > 0) {
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0 };
+  }
+  const timing = deps.timing ?? realTiming;
+  const clock = deps.clock ?? (() => new Date());
+  const emit = (e: ApplyEvent) => deps.onEvent?.(e);
+  const startedAt = timing.now();
+  const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
+  const requestsBefore = deps.api.requestCount;
+  const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
+  const ctx: WriteContext = {
+    api: deps.api,
+    refs,
+    organizationId: plan.organization_id,
+    fingerprintKey: deps.fingerprintKey,
+    timing,
+    deadline: startedAt + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    pollIntervalMs: opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+  };
+  const backups: ApplyResult['backups'] = [];
+  const reports = new Map<string, StepReport>();
+  const report = (r: StepReport) => reports.set(`${r.action} ${r.address}`, r);
+
+  const changes = plan.changes.filter((c) => stepActionOf(c) !== undefined);
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const stepOf = new Map<Address, string>();
+  const infos = new Map<string, StepInfo>();
+  const steps: Step[] = [];
+
+  // Services deleted outright are batched per environment.
+  const serviceDeletes = new Map<Address, ResourceChange[]>();
+  for (const c of changes) {
+    if (stepActionOf(c) === 'delete' && isServiceKind(c.kind)) {
+      const env = parentOf(c.address);
+      serviceDeletes.set(env, [...(serviceDeletes.get(env) ?? []), c]);
+    }
+  }
+  for (const [env, list] of serviceDeletes) {
+    const id = `delete services of ${env}`;
+    for (const c of list) stepOf.set(c.address, id);
+    infos.set(id, { id, targets: list.map((c) => ({ address: c.address, action: 'delete' as const })) });
+  }
+  for (const c of changes) {
+    if (stepOf.has(c.address)) continue;
+    const action = stepActionOf(c)!;
+    const id = `${action} ${c.address}`;
+    stepOf.set(c.address, id);
+    infos.set(id, { id, targets: [{ address: c.address, action }] });
+  }
+
+  // Dependencies: creates/updates after what they depend on; deletions after the deletion of
+  // whatever depends on them (children first).
+  const deps_ = new Map<string, Set<string>>();
+  const addDep = (from: string, to: string | undefined) => {
+    if (to === undefined || to === from) return;
+    let s = deps_.get(from);
+    if (!s) deps_.set(from, (s = new Set()));
+    s.add(to);
+  };
+  for (const c of changes) {
+    const action = stepActionOf(c)!;
+    const sid = stepOf.get(c.address)!;
+    if (action === 'delete') {
+      for (const t of [c.parent, ...c.depends_on]) {
+        if (t === undefined) continue;
+        const tc = byAddress.get(t);
+        if (tc && stepActionOf(tc) === 'delete') addDep(stepOf.get(t)!, sid);
+      }
+    } else {
+      for (const t of c.depends_on) addDep(sid, stepOf.get(t));
+      if (c.parent !== undefined) addDep(sid, stepOf.get(c.parent));
+    }
+  }
+
+  const runConfigStep = async (info: StepInfo): Promise<void> => {
+    if (info.id.startsWith('delete services of ')) {
+      const env = info.id.slice('delete services of '.length);
+      const list = serviceDeletes.get(env)!;
+      const started = timing.now();
+      for (const c of list) emit({ type: 'apply_start', address: c.address, action: 'delete' });
+      try {
+        for (const c of list) if (c.kind === 'database') await takeBackup(c);
+        await deleteServices(env, list.map((c) => ({ address: c.address, kind: c.kind as ServiceKind, id: c.id ?? refs.id(c.address) })), ctx, false);
+      } catch (e) {
+        for (const c of list) fail(c.address, 'delete', e, started);
+        throw e;
+      }
+      for (const c of list) {
+        emit({ type: 'apply_complete', address: c.address, action: 'delete', id: c.id, elapsed_seconds: elapsed(started) });
+        report({ address: c.address, action: 'delete', status: 'applied' });
+      }
+      return;
+    }
+    const { address, action } = info.targets[0]!;
+    const c = byAddress.get(address)!;
+    const started = timing.now();
+    emit({ type: 'apply_start', address, action });
+    try {
+      const id = await runChange(c, action as 'create' | 'update' | 'delete' | 'replace');
+      emit({ type: 'apply_complete', address, action, ...(id ? { id } : {}), elapsed_seconds: elapsed(started) });
+      report({ address, action, status: 'applied' });
+    } catch (e) {
+      fail(address, action, e, started);
+      throw e;
+    }
+  };
+
+  const fail = (address: Address, action: StepAction, e: unknown, started: number, logs?: string[]) => {
+    const hint = e instanceof StepError ? e.hint : isAmbiguousFailure(e) ? 'The outcome is unknown; run apply again: it looks objects up by name before creating them, so nothing is duplicated.' : undefined;
+    const msg = e instanceof AbortedError ? 'interrupted' : errorMessage(e);
+    emit({ type: 'apply_errored', address, action, error: msg, elapsed_seconds: elapsed(started), ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
+    report({ address, action, status: 'failed', error: msg, ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
+  };
+
+  const takeBackup = async (c: ResourceChange): Promise<void> => {
+    const b = await backupDatabase(c.address, c.id ?? refs.id(c.address), ctx, clock());
+    backups.push({ address: c.address, ...b });
+    emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
+  };
+
+  const desiredOf = (c: ResourceChange) => {
+    const d = deps.desired.resources.get(c.address);
+    if (!d) throw new StepError(`${c.address} is in the plan but not in the manifest; run plan again`);
+    return d;
+  };
+
+  const runChange = async (c: ResourceChange, action: 'create' | 'update' | 'delete' | 'replace'): Promise<string | undefined> => {
+    switch (action) {
+      case 'create':
+        return (await createResource(c, desiredOf(c), ctx)).id;
+      case 'update':
+        return (await updateResource(c, desiredOf(c), ctx))?.id ?? c.id;
+      case 'delete':
+        await deleteResource(c, ctx);
+        return c.id;
+      case 'replace': {
+        const d = desiredOf(c);
+        // Every name the new object refers to must resolve before the old one is deleted.
+        checkReferences(d, ctx);
+        if (isServiceKind(c.kind)) {
+          if (c.kind === 'database') await takeBackup(c);
+          await deleteServices(parentOf(c.address), [{ address: c.address, kind: c.kind, id: c.id ?? refs.id(c.address) }], ctx, true);
+        } else if (c.kind === 'environment') {
+          await deleteResource(c, ctx);
+          await waitEnvironmentGone(c);
+        } else {
+          await deleteResource(c, ctx);
+        }
+        return (await createResource(c, d, ctx)).id;
+      }
+    }
+  };
+
+  /** An environment is deleted asynchronously; its name is free only once it left the list. */
+  const waitEnvironmentGone = async (c: ResourceChange): Promise<void> => {
+    const projectId = refs.id(parentOf(c.address));
+    let interval = ctx.pollIntervalMs;
+    for (;;) {
+      const envs = listResults(await deps.api.get(`/project/${projectId}/environment`));
+      if (!envs.some((e) => e.id === c.id)) return;
+      if (timing.now() >= ctx.deadline) throw new StepError(`${c.address}: timed out waiting for the old environment to be deleted`);
+      await timing.sleep(interval, deps.signal);
+      interval = Math.min(interval * 2, 10_000);
+    }
+  };
+
+  for (const info of infos.values()) {
+    steps.push({ id: info.id, dependsOn: [...(deps_.get(info.id) ?? [])], run: () => runConfigStep(info) });
+  }
+
+  // Deploy steps, stage by stage per environment.
+  const deployReasons = new Map(plan.changes.filter((c) => c.deploy).map((c) => [c.address, c]));
+  for (const group of plan.deploy_order) {
+    let previous: string | undefined;
+    group.stages.forEach((stage, i) => {
+      if (stage.services.length === 0) return;
+      const id = `deploy ${group.environment} stage ${stage.stage ?? '(default)'} #${i}`;
+      const needs = new Set<string>();
+      if (previous) needs.add(previous);
+      const env = group.environment;
+      const projectAddr = addressOf('project', parseAddress(env)[0]!.name);
+      for (const [addr, sid] of stepOf) {
+        if (sid.startsWith('delete')) continue;
+        const seen =
+          addr === env ||
+          addr === projectAddr ||
+          (parentOf(addr) === env && (addr.includes('/variable.') || addr.includes('/deployment_stage.'))) ||
+          (parentOf(addr) === projectAddr && addr.includes('/variable.')) ||
+          stage.services.some((s) => addr === s || addr.startsWith(`${s}/`));
+        if (seen) needs.add(sid);
+      }
+      infos.set(id, { id, targets: stage.services.map((s) => ({ address: s, action: 'deploy' as const })) });
+      steps.push({ id, dependsOn: [...needs], run: () => runDeployStage(env, stage.stage, stage.services) });
+      previous = id;
+    });
+  }
+
+  const runDeployStage = async (env: Address, stageName: string | null, services: Address[]): Promise<void> => {
+    const started = timing.now();
+    const targets: DeployTarget[] = services.map((address) => {
+      const c = deployReasons.get(address);
+      const kind = parseAddress(address).pop()!.kind as ServiceKind;
+      return {
+        address,
+        id: refs.id(address),
+        kind,
+        ...(c?.deploy?.git_commit_id !== undefined ? { git_commit_id: c.deploy.git_commit_id } : {}),
+        ...(c?.deploy?.image_tag !== undefined ? { image_tag: c.deploy.image_tag } : {}),
+      };
+    });
+    for (const t of targets) emit({ type: 'apply_start', address: t.address, action: 'deploy' });
+    try {
+      await deployStage(
+        { environmentId: refs.id(env), environmentAddress: env, stageName: stageName ?? '(default)', services: targets },
+        { api: deps.api, timing, onEvent: emit },
+        {
+          deadline: ctx.deadline,
+          startedAt: started,
+          pollIntervalMs: ctx.pollIntervalMs,
+          maxPollIntervalMs: opts.maxPollIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS,
+          logLines: opts.logLines ?? 20,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        },
+      );
+    } catch (e) {
+      const failed = new Set<Address>();
+      if (e instanceof DeployFailedError) {
+        for (const f of e.failures) {
+          failed.add(f.address);
+          fail(f.address, 'deploy', new StepError(f.reason, e.hint), started, f.logs);
+        }
+      } else {
+        for (const t of targets) {
+          failed.add(t.address);
+          fail(t.address, 'deploy', e instanceof AbortedError ? new StepError('interrupted while waiting; the deployment goes on in the platform', 'Run plan to see where it ended.') : e, started);
+        }
+      }
+      for (const t of targets) if (!failed.has(t.address)) succeeded(t.address, started);
+      throw e;
+    }
+    for (const t of targets) succeeded(t.address, started);
+  };
+  const succeeded = (address: Address, started: number) => {
+    emit({ type: 'apply_complete', address, action: 'deploy', elapsed_seconds: elapsed(started) });
+    report({ address, action: 'deploy', status: 'applied' });
+  };
+
+  const exec = await executeSteps(steps, {
+    parallelism: opts.parallelism ?? DEFAULT_PARALLELISM,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+
+  const primary = (stepId: string) => infos.get(stepId)?.targets[0]?.address ?? stepId;
+  for (const s of exec.skipped) {
+    for (const t of infos.get(s.id)?.targets ?? []) {
+      emit({ type: 'apply_skipped', address: t.address, action: t.action, because: primary(s.because) });
+      report({ address: t.address, action: t.action, status: 'skipped', because: primary(s.because) });
+    }
+  }
+  for (const id of exec.notStarted) {
+    for (const t of infos.get(id)?.targets ?? []) report({ address: t.address, action: t.action, status: 'not_started' });
+  }
+  // A step that threw before reporting anything (a bug or an unexpected error) still shows.
+  for (const f of exec.failed) {
+    for (const t of infos.get(f.id)?.targets ?? []) {
+      if (!reports.has(`${t.action} ${t.address}`)) report({ address: t.address, action: t.action, status: 'failed', error: errorMessage(f.error) });
+    }
+  }
+
+  // Reports in plan order, deploys last.
+  const order = new Map<string, number>();
+  let n = 0;
+  for (const info of infos.values()) for (const t of info.targets) order.set(`${t.action} ${t.address}`, n++);
+  const stepReports = [...reports.values()].sort((a, b) => (order.get(`${a.action} ${a.address}`) ?? 0) - (order.get(`${b.action} ${b.address}`) ?? 0));
+
+  const summary = emptySummary();
+  for (const r of stepReports) {
+    if (r.status === 'applied') {
+      if (r.action === 'create') summary.add++;
+      else if (r.action === 'update') summary.change++;
+      else if (r.action === 'delete') summary.destroy++;
+      else if (r.action === 'replace') {
+        summary.add++;
+        summary.destroy++;
+      } else if (r.action === 'deploy') summary.deploy++;
+    } else if (r.status === 'failed') summary.failed++;
+    else if (r.status === 'skipped') summary.skipped++;
+    else summary.not_started++;
+  }
+  emit({ type: 'change_summary', ...summary });
+  const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
+  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount: deps.api.requestCount - requestsBefore };
+}
