@@ -5,7 +5,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { matchKey } from '../model/resource.js';
+import { CASE_INSENSITIVE_KINDS, matchKey } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import type { ActionList, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
@@ -86,7 +86,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       changes.push(c);
       continue;
     }
-    const diff = diffAttrs(d, l, key, stageAdjust.get(address) ?? l.attrs);
+    const diff = diffAttrs(d, l, key, sameNameAttrs(d, stageAdjust.get(address) ?? l.attrs));
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
@@ -158,6 +158,14 @@ function sanitizedAttrs(d: DesiredResource, fps: Record<string, string>): Record
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(d.attrs)) out[k] = sanitize(v, fps, k);
   return out;
+}
+
+/** For kinds named case-insensitively, a name that differs only in case is the same name. */
+function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
+  const n = attrs.name;
+  if (!CASE_INSENSITIVE_KINDS.has(d.kind) || typeof n !== 'string' || typeof d.attrs.name !== 'string') return attrs;
+  if (n === d.attrs.name || n.toLowerCase() !== d.attrs.name.toLowerCase()) return attrs;
+  return { ...attrs, name: d.attrs.name };
 }
 
 function guardDataLoss(c: ResourceChange, allowDataLoss: boolean): void {
@@ -289,14 +297,15 @@ function liveObjects(changes: ResourceChange[], live: LiveState): Plan['live_obj
 function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): Map<Address, Record<string, unknown>> {
   const out = new Map<Address, Record<string, unknown>>();
   const byEnv = new Map<Address, Array<{ desired: DesiredResource; live: LiveResource }>>();
-  const servicesByEnv = new Map<Address, Set<string>>();
+  /** env -> lower-cased staged service name -> name as the manifest writes it (database names ignore case). */
+  const servicesByEnv = new Map<Address, Map<string, string>>();
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
     if (d.parent === undefined || d.kind !== 'deployment_stage') continue;
     // Only services the manifest places in some stage have an owned membership.
-    const set = servicesByEnv.get(d.parent) ?? new Set<string>();
-    for (const n of (d.attrs.services as string[] | undefined) ?? []) set.add(n);
-    servicesByEnv.set(d.parent, set);
+    const names = servicesByEnv.get(d.parent) ?? new Map<string, string>();
+    for (const n of (d.attrs.services as string[] | undefined) ?? []) names.set(n.toLowerCase(), n);
+    servicesByEnv.set(d.parent, names);
     const la = liveOf.get(address);
     if (la === undefined) continue;
     const list = byEnv.get(d.parent) ?? [];
@@ -305,12 +314,19 @@ function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Addres
   }
   for (const [env, stages] of byEnv) {
     const sorted = [...stages].sort((a, b) => Number(a.live.attrs.deployment_order ?? 0) - Number(b.live.attrs.deployment_order ?? 0));
-    const managed = servicesByEnv.get(env) ?? new Set<string>();
+    const managed = servicesByEnv.get(env) ?? new Map<string, string>();
     sorted.forEach((s, i) => {
       const attrs: Record<string, unknown> = { ...s.live.attrs };
       if (i > 0) attrs.after = sorted[i - 1]!.desired.name;
       else delete attrs.after;
-      if (Array.isArray(attrs.services)) attrs.services = (attrs.services as string[]).filter((n) => managed.has(n));
+      if (Array.isArray(attrs.services)) {
+        const owned: string[] = [];
+        for (const n of attrs.services as string[]) {
+          const name = managed.get(n.toLowerCase());
+          if (name !== undefined) owned.push(name);
+        }
+        attrs.services = owned.sort();
+      }
       out.set(s.desired.address, attrs);
     });
   }

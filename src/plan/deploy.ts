@@ -43,7 +43,9 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
     if (l && pin !== undefined && l.deployed?.git_commit_id !== pin) {
       reasons.push(`git_commit_id ${short(l.deployed?.git_commit_id)} -> ${short(pin)}`);
     }
-    if (c.kind !== 'database') {
+    // A created or replaced service starts with every variable it sees: no need to list them.
+    const fresh = c.actions[0] === 'create' || c.actions.length === 2;
+    if (c.kind !== 'database' && !fresh) {
       const keys: string[] = [];
       for (let scope: Address | undefined = c.address; scope !== undefined; scope = graph.resources.get(scope)?.parent) {
         keys.push(...(changedKeys.get(scope) ?? []));

@@ -349,7 +349,7 @@ export function liveFrom(r: ApiRecords, requestCount = 7): LiveState {
     const project = normalizeLive('project', p, undefined, lookup);
     add(project);
     vars(p.id, project.address);
-    for (const e of r.environments) {
+    for (const e of r.environments.filter((x) => (x.project?.id ?? id('shop')) === p.id)) {
       const env = normalizeLive('environment', e, project.address, lookup);
       add(env);
       vars(e.id, env.address);
