@@ -12,6 +12,7 @@ import { projectRoutes } from './projects.js';
 import { serviceRoutes } from './services.js';
 import { stageRoutes } from './stages.js';
 import { groupRoutes } from './groups.js';
+import { clusterRoutes } from './clusters.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
 import { initOps, opsRoutes } from '../ops/index.js';
 import { initWebhookDelivery, webhookDeliveryRoutes } from '../webhooks/index.js';
@@ -21,6 +22,11 @@ export type Initializer = (ctx: EmulatorContext) => void;
 
 export const routePlugins: RoutePlugin[] = [
   organizationRoutes,
+  projectRoutes,
+  serviceRoutes,
+  stageRoutes,
+  groupRoutes,
+  clusterRoutes,
   variableRoutes,
   opsRoutes,
   webhookDeliveryRoutes,

@@ -1,0 +1,217 @@
+/** Projects, environments and services of every kind over real HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startClient, type Client } from './helpers.js';
+import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
+
+let c: Client;
+beforeAll(async () => {
+  c = await startClient({ deployDurationMs: 100 });
+});
+afterAll(async () => {
+  await c.em.close();
+});
+
+describe('projects', () => {
+  it('creates, lists, gets, edits and deletes a project', async () => {
+    const org = c.em.organizationId;
+    const created = await c.post(`/organization/${org}/project`, { name: 'alpha', description: 'first' });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ name: 'alpha', description: 'first', organization: { id: org }, associated_environments_count: 0 });
+    expect(created.body.created_at).toBe(created.body.updated_at);
+    const list = await c.get(`/organization/${org}/project`);
+    expect(list.body.results.map((p: any) => p.name)).toContain('alpha');
+    const put = await c.put(`/project/${created.body.id}`, { name: 'alpha2', description: null });
+    expect(put.status).toBe(200);
+    expect(put.body.name).toBe('alpha2');
+    expect(Date.parse(put.body.updated_at)).toBeGreaterThan(Date.parse(created.body.updated_at));
+    expect((await c.get(`/project/${created.body.id}`)).body.name).toBe('alpha2');
+    expect((await c.del(`/project/${created.body.id}`)).status).toBe(204);
+    expect((await c.get(`/project/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('refuses a duplicate name, case-insensitively, with 409', async () => {
+    const org = c.em.organizationId;
+    await c.post(`/organization/${org}/project`, { name: 'Billing' });
+    const dup = await c.post(`/organization/${org}/project`, { name: 'BILLING' });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toMatchObject({ status: 409, error: 'Conflict' });
+    expect(dup.body.message).toContain('Billing');
+  });
+});
+
+describe('environments', () => {
+  it('creates an environment on a named cluster with a default stage; the cluster is immutable', async () => {
+    const { staging } = await clusters(c);
+    const project = (await c.post(`/organization/${c.em.organizationId}/project`, { name: 'envs' })).body;
+    const env = await c.post(`/project/${project.id}/environment`, { name: 'staging', mode: 'STAGING', cluster_id: staging.id });
+    expect(env.status).toBe(201);
+    expect(env.body).toMatchObject({ name: 'staging', mode: 'STAGING', cluster_id: staging.id, project: { id: project.id }, cluster_name: 'staging-cluster' });
+    const stages = await c.get(`/environment/${env.body.id}/deploymentStage`);
+    expect(stages.body.results).toHaveLength(1);
+
+    const moved = await c.put(`/environment/${env.body.id}`, { cluster_id: (await clusters(c)).production.id });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toMatch(/cluster_id.*cannot be changed/);
+    const same = await c.put(`/environment/${env.body.id}`, { name: 'stage', mode: 'DEVELOPMENT', cluster_id: staging.id });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ name: 'stage', mode: 'DEVELOPMENT' });
+
+    const badMode = await c.post(`/project/${project.id}/environment`, { name: 'x', mode: 'PREVIEW' });
+    expect(badMode.status).toBe(400);
+    expect(badMode.body.message).toContain("'mode' must be one of: DEVELOPMENT, PRODUCTION, STAGING");
+    const badCluster = await c.post(`/project/${project.id}/environment`, { name: 'x', cluster_id: '00000000-0000-4000-8000-000000000000' });
+    expect(badCluster.status).toBe(400);
+    expect(badCluster.body.message).toContain('cluster_id');
+    const list = await c.get(`/project/${project.id}/environment`);
+    expect(list.body.results.map((e: any) => e.name)).toEqual(['stage']);
+    expect((await c.get(`/project/${project.id}`)).body.associated_environments_count).toBe(1);
+  });
+});
+
+describe('services', () => {
+  it('creates one service of every kind, lists them per kind and all at once', async () => {
+    const reg = await registryId(c);
+    const { env } = await projectAndEnv(c, 'every-kind');
+    const made = {
+      application: await c.post(`/environment/${env.id}/application`, appBody()),
+      container: await c.post(`/environment/${env.id}/container`, containerBody(reg)),
+      database: await c.post(`/environment/${env.id}/database`, databaseBody()),
+      job: await c.post(`/environment/${env.id}/job`, jobBody(reg)),
+      helm: await c.post(`/environment/${env.id}/helm`, helmBody()),
+      terraform: await c.post(`/environment/${env.id}/terraform`, terraformBody()),
+    };
+    for (const [kind, r] of Object.entries(made)) {
+      expect(r.status, kind).toBe(201);
+      expect(r.body.service_type).toBe(kind.toUpperCase());
+      expect(r.body.environment).toEqual({ id: env.id });
+      const one = await c.get(`/${kind}/${r.body.id}`);
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual(r.body);
+      const list = await c.get(`/environment/${env.id}/${kind}`);
+      expect(list.body.results.map((x: any) => x.id)).toEqual([r.body.id]);
+    }
+    const all = await c.get(`/environment/${env.id}/services`);
+    expect(all.status).toBe(200);
+    expect(all.body.results).toHaveLength(6);
+    // Full records, not summaries: the same as GET by id.
+    for (const rec of all.body.results) expect(rec).toEqual(made[rec.service_type.toLowerCase() as keyof typeof made].body);
+
+    expect(made.application.body).toMatchObject({
+      git_repository: { url: 'https://github.com/acme/api.git', branch: 'main', provider: 'GITHUB', owner: 'acme', name: 'api' },
+      cpu: 500, memory: 512, maximum_cpu: 8000, maximum_memory: 16384,
+    });
+    expect(made.application.body.ports[0]).toMatchObject({ internal_port: 8080, publicly_accessible: true, protocol: 'HTTP' });
+    expect(made.application.body.ports[0].id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(made.container.body.registry).toMatchObject({ id: reg, name: 'docker-hub' });
+    expect(made.database.body).toMatchObject({ type: 'POSTGRESQL', mode: 'CONTAINER', port: 5432, instance_type: null, disk_type: null });
+    expect(made.job.body.job_type).toBe('LIFECYCLE');
+    expect((await c.post(`/environment/${env.id}/job`, cronBody(reg))).body.job_type).toBe('CRON');
+    expect(made.helm.body.source.helm_repository.chart_name).toBe('redis');
+    // A secret terraform variable is write-only.
+    const vars = made.terraform.body.terraform_variables_source.tf_vars;
+    expect(vars).toEqual([{ key: 'region', value: 'eu-west-3', secret: false }, { key: 'token', value: null, secret: true }]);
+    expect(JSON.stringify(all.body)).not.toContain('s3cr3t-tf');
+
+    // Every new service lands in the environment's first stage.
+    const stages = await c.get(`/environment/${env.id}/deploymentStage`);
+    expect(stages.body.results[0].services.map((m: any) => m.service_id).sort()).toEqual(all.body.results.map((x: any) => x.id).concat(
+      (await c.get(`/environment/${env.id}/job`)).body.results.filter((j: any) => j.job_type === 'CRON').map((j: any) => j.id),
+    ).sort());
+  });
+
+  it('names are unique in an environment across kinds, case-insensitively', async () => {
+    const { env } = await projectAndEnv(c, 'unique');
+    expect((await c.post(`/environment/${env.id}/application`, appBody('Front'))).status).toBe(201);
+    const dup = await c.post(`/environment/${env.id}/database`, databaseBody('front'));
+    expect(dup.status).toBe(409);
+    expect(dup.body.message).toContain("'Front'");
+  });
+
+  it('bounds cpu and memory by the cluster maxima', async () => {
+    const { env } = await projectAndEnv(c, 'bounds');
+    const cpu = await c.post(`/environment/${env.id}/application`, { ...appBody(), cpu: 9000 });
+    expect(cpu.status).toBe(400);
+    expect(cpu.body.message).toBe("field 'cpu': 9000 millicores is above maximum_cpu 8000 of cluster 'production-cluster'");
+    const mem = await c.post(`/environment/${env.id}/database`, { ...databaseBody(), memory: 999999 });
+    expect(mem.status).toBe(400);
+    expect(mem.body.message).toContain("field 'memory'");
+  });
+
+  it('database PUT is partial, and type and mode are immutable', async () => {
+    const { env } = await projectAndEnv(c, 'db-edit');
+    const db = (await c.post(`/environment/${env.id}/database`, databaseBody('orders'))).body;
+    const edited = await c.put(`/database/${db.id}`, { storage: 20 });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ name: 'orders', version: '16', storage: 20, cpu: 250 });
+    expect(Date.parse(edited.body.updated_at)).toBeGreaterThan(Date.parse(db.updated_at));
+    const type = await c.put(`/database/${db.id}`, { type: 'MYSQL' });
+    expect(type.status).toBe(400);
+    expect(type.body.message).toContain("field 'type'");
+    const mode = await c.put(`/database/${db.id}`, { mode: 'MANAGED' });
+    expect(mode.status).toBe(400);
+    expect(mode.body.message).toContain("field 'mode'");
+    expect((await c.put(`/database/${db.id}`, { type: 'POSTGRESQL', mode: 'CONTAINER' })).status).toBe(200);
+  });
+
+  it('container PUT is a full replacement; application PUT keeps omitted name and repository', async () => {
+    const reg = await registryId(c);
+    const { env } = await projectAndEnv(c, 'replace');
+    const ctr = (await c.post(`/environment/${env.id}/container`, { ...containerBody(reg), cpu: 1000, arguments: ['-v'] })).body;
+    const replaced = await c.put(`/container/${ctr.id}`, containerBody(reg));
+    expect(replaced.body).toMatchObject({ cpu: 500, arguments: [] });
+    const missing = await c.put(`/container/${ctr.id}`, { name: 'web' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toContain("'registry_id' is required");
+
+    const app = (await c.post(`/environment/${env.id}/application`, appBody('api'))).body;
+    const port = app.ports[0];
+    const edited = await c.put(`/application/${app.id}`, { cpu: 1000, ports: [{ id: port.id, internal_port: 9090, publicly_accessible: true }] });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ name: 'api', cpu: 1000, git_repository: { url: 'https://github.com/acme/api.git' } });
+    expect(edited.body.ports).toEqual([expect.objectContaining({ id: port.id, internal_port: 9090 })]);
+    const noPorts = await c.put(`/application/${app.id}`, { cpu: 1000 });
+    expect(noPorts.body.ports).toEqual([]);
+  });
+
+  it('marks a deployed service OUT_OF_DATE after a configuration change', async () => {
+    const { env } = await projectAndEnv(c, 'ood');
+    const app = (await c.post(`/environment/${env.id}/application`, appBody())).body;
+    expect(c.em.state.serviceStatuses[app.id].service_deployment_status).toBe('NEVER_DEPLOYED');
+    c.em.state.serviceStatuses[app.id] = { ...c.em.state.serviceStatuses[app.id], state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' };
+    await c.put(`/application/${app.id}`, { cpu: 600 });
+    expect(c.em.state.serviceStatuses[app.id].service_deployment_status).toBe('OUT_OF_DATE');
+  });
+
+  it('deletes services, and an environment with everything in it', async () => {
+    const { project, env } = await projectAndEnv(c, 'deletes');
+    const app = (await c.post(`/environment/${env.id}/application`, appBody())).body;
+    const db = (await c.post(`/environment/${env.id}/database`, databaseBody())).body;
+    expect((await c.del(`/application/${app.id}`)).status).toBe(204);
+    // Deletion is asynchronous (DELETE_QUEUED, DELETING, gone): wait for it.
+    for (let i = 0; i < 200 && (await c.get(`/application/${app.id}`)).status === 200; i++) await new Promise((r) => setTimeout(r, 25));
+    expect((await c.get(`/application/${app.id}`)).status).toBe(404);
+    // The wrong kind is a 404 even for an existing id.
+    expect((await c.get(`/container/${db.id}`)).status).toBe(404);
+    expect((await c.del(`/environment/${env.id}`)).status).toBe(204);
+    expect((await c.get(`/database/${db.id}`)).status).toBe(404);
+    expect((await c.get(`/environment/${env.id}`)).status).toBe(404);
+    expect((await c.get(`/project/${project.id}/environment`)).body.results).toEqual([]);
+  });
+
+  it('refuses references to unknown registries and groups, and jobs without a schedule', async () => {
+    const reg = await registryId(c);
+    const { env } = await projectAndEnv(c, 'refs');
+    const badReg = await c.post(`/environment/${env.id}/container`, containerBody('00000000-0000-4000-8000-000000000000'));
+    expect(badReg.status).toBe(400);
+    expect(badReg.body.message).toContain("field 'registry_id'");
+    const badGroup = await c.post(`/environment/${env.id}/application`, { ...appBody(), annotations_groups: [{ id: '00000000-0000-4000-8000-000000000000' }] });
+    expect(badGroup.status).toBe(400);
+    expect(badGroup.body.message).toContain("field 'annotations_groups[0].id'");
+    const noSchedule = await c.post(`/environment/${env.id}/job`, { ...jobBody(reg), schedule: {} });
+    expect(noSchedule.status).toBe(400);
+    expect(noSchedule.body.message).toContain("field 'schedule'");
+    const twoSources = await c.post(`/environment/${env.id}/helm`, { ...helmBody(), source: { ...helmBody().source, git_repository: { url: 'https://github.com/a/b' } } });
+    expect(twoSources.status).toBe(400);
+    expect(twoSources.body.message).toContain("field 'source'");
+  });
+});
