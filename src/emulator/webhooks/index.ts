@@ -22,7 +22,7 @@ export function webhookDeliveryRoutes(app: FastifyInstance, ctx: EmulatorContext
       schema: {
         ...doc('Organization Webhook', 'Deliveries of a webhook, newest first'),
         params: uuidParams('organizationId', 'webhookId'),
-        response: { 200: listOf('WebhookEvent'), ...errorResponses() },
+        response: { 200: listOf('WebhookDelivery'), ...errorResponses() },
       },
     },
     async (req) => {
