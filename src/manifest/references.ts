@@ -108,13 +108,15 @@ function checkVariableRefs(
   const keysOf = (vs: VariableSpec[] | undefined) => (vs ?? []).map((v) => v.key).filter((k): k is string => typeof k === 'string');
   const higherKeys = higher.flatMap((h) => keysOf(h.vars));
   const higherScopes = higher.map((h) => h.scope).join(' or ');
+  const allScopes = [scope, ...higher.map((h) => h.scope)];
+  const scopeList = allScopes.length > 1 ? `${allScopes.slice(0, -1).join(', ')} or ${allScopes[allScopes.length - 1]}` : scope;
   for (const v of vars ?? []) {
     const address = addressOf('variable', v.key, parent);
     if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) {
       // An alias points at a variable of this scope (another key) or of a higher one.
       const candidates = [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];
       if (!candidates.includes(v.alias)) {
-        unresolved('aliased variable', v.alias, candidates, fieldSourceOf(v, 'alias'), address, `at ${scope}${higherScopes ? ` or ${higherScopes}` : ''} scope`);
+        unresolved('aliased variable', v.alias, candidates, fieldSourceOf(v, 'alias'), address, `at ${scopeList} scope`);
       }
     }
     if (v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higher.length > 0) {

@@ -168,7 +168,15 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
           ? 'Keys are letters, digits and underscores, and do not start with a digit.'
           : String(ps?.description ?? `It must match ${String((e.params as { pattern: string }).pattern)}.`);
       const isName = e.schemaPath.includes('/definitions/name/') || e.schemaPath.includes('/definitions/variable_key/');
-      return error('schema.bad-format', `${fieldLabel} ${isName ? `\`${showValue(e.data)}\` is not a valid ${field === 'key' ? 'key' : 'name'}` : 'has the wrong format'}`, { detail: ref, range: range() });
+      const what = e.schemaPath.includes('/definitions/variable_key/') ? 'key' : 'name';
+      // `name` of a project is the project's own name: "not a valid project name" says it all.
+      const own = field === 'name' || field === 'key' ? describeContext(root, parentSegs).split(' `')[0] : undefined;
+      const summary = isName
+        ? own
+          ? `\`${showValue(e.data)}\` is not a valid ${own} ${what}`
+          : `\`${showValue(e.data)}\` is not a valid ${what} (${fieldLabel})`
+        : `${fieldLabel} has the wrong format`;
+      return error('schema.bad-format', summary, { detail: ref, range: range() });
     }
     case 'format':
       return error('schema.bad-format', `${fieldLabel} must be a valid ${(e.params as { format: string }).format}`, { detail: ps?.description as string | undefined, range: range() });
