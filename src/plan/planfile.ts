@@ -1,0 +1,134 @@
+/**
+ * Saved plans (`plan --out FILE`, `apply FILE`): a versioned JSON document holding the plan (which
+ * holds no secret value: sensitive fields carry fingerprints only), the API URL and organization it
+ * was made against, and the live version of every object a step touches, so that apply can refuse
+ * a plan whose objects changed since.
+ *
+ * Serialising and parsing are pure; `writePlanFile` / `readPlanFile` are the thin file wrappers.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type { LiveState } from '../model/resource.js';
+import type { Plan } from './types.js';
+import { PLAN_FORMAT_VERSION } from './types.js';
+
+export const PLAN_FILE_KIND = 'driftless-plan';
+
+export interface PlanFileDocument {
+  kind: typeof PLAN_FILE_KIND;
+  format_version: string;
+  created_at: string;
+  api_url?: string;
+  organization_id: string;
+  /** sha256 of the JSON of `plan`: detects a truncated or hand-edited file. */
+  checksum: string;
+  plan: Plan;
+}
+
+function checksumOf(plan: Plan): string {
+  return 'sha256:' + createHash('sha256').update(JSON.stringify(plan)).digest('hex');
+}
+
+/** The file's text. `createdAt` is injected so the function stays pure. */
+export function serializePlanFile(plan: Plan, createdAt: string): string {
+  const doc: PlanFileDocument = {
+    kind: PLAN_FILE_KIND,
+    format_version: PLAN_FORMAT_VERSION,
+    created_at: createdAt,
+    organization_id: plan.organization_id,
+    checksum: checksumOf(plan),
+    plan,
+  };
+  if (plan.api_url !== undefined) doc.api_url = plan.api_url;
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+export interface PlanFileExpectations {
+  /** The API the apply will talk to: a plan made against another API is refused. */
+  apiUrl?: string;
+  organizationId?: string;
+}
+
+/** Parses and checks a plan file; any problem is a diagnostic naming the file and what to do. */
+export function parsePlanFile(text: string, file: string, expect: PlanFileExpectations = {}): { plan?: PlanFileDocument; diagnostics: Diagnostic[] } {
+  const fail = (code: string, summary: string, detail: string) => ({ diagnostics: [error(code, summary, { detail, range: { file, start: { line: 1, col: 1 } } })] });
+  const replan = 'Run `driftless plan --out FILE` again and apply the new file.';
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return fail('planfile.corrupt', `${file} is not a driftless plan file (not valid JSON)`, `The file may be truncated or not a plan. ${replan}`);
+  }
+  const d = doc as Partial<PlanFileDocument> | null;
+  if (d === null || typeof d !== 'object' || d.kind !== PLAN_FILE_KIND) {
+    return fail('planfile.foreign', `${file} is not a driftless plan file`, `Expected a JSON document with "kind": "${PLAN_FILE_KIND}" (written by \`driftless plan --out\`). A manifest is applied with \`driftless apply PATH\`.`);
+  }
+  if (typeof d.format_version !== 'string' || major(d.format_version) !== major(PLAN_FORMAT_VERSION)) {
+    return fail(
+      'planfile.version',
+      `${file} has plan format ${String(d.format_version)}; this driftless reads format ${PLAN_FORMAT_VERSION}`,
+      `The plan was written by another version of driftless. ${replan}`,
+    );
+  }
+  if (!d.plan || typeof d.plan !== 'object' || !Array.isArray(d.plan.changes) || d.checksum !== checksumOf(d.plan)) {
+    return fail('planfile.corrupt', `${file} is damaged: its content does not match its checksum`, `The file was edited or truncated after it was written. ${replan}`);
+  }
+  if (expect.apiUrl !== undefined && d.api_url !== undefined && trimSlash(d.api_url) !== trimSlash(expect.apiUrl)) {
+    return fail('planfile.wrong-target', `${file} was planned against ${d.api_url}, not ${expect.apiUrl}`, `Apply it with the same DRIFTLESS_API_URL, or ${replan.toLowerCase()}`);
+  }
+  if (expect.organizationId !== undefined && d.organization_id !== expect.organizationId) {
+    return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${replan.toLowerCase()}`);
+  }
+  return { plan: d as PlanFileDocument, diagnostics: [] };
+}
+
+function major(v: string): string {
+  return v.split('.')[0] ?? v;
+}
+
+function trimSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}
+
+export interface StaleObject {
+  address: string;
+  planned: string;
+  /** Current version, or undefined when the object no longer exists. */
+  current?: string;
+}
+
+/**
+ * Objects the plan relies on whose live version differs from the one the plan saw (edited or
+ * deleted since), and objects the plan creates that now exist. Empty: the plan is still valid.
+ */
+export function findStaleObjects(plan: Plan, live: LiveState): StaleObject[] {
+  const stale: StaleObject[] = [];
+  for (const [address, seen] of Object.entries(plan.live_objects)) {
+    const now = live.resources.get(address);
+    if (!now) stale.push({ address, planned: seen.version });
+    else if (now.version !== seen.version || now.id !== seen.id) stale.push({ address, planned: seen.version, current: now.version });
+  }
+  for (const c of plan.changes) {
+    if (c.actions[0] !== 'create' || c.status !== 'planned') continue;
+    const now = live.resources.get(c.address);
+    if (now) stale.push({ address: c.address, planned: '(absent)', current: now.version });
+  }
+  return stale;
+}
+
+export async function writePlanFile(path: string, plan: Plan, createdAt: string = new Date().toISOString()): Promise<void> {
+  await writeFile(path, serializePlanFile(plan, createdAt), { encoding: 'utf8', mode: 0o600 });
+}
+
+export async function readPlanFile(path: string, expect: PlanFileExpectations = {}): Promise<{ plan?: PlanFileDocument; diagnostics: Diagnostic[] }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    return { diagnostics: [error('planfile.unreadable', `cannot read plan file ${path} (${code})`, { detail: 'Check the path given to `driftless apply`.' })] };
+  }
+  return parsePlanFile(text, path, expect);
+}

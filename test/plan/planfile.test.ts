@@ -1,0 +1,72 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildGraph } from '../../src/graph/build.js';
+import { computePlan } from '../../src/plan/compute.js';
+import { findStaleObjects, parsePlanFile, readPlanFile, serializePlanFile, writePlanFile } from '../../src/plan/planfile.js';
+import { ALL_SECRETS, KEY, API, apiRecords, fullManifest, liveFrom } from './fixtures.js';
+
+function makePlan() {
+  const m = fullManifest();
+  m.projects![0]!.environments![0]!.cluster = 'staging-cluster';
+  const r = apiRecords();
+  r.variables['id-shop']![1]!.description = 'no marker';
+  return computePlan(buildGraph(m).graph, liveFrom(r), { fingerprintKey: KEY, apiUrl: 'http://127.0.0.1:4000', allowDataLoss: true });
+}
+
+describe('plan files', () => {
+  it('round-trips a plan, with no secret value inside', async () => {
+    const plan = makePlan();
+    const dir = await mkdtemp(join(tmpdir(), 'driftless-plan-'));
+    try {
+      const file = join(dir, 'plan.json');
+      await writePlanFile(file, plan, '2026-11-21T00:00:00Z');
+      const text = await readFile(file, 'utf8');
+      for (const s of ALL_SECRETS) expect(text).not.toContain(s);
+      const back = await readPlanFile(file, { apiUrl: 'http://127.0.0.1:4000/', organizationId: 'org-1' });
+      expect(back.diagnostics).toEqual([]);
+      expect(back.plan!.plan).toEqual(JSON.parse(JSON.stringify(plan)));
+      expect(back.plan!.api_url).toBe('http://127.0.0.1:4000');
+      expect(back.plan!.plan.live_objects[API]).toEqual({ id: 'id-api', version: '2026-11-01T10:00:00Z' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a corrupt, foreign, old, tampered or mistargeted file with a clear diagnostic', () => {
+    const good = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z');
+    const code = (text: string, expect_ = {}) => parsePlanFile(text, 'p.json', expect_).diagnostics.map((d) => d.code);
+    expect(code(good)).toEqual([]);
+    expect(code(good.slice(0, 200))).toEqual(['planfile.corrupt']);
+    expect(code('{"version": 1, "projects": []}')).toEqual(['planfile.foreign']);
+    expect(code(good.replace('"format_version": "1.0"', '"format_version": "0.3"'))).toEqual(['planfile.version']);
+    expect(code(good.replace('"allow_data_loss": true', '"allow_data_loss": false'))).toEqual(['planfile.corrupt']);
+    expect(code(good, { apiUrl: 'https://api.example.com' })).toEqual(['planfile.wrong-target']);
+    expect(code(good, { organizationId: 'other-org' })).toEqual(['planfile.wrong-target']);
+    const d = parsePlanFile('{"kind":"driftless-plan","format_version":"9.0"}', 'p.json').diagnostics[0]!;
+    expect(d.summary).toBe('p.json has plan format 9.0; this driftless reads format 1.0');
+    expect(d.detail).toContain('driftless plan --out');
+  });
+
+  it('reports a missing file as a diagnostic', async () => {
+    const r = await readPlanFile('/nonexistent/driftless/plan.json');
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['planfile.unreadable']);
+  });
+
+  it('finds objects edited, deleted or created since the plan was made', () => {
+    const plan = makePlan();
+    expect(findStaleObjects(plan, liveFrom(apiRecords()))).toEqual([]);
+    const r = apiRecords();
+    r.services[0]!.updated_at = '2026-11-21T09:00:00Z';
+    r.webhooks = [];
+    const stale = findStaleObjects(plan, liveFrom(r));
+    expect(stale).toEqual(
+      expect.arrayContaining([
+        { address: API, planned: '2026-11-01T10:00:00Z', current: '2026-11-21T09:00:00Z' },
+        { address: 'webhook.https:%2F%2Fhooks.example.com%2Fdeploy', planned: '2026-11-01T10:00:00Z' },
+      ]),
+    );
+    expect(stale).toHaveLength(2);
+  });
+});
