@@ -68,19 +68,56 @@ export async function loadManifest(paths: readonly string[], opts: LoadOptions):
 export function loadManifestSync(paths: readonly string[], opts: LoadOptions): LoadResult {
   const limits: LoadLimits = { ...DEFAULT_LOAD_LIMITS, ...opts.limits };
   const discovered = discoverManifestFiles(paths, opts.cwd);
-  const diagnostics: Diagnostic[] = [...discovered.diagnostics];
+  const sources: ManifestSource[] = [];
+  const readProblems: Diagnostic[] = [];
+  for (const file of discovered.files) {
+    const read = readManifestFile(file, limits);
+    if ('diagnostic' in read) readProblems.push(read.diagnostic);
+    else sources.push({ file, text: read.text });
+  }
+  const result = loadManifestFromSources(sources, {
+    env: opts.env,
+    references: opts.references,
+    limits,
+    readFile: (ref, from) => readReferencedFile(ref, from, limits),
+  });
+  const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
+  const noFiles = discovered.files.length === 0;
+  return {
+    manifest: hasErrors(diagnostics) || noFiles ? undefined : result.manifest,
+    diagnostics: sortDiagnostics(diagnostics, discovered.files.map((f) => f.display)),
+    files: discovered.files.map((f) => f.display),
+  };
+}
+
+/** A manifest file's text, already read. */
+export interface ManifestSource {
+  file: ManifestFile;
+  text: string;
+}
+
+export interface SourceLoadOptions {
+  env: Record<string, string | undefined>;
+  references?: ReferenceContext;
+  limits?: Partial<ParseLimits>;
+  /** Reads a `${file:...}` reference of the manifest file `from`. */
+  readFile(ref: string, from: ManifestFile): FileReadResult;
+}
+
+/**
+ * The loader's pure core: texts in, Manifest and diagnostics out (file access only through
+ * `readFile`). Tests and fuzzers call it directly.
+ */
+export function loadManifestFromSources(sources: readonly ManifestSource[], opts: SourceLoadOptions): { manifest?: Manifest; diagnostics: Diagnostic[] } {
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...opts.limits };
+  const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, FileText>();
   const parts: PartialFile[] = [];
   const secretRanges: SourceRange[] = [];
 
-  for (const file of discovered.files) {
-    const read = readManifestFile(file, limits);
-    if ('diagnostic' in read) {
-      diagnostics.push(read.diagnostic);
-      continue;
-    }
-    const parsed = parseYamlFile(read.text, file.display, limits);
-    texts.set(file.display, { file, text: read.text, lineStarts: parsed.lineCounter.lineStarts });
+  for (const { file, text } of sources) {
+    const parsed = parseYamlFile(text, file.display, limits);
+    texts.set(file.display, { file, text, lineStarts: parsed.lineCounter.lineStarts });
     diagnostics.push(...parsed.diagnostics);
     if (parsed.diagnostics.length > 0) continue;
     if (parsed.value === undefined || parsed.value === null) {
@@ -104,18 +141,23 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
   }
 
   let manifest: Manifest | undefined;
-  if (!hasErrors(diagnostics) && parts.length > 0) {
-    const merged = mergeManifestFiles(parts);
-    manifest = merged.manifest;
-    diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest), ...checkReferences(manifest, opts.references));
-    const resolved = resolveManifest(manifest, {
-      env: opts.env,
-      readFile: (ref, fromFile) => readReferencedFile(ref, texts.get(fromFile)?.file, limits),
-      refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
-    });
-    diagnostics.push(...resolved.diagnostics);
-  } else if (!hasErrors(diagnostics) && discovered.files.length > 0 && parts.length === 0 && discovered.diagnostics.length === 0) {
-    diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
+  if (!hasErrors(diagnostics)) {
+    if (parts.length === 0 && sources.length > 0) {
+      diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
+    } else if (parts.length > 0) {
+      const merged = mergeManifestFiles(parts);
+      manifest = merged.manifest;
+      diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest), ...checkReferences(manifest, opts.references));
+      const resolved = resolveManifest(manifest, {
+        env: opts.env,
+        readFile: (ref, fromFile) => {
+          const from = texts.get(fromFile)?.file;
+          return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
+        },
+        refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
+      });
+      diagnostics.push(...resolved.diagnostics);
+    }
   }
 
   const redactions = new Map<string, Redaction[]>();
@@ -125,25 +167,22 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     list.push({ start: r.start, end: r.end });
     redactions.set(r.file, list);
   }
-  const order = new Map(discovered.files.map((f, i) => [f.display, i]));
-  const finished = diagnostics
-    .map((d) => {
-      if (!d.range || d.excerpt !== undefined) return d;
-      const t = texts.get(d.range.file);
-      const excerpt = t ? makeExcerpt(t.text, d.range, redactions.get(d.range.file)) : undefined;
-      return excerpt === undefined ? d : { ...d, excerpt };
-    })
-    .sort((a, b) => compareRanges(a.range, b.range, order));
-
+  const withExcerpts = diagnostics.map((d) => {
+    if (!d.range || d.excerpt !== undefined) return d;
+    const t = texts.get(d.range.file);
+    const excerpt = t ? makeExcerpt(t.text, d.range, redactions.get(d.range.file)) : undefined;
+    return excerpt === undefined ? d : { ...d, excerpt };
+  });
   return {
-    manifest: hasErrors(finished) ? undefined : manifest ?? (discovered.files.length > 0 && !hasErrors(finished) ? emptyManifest() : undefined),
-    diagnostics: finished,
-    files: discovered.files.map((f) => f.display),
+    manifest: hasErrors(withExcerpts) ? undefined : manifest,
+    diagnostics: sortDiagnostics(withExcerpts, sources.map((s) => s.file.display)),
   };
 }
 
-function emptyManifest(): Manifest {
-  return { version: 1 };
+/** Source order: by file (in load order), line, column; diagnostics without a place first. */
+function sortDiagnostics(diags: Diagnostic[], fileOrder: readonly string[]): Diagnostic[] {
+  const order = new Map(fileOrder.map((f, i) => [f, i]));
+  return [...diags].sort((a, b) => compareRanges(a.range, b.range, order));
 }
 
 function compareRanges(a: SourceRange | undefined, b: SourceRange | undefined, order: Map<string, number>): number {
@@ -194,8 +233,7 @@ function formatBytes(n: number): string {
  * file's root (the directory given on the command line, or the file's own directory): no absolute
  * path, no `..` escape, no symlink that leads out.
  */
-export function readReferencedFile(ref: string, from: ManifestFile | undefined, limits: Pick<LoadLimits, 'maxReferencedFileBytes'>): FileReadResult {
-  if (!from) return { ok: false, reason: 'the manifest file is unknown' };
+export function readReferencedFile(ref: string, from: ManifestFile, limits: Pick<LoadLimits, 'maxReferencedFileBytes'>): FileReadResult {
   if (path.isAbsolute(ref) || /^[A-Za-z]:[\\/]/.test(ref) || ref.startsWith('~') || ref.startsWith('\\')) {
     return { ok: false, reason: 'absolute paths are not allowed (write a path relative to the manifest file)' };
   }
