@@ -13,6 +13,8 @@ import { serviceRoutes } from './services.js';
 import { stageRoutes } from './stages.js';
 import { groupRoutes } from './groups.js';
 import { clusterRoutes } from './clusters.js';
+import { alertRoutes } from './alerts.js';
+import { webhookRoutes } from './webhooks.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
 import { initOps, opsRoutes } from '../ops/index.js';
 import { initWebhookDelivery, webhookDeliveryRoutes } from '../webhooks/index.js';
@@ -27,6 +29,8 @@ export const routePlugins: RoutePlugin[] = [
   stageRoutes,
   groupRoutes,
   clusterRoutes,
+  alertRoutes,
+  webhookRoutes,
   variableRoutes,
   opsRoutes,
   webhookDeliveryRoutes,
