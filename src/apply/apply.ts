@@ -319,6 +319,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
         return c.id;
       case 'replace': {
         const d = desiredOf(c);
+        // Replaced with its parent: the old object went with the parent's delete.
+        const parentChange = c.parent === undefined ? undefined : byAddress.get(c.parent);
+        if (parentChange && stepActionOf(parentChange) === 'replace') return (await createResource(c, d, ctx)).id;
         // Every name the new object refers to must resolve before the old one is deleted.
         checkReferences(d, ctx);
         if (isServiceKind(c.kind)) {
@@ -443,6 +446,15 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   }
   for (const id of exec.notStarted) {
     for (const t of infos.get(id)?.targets ?? []) report({ address: t.address, action: t.action, status: 'not_started' });
+  }
+  // Objects deleted with their parent (no request of their own) share their parent's fate.
+  const viaParentOf = new Map(plan.changes.filter((c) => c.via_parent !== undefined).map((c) => [c.address, c.via_parent!]));
+  for (const c of plan.changes) {
+    if (c.status !== 'planned' || c.via_parent === undefined || c.actions[0] !== 'delete') continue;
+    let root: Address | undefined = c.via_parent;
+    while (root !== undefined && !stepOf.has(root)) root = viaParentOf.get(root);
+    const parentReport = root === undefined ? undefined : (reports.get(`delete ${root}`) ?? reports.get(`replace ${root}`));
+    if (parentReport?.status === 'applied') report({ address: c.address, action: 'delete', status: 'applied' });
   }
   // A step that threw before reporting anything (a bug or an unexpected error) still shows.
   for (const f of exec.failed) {

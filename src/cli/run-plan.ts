@@ -1,0 +1,131 @@
+/**
+ * runPlan(paths, options, deps): the plan pipeline shared by `plan`, `apply`, `drift`, `export`
+ * and `graph`: load the manifest, build the desired graph, read the live state with the fewest
+ * requests, compute the plan. Never prints: problems come back as diagnostics.
+ *
+ * The API client it opens is returned (in `session`) so that apply reuses its connection pool and
+ * request counter; the caller closes it.
+ */
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error, hasErrors } from '../diag/diagnostic.js';
+import type { DesiredGraph, LiveState } from '../model/resource.js';
+import type { Plan } from '../plan/types.js';
+import { loadManifest } from '../manifest/load.js';
+import type { Manifest } from '../manifest/types.js';
+import { buildGraph } from '../graph/build.js';
+import { computePlan } from '../plan/compute.js';
+import { resolveFingerprintKey } from '../plan/fingerprint.js';
+import { fetchLiveState } from '../live/fetch.js';
+import { portFromClient, type ApiPort } from '../live/api-port.js';
+import { createApiClient, isApiError, type ApiClient, type ApiEvent } from '../api/index.js';
+import { resolveApiConfig, type ApiConfig } from './config.js';
+
+export interface RunPlanOptions {
+  apiUrl?: string;
+  authScheme?: string;
+  parallelism?: number;
+  allowDataLoss?: boolean;
+  maxDestroy?: number;
+}
+
+export interface RunPlanDeps {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Progress of the HTTP client (retries, rate-limit waits), for the CLI to show. */
+  onApiEvent?: (e: ApiEvent) => void;
+  /** Test seam: an already-open API session instead of one built from the configuration. */
+  session?: ApiSession;
+  signal?: AbortSignal;
+}
+
+export interface ApiSession {
+  port: ApiPort;
+  close(): Promise<void>;
+}
+
+export interface RunPlanResult {
+  plan?: Plan;
+  manifest?: Manifest;
+  graph?: DesiredGraph;
+  live?: LiveState;
+  fingerprintKey?: string;
+  diagnostics: Diagnostic[];
+  /** Requests the live read made. */
+  requestCount: number;
+  /** Manifest files read (as shown in diagnostics). */
+  files: string[];
+  session?: ApiSession;
+}
+
+export function openSession(config: ApiConfig, opts: { parallelism?: number; onApiEvent?: (e: ApiEvent) => void; signal?: AbortSignal }): ApiSession {
+  const client: ApiClient = createApiClient({
+    baseUrl: config.baseUrl,
+    token: config.token,
+    authScheme: config.authScheme,
+    ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
+    ...(opts.onApiEvent ? { onEvent: opts.onApiEvent } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  return { port: portFromClient(client), close: () => client.close() };
+}
+
+/** An API failure as a diagnostic: what failed and what to do (never a header or a token). */
+export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
+  if (isApiError(e)) {
+    const detail: Record<string, string> = {
+      unauthorized: 'Check DRIFTLESS_API_TOKEN: it is missing, invalid or expired.',
+      forbidden: 'The token lacks the permission for this call; use a token with the Read scope (plan) or Write and Deploy scopes (apply).',
+      network: 'Check DRIFTLESS_API_URL and that the API is reachable.',
+      timeout: 'The API did not answer in time; try again, or lower --parallelism.',
+      'rate-limited': 'The API rate limit was exhausted; wait for the window to reset and try again.',
+    };
+    return error(`api.${e.kind}`, `${doing} failed: ${e.message}`, detail[e.kind] ? { detail: detail[e.kind] } : {});
+  }
+  return error('api.error', `${doing} failed: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
+  const diagnostics: Diagnostic[] = [];
+  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd });
+  diagnostics.push(...loaded.diagnostics);
+  const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
+  if (!loaded.manifest || hasErrors(diagnostics)) return result;
+  result.manifest = loaded.manifest;
+
+  const built = buildGraph(loaded.manifest);
+  diagnostics.push(...built.diagnostics);
+  if (hasErrors(diagnostics)) return result;
+  result.graph = built.graph;
+
+  let session = deps.session;
+  let apiUrl: string | undefined;
+  if (!session) {
+    const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme }, deps.env);
+    diagnostics.push(...cfg.diagnostics);
+    if (!cfg.config) return result;
+    apiUrl = cfg.config.baseUrl;
+    session = openSession(cfg.config, { parallelism: options.parallelism, onApiEvent: deps.onApiEvent, signal: deps.signal });
+  }
+  result.session = session;
+
+  try {
+    result.live = await fetchLiveState(session.port, built.graph, { parallelism: options.parallelism ?? 8 });
+  } catch (e) {
+    diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
+    return result;
+  }
+  result.requestCount = result.live.requestCount;
+  const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
+  diagnostics.push(...fk.diagnostics);
+  result.fingerprintKey = fk.key;
+  const plan = computePlan(built.graph, result.live, {
+    allowDataLoss: options.allowDataLoss === true,
+    ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
+    fingerprintKey: fk.key,
+    ...(apiUrl ? { apiUrl } : {}),
+  });
+  plan.request_count = result.live.requestCount;
+  diagnostics.push(...plan.diagnostics);
+  result.plan = plan;
+  return result;
+}
