@@ -1,0 +1,120 @@
+/**
+ * What the renderers share: grouping of changes by project and environment, action labels and
+ * the display of values (secrets as `(sensitive value)`, never their fingerprints' meaning).
+ */
+import type { Address } from '../model/resource.js';
+import { parseAddress } from '../model/resource.js';
+import { REDACTED } from '../model/secret.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
+import { isSensitivePlaceholder } from '../plan/types.js';
+
+export type ChangeLabel = 'create' | 'update' | 'destroy' | 'replace' | 'deploy' | 'unmanaged' | 'no-op';
+
+/** The main label of a change (deploy only when it deploys and changes nothing else). */
+export function labelOf(c: ResourceChange): ChangeLabel {
+  if (c.status === 'unmanaged') return 'unmanaged';
+  const [a, b] = c.actions;
+  if (a === 'create') return 'create';
+  if (a === 'update') return 'update';
+  if (a === 'delete') return b === 'create' ? 'replace' : 'destroy';
+  return c.deploy ? 'deploy' : 'no-op';
+}
+
+/** Whether a change belongs in a rendering (anything but a silent no-op). */
+export function isVisible(c: ResourceChange): boolean {
+  return labelOf(c) !== 'no-op';
+}
+
+export interface ChangeGroup {
+  /** null for organization-level resources. */
+  project: string | null;
+  environment: string | null;
+  changes: ResourceChange[];
+}
+
+/** Project and environment names of an address (from its segments). */
+export function scopeOf(address: Address): { project: string | null; environment: string | null } {
+  const segs = parseAddress(address);
+  const project = segs[0]?.kind === 'project' ? (segs[0].name ?? null) : null;
+  const environment = project !== null && segs[1]?.kind === 'environment' ? (segs[1].name ?? null) : null;
+  return { project, environment };
+}
+
+/**
+ * Visible changes grouped: organization-level first, then each project (its own resources, then
+ * each environment), in the order they first appear in the plan (execution order).
+ */
+export function groupChanges(plan: Plan): ChangeGroup[] {
+  const groups = new Map<string, ChangeGroup>();
+  const org: ChangeGroup = { project: null, environment: null, changes: [] };
+  for (const c of plan.changes) {
+    if (!isVisible(c)) continue;
+    const { project, environment } = scopeOf(c.address);
+    if (project === null) {
+      org.changes.push(c);
+      continue;
+    }
+    const key = JSON.stringify([project, environment]);
+    let g = groups.get(key);
+    if (!g) {
+      // Project-level group always precedes its environments.
+      const pk = JSON.stringify([project, null]);
+      if (environment !== null && !groups.has(pk)) groups.set(pk, { project, environment: null, changes: [] });
+      g = { project, environment, changes: [] };
+      groups.set(key, g);
+    }
+    g.changes.push(c);
+  }
+  const ordered: ChangeGroup[] = org.changes.length > 0 ? [org] : [];
+  const byProject = new Map<string, ChangeGroup[]>();
+  for (const g of groups.values()) {
+    const list = byProject.get(g.project!) ?? [];
+    list.push(g);
+    byProject.set(g.project!, list);
+  }
+  for (const list of byProject.values()) {
+    list.sort((a, b) => (a.environment === null ? -1 : b.environment === null ? 1 : 0));
+    ordered.push(...list.filter((g) => g.changes.length > 0));
+  }
+  return ordered;
+}
+
+/** The resource's own segment for display: `application "api"`, `variable "LOG_LEVEL"`. */
+export function titleOf(c: ResourceChange): string {
+  return c.kind === 'organization' ? 'organization' : `${c.kind} "${c.name}"`;
+}
+
+/** A value for display: strings quoted, secrets redacted, objects as compact JSON. */
+export function formatValue(v: unknown): string {
+  if (v === undefined) return '(none)';
+  if (isSensitivePlaceholder(v)) return REDACTED;
+  if (typeof v === 'string') return JSON.stringify(v);
+  return JSON.stringify(redactPlaceholders(v));
+}
+
+/** Copy with every sensitive placeholder replaced by the redaction marker. */
+export function redactPlaceholders(v: unknown): unknown {
+  if (isSensitivePlaceholder(v)) return REDACTED;
+  if (Array.isArray(v)) return v.map(redactPlaceholders);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactPlaceholders(x)]));
+  return v;
+}
+
+export function isMultiline(v: unknown): v is string {
+  return typeof v === 'string' && v.includes('\n');
+}
+
+export function summaryLine(plan: Plan): string {
+  const s = plan.summary;
+  const total = s.add + s.change + s.destroy + s.deploy;
+  if (total === 0) return 'No changes.';
+  return `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy, ${s.deploy} to deploy.`;
+}
+
+export function requestLine(plan: Plan): string {
+  return `Live state read with ${plan.request_count} API request${plan.request_count === 1 ? '' : 's'}.`;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,124 @@
+/**
+ * The human plan: Terraform-like markers, only the changed fields with before -> after, multi-line
+ * values as a line diff, secrets as `(sensitive value)`, grouped by project and environment, and
+ * the summary line with the request count last. A pure function of the plan.
+ */
+import { diffLines } from 'diff';
+import { REDACTED } from '../model/secret.js';
+import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import type { ChangeLabel } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, plural, requestLine, summaryLine, titleOf } from './describe.js';
+import { escapeControl } from './escape.js';
+import type { Palette } from './palette.js';
+import { NO_COLOR } from './palette.js';
+
+export interface HumanOptions {
+  palette?: Palette;
+}
+
+const MARKER: Record<ChangeLabel, string> = {
+  create: '+',
+  update: '~',
+  destroy: '-',
+  replace: '-/+',
+  deploy: '>',
+  unmanaged: '?',
+  'no-op': ' ',
+};
+
+const VERB: Record<ChangeLabel, string> = {
+  create: 'will be created',
+  update: 'will be updated in place',
+  destroy: 'will be destroyed',
+  replace: 'must be replaced',
+  deploy: 'will be deployed',
+  unmanaged: 'is not in the manifest',
+  'no-op': 'is unchanged',
+};
+
+export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
+  const p = opts.palette ?? NO_COLOR;
+  const out: string[] = [];
+  const colour = (label: ChangeLabel, s: string): string =>
+    label === 'create' ? p.green(s) : label === 'update' ? p.yellow(s) : label === 'destroy' ? p.red(s) : label === 'replace' ? p.red(s) : label === 'deploy' ? p.cyan(s) : p.dim(s);
+
+  const groups = groupChanges(plan);
+  const managed = groups.map((g) => ({ ...g, changes: g.changes.filter((c) => c.status !== 'unmanaged') })).filter((g) => g.changes.length > 0);
+  if (managed.length > 0) {
+    out.push('driftless will perform the following actions:', '');
+    out.push(`  ${p.green('+')} create   ${p.yellow('~')} update in place   ${p.red('-')} destroy   ${p.red('-/+')} replace   ${p.cyan('>')} deploy`, '');
+  }
+  for (const g of managed) {
+    out.push(p.bold(groupTitle(g.project, g.environment)));
+    for (const c of g.changes) out.push(...renderChange(c, colour, p), '');
+  }
+
+  const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
+  if (unmanaged.length > 0) {
+    out.push(p.bold(`Not in the manifest (${plural(unmanaged.length, 'resource')}, left untouched; opt into pruning to delete):`));
+    for (const c of unmanaged) out.push(`  ${p.dim('?')} ${escapeControl(c.address)}`);
+    out.push('');
+  }
+  const blocked = plan.changes.filter((c) => c.status === 'blocked');
+  if (blocked.length > 0) {
+    out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} would destroy database data; apply refuses this plan without --allow-data-loss:`)));
+    for (const c of blocked) out.push(`  ${p.red('!')} ${escapeControl(c.address)}`);
+    out.push('');
+  }
+  out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
+  return out.join('\n') + '\n';
+}
+
+function groupTitle(project: string | null, environment: string | null): string {
+  if (project === null) return 'Organization';
+  return environment === null ? `Project ${escapeControl(project)}` : `Project ${escapeControl(project)} / environment ${escapeControl(environment)}`;
+}
+
+function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => string, p: Palette): string[] {
+  const label = labelOf(c);
+  const lines: string[] = [];
+  const deploys = c.deploy !== undefined && label !== 'deploy' ? ', and deployed' : '';
+  lines.push(p.dim(`  # ${escapeControl(c.address)} ${VERB[label]}${deploys}`));
+  for (const r of c.reasons) lines.push(p.dim(`  # (${escapeControl(r)})`));
+  if (c.status === 'blocked') lines.push(p.red('  # BLOCKED: needs --allow-data-loss'));
+  lines.push(`  ${colour(label, MARKER[label])} ${escapeControl(titleOf(c))}`);
+  if (label === 'create' || (label === 'replace' && c.fields.length === 0)) {
+    for (const [k, v] of Object.entries(c.after ?? {})) lines.push(...renderAssignment(k, v, colour));
+  } else {
+    for (const f of c.fields) lines.push(...renderField(f, label, colour, p));
+  }
+  if (c.deploy) {
+    const pins = [c.deploy.git_commit_id ? `commit ${c.deploy.git_commit_id}` : '', c.deploy.image_tag ? `tag ${c.deploy.image_tag}` : ''].filter(Boolean).join(', ');
+    lines.push(`      ${p.cyan('>')} deploy: ${escapeControl(c.deploy.reasons.join('; '))}${pins ? ` (${escapeControl(pins)})` : ''}`);
+  }
+  return lines;
+}
+
+function renderAssignment(k: string, v: unknown, colour: (l: ChangeLabel, s: string) => string): string[] {
+  if (isMultiline(v)) {
+    return [`      ${colour('create', '+')} ${escapeControl(k)} = <<EOT`, ...v.replace(/\n$/, '').split('\n').map((l) => `          ${escapeControl(l)}`), '        EOT'];
+  }
+  return [`      ${colour('create', '+')} ${escapeControl(k)} = ${escapeControl(formatValue(v))}`];
+}
+
+function renderField(f: FieldChange, label: ChangeLabel, colour: (l: ChangeLabel, s: string) => string, p: Palette): string[] {
+  const mark = colour('update', '~');
+  const forces = f.forces_replace ? p.red(' # forces replacement') : '';
+  const name = escapeControl(f.field);
+  if (f.sensitive) {
+    const before = f.before_unknown ? '(value unknown: not written by driftless)' : REDACTED;
+    return [`      ${mark} ${name}: ${before} -> ${REDACTED}${forces}`];
+  }
+  if (isMultiline(f.before) || isMultiline(f.after)) {
+    const before = typeof f.before === 'string' ? f.before : '';
+    const after = typeof f.after === 'string' ? f.after : '';
+    const lines = [`      ${mark} ${name}:${forces}`];
+    for (const part of diffLines(before, after)) {
+      const sign = part.added ? colour('create', '+') : part.removed ? colour('destroy', '-') : ' ';
+      for (const l of part.value.replace(/\n$/, '').split('\n')) lines.push(`          ${sign} ${escapeControl(l)}`);
+    }
+    return lines;
+  }
+  void label;
+  return [`      ${mark} ${name}: ${escapeControl(formatValue(f.before))} -> ${escapeControl(formatValue(f.after))}${forces}`];
+}
