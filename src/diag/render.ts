@@ -27,15 +27,25 @@ export interface Palette {
 export function createPalette(enabled: boolean): Palette {
   const id = (s: string) => s;
   if (!enabled) return { enabled, red: id, yellow: id, cyan: id, green: id, bold: id, dim: id };
-  const k = kleur;
+  // kleur decides at import time from the process (not from the injected IO); force it on for the
+  // duration of each synchronous call and restore it, so no global state leaks between renderers.
+  const paint = (fn: (s: string) => string) => (s: string) => {
+    const prev = kleur.enabled;
+    kleur.enabled = true;
+    try {
+      return fn(s);
+    } finally {
+      kleur.enabled = prev;
+    }
+  };
   return {
     enabled,
-    red: (s) => k.red(s),
-    yellow: (s) => k.yellow(s),
-    cyan: (s) => k.cyan(s),
-    green: (s) => k.green(s),
-    bold: (s) => k.bold(s),
-    dim: (s) => k.dim(s),
+    red: paint((s) => kleur.red(s)),
+    yellow: paint((s) => kleur.yellow(s)),
+    cyan: paint((s) => kleur.cyan(s)),
+    green: paint((s) => kleur.green(s)),
+    bold: paint((s) => kleur.bold(s)),
+    dim: paint((s) => kleur.dim(s)),
   };
 }
 
