@@ -10,7 +10,7 @@ import type { Address, DesiredGraph, DesiredResource } from '../model/resource.j
 import { isServiceKind, parseAddress } from '../model/resource.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { labelOf } from './describe.js';
-import { escapeDot, escapeMermaid } from './escape.js';
+import { escapeControl, escapeDot, escapeMermaid } from './escape.js';
 
 interface EnvBox {
   env: DesiredResource;
@@ -83,9 +83,16 @@ function model(graph: DesiredGraph, plan?: Plan): GraphModel {
     const r = graph.resources.get(address)!;
     const action = actionText(changes.get(address));
     const kind = r.kind === 'deployment_stage' ? 'stage' : r.kind;
-    return action ? `${kind} ${r.name}\n${action}` : `${kind} ${r.name}`;
+    // The name is escaped here so that only the renderer's own line break separates name and action.
+    const name = escapeControl(r.name);
+    return action ? `${kind} ${name}\n${action}` : `${kind} ${name}`;
   };
   return { boxes: [...boxes.values()], edges, ids, label };
+}
+
+/** A DOT label: each line escaped, joined by DOT's own line break. */
+function dotLabel(s: string): string {
+  return s.split('\n').map(escapeDot).join('\\n');
 }
 
 export function renderGraphDot(graph: DesiredGraph, plan?: Plan): string {
@@ -94,10 +101,10 @@ export function renderGraphDot(graph: DesiredGraph, plan?: Plan): string {
   m.boxes.forEach((box, i) => {
     const env = box.env;
     out.push(`  subgraph cluster_${i} {`);
-    out.push(`    label="${escapeDot(env.parent ? `${env.parent.replace(/^project\./, 'project ')} / ${env.name}` : env.name)}";`);
-    out.push(`    ${m.ids.get(env.address)} [label="${escapeDot(m.label(env.address))}", shape=folder];`);
-    for (const st of box.stages) out.push(`    ${m.ids.get(st.address)} [label="${escapeDot(m.label(st.address))}", shape=cds];`);
-    for (const s of box.services) out.push(`    ${m.ids.get(s.address)} [label="${escapeDot(m.label(s.address))}"];`);
+    out.push(`    label="${escapeDot(scopeName(env))}";`);
+    out.push(`    ${m.ids.get(env.address)} [label="${dotLabel(m.label(env.address))}", shape=folder];`);
+    for (const st of box.stages) out.push(`    ${m.ids.get(st.address)} [label="${dotLabel(m.label(st.address))}", shape=cds];`);
+    for (const s of box.services) out.push(`    ${m.ids.get(s.address)} [label="${dotLabel(m.label(s.address))}"];`);
     out.push('  }');
   });
   for (const e of m.edges) {
@@ -106,6 +113,13 @@ export function renderGraphDot(graph: DesiredGraph, plan?: Plan): string {
   }
   out.push('}');
   return out.join('\n') + '\n';
+}
+
+/** `project / environment` of an environment resource, from its address. */
+function scopeName(env: DesiredResource): string {
+  return parseAddress(env.address)
+    .map((seg) => seg.name ?? seg.kind)
+    .join(' / ');
 }
 
 function mermaidLabel(s: string): string {
@@ -120,7 +134,7 @@ export function renderGraphMermaid(graph: DesiredGraph, plan?: Plan): string {
   const out = ['flowchart LR'];
   m.boxes.forEach((box, i) => {
     const env = box.env;
-    out.push(`  subgraph env${i}["${mermaidLabel(`${env.parent?.replace(/^project\./, '') ?? ''} / ${env.name}`)}"]`);
+    out.push(`  subgraph env${i}["${mermaidLabel(escapeControl(`${scopeName(env)}`))}"]`);
     out.push(`    ${m.ids.get(env.address)}[["${mermaidLabel(m.label(env.address))}"]]`);
     for (const st of box.stages) out.push(`    ${m.ids.get(st.address)}{{"${mermaidLabel(m.label(st.address))}"}}`);
     for (const s of box.services) out.push(`    ${m.ids.get(s.address)}["${mermaidLabel(m.label(s.address))}"]`);
@@ -139,15 +153,17 @@ export function renderDeployMermaid(plan: Plan): string {
   let n = 0;
   const nameOf = (a: Address) => parseAddress(a).pop()?.name ?? a;
   plan.deploy_order.forEach((group, i) => {
-    const env = parseAddress(group.environment)
-      .map((seg) => seg.name ?? seg.kind)
-      .join(' / ');
+    const env = escapeControl(
+      parseAddress(group.environment)
+        .map((seg) => seg.name ?? seg.kind)
+        .join(' / '),
+    );
     out.push(`  subgraph d${i}["${mermaidLabel(env)}"]`);
     let prev: string | undefined;
     for (const st of group.stages) {
       const id = `s${n++}`;
       const title = st.stage === null ? 'default stage' : `stage ${st.stage}`;
-      out.push(`    ${id}["${mermaidLabel([title, ...st.services.map(nameOf)].join('\n'))}"]`);
+      out.push(`    ${id}["${mermaidLabel([title, ...st.services.map((a) => escapeControl(nameOf(a)))].join('\n'))}"]`);
       if (prev) out.push(`    ${prev} --> ${id}`);
       prev = id;
     }

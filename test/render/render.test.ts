@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraph } from '../../src/graph/build.js';
+import type { Manifest } from '../../src/manifest/types.js';
+import { SecretValue } from '../../src/model/secret.js';
+import { computePlan } from '../../src/plan/compute.js';
+import type { Plan } from '../../src/plan/types.js';
+import { renderPlanHuman } from '../../src/render/human.js';
+import { planToJson, renderPlanJson } from '../../src/render/json.js';
+import { renderPlanMarkdown } from '../../src/render/markdown.js';
+import { renderDeployMermaid, renderGraphDot, renderGraphMermaid } from '../../src/render/graph.js';
+import { createPalette } from '../../src/render/palette.js';
+import { escapeControl, escapeMarkdown, fenceFor } from '../../src/render/escape.js';
+import { ALL_SECRETS, KEY, apiRecords, fullManifest, id, liveFrom } from '../plan/fixtures.js';
+
+/** A plan with every kind of change: create, update (scalar, multi-line, secret), replace (blocked), deploy, unmanaged. */
+function mixedPlan(): { plan: Plan; manifest: Manifest } {
+  const m = fullManifest();
+  m.projects![0]!.variables![1]!.value = new SecretValue('sk_live_ROTATED_DO_NOT_PRINT');
+  const r = apiRecords();
+  r.services[0]!.cpu = 1000;
+  r.services[2]!.type = 'MYSQL';
+  r.services.splice(1, 1); // web is missing: created
+  r.stages[2]!.services.splice(1, 1);
+  r.variables[id('production')]![2]!.value = 'a: 1\nb: 3\nc: 4\n';
+  r.webhooks = [];
+  r.projects.push({ id: 'p2', name: 'legacy', created_at: 'x' });
+  const plan = computePlan(buildGraph(m).graph, liveFrom(r, 12), { fingerprintKey: KEY });
+  return { plan, manifest: m };
+}
+
+function noChangePlan(): Plan {
+  return computePlan(buildGraph(fullManifest()).graph, liveFrom(apiRecords(), 9), { fingerprintKey: KEY });
+}
+
+describe('golden plan outputs', () => {
+  const { plan, manifest } = mixedPlan();
+
+  it('human', async () => {
+    await expect(renderPlanHuman(plan)).toMatchFileSnapshot('../golden/plan/mixed.txt');
+    await expect(renderPlanHuman(noChangePlan())).toMatchFileSnapshot('../golden/plan/no-changes.txt');
+  });
+
+  it('json', async () => {
+    await expect(renderPlanJson(plan, { pretty: true })).toMatchFileSnapshot('../golden/plan/mixed.json');
+  });
+
+  it('markdown', async () => {
+    await expect(renderPlanMarkdown(plan)).toMatchFileSnapshot('../golden/plan/mixed.md');
+  });
+
+  it('graph', async () => {
+    const graph = buildGraph(manifest).graph;
+    await expect(renderGraphDot(graph, plan)).toMatchFileSnapshot('../golden/plan/mixed.dot');
+    await expect(renderGraphMermaid(graph, plan)).toMatchFileSnapshot('../golden/plan/mixed.mmd');
+  });
+
+  it('no output holds a secret value', () => {
+    const graph = buildGraph(manifest).graph;
+    const all = [renderPlanHuman(plan), renderPlanJson(plan), renderPlanMarkdown(plan), renderGraphDot(graph, plan), renderGraphMermaid(graph, plan)].join('\n');
+    for (const s of [...ALL_SECRETS, 'sk_live_ROTATED_DO_NOT_PRINT']) expect(all).not.toContain(s);
+    expect(all).not.toContain(plan.changes.find((c) => c.address === 'project.shop/variable.API_KEY')!.fingerprints!.value);
+  });
+});
+
+describe('human renderer', () => {
+  const { plan } = mixedPlan();
+  const text = renderPlanHuman(plan);
+
+  it('ends with the summary and the request count', () => {
+    const last = text.trimEnd().split('\n').pop();
+    expect(last).toBe('Plan: 3 to add, 4 to change, 1 to destroy, 5 to deploy. Live state read with 12 API requests.');
+    expect(renderPlanHuman(noChangePlan()).trimEnd().split('\n').pop()).toBe('No changes. Live state read with 9 API requests.');
+  });
+
+  it('shows markers, before -> after, line diffs and sensitive values', () => {
+    expect(text).toContain('  ~ application "api"\n      ~ cpu: 1000 -> 500\n');
+    expect(text).toContain('  -/+ database "db"');
+    expect(text).toContain('      ~ type: "MYSQL" -> "POSTGRESQL" # forces replacement');
+    expect(text).toContain('      ~ value: (sensitive value) -> (sensitive value)');
+    expect(text).toMatch(/~ value:\n {10}  a: 1\n {10}- b: 3\n {10}- c: 4\n {10}\+ b: 2\n/);
+    expect(text).toContain('  > job "nightly"\n      > deploy: variables CONFIG_FILE, API_KEY changed (tag 2.0)');
+    expect(text).toContain('Project shop / environment production');
+    expect(text).toContain('  ? project.legacy');
+  });
+
+  it('colours only when asked', () => {
+    expect(text).not.toMatch(/\u001b\[/);
+    expect(renderPlanHuman(plan, { palette: createPalette(true) })).toMatch(/\u001b\[33m~\u001b\[39m cpu/);
+  });
+});
+
+describe('json renderer', () => {
+  const { plan } = mixedPlan();
+  const doc = planToJson(plan);
+
+  it('follows the contract: format_version, summary, resource_changes with actions and masks', () => {
+    expect(doc.format_version).toBe('1.0');
+    expect(doc.summary).toMatchObject({ add: 3, change: 4, destroy: 1, deploy: 5 });
+    expect(doc.request_count).toBe(12);
+    const rc = (a: string) => doc.resource_changes.find((c) => c.address === a)!;
+    expect(rc('project.shop/environment.production/application.api').change.actions).toEqual(['update', 'deploy']);
+    expect(rc('project.shop/environment.production/job.nightly').change.actions).toEqual(['deploy']);
+    expect(rc('project.shop/environment.production/container.web').change.actions).toEqual(['create', 'deploy']);
+    expect(rc('project.shop/environment.production/database.db').change.actions).toEqual(['delete', 'create']);
+    expect(rc('project.shop').change.actions).toEqual(['no-op']);
+    const secret = rc('project.shop/variable.API_KEY');
+    expect(secret.change.after!.value).toBeNull();
+    expect(secret.change.after_sensitive).toEqual({ value: true });
+    expect(rc('project.shop/environment.production/application.api').change.before).toMatchObject({ cpu: 1000 });
+    expect(JSON.parse(renderPlanJson(plan))).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+});
+
+describe('escaping of user-controlled strings', () => {
+  const evil = 'x\u001b[31mred\u202e<img src=x onerror=alert(1)>@admin [link](http://evil.example) `code`';
+  const manifest: Manifest = {
+    version: 1,
+    projects: [{ name: evil, environments: [{ name: 'e\r\nfake: line', cluster: 'production-cluster', services: [{ type: 'container', name: evil, registry: 'docker-hub', image_name: 'i', tag: '1' }] }] }],
+  };
+  const plan = computePlan(buildGraph(manifest).graph, liveFrom({ ...apiRecords(), projects: [], environments: [], services: [], stages: [], variables: {} }), { fingerprintKey: KEY });
+
+  it('human output shows control characters as escapes', () => {
+    const text = renderPlanHuman(plan);
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    expect(text).toContain('x\\x1b[31mred\\u202e<img');
+    expect(text).toContain('e\\r\\nfake: line');
+  });
+
+  it('JSON output escapes them and still parses to the same names', () => {
+    const text = renderPlanJson(plan);
+    expect(text).not.toMatch(/[\u001b\u202e]/);
+    expect(JSON.parse(text).resource_changes[0].name).toBe(evil);
+  });
+
+  it('markdown output cannot inject HTML, links, mentions or break out of code', () => {
+    const md = renderPlanMarkdown(plan);
+    // Fenced code renders literally; everything outside it must be inert.
+    const fences = md.match(/^(`{3,})[a-z]*\n[\s\S]*?^\1$/gm) ?? [];
+    for (const f of fences) expect(f.split('\n').slice(1, -1).join('\n')).not.toMatch(/^`{3,}/m);
+    const outside = fences.reduce((acc, f) => acc.replace(f, ''), md);
+    expect(outside).not.toContain('<img');
+    expect(outside).not.toContain('@admin');
+    expect(outside).not.toContain('](http');
+    expect(outside).not.toContain('http://evil');
+    expect(md).not.toMatch(/[\u001b\u202e\r]/);
+    expect(escapeMarkdown('<b>@x</b>')).toBe('&#60;b&#62;&#64;x&#60;/b&#62;');
+    expect(fenceFor('a ```` b')).toBe('`````');
+  });
+
+  it('graph outputs keep names inside escaped labels', () => {
+    const g = buildGraph(manifest).graph;
+    const dot = renderGraphDot(g, plan);
+    expect(dot).not.toMatch(/[\u001b\u202e]/);
+    for (const line of dot.split('\n').filter((l) => l.includes('label='))) expect(line).toMatch(/label="([^"\\]|\\.)*"/);
+    const mmd = renderGraphMermaid(g, plan);
+    const labels = [...mmd.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+    expect(labels.length).toBeGreaterThan(2);
+    for (const l of labels) expect(l).toMatch(/^[A-Za-z0-9 _./,#;-]*(<br\/>[A-Za-z0-9 _./,#;-]*)*$/);
+    expect(mmd).toContain('#60;img');
+  });
+
+  it('escapeControl leaves ordinary text alone', () => {
+    expect(escapeControl('plain name-1.2_x')).toBe('plain name-1.2_x');
+  });
+});
+
+describe('markdown renderer', () => {
+  it('warns when anything is destroyed or replaced, and embeds the deploy order', () => {
+    const md = renderPlanMarkdown(mixedPlan().plan);
+    expect(md).toMatch(/> \[!WARNING\]\n> This plan \*\*destroys or replaces 1 resource\*\*/);
+    expect(md).toContain('```mermaid\nflowchart LR');
+    expect(md).toContain('| shop &#47; production |'.replace('&#47;', '/'));
+  });
+
+  it('stays under the size limit and says what it left out', () => {
+    const m: Manifest = {
+      version: 1,
+      projects: [
+        {
+          name: 'big',
+          environments: [
+            {
+              name: 'e',
+              cluster: 'production-cluster',
+              services: Array.from({ length: 400 }, (_, i) => ({ type: 'container' as const, name: `svc-${i}`, registry: 'docker-hub', image_name: 'nginx', tag: '1', description: 'x'.repeat(100) })),
+            },
+          ],
+        },
+      ],
+    };
+    const plan = computePlan(buildGraph(m).graph, liveFrom({ ...apiRecords(), projects: [], environments: [], services: [], stages: [], variables: {} }), { fingerprintKey: KEY });
+    const md = renderPlanMarkdown(plan);
+    expect(md.length).toBeLessThanOrEqual(60_000);
+    expect(md).toMatch(/\d+ more resources not shown/);
+    expect(md.trimEnd().split('\n').pop()).toMatch(/^\*\*Plan: 402 to add/);
+    expect(renderDeployMermaid(plan)).toContain('svc-399');
+  });
+});
