@@ -3,5 +3,8 @@
  */
 import type { CliCommand } from '../command.js';
 import { validateCommand } from './validate.js';
+import { exportCommand } from './export.js';
+import { planCommand } from './plan.js';
+import { applyCommand } from './apply.js';
 
-export const commands: CliCommand<any>[] = [validateCommand];
+export const commands: CliCommand<any>[] = [validateCommand, exportCommand, planCommand, applyCommand];

@@ -1,0 +1,100 @@
+/**
+ * Applying a saved plan exactly: the plan is recomputed from the same manifest and a fresh read of
+ * the live state (reads apply needs anyway, for ids and update bodies), and must match the saved
+ * one. Any difference refuses the apply before a single write:
+ *  - a live object the plan touches or relies on changed, vanished, or appeared (findStaleObjects);
+ *  - a change differs: the manifest was edited, or a secret re-resolved from the environment no
+ *    longer has the fingerprint the plan recorded (sensitive fields compare by fingerprint).
+ */
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type { LiveState } from '../model/resource.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
+import { findStaleObjects } from '../plan/planfile.js';
+
+export interface PlanMismatch {
+  address: string;
+  reason: string;
+}
+
+/** What of a change apply acts on (display-only reasons left out). */
+function essence(c: ResourceChange): string {
+  return JSON.stringify({
+    actions: c.actions,
+    status: c.status,
+    id: c.id,
+    version: c.version,
+    fields: c.fields,
+    after: c.after,
+    deploy: c.deploy ? { git_commit_id: c.deploy.git_commit_id, image_tag: c.deploy.image_tag } : undefined,
+    clone_from: c.clone_from,
+    via_parent: c.via_parent,
+    fingerprints: c.fingerprints,
+  });
+}
+
+function actionable(c: ResourceChange): boolean {
+  return c.status !== 'unmanaged' && (c.actions[0] !== 'no-op' || c.deploy !== undefined);
+}
+
+function secretFieldsChanged(saved: ResourceChange, fresh: ResourceChange): boolean {
+  const afterSecrets = (c: ResourceChange) => JSON.stringify(c.after ?? {}).match(/"fingerprint":"[^"]*"/g)?.join() ?? '';
+  return afterSecrets(saved) !== afterSecrets(fresh) || JSON.stringify(saved.fingerprints ?? {}) !== JSON.stringify(fresh.fingerprints ?? {});
+}
+
+/** Differences between the saved plan and the plan recomputed now. */
+export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
+  const out: PlanMismatch[] = [];
+  const freshBy = new Map(fresh.changes.map((c) => [c.address, c]));
+  const savedBy = new Map(saved.changes.map((c) => [c.address, c]));
+  for (const s of saved.changes) {
+    if (!actionable(s)) continue;
+    const f = freshBy.get(s.address);
+    if (!f || !actionable(f)) {
+      out.push({ address: s.address, reason: 'the saved plan changes it, but it no longer needs a change' });
+    } else if (essence(s) !== essence(f)) {
+      out.push({
+        address: s.address,
+        reason: secretFieldsChanged(s, f)
+          ? 'a secret value in the environment differs from the one the plan was made with'
+          : 'the planned change differs now (the manifest or the live object changed)',
+      });
+    }
+  }
+  for (const f of fresh.changes) {
+    if (actionable(f) && !savedBy.has(f.address)) out.push({ address: f.address, reason: 'it needs a change the saved plan does not contain' });
+    else if (actionable(f) && !actionable(savedBy.get(f.address)!)) out.push({ address: f.address, reason: 'it needs a change the saved plan does not contain' });
+  }
+  return out;
+}
+
+/** Why a saved plan cannot be applied now (empty: it can, exactly as saved). */
+export function savedPlanRefusals(saved: Plan, fresh: Plan, live: LiveState, file: string): Diagnostic[] {
+  const replan = `Run \`driftless plan --out ${file}\` again, review it, and apply the new file.`;
+  const diags: Diagnostic[] = [];
+  const stale = findStaleObjects(saved, live);
+  if (stale.length > 0) {
+    const lines = stale.map((s) =>
+      s.current === undefined
+        ? `${s.address}: deleted since the plan was made`
+        : s.planned === '(absent)'
+          ? `${s.address}: created since the plan was made (the plan would create it again)`
+          : `${s.address}: changed since the plan was made (version ${s.planned} -> ${s.current})`,
+    );
+    diags.push(
+      error('apply.stale-plan', `The saved plan ${file} is stale: ${stale.length} object(s) changed in the live organization since it was made. Nothing was changed.`, {
+        detail: `${lines.join('\n')}\n${replan}`,
+      }),
+    );
+  }
+  const staleAddrs = new Set(stale.map((s) => s.address));
+  const mismatches = comparePlans(saved, fresh).filter((m) => !staleAddrs.has(m.address));
+  if (mismatches.length > 0) {
+    diags.push(
+      error('apply.plan-mismatch', `The saved plan ${file} no longer matches the manifest and the live state: ${mismatches.length} difference(s). Nothing was changed.`, {
+        detail: `${mismatches.map((m) => `${m.address}: ${m.reason}`).join('\n')}\n${replan}`,
+      }),
+    );
+  }
+  return diags;
+}

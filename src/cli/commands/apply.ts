@@ -1,0 +1,228 @@
+/**
+ * `driftless apply [paths..|PLANFILE]`: plan, show, confirm (on a terminal; `--auto-approve`
+ * otherwise), execute, deploy, wait, and report. With a saved plan file, executes exactly that
+ * plan, refusing before any write when anything changed since it was made.
+ *
+ * Exit 0 applied (or nothing to do), 1 refused or failed, 130 interrupted (SIGINT).
+ */
+import { statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { isAbsolute, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
+import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { createPalette, type Palette } from '../../render/palette.js';
+import { renderPlanHuman } from '../../render/human.js';
+import { planHasChanges, type Plan } from '../../plan/types.js';
+import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
+import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
+import { savedPlanRefusals } from '../../apply/saved-plan.js';
+import { colourEnabled } from '../config.js';
+import { runPlan, type RunPlanResult } from '../run-plan.js';
+import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { createApplyView, renderApplyOutcome } from '../apply-view.js';
+import { readFileSync } from 'node:fs';
+import { escapeJsonText } from '../../render/escape.js';
+
+export interface ApplyArgs extends ConnectionArgs {
+  paths?: string[];
+  autoApprove?: boolean;
+  timeout?: string;
+  allowDataLoss?: boolean;
+  maxDestroy?: number;
+  json?: boolean;
+  pollInterval?: number;
+  color?: boolean;
+}
+
+/** `30m`, `90s`, `1h`, `1h30m` or a number of seconds -> milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
+  let total = 0;
+  let m: RegExpExecArray | null;
+  let consumed = 0;
+  while ((m = re.exec(t)) !== null) {
+    const n = Number(m[1]);
+    total += m[2] === 'h' ? n * 3_600_000 : m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n;
+    consumed = re.lastIndex;
+  }
+  return consumed === t.length && consumed > 0 ? Math.round(total) : undefined;
+}
+
+/** A saved plan is a JSON file of kind driftless-plan; manifests are YAML files or directories. */
+export function looksLikePlanFile(path: string, cwd: string): boolean {
+  const abs = isAbsolute(path) ? path : resolve(cwd, path);
+  if (/\.ya?ml$/i.test(path)) return false;
+  try {
+    if (!statSync(abs).isFile()) return false;
+    const head = readFileSync(abs, 'utf8').slice(0, 200);
+    return head.trimStart().startsWith('{') && head.includes(PLAN_FILE_KIND);
+  } catch {
+    return false;
+  }
+}
+
+async function askYes(io: CliIO, question: string): Promise<boolean> {
+  if (!io.stdin) return false;
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  io.stdout.write(question);
+  try {
+    const answer = await new Promise<string>((res) => {
+      rl.once('line', res);
+      rl.once('close', () => res(''));
+    });
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+export const applyCommand: CliCommand<ApplyArgs> = {
+  command: 'apply [paths..]',
+  describe: 'Apply the manifest (or exactly a saved plan file): create, update, delete, deploy and wait',
+  builder: (y: Argv) =>
+    connectionOptions(y)
+      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories, or one saved plan file (default: the current directory)' })
+      .option('auto-approve', { type: 'boolean', describe: 'Apply without asking for confirmation (required without a terminal)' })
+      .option('timeout', { type: 'string', default: '30m', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' })
+      .option('allow-data-loss', { type: 'boolean', describe: 'Allow deleting or replacing databases (a backup is taken first)' })
+      .option('max-destroy', { type: 'number', describe: 'Refuse a plan that deletes more than N resources' })
+      .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
+      .option('poll-interval', { type: 'number', hidden: true, describe: 'First deployment poll interval in ms (tests)' })
+      .check((a) => {
+        if (a.timeout !== undefined && parseDuration(String(a.timeout)) === undefined) throw new Error(`--timeout must be a duration such as 30m, 90s or 1h (got ${JSON.stringify(a.timeout)})`);
+        const md = a.maxDestroy as number | undefined;
+        if (md !== undefined && (!Number.isInteger(md) || md < 0)) throw new Error(`--max-destroy must be a whole number, 0 or more (got ${String(md)})`);
+        return true;
+      }),
+  run: (args, io) => runApply(args, io),
+};
+
+export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
+  const palette = createPalette(colourEnabled(io, args));
+  const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+  const json = args.json === true;
+  const printDiags = (diags: Diagnostic[]) => {
+    if (json) {
+      for (const d of diags) io.stdout.write(escapeJsonText(JSON.stringify({ '@level': d.severity === 'error' ? 'error' : 'warn', '@message': d.summary, '@timestamp': new Date().toISOString(), type: 'diagnostic', diagnostic: d })) + '\n');
+      return;
+    }
+    const text = renderDiagnosticsHuman(diags, errPalette);
+    if (text) io.stderr.write(text + '\n');
+  };
+
+  const abort = new AbortController();
+  void io.interrupted?.then(() => abort.abort());
+
+  const paths = args.paths ?? [];
+  const planFile = paths.length >= 1 && looksLikePlanFile(paths[0]!, io.cwd) ? paths[0]! : undefined;
+  const manifestPaths = planFile ? paths.slice(1) : paths;
+
+  let saved: Plan | undefined;
+  if (planFile) {
+    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile));
+    if (!read.plan) {
+      printDiags(read.diagnostics);
+      return EXIT.error;
+    }
+    saved = read.plan.plan;
+  }
+
+  const r: RunPlanResult = await runPlan(
+    manifestPaths,
+    {
+      apiUrl: args.apiUrl,
+      authScheme: args.authScheme,
+      parallelism: args.parallelism,
+      allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
+      maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
+    },
+    { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io), signal: abort.signal },
+  );
+  try {
+    printDiags(r.diagnostics);
+    if (!r.plan || !r.live || !r.graph || hasErrors(r.diagnostics)) return EXIT.error;
+    let plan = r.plan;
+
+    if (saved) {
+      const refusals = savedPlanRefusals(saved, plan, r.live, planFile!);
+      if (saved.organization_id !== plan.organization_id) {
+        refusals.unshift({ severity: 'error', code: 'planfile.wrong-target', summary: `${planFile} was planned for organization ${saved.organization_id}, not ${plan.organization_id}`, detail: 'Use a token of the organization the plan was made for.' });
+      }
+      if (refusals.length > 0) {
+        printDiags(refusals);
+        return EXIT.error;
+      }
+      // Identical to the saved plan, computed against the live records apply needs for its bodies.
+      plan = r.plan;
+    } else if (!json) {
+      io.stdout.write(renderPlanHuman(plan, { palette }));
+    }
+
+    if (!planHasChanges(plan)) {
+      if (json) io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': 'No changes.', '@timestamp': new Date().toISOString(), type: 'change_summary', operation: 'plan', ...plan.summary })) + '\n');
+      else io.stdout.write(`\n${palette.green(palette.bold('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.'))}\n`);
+      return EXIT.ok;
+    }
+    if (json) {
+      for (const c of plan.changes) {
+        const action = stepActionOf(c);
+        if (!action && !c.deploy) continue;
+        io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': `${c.address}: plan to ${action ?? 'deploy'}`, '@timestamp': new Date().toISOString(), type: 'planned_change', address: c.address, action: action ?? 'deploy', deploy: c.deploy !== undefined })) + '\n');
+      }
+      io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': 'Plan summary', '@timestamp': new Date().toISOString(), type: 'change_summary', operation: 'plan', ...plan.summary })) + '\n');
+    }
+
+    if (!saved && !args.autoApprove) {
+      const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
+      if (!tty || json) {
+        printDiags([
+          {
+            severity: 'error',
+            code: 'apply.needs-approval',
+            summary: 'apply needs confirmation, and there is no terminal to ask on.',
+            detail: 'Run it with --auto-approve (in CI), or save a plan with `driftless plan --out FILE`, review it, and run `driftless apply FILE`.',
+          },
+        ]);
+        return EXIT.error;
+      }
+      const ok = await askYes(io, `\n${palette.bold('Do you want to perform these actions?')}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `);
+      if (!ok) {
+        io.stdout.write('\nApply cancelled. Nothing was changed.\n');
+        return EXIT.error;
+      }
+    }
+
+    const view = createApplyView({ json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
+    let result: ApplyResult;
+    try {
+      io.stdout.write(json ? '' : '\n');
+      result = await applyPlan(
+        plan,
+        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => view.onEvent(e), signal: abort.signal },
+        {
+          parallelism: args.parallelism,
+          timeoutMs: args.timeout ? (parseDuration(args.timeout) ?? DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
+          allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
+          ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
+          ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
+        },
+      );
+    } finally {
+      view.close();
+    }
+    if (result.status === 'refused') {
+      printDiags(result.diagnostics);
+      return EXIT.error;
+    }
+    if (!json) io.stdout.write(renderApplyOutcome(result, palette as Palette));
+    if (result.status === 'interrupted') return EXIT.interrupted;
+    return result.status === 'applied' ? EXIT.ok : EXIT.error;
+  } finally {
+    await r.session?.close();
+  }
+}

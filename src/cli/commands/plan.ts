@@ -1,0 +1,88 @@
+/**
+ * `driftless plan [paths..]`: read-only. Loads the manifest, reads the live state with list
+ * endpoints, prints what apply would do. `--out FILE` saves the plan for `apply FILE`.
+ * Exit 0 (with --detailed-exitcode: 0 no changes, 2 changes), 1 on any error.
+ */
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { hasErrors } from '../../diag/diagnostic.js';
+import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { createPalette } from '../../render/palette.js';
+import { renderPlanHuman } from '../../render/human.js';
+import { renderPlanJson } from '../../render/json.js';
+import { planHasChanges } from '../../plan/types.js';
+import { writePlanFile } from '../../plan/planfile.js';
+import { colourEnabled } from '../config.js';
+import { runPlan } from '../run-plan.js';
+import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+
+export interface PlanArgs extends ConnectionArgs {
+  paths?: string[];
+  out?: string;
+  json?: boolean;
+  format?: 'human' | 'json' | 'markdown';
+  detailedExitcode?: boolean;
+  allowDataLoss?: boolean;
+  maxDestroy?: number;
+  color?: boolean;
+}
+
+export const planCommand: CliCommand<PlanArgs> = {
+  command: 'plan [paths..]',
+  describe: 'Show what apply would change, create, delete and deploy (read-only)',
+  builder: (y: Argv) =>
+    connectionOptions(y)
+      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+      .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
+      .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
+      .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
+      .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
+      .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
+      .option('max-destroy', { type: 'number', describe: 'Mark the plan as an error when it deletes more than N resources' }),
+  run: async (args: PlanArgs, io: CliIO): Promise<number> => {
+    const format = args.json ? 'json' : (args.format ?? 'human');
+    const palette = createPalette(colourEnabled(io, args));
+    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    const r = await runPlan(args.paths ?? [], { ...connection(args), allowDataLoss: args.allowDataLoss, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    try {
+      const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
+      if (text) io.stderr.write(text + '\n');
+      if (!r.plan || hasErrors(r.diagnostics)) return EXIT.error;
+      const plan = r.plan;
+      if (format === 'json') io.stdout.write(renderPlanJson(plan) + '\n');
+      else if (format === 'markdown') io.stdout.write(await renderMarkdown(plan));
+      else io.stdout.write(renderPlanHuman(plan, { palette }));
+      if (args.out) {
+        try {
+          await writePlanFile(args.out, plan);
+        } catch (e) {
+          io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+          return EXIT.error;
+        }
+        const note = `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`;
+        (format === 'human' ? io.stdout : io.stderr).write(note);
+      }
+      if (args.detailedExitcode && planHasChanges(plan)) return EXIT.changes;
+      return EXIT.ok;
+    } finally {
+      await r.session?.close();
+    }
+  },
+};
+
+function connection(args: ConnectionArgs) {
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism };
+}
+
+/** The markdown renderer belongs to the render module; loaded lazily so that plan works without it. */
+async function renderMarkdown(plan: Parameters<typeof renderPlanHuman>[0]): Promise<string> {
+  const modPath = '../../render/markdown.js';
+  try {
+    const mod = (await import(modPath)) as { renderPlanMarkdown?: (p: typeof plan) => string };
+    if (mod.renderPlanMarkdown) return mod.renderPlanMarkdown(plan);
+  } catch {
+    // fall through to the human rendering, without colour
+  }
+  return renderPlanHuman(plan, {});
+}

@@ -1,0 +1,35 @@
+/**
+ * Options shared by the commands that talk to the API (plan, apply, and the drift / export / graph
+ * commands built on runPlan), and the reporting of the HTTP client's own progress.
+ */
+import type { Argv } from 'yargs';
+import type { ApiEvent } from '../api/index.js';
+import type { CliIO } from './io.js';
+
+export interface ConnectionArgs {
+  apiUrl?: string;
+  authScheme?: string;
+  parallelism?: number;
+}
+
+export function connectionOptions(y: Argv): Argv<any> {
+  return y
+    .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
+    .option('auth-scheme', { type: 'string', describe: 'Authorization scheme: Token or Bearer (default: Bearer for a JWT, else Token)' })
+    .option('parallelism', { type: 'number', default: 8, describe: 'API requests and steps in flight at most' })
+    .check((a) => {
+      const p = a.parallelism as number | undefined;
+      if (p !== undefined && (!Number.isInteger(p) || p < 1 || p > 64)) throw new Error(`--parallelism must be an integer from 1 to 64 (got ${String(p)})`);
+      return true;
+    });
+}
+
+/** Tells the user (on stderr) when the client waits for the rate limit, so a pause is never a mystery. */
+export function apiEventReporter(io: CliIO, onRateLimit?: (seconds: number) => void): (e: ApiEvent) => void {
+  return (e) => {
+    if (e.type === 'rate-limit-wait') {
+      if (onRateLimit) onRateLimit(e.seconds);
+      else io.stderr.write(`API rate limit: waiting ${e.seconds}s (until ${e.until}) to stay within the limit\n`);
+    }
+  };
+}
