@@ -20,11 +20,12 @@ export interface Redaction {
 
 /**
  * The line of `range.start` followed by a caret line (`^~~~` under the range when it ends on the
- * same line). Tabs become spaces so that the caret lines up. Returns undefined when the line does not
+ * same line). `source` is the file text or its lines. Tabs become spaces so that the caret lines up. Returns undefined when the line does not
  * exist (an empty file).
  */
-export function makeExcerpt(text: string, range: SourceRange, redactions: readonly Redaction[] = [], maxWidth = 160): string | undefined {
-  const lines = text.split('\n');
+export function makeExcerpt(source: string | readonly string[], range: SourceRange, redactions: readonly Redaction[] = [], maxWidth = 160): string | undefined {
+  // Callers with many diagnostics on one file pass its lines, split once.
+  const lines = typeof source === 'string' ? source.split('\n') : source;
   const lineNo = range.start.line;
   let line = lines[lineNo - 1];
   if (line === undefined) return undefined;

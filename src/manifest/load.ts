@@ -33,7 +33,9 @@ export interface LoadLimits extends ParseLimits {
 
 export const DEFAULT_LOAD_LIMITS: LoadLimits = {
   ...DEFAULT_PARSE_LIMITS,
-  maxFileBytes: 1024 * 1024,
+  // NOTE: the YAML parser needs about a second per MiB on a loaded CI machine; 512 KiB holds several
+  // hundred services, and a directory can hold as many files as needed.
+  maxFileBytes: 512 * 1024,
   maxReferencedFileBytes: 1024 * 1024,
 };
 
@@ -58,6 +60,7 @@ interface FileText {
   file: ManifestFile;
   text: string;
   lineStarts: number[];
+  lines?: string[];
 }
 
 export async function loadManifest(paths: readonly string[], opts: LoadOptions): Promise<LoadResult> {
@@ -170,7 +173,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const withExcerpts = diagnostics.map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
-    const excerpt = t ? makeExcerpt(t.text, d.range, redactions.get(d.range.file)) : undefined;
+    if (t && !t.lines) t.lines = t.text.split('\n');
+    const excerpt = t ? makeExcerpt(t.lines!, d.range, redactions.get(d.range.file)) : undefined;
     return excerpt === undefined ? d : { ...d, excerpt };
   });
   return {
