@@ -250,7 +250,8 @@ class HttpApiClient implements ApiClient {
       let failures = 0;
       let rateLimited = 0;
       for (let attempt = 1; ; attempt++) {
-        await this.#reserveBudget(method, path);
+        await this.#waitForBudget(method, path);
+        this.#budget.onSend();
         this.#counter.recordSend(method, pathTemplate, attempt > 1);
         this.#emit({ type: 'request', method, path, attempt });
         const started = this.#now();
@@ -323,20 +324,13 @@ class HttpApiClient implements ApiClient {
     }
   }
 
-  /**
-   * Rate-limit pacing: returns once this request may be sent, having counted it as in flight in
-   * the same synchronous step as the check (so concurrent callers cannot all take the last unit).
-   * Wakes up early when a response in flight may have changed the budget.
-   */
-  async #reserveBudget(method: string, path: string): Promise<void> {
+  /** Rate-limit pacing; wakes up early when a response in flight may have changed the budget. */
+  async #waitForBudget(method: string, path: string): Promise<void> {
     for (;;) {
       if (this.#signal?.aborted) throw this.#abortedError(method, path);
       const now = this.#now();
       const delay = this.#budget.delayBeforeSend(now);
-      if (delay <= 0) {
-        this.#budget.onSend();
-        return;
-      }
+      if (delay <= 0) return;
       const until = now + delay;
       if (until > this.#announcedWaitUntil + 1000) {
         this.#announcedWaitUntil = until;

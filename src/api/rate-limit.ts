@@ -81,15 +81,10 @@ export class RateLimitBudget {
    */
   delayBeforeSend(nowMs: number): number {
     this.rollWindow(nowMs);
-    let blocked = 0;
     if (this.blockedUntil !== undefined) {
-      if (nowMs < this.blockedUntil) blocked = this.blockedUntil - nowMs;
-      else this.blockedUntil = undefined;
+      if (nowMs < this.blockedUntil) return this.blockedUntil - nowMs;
+      this.blockedUntil = undefined;
     }
-    return Math.max(blocked, this.budgetDelay(nowMs));
-  }
-
-  private budgetDelay(nowMs: number): number {
     if (this.remaining === undefined) return 0;
     if (this.remaining - this.inFlight > 0) return 0;
     if (this.resetAt === undefined) {

@@ -288,15 +288,15 @@ function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): 
   });
   if (!res) return;
   addVariables(b, e.variables, res);
-  const servicesByName = new Map<string, Address>();
+  const serviceNames = new Set<string>();
   for (const s of e.services ?? []) {
-    const svc = addService(b, s, address);
-    if (svc) servicesByName.set(s.name, svc);
+    addService(b, s, address);
+    serviceNames.add(s.name);
   }
-  addStages(b, e, address, servicesByName);
+  addStages(b, e, address, serviceNames);
 }
 
-function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | undefined {
+function addService(b: GraphBuilder, s: ServiceSpec, env: Address): void {
   const kind = s.type as ResourceKind;
   const address = addressOf(kind, s.name, env);
   const built = serviceAttrs(s, env, b);
@@ -313,12 +313,13 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     cloneFrom: built.cloneFrom,
     source: sourceOf(s),
   });
-  if (!res) return undefined;
+  if (!res) return;
   if (s.type !== 'database') addVariables(b, s.variables, res);
-  return address;
 }
 
-function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesByName: Map<string, Address>): void {
+function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, serviceNames: Set<string>): void {
+  const servicesByName = new Map<string, Address>();
+  for (const r of b.resources.values()) if (r.parent === env && (SERVICE_KINDS as readonly string[]).includes(r.kind)) servicesByName.set(r.name, r.address);
   let previous: string | undefined;
   for (const st of e.deployment_stages ?? []) {
     const address = addressOf('deployment_stage', st.name, env);
@@ -332,7 +333,7 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
     for (const name of members) {
       const svc = servicesByName.get(name);
       if (svc) dependsOn.push(svc);
-      else
+      else if (!serviceNames.has(name))
         b.diagnostics.push(
           error('ref.unresolved', `deployment stage ${st.name}: unknown service "${name}"`, {
             detail: `Services of this environment: ${[...servicesByName.keys()].sort().join(', ') || '(none)'}.`,
