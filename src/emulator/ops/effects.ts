@@ -7,9 +7,8 @@ import { createHash } from 'node:crypto';
 import { removeServiceNow, type EmulatorContext } from '../context.js';
 import { initialServiceStatus } from '../service-status.js';
 import type { ApiRecord } from '../state.js';
-import { forgetService } from '../variables/cascade.js';
 import { shortId } from '../variables/builtins.js';
-import { environmentIdOfService, projectIdOfEnvironment } from '../variables/scopes.js';
+import { projectIdOfEnvironment } from '../variables/scopes.js';
 import type { OpService, Operation, OperationEffects } from './engine.js';
 import { currentState } from './engine.js';
 import { upsertEntry } from './history.js';
@@ -179,11 +178,9 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
       const state = currentState(s);
       const svc = ctx.state.services[s.service_id];
       if (state === 'DELETED') {
-        const envId = svc ? environmentIdOfService(svc) : op.environment_id;
         recordHistory(ctx, op, s, at);
-        appendLog(ctx, s.service_id, linesFor(op, s, svc, state, at));
+        // removeServiceNow announces the deletion; the variables part drops the service's variables.
         removeServiceNow(ctx, s.service_id);
-        forgetService(ctx, s.service_id, envId);
         delete ctx.state.serviceHistory[s.service_id];
         delete ctx.state.logs[s.service_id];
         return;

@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiRecord, EmulatorState } from '../state.js';
-import { environmentIdOfService, projectIdOfEnvironment } from './scopes.js';
+import { projectIdOfEnvironment } from './scopes.js';
+import { servicesIndex } from './services-by-environment.js';
 import type { VariableIndex } from './variable-index.js';
 
 export interface BuiltInSpec {
@@ -71,13 +72,9 @@ function derivedPassword(id: string): string {
   return createHash('sha256').update(`driftless-emulator-db:${id}`).digest('base64url').slice(0, 24);
 }
 
+/** The services of an environment, from the index (O(services of that environment)). */
 export function servicesOfEnvironment(state: EmulatorState, environmentId: string): ApiRecord[] {
-  const out: ApiRecord[] = [];
-  for (const id in state.services) {
-    const svc = state.services[id];
-    if (environmentIdOfService(svc) === environmentId) out.push(svc);
-  }
-  return out;
+  return servicesIndex(state).of(environmentId);
 }
 
 export interface BuiltInDeps {
@@ -85,6 +82,22 @@ export interface BuiltInDeps {
   index: VariableIndex;
   nowIso(): string;
   newId(): string;
+}
+
+const synced = new WeakMap<EmulatorState, Set<string>>();
+
+/** Syncs the environment's built-ins unless that was done since its services last changed. */
+export function ensureBuiltIns(deps: BuiltInDeps, environmentId: string): void {
+  let done = synced.get(deps.state);
+  if (!done) synced.set(deps.state, (done = new Set()));
+  if (done.has(environmentId)) return;
+  syncBuiltIns(deps, environmentId);
+  done.add(environmentId);
+}
+
+/** Forgets that the environment is in sync (it was deleted). */
+export function forgetSynced(state: EmulatorState, environmentId: string): void {
+  synced.get(state)?.delete(environmentId);
 }
 
 /**

@@ -20,19 +20,19 @@ export function removeVariablesOf(ctx: EmulatorContext, parentId: string): void 
 
 /**
  * Cleans up after a service left the state: its own variables, and the BUILT_IN variables its
- * environment carried for it. `environmentId` is passed because the service record is gone.
+ * environment carried for it (with any alias or override pointing at them).
  */
-export function forgetService(ctx: EmulatorContext, serviceId: string, environmentId?: string): void {
+export function forgetService(ctx: EmulatorContext, serviceId: string, environmentId: string | undefined): void {
   removeVariablesOf(ctx, serviceId);
   const index = variableIndex(ctx.state);
   if (environmentId) {
     syncBuiltIns(variableDeps(ctx), environmentId);
-  } else {
-    // The environment is unknown: drop this service's built-ins wherever they are.
-    for (const id in ctx.state.variables) {
-      const v = ctx.state.variables[id];
-      if (v.variable_type === 'BUILT_IN' && v.service_id === serviceId) removeWithDependents(index, v.id);
-    }
+    return;
+  }
+  // The environment is unknown (the service was never indexed): look for its built-ins.
+  for (const id in ctx.state.variables) {
+    const v = ctx.state.variables[id];
+    if (v.variable_type === 'BUILT_IN' && v.service_id === serviceId) removeWithDependents(index, v.id);
   }
 }
 

@@ -5,11 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
-import { forgetService, removeVariablesOf } from './cascade.js';
+import { syncBuiltIns, forgetSynced } from './builtins.js';
+import { forgetService, removeVariablesOf, variableDeps } from './cascade.js';
+import { trackServices } from './services-by-environment.js';
 import { legacyVariableRoutes, unifiedVariableRoutes } from './routes.js';
 
 export { forgetService, markParentOutOfDate, removeVariablesOf, variableDeps } from './cascade.js';
-export { syncBuiltIns, shortId } from './builtins.js';
+export { ensureBuiltIns, servicesOfEnvironment, shortId, syncBuiltIns } from './builtins.js';
+export { servicesIndex } from './services-by-environment.js';
 export { variableIndex } from './variable-index.js';
 
 export function variableRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
@@ -18,8 +21,15 @@ export function variableRoutes(app: FastifyInstance, ctx: EmulatorContext): void
 }
 
 export function initVariables(ctx: EmulatorContext): void {
+  const deps = variableDeps(ctx);
+  // Built-ins follow the services: created, renamed (configuration change) or deleted.
+  trackServices(ctx, (serviceId, environmentId) => {
+    if (!ctx.state.services[serviceId]) forgetService(ctx, serviceId, environmentId);
+    else if (environmentId) syncBuiltIns(deps, environmentId);
+  });
   ctx.events.on('deleted', ({ kind, id }) => {
-    if (kind === 'service') forgetService(ctx, id);
-    else if (kind === 'environment' || kind === 'project') removeVariablesOf(ctx, id);
+    if (kind !== 'environment' && kind !== 'project') return;
+    removeVariablesOf(ctx, id);
+    if (kind === 'environment') forgetSynced(ctx.state, id);
   });
 }

@@ -14,7 +14,7 @@ import type { EmulatorContext } from '../context.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import { schema, listOf } from '../schemas.js';
 import type { ApiRecord } from '../state.js';
-import { syncBuiltIns } from './builtins.js';
+import { ensureBuiltIns } from './builtins.js';
 import { markParentOutOfDate, variableDeps } from './cascade.js';
 import { toLegacySecret, toLegacyVariable, toUnified } from './render.js';
 import {
@@ -36,9 +36,9 @@ function creatableScope(scope: string, field: string): CreatableScope {
   return scope;
 }
 
-/** Brings the built-ins of the parent's environment up to date before it is listed or aliased. */
+/** Makes sure the built-ins of the parent's environment exist before it is listed. */
 function syncFor(deps: VariableDeps, parent: VariableParent): void {
-  if (parent.environmentId) syncBuiltIns(deps, parent.environmentId);
+  if (parent.environmentId) ensureBuiltIns(deps, parent.environmentId);
 }
 
 export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
