@@ -75,6 +75,8 @@ export interface EmulatorEvents {
   deployment: DeploymentEvent;
   /** A resource was removed by a CRUD route (cascade cleanup of variables etc. listens). */
   deleted: { kind: string; id: string };
+  /** A service was created (its record is in state.services): indexes and built-in variables follow. */
+  created: { kind: 'service'; id: string };
   /** The configuration of a service changed (PUT): a deployed service becomes OUT_OF_DATE. */
   serviceConfigChanged: { service_id: string };
 }

@@ -19,6 +19,8 @@ export function initialServiceStatus(serviceId: string): ApiRecord & Record<stri
   };
 }
 
+/** Called once for every new service, after its record is stored: it also announces the service. */
 export function createServiceStatus(ctx: EmulatorContext, serviceId: string): void {
   ctx.state.serviceStatuses[serviceId] = initialServiceStatus(serviceId);
+  ctx.events.emit('created', { kind: 'service', id: serviceId });
 }
