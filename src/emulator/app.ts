@@ -51,7 +51,16 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false });
   addFormats(bodyAjv);
   addFormats(paramAjv);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema));
+  // Many routes share identical schemas (Status, Error, the per-kind copies, the /api/v1 twins):
+  // compile each distinct schema once (ajv caches by object identity only). Start-up time, which
+  // every test pays, drops by about a quarter.
+  const validators = new Map<string, ReturnType<typeof bodyAjv.compile>>();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const key = `${httpPart === 'body' ? 'b' : 'p'}${JSON.stringify(schema)}`;
+    let v = validators.get(key);
+    if (!v) validators.set(key, (v = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema)));
+    return v;
+  });
 
   // JSON bodies: an empty body is "no body" (clients send Content-Type on bodiless POSTs), a
   // malformed one is a 400 saying where it broke, and `__proto__` keys are refused.
