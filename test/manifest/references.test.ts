@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { checkReferences } from '../../src/manifest/index.js';
+import { load, tempTree } from './helpers.js';
+
+const manifest = `version: 1
+clusters:
+  - name: production-cluster
+    upgrade_kubernetes: true
+alert_receivers:
+  - {name: ops, type: EMAIL, to: ops@example.com, from: alerts@example.com, smarthost: "smtp.example.com:587"}
+alert_rules:
+  - name: node-pressure
+    target: {cluster: prodution-cluster}
+    condition: {promql: "up == 0"}
+    severity: CRITICAL
+    receivers: [ops]
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: production-cluster
+        services:
+          - {type: database, name: main, database_type: POSTGRESQL, version: "16", mode: CONTAINER}
+          - {type: container, name: web, registry: dockerhub, image_name: library/nginx, tag: "1"}
+          - type: job
+            name: report
+            source: {image: {registry: docker-hub, image_name: acme/report, tag: "1"}}
+            schedule: {on_start: {}}
+      - name: preview
+        cluster: staging-cluster
+        services:
+          - type: database
+            name: main-copy
+            database_type: POSTGRESQL
+            version: "16"
+            mode: CONTAINER
+            clone_from: {environment: prod, database: main}
+          - type: database
+            name: other-copy
+            database_type: POSTGRESQL
+            version: "16"
+            mode: CONTAINER
+            clone_from: {project: blog, database: main}
+`;
+
+describe('reference checks', () => {
+  it('checks only what the manifest can know when no organization lists are supplied', async () => {
+    const r = await load(tempTree({ 'm.yaml': manifest }), ['m.yaml']);
+    expect(r.diagnostics.map((d) => d.summary)).toEqual(['project `blog` does not exist in the manifest']);
+    expect(r.diagnostics[0]!.range).toMatchObject({ file: 'm.yaml', start: { line: 39, col: 35 } });
+  });
+
+  it('checks cluster and registry names against the lists it is given, at the place they are written', async () => {
+    const r = await load(tempTree({ 'm.yaml': manifest.replace('{project: blog, database: main}', '{environment: prod, database: main}') }), ['m.yaml'], {
+      references: { clusters: ['production-cluster', 'staging-cluster'], registries: ['docker-hub'] },
+    });
+    expect(r.diagnostics.map((d) => [d.summary, d.range!.start.line, d.detail])).toEqual([
+      ['cluster `prodution-cluster` does not exist in the organization', 9, 'Did you mean `production-cluster`? Known: production-cluster, staging-cluster.'],
+      ['container registry `dockerhub` does not exist in the organization', 20, 'Did you mean `docker-hub`? Known: docker-hub.'],
+    ]);
+  });
+
+  it('is a pure function that can be re-run on a loaded manifest with lists from the API', async () => {
+    const r = await load(tempTree({ 'm.yaml': manifest.replace('{project: blog, database: main}', '{environment: prod, database: main}') }), ['m.yaml']);
+    expect(r.diagnostics).toEqual([]);
+    const again = checkReferences(r.manifest!, { clusters: ['production-cluster'] });
+    expect(again.map((d) => d.summary)).toEqual([
+      'cluster `prodution-cluster` does not exist in the organization',
+      'cluster `staging-cluster` does not exist in the organization',
+    ]);
+    expect(again[1]!.address).toBe('project.shop/environment.preview');
+  });
+
+  it('refuses a database cloned from itself', async () => {
+    const self = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: c
+        services:
+          - {type: database, name: main, database_type: REDIS, version: "7", mode: CONTAINER, clone_from: {database: main}}
+`;
+    const r = await load(tempTree({ 'm.yaml': self }), ['m.yaml']);
+    expect(r.diagnostics).toMatchObject([{ code: 'ref.self', summary: 'database `main` cannot be a clone of itself' }]);
+  });
+
+  it('accepts aliases and overrides of built-in QOVERY_ variables, which only the platform knows', async () => {
+    const builtins = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: c
+        services:
+          - type: application
+            name: api
+            git_repository: {url: "https://github.com/acme/api.git"}
+            dockerfile_path: Dockerfile
+            variables:
+              - {key: DATABASE_URL, alias: QOVERY_POSTGRESQL_ZABC_DATABASE_URL}
+              - {key: QOVERY_KUBERNETES_NAMESPACE_NAME, value: custom, override: true}
+`;
+    const r = await load(tempTree({ 'm.yaml': builtins }), ['m.yaml']);
+    expect(r.diagnostics).toEqual([]);
+  });
+});
