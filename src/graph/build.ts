@@ -288,15 +288,15 @@ function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): 
   });
   if (!res) return;
   addVariables(b, e.variables, res);
-  const serviceNames = new Set<string>();
+  const servicesByName = new Map<string, Address>();
   for (const s of e.services ?? []) {
-    addService(b, s, address);
-    serviceNames.add(s.name);
+    const svc = addService(b, s, address);
+    if (svc) servicesByName.set(s.name, svc);
   }
-  addStages(b, e, address, serviceNames);
+  addStages(b, e, address, servicesByName);
 }
 
-function addService(b: GraphBuilder, s: ServiceSpec, env: Address): void {
+function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | undefined {
   const kind = s.type as ResourceKind;
   const address = addressOf(kind, s.name, env);
   const built = serviceAttrs(s, env, b);
@@ -313,13 +313,12 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): void {
     cloneFrom: built.cloneFrom,
     source: sourceOf(s),
   });
-  if (!res) return;
+  if (!res) return undefined;
   if (s.type !== 'database') addVariables(b, s.variables, res);
+  return address;
 }
 
-function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, serviceNames: Set<string>): void {
-  const servicesByName = new Map<string, Address>();
-  for (const r of b.resources.values()) if (r.parent === env && (SERVICE_KINDS as readonly string[]).includes(r.kind)) servicesByName.set(r.name, r.address);
+function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesByName: Map<string, Address>): void {
   let previous: string | undefined;
   for (const st of e.deployment_stages ?? []) {
     const address = addressOf('deployment_stage', st.name, env);
@@ -333,7 +332,7 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, serviceNam
     for (const name of members) {
       const svc = servicesByName.get(name);
       if (svc) dependsOn.push(svc);
-      else if (!serviceNames.has(name))
+      else
         b.diagnostics.push(
           error('ref.unresolved', `deployment stage ${st.name}: unknown service "${name}"`, {
             detail: `Services of this environment: ${[...servicesByName.keys()].sort().join(', ') || '(none)'}.`,
