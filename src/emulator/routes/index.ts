@@ -1,6 +1,6 @@
 /**
- * The route plugins of the emulator. app.ts registers each of them twice: at the root and under
- * `/api/v1` (seed section 9). A plugin only declares routes; it must not keep state of its own.
+ * The route plugins of the emulator. app.ts registers each of them once; requests under `/api/v1`
+ * are rewritten to the root (seed section 9). A plugin only declares routes and keeps no state.
  *
  * `initializers` run once per emulator, after the context is built and before the server listens:
  * the place to install ops hooks, subscribe to events and resume operations found in the state.
