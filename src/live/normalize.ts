@@ -291,7 +291,8 @@ function variable(r: ApiRecord): Normalized {
   }
   if (type === 'OVERRIDE' && overridden) attrs.overridden_scope = overridden.scope;
   if (r.secret_manager_access_id) attrs.secret_manager_access_id = r.secret_manager_access_id;
-  if (type === 'EXTERNAL_SECRET' && r.reference !== undefined) attrs.reference = r.reference;
+  // The API has no field for the reference of an external secret: it is written as the value.
+  if (type === 'EXTERNAL_SECRET' && (r.reference ?? r.value) != null) attrs.reference = String(r.reference ?? r.value);
   return { attrs, fingerprints: d.fingerprints };
 }
 
