@@ -6,5 +6,6 @@ import { validateCommand } from './validate.js';
 import { exportCommand } from './export.js';
 import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
+import { serveCommand } from './serve.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, exportCommand, planCommand, applyCommand];
+export const commands: CliCommand<any>[] = [validateCommand, exportCommand, planCommand, applyCommand, serveCommand];

@@ -1,0 +1,137 @@
+/**
+ * `driftless export`: writes a manifest of the live organization (or one project / environment)
+ * as YAML, the adoption path for teams that built everything by hand. Secrets cannot be read back:
+ * they are written as `${env:NAME}` placeholders and the names to set are listed on stderr (never a
+ * value). Exit 0, or 1 on any error.
+ */
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { error, type Diagnostic } from '../../diag/diagnostic.js';
+import { createPalette, renderDiagnosticsHuman, shouldUseColor } from '../../diag/render.js';
+import { resolveApiConfig } from '../config.js';
+import { apiDiagnostic, openSession } from '../run-plan.js';
+import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { exportOrganization, ExportScopeError } from '../../export/export.js';
+import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import type { SecretPlaceholder } from '../../export/placeholders.js';
+
+export interface ExportArgs extends ConnectionArgs {
+  organization?: string;
+  project?: string;
+  environment?: string;
+  out?: string;
+  layout?: ExportLayout;
+  color?: boolean;
+}
+
+export const exportCommand: CliCommand<ExportArgs> = {
+  command: 'export',
+  describe: 'Write a manifest of what runs live (secrets as ${env:...} placeholders)',
+  builder: (y: Argv) =>
+    connectionOptions(y)
+      .option('organization', { type: 'string', describe: "Fail unless the token's organization has this name" })
+      .option('project', { type: 'string', describe: 'Export only this project' })
+      .option('environment', { type: 'string', describe: 'Export only environments of this name' })
+      .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
+      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' }),
+  run: async (args: ExportArgs, io: CliIO): Promise<number> => {
+    const errPalette = createPalette(shouldUseColor({ isTTY: io.stderr.isTTY, env: io.env, noColor: args.color === false }));
+    const fail = (diags: Diagnostic[]): number => {
+      io.stderr.write(renderDiagnosticsHuman(diags, errPalette) + '\n');
+      return EXIT.error;
+    };
+    const layout = chooseLayout(args, io.cwd);
+    if (layout === 'directory' && args.out === undefined) {
+      return fail([error('export.out-required', '--layout directory needs --out DIR', { detail: 'Give the directory to write organization.yaml and the project files into, or use --layout file to print one file.' })]);
+    }
+    const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
+    if (!cfg.config) return fail(cfg.diagnostics);
+    const session = openSession(cfg.config, { parallelism: args.parallelism, onApiEvent: apiEventReporter(io) });
+    try {
+      let result;
+      try {
+        result = await exportOrganization(session.port, { project: args.project, environment: args.environment });
+      } catch (e) {
+        if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
+        return fail([apiDiagnostic(e, 'Reading the live organization')]);
+      }
+      if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
+        return fail([
+          error('export.organization-mismatch', `the API token belongs to organization "${result.organizationName}", not "${args.organization}"`, {
+            detail: 'Use a token of the organization to export (DRIFTLESS_API_TOKEN), or drop --organization.',
+          }),
+        ]);
+      }
+      const header = [`driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`, 'Review it, commit it, and run `driftless plan` against it: it should show no changes.'].join('\n');
+      const files = renderExport(result, layout, header);
+      try {
+        writeOutput(files, layout, args.out, io);
+      } catch (e) {
+        return fail([error('export.write-failed', `cannot write ${args.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { detail: 'Check that the path exists and is writable.' })]);
+      }
+      for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
+      io.stderr.write(summary(result.manifest, result.requestCount, args.out, files.length));
+      io.stderr.write(secretsText(result.secrets));
+      return EXIT.ok;
+    } finally {
+      await session.close();
+    }
+  },
+};
+
+function chooseLayout(args: ExportArgs, cwd: string): ExportLayout {
+  if (args.layout) return args.layout;
+  if (args.out === undefined) return 'file';
+  if (args.out.endsWith('/')) return 'directory';
+  try {
+    return statSync(path.resolve(cwd, args.out)).isDirectory() ? 'directory' : 'file';
+  } catch {
+    return /\.ya?ml$/i.test(args.out) ? 'file' : 'directory';
+  }
+}
+
+function writeOutput(files: ReturnType<typeof renderExport>, layout: ExportLayout, out: string | undefined, io: CliIO): void {
+  if (out === undefined) {
+    io.stdout.write(files[0]!.text);
+    return;
+  }
+  const target = path.resolve(io.cwd, out);
+  if (layout === 'file') {
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, files[0]!.text);
+    return;
+  }
+  mkdirSync(target, { recursive: true });
+  for (const f of files) writeFileSync(path.join(target, f.name), f.text);
+}
+
+function scopeText(args: ExportArgs): string {
+  const parts: string[] = [];
+  if (args.project !== undefined) parts.push(`project "${args.project}"`);
+  if (args.environment !== undefined) parts.push(`environment "${args.environment}"`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+function summary(m: Record<string, unknown>, requests: number, out: string | undefined, fileCount: number): string {
+  const projects = (m.projects as Array<Record<string, unknown>> | undefined) ?? [];
+  const envs = projects.flatMap((p) => (p.environments as Array<Record<string, unknown>> | undefined) ?? []);
+  const services = envs.flatMap((e) => (e.services as unknown[] | undefined) ?? []);
+  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  const where = out === undefined ? '' : ` to ${out}${fileCount > 1 ? ` (${n(fileCount, 'file')})` : ''}`;
+  return `Exported ${n(projects.length, 'project')}, ${n(envs.length, 'environment')}, ${n(services.length, 'service')}${where} in ${n(requests, 'API request')}.\n`;
+}
+
+/** The variables to set, with what each one is for; never a value (none is known). */
+export function secretsText(secrets: readonly SecretPlaceholder[]): string {
+  if (secrets.length === 0) return '';
+  const width = Math.max(...secrets.map((s) => s.env.length));
+  const lines = secrets.map((s) => {
+    const note = s.fingerprinted ? '' : ' (not written by driftless: the first plan shows it once as to be written)';
+    return `  ${s.env.padEnd(width)}  ${s.address} ${s.field}${note}`;
+  });
+  return `\nThe API never returns secret values. Set these ${secrets.length} environment variables before \`driftless plan\`:\n${lines.join('\n')}\n`;
+}
+

@@ -1,0 +1,29 @@
+/**
+ * The export pipeline: read the live organization (./read.ts), normalise it with the plan's own
+ * normaliser (src/live), and map it back to a manifest (./to-manifest.ts).
+ */
+import type { ApiPort } from '../live/api-port.js';
+import { liveStateFromRecords } from '../live/fetch.js';
+import type { DesiredGraph, DesiredResource } from '../model/resource.js';
+import { readOrganization, type ExportScope } from './read.js';
+import { exportManifest, type ExportResult } from './to-manifest.js';
+
+export { ExportScopeError, type ExportScope } from './read.js';
+
+/**
+ * liveStateFromRecords normalises the organization record only when the graph declares it; an
+ * export always wants it, so it is given a graph that does.
+ */
+const WANTS_ORGANIZATION: DesiredGraph = {
+  resources: new Map([['organization', { address: 'organization', kind: 'organization', name: 'organization', attrs: {}, dependsOn: [] } satisfies DesiredResource]]),
+  order: ['organization'],
+};
+
+export async function exportOrganization(api: ApiPort, scope: ExportScope = {}): Promise<ExportResult & { organizationName: string; requestCount: number }> {
+  const before = api.requestCount;
+  const records = await readOrganization(api, scope);
+  const live = liveStateFromRecords(records, WANTS_ORGANIZATION);
+  const partial = scope.project !== undefined || scope.environment !== undefined;
+  const result = exportManifest(live, { partial });
+  return { ...result, organizationName: String(records.organization.name ?? ''), requestCount: api.requestCount - before };
+}

@@ -1,0 +1,445 @@
+/**
+ * exportManifest: LiveState -> a manifest document (plain data, ready for YAML).
+ *
+ * It reads the same normalised attrs that `plan` compares (src/live/normalize.ts, shapes in
+ * src/graph/attrs.ts) and maps each kind back to the manifest shape of src/manifest/types.ts: the
+ * inverse of buildGraph. So a manifest written here, loaded and built again, gives the attrs it was
+ * read from, and `plan` shows no changes.
+ *
+ * - Names, never UUIDs (the normaliser already turned ids into names).
+ * - Fields equal to their schema default are left out (./defaults.ts), as are empty lists and
+ *   descriptions.
+ * - Values the API never returns (secret variables, receiver webhook URLs and passwords, webhook
+ *   signing secrets, sensitive terraform variables) become `${env:NAME}` placeholders
+ *   (./placeholders.ts); every other string has `${` escaped as `$${`, so that the loader reads
+ *   back exactly the live text.
+ *
+ * Pure: no I/O; what cannot be expressed comes back as warnings.
+ */
+import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
+import { MANIFEST_DEFAULTS, withoutDefaults } from './defaults.js';
+import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
+
+export interface ExportOptions {
+  /**
+   * The export covers part of the organization (one project or environment): organization-level
+   * objects are left out, except the annotation and label groups its services use (so that the
+   * exported file validates on its own).
+   */
+  partial?: boolean;
+}
+
+export interface ExportResult {
+  /** The manifest document, keys in a readable order. */
+  manifest: ExportedManifest;
+  /** The environment variables the manifest reads, in the order they appear. */
+  secrets: SecretPlaceholder[];
+  /** What could not be exported faithfully (the plan will show it). */
+  warnings: string[];
+}
+
+export type Doc = Record<string, unknown>;
+
+export interface ExportedManifest extends Doc {
+  version: 1;
+  organization?: Doc;
+  annotation_groups?: Doc[];
+  label_groups?: Doc[];
+  alert_receivers?: Doc[];
+  alert_rules?: Doc[];
+  webhooks?: Doc[];
+  projects?: Doc[];
+}
+
+/** A `${env:NAME}` placeholder, kept apart from ordinary strings until they are escaped. */
+class EnvRef {
+  constructor(readonly text: string) {}
+}
+
+interface Ctx {
+  children: Map<Address | undefined, LiveResource[]>;
+  secrets: PlaceholderAllocator;
+  warnings: string[];
+}
+
+export function exportManifest(live: LiveState, options: ExportOptions = {}): ExportResult {
+  const children = new Map<Address | undefined, LiveResource[]>();
+  const sorted = [...live.resources.values()].sort((a, b) => cmp(a.address, b.address));
+  for (const r of sorted) {
+    const list = children.get(r.parent);
+    if (list) list.push(r);
+    else children.set(r.parent, [r]);
+  }
+  const ctx: Ctx = { children, secrets: new PlaceholderAllocator(), warnings: [] };
+  const top = (kind: ResourceKind) => (children.get(undefined) ?? []).filter((r) => r.kind === kind);
+
+  const projects = top('project').map((p) => project(p, ctx));
+  const m: ExportedManifest = { version: 1 };
+  const org = live.resources.get('organization');
+  if (!options.partial && org) {
+    const o = organization(org);
+    if (Object.keys(o).length > 0) m.organization = o;
+  }
+  let annotationGroups = top('annotations_group');
+  let labelGroups = top('labels_group');
+  if (options.partial) {
+    const used = usedGroups(projects);
+    annotationGroups = annotationGroups.filter((g) => used.annotation.has(g.name));
+    labelGroups = labelGroups.filter((g) => used.label.has(g.name));
+  }
+  setList(m, 'annotation_groups', annotationGroups.map(annotationGroup));
+  setList(m, 'label_groups', labelGroups.map(labelGroup));
+  if (!options.partial) {
+    setList(m, 'alert_receivers', top('alert_receiver').map((r) => receiver(r, ctx)));
+    setList(m, 'alert_rules', top('alert_rule').map(alertRule));
+    setList(m, 'webhooks', top('webhook').map((w) => webhook(w, ctx)));
+  }
+  setList(m, 'projects', projects);
+  return { manifest: escapeStrings(m) as ExportedManifest, secrets: ctx.secrets.list, warnings: ctx.warnings };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function setList(doc: Doc, key: string, list: Doc[]): void {
+  if (list.length > 0) doc[key] = list;
+}
+
+/** Drops undefined, null, empty lists and empty objects. */
+function clean(doc: Doc): Doc {
+  const out: Doc = {};
+  for (const [k, v] of Object.entries(doc)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    if (typeof v === 'object' && !Array.isArray(v) && !(v instanceof EnvRef) && Object.keys(v).length === 0) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const strs = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
+
+function organization(r: LiveResource): Doc {
+  const a = r.attrs;
+  return clean({
+    name: a.name,
+    description: a.description,
+    website_url: a.website_url,
+    repository: a.repository,
+    logo_url: a.logo_url,
+    icon_url: a.icon_url,
+    admin_emails: a.admin_emails,
+  });
+}
+
+function annotationGroup(r: LiveResource): Doc {
+  const annotations: Record<string, string> = {};
+  for (const x of (r.attrs.annotations as Array<{ key: string; value: string }>) ?? []) annotations[x.key] = x.value;
+  return { name: r.name, annotations, scopes: r.attrs.scopes };
+}
+
+function labelGroup(r: LiveResource): Doc {
+  const labels = ((r.attrs.labels as Doc[]) ?? []).map((l) => withoutDefaults('label', { key: l.key, value: l.value, propagate_to_cloud_provider: l.propagate_to_cloud_provider }));
+  return { name: r.name, labels };
+}
+
+function receiver(r: LiveResource, ctx: Ctx): Doc {
+  const a = r.attrs;
+  const secret = (field: string) =>
+    new EnvRef(ctx.secrets.allocate(['ALERT_RECEIVER', r.name, field], { address: r.address, field, fingerprinted: r.fingerprints?.[field] !== undefined }));
+  const doc: Doc = { name: r.name, type: a.type, description: a.description };
+  Object.assign(doc, withoutDefaults('alert_receiver', { send_resolved: a.send_resolved, owner: a.owner, severity: a.severity }));
+  // Write-only fields: SLACK always has a webhook URL; an EMAIL receiver a password when it logs in.
+  if (a.type === 'SLACK') doc.webhook_url = secret('webhook_url');
+  Object.assign(doc, { to: a.to, from: a.from, smarthost: a.smarthost, auth_username: a.auth_username });
+  if (a.type === 'EMAIL' && a.auth_username !== undefined) doc.auth_password = secret('auth_password');
+  Object.assign(doc, withoutDefaults('alert_receiver', { require_tls: a.require_tls }));
+  return clean(doc);
+}
+
+function alertRule(r: LiveResource): Doc {
+  const a = r.attrs;
+  const c = obj(a.condition);
+  const doc: Doc = {
+    name: r.name,
+    description: a.description,
+    tag: a.tag,
+    target: a.target,
+    condition: clean({ ...withoutDefaults('alert_rule_condition', { kind: c.kind, promql: c.promql, operator: c.operator, function: c.function }), threshold: c.threshold }),
+    severity: a.severity,
+    receivers: a.alert_receivers,
+    presentation: a.presentation === undefined ? undefined : clean(obj(a.presentation)),
+  };
+  Object.assign(doc, withoutDefaults('alert_rule', { for_duration: a.for_duration, enabled: a.enabled }));
+  return clean(reorder(doc, ['name', 'description', 'tag', 'target', 'condition', 'for_duration', 'severity', 'enabled', 'receivers', 'presentation']));
+}
+
+function webhook(r: LiveResource, ctx: Ctx): Doc {
+  const a = r.attrs;
+  const doc: Doc = { target_url: a.target_url, description: a.description };
+  Object.assign(doc, withoutDefaults('webhook', { kind: a.kind }));
+  doc.events = a.events;
+  Object.assign(doc, withoutDefaults('webhook', { enabled: a.enabled }));
+  if (r.record.target_secret_set === true) {
+    doc.secret = new EnvRef(ctx.secrets.allocate(['WEBHOOK', hostAndPath(String(a.target_url)), 'SECRET'], { address: r.address, field: 'target_secret', fingerprinted: r.fingerprints?.target_secret !== undefined }));
+  }
+  doc.project_names_filter = a.project_names_filter;
+  doc.environment_types_filter = a.environment_types_filter;
+  return clean(doc);
+}
+
+function hostAndPath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+function project(p: LiveResource, ctx: Ctx): Doc {
+  const kids = ctx.children.get(p.address) ?? [];
+  return clean({
+    name: p.name,
+    description: p.attrs.description,
+    variables: variables(p, ctx, [p.name]),
+    environments: kids.filter((k) => k.kind === 'environment').map((e) => environment(e, ctx, p.name)),
+  });
+}
+
+function environment(e: LiveResource, ctx: Ctx, projectName: string): Doc {
+  const kids = ctx.children.get(e.address) ?? [];
+  const stages = kids
+    .filter((k) => k.kind === 'deployment_stage')
+    .sort((x, y) => Number(x.attrs.deployment_order ?? 0) - Number(y.attrs.deployment_order ?? 0) || cmp(x.name, y.name))
+    .map((s) => clean({ name: s.name, description: s.attrs.description, services: s.attrs.services }));
+  const services = kids.filter((k) => isServiceKind(k.kind)).sort((x, y) => cmp(x.name, y.name) || cmp(x.kind, y.kind));
+  return clean({
+    name: e.name,
+    cluster: e.attrs.cluster,
+    ...withoutDefaults('environment', { mode: e.attrs.mode }),
+    variables: variables(e, ctx, [projectName, e.name]),
+    deployment_stages: stages,
+    services: services.map((s) => service(s, ctx, [projectName, e.name, s.name])),
+  });
+}
+
+function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
+  const vars = (ctx.children.get(scope.address) ?? []).filter((k) => k.kind === 'variable').sort((x, y) => cmp(x.name, y.name));
+  return vars.flatMap((v) => {
+    const a = v.attrs;
+    const type = String(a.variable_type);
+    const isSecret = a.is_secret === true;
+    const doc: Doc = { key: v.name };
+    if (type === 'ALIAS') {
+      doc.alias = a.aliased_key;
+    } else if (type === 'EXTERNAL_SECRET') {
+      doc.external_secret = clean({ secret_manager_access_id: a.secret_manager_access_id, reference: a.reference });
+    } else if (type === 'VALUE' || type === 'FILE' || type === 'OVERRIDE') {
+      if (type === 'OVERRIDE') doc.override = true;
+      doc.value = isSecret
+        ? new EnvRef(ctx.secrets.allocate([...path, v.name], { address: v.address, field: 'value', fingerprinted: v.fingerprints?.value !== undefined }))
+        : (str(a.value) ?? '');
+    } else {
+      ctx.warnings.push(`${v.address}: variables of type ${type} cannot be declared in a manifest; left out.`);
+      return [];
+    }
+    if (isSecret) doc.secret = true;
+    doc.mount_path = a.mount_path;
+    doc.description = a.description;
+    Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
+    return [clean(doc)];
+  });
+}
+
+function gitRepository(g: unknown, omit: string[] = []): Doc {
+  const r = obj(g);
+  const doc = withoutDefaults('git_repository', { url: r.url, branch: r.branch, root_path: r.root_path, provider: r.provider });
+  for (const k of omit) delete (doc as Doc)[k];
+  return doc;
+}
+
+function ports(list: unknown): Doc[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return list.map((p: Doc) =>
+    withoutDefaults('port', { name: p.name, internal_port: p.internal_port, external_port: p.external_port, protocol: p.protocol, publicly_accessible: p.publicly_accessible }),
+  );
+}
+
+function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
+  const a = s.attrs;
+  const head: Doc = {
+    name: s.name,
+    type: s.kind,
+    description: a.description,
+    icon_uri: a.icon_uri,
+    annotation_groups: a.annotations_groups,
+    label_groups: a.labels_groups,
+  };
+  let body: Doc = {};
+  const compute = (kind: 'application' | 'container') =>
+    withoutDefaults(kind, {
+      cpu: a.cpu,
+      memory: a.memory,
+      min_running_instances: a.min_running_instances,
+      max_running_instances: a.max_running_instances,
+    });
+  const rest = { ports: ports(a.ports), arguments: strs(a.arguments), entrypoint: a.entrypoint, auto_deploy: a.auto_deploy };
+  switch (s.kind) {
+    case 'application':
+      body = {
+        git_repository: gitRepository(a.git_repository),
+        ...withoutDefaults('application', { build_mode: a.build_mode }),
+        dockerfile_path: a.dockerfile_path,
+        ...compute('application'),
+        ...rest,
+        git_commit_id: s.deployed?.git_commit_id,
+      };
+      break;
+    case 'container':
+      body = { registry: a.registry, image_name: a.image_name, tag: a.tag, ...compute('container'), ...rest };
+      break;
+    case 'database':
+      body = {
+        database_type: a.type,
+        version: a.version,
+        mode: a.mode,
+        ...withoutDefaults('database', { accessibility: a.accessibility, cpu: a.cpu, storage: a.storage }),
+        memory: a.memory,
+        instance_type: a.instance_type,
+        disk_type: a.disk_type,
+      };
+      break;
+    case 'job':
+      body = { ...withoutDefaults('job', { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), auto_deploy: a.auto_deploy, ...jobSource(a.source, s.deployed) };
+      body.schedule = jobSchedule(a.schedule);
+      break;
+    case 'helm':
+      body = helm(a, s, ctx);
+      break;
+    case 'terraform':
+      body = terraform(a, s, ctx, path);
+      break;
+    default:
+      break;
+  }
+  const doc = clean({ ...head, ...body });
+  if (s.kind !== 'database') {
+    const vars = variables(s, ctx, path);
+    if (vars.length > 0) doc.variables = vars;
+  }
+  return doc;
+}
+
+function jobSource(source: unknown, deployed: LiveResource['deployed']): Doc {
+  const src = obj(source);
+  if (src.image) {
+    const i = obj(src.image);
+    return { source: { image: { registry: i.registry, image_name: i.image_name, tag: i.tag } } };
+  }
+  const d = obj(src.docker);
+  return {
+    source: clean({ git_repository: gitRepository(d.git_repository), dockerfile_path: d.dockerfile_path }),
+    git_commit_id: deployed?.git_commit_id,
+  };
+}
+
+function jobSchedule(schedule: unknown): Doc {
+  const sc = obj(schedule);
+  if (sc.cronjob) {
+    const c = obj(sc.cronjob);
+    return { cron: clean({ scheduled_at: c.scheduled_at, ...withoutDefaults('job_cron', { timezone: c.timezone }), arguments: c.arguments, entrypoint: c.entrypoint }) };
+  }
+  const out: Doc = {};
+  for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) out[k] = clean(obj(sc[k]));
+  return out;
+}
+
+function helm(a: Doc, s: LiveResource, ctx: Ctx): Doc {
+  const src = obj(a.source);
+  const body: Doc = {};
+  if (src.helm_repository) {
+    const h = obj(src.helm_repository);
+    body.source = { helm_repository: { repository: h.repository, chart_name: h.chart_name, chart_version: h.chart_version } };
+  } else {
+    const g = obj(src.git_repository);
+    const chartPath = g.root_path !== undefined && g.root_path !== MANIFEST_DEFAULTS.git_repository.root_path ? g.root_path : undefined;
+    body.source = clean({ git_repository: gitRepository(g, ['root_path']), chart_path: chartPath });
+    body.git_commit_id = s.deployed?.git_commit_id;
+  }
+  const vo = obj(a.values_override);
+  const values: Doc = {};
+  const record = (pairs: unknown) => Object.fromEntries(((pairs as string[][]) ?? []).map(([k, v]) => [k, v]));
+  if (Array.isArray(vo.set) && vo.set.length > 0) values.set = record(vo.set);
+  if (Array.isArray(vo.set_string) && vo.set_string.length > 0) values.set_string = record(vo.set_string);
+  const files = (obj(obj(vo.file).raw).values as Array<{ name?: string; content?: string }> | undefined) ?? [];
+  if (files.length === 1 && files[0]!.name === 'values.yaml') values.file = files[0]!.content ?? '';
+  else if (files.length > 0)
+    ctx.warnings.push(`${s.address}: values_override files other than one values.yaml (${files.map((f) => f.name).join(', ')}) cannot be written in a manifest; left out.`);
+  body.values_override = values;
+  Object.assign(body, { arguments: strs(a.arguments) }, withoutDefaults('helm', { timeout_sec: a.timeout_sec, allow_cluster_wide_resources: a.allow_cluster_wide_resources }), { auto_deploy: a.auto_deploy });
+  return body;
+}
+
+function terraform(a: Doc, s: LiveResource, ctx: Ctx, path: string[]): Doc {
+  const body: Doc = { git_repository: gitRepository(obj(a.terraform_files_source).git_repository) };
+  Object.assign(body, withoutDefaults('terraform', { engine: a.engine }));
+  const pv = obj(a.provider_version);
+  // A version read from the terraform block is not something the manifest can set.
+  if (pv.read_from_terraform_block !== true && typeof pv.explicit_version === 'string') body.provider_version = pv.explicit_version;
+  const vs = obj(a.terraform_variables_source);
+  body.tf_var_file_paths = vs.tf_var_file_paths;
+  const tfVars: Record<string, unknown> = {};
+  const sensitive: string[] = [];
+  for (const t of (vs.tf_vars as Array<{ key: string; value?: string | null; secret?: boolean }> | undefined) ?? []) {
+    if (t.secret === true) {
+      sensitive.push(t.key);
+      tfVars[t.key] = new EnvRef(ctx.secrets.allocate([...path, 'TF', t.key], { address: s.address, field: `tf_vars.${t.key}`, fingerprinted: s.fingerprints?.[`tf_vars.${t.key}`] !== undefined }));
+    } else {
+      tfVars[t.key] = t.value ?? '';
+    }
+  }
+  if (Object.keys(tfVars).length > 0) body.tf_vars = tfVars;
+  if (sensitive.length > 0) body.sensitive_tf_vars = sensitive;
+  Object.assign(body, withoutDefaults('terraform', { timeout_sec: a.timeout_sec }));
+  const jr = obj(a.job_resources);
+  const resources = withoutDefaults('terraform_job_resources', { cpu_milli: jr.cpu_milli, ram_mib: jr.ram_mib, storage_gib: jr.storage_gib });
+  if (Object.keys(resources).length > 0) body.job_resources = resources;
+  const adc = obj(a.auto_deploy_config);
+  body.auto_deploy = adc.auto_deploy;
+  Object.assign(body, withoutDefaults('terraform', { terraform_action: adc.terraform_action }));
+  body.git_commit_id = s.deployed?.git_commit_id;
+  return body;
+}
+
+function reorder(doc: Doc, keys: string[]): Doc {
+  const out: Doc = {};
+  for (const k of keys) if (k in doc) out[k] = doc[k];
+  for (const k of Object.keys(doc)) if (!(k in out)) out[k] = doc[k];
+  return out;
+}
+
+function usedGroups(projects: Doc[]): { annotation: Set<string>; label: Set<string> } {
+  const annotation = new Set<string>();
+  const label = new Set<string>();
+  for (const p of projects)
+    for (const e of (p.environments as Doc[] | undefined) ?? [])
+      for (const s of (e.services as Doc[] | undefined) ?? []) {
+        for (const g of (s.annotation_groups as string[] | undefined) ?? []) annotation.add(g);
+        for (const g of (s.label_groups as string[] | undefined) ?? []) label.add(g);
+      }
+  return { annotation, label };
+}
+
+/** Every string escaped for the loader (`${` -> `$${`); placeholders become their `${env:...}` text. */
+function escapeStrings(v: unknown): unknown {
+  if (v instanceof EnvRef) return v.text;
+  if (typeof v === 'string') return v.replace(/\$\{/g, () => '$${');
+  if (Array.isArray(v)) return v.map(escapeStrings);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escapeStrings(x)]));
+  return v;
+}

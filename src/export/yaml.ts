@@ -1,0 +1,58 @@
+/**
+ * The exported manifest as YAML files: one file, or a directory with the organization-level
+ * objects in `organization.yaml` and one `project-<name>.yaml` per project (the loader merges the
+ * files of a directory). Each file starts with a header and, when it reads secrets, the list of
+ * environment variables it needs (names only: values are never known).
+ */
+import { stringify } from 'yaml';
+import type { Doc, ExportResult } from './to-manifest.js';
+
+export type ExportLayout = 'file' | 'directory';
+
+export interface ExportFile {
+  /** File name (relative to the output directory for the directory layout). */
+  name: string;
+  text: string;
+}
+
+export const SINGLE_FILE_NAME = 'driftless.yaml';
+
+const ORG_KEYS = ['organization', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks'] as const;
+
+export function renderExport(result: ExportResult, layout: ExportLayout, header: string): ExportFile[] {
+  const m = result.manifest;
+  if (layout === 'file') return [{ name: SINGLE_FILE_NAME, text: fileText(m, header) }];
+  const files: ExportFile[] = [];
+  const org: Doc = { version: 1 };
+  for (const k of ORG_KEYS) if (m[k] !== undefined) org[k] = m[k];
+  if (Object.keys(org).length > 1) files.push({ name: 'organization.yaml', text: fileText(org, header) });
+  const used = new Set<string>();
+  for (const p of (m.projects ?? []) as Doc[]) {
+    const base = `project-${slug(String(p.name))}`;
+    let name = base;
+    for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
+    used.add(name);
+    files.push({ name: `${name}.yaml`, text: fileText({ version: 1, projects: [p] }, header) });
+  }
+  if (files.length === 0) files.push({ name: 'organization.yaml', text: fileText({ version: 1 }, header) });
+  return files;
+}
+
+function slug(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return s === '' ? 'project' : s;
+}
+
+function fileText(doc: Doc, header: string): string {
+  const body = stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+  const envs = [...new Set([...body.matchAll(/(?<!\$)\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((x) => x[1]!))];
+  const lines = header.split('\n').map((l) => `# ${l}`.trimEnd());
+  if (envs.length > 0) {
+    lines.push('#', '# Secret values cannot be read from the API; set these environment variables before `driftless plan`:');
+    for (const e of envs) lines.push(`#   ${e}`);
+  }
+  return `${lines.join('\n')}\n${body}`;
+}
