@@ -75,7 +75,7 @@ export function describeContext(root: unknown, segments: readonly string[]): str
       const rec = next as Record<string, unknown>;
       const id = [rec.name, rec.key, rec.target_url].find((v) => typeof v === 'string' && v.length <= 80) as string | undefined;
       const noun = collection === 'services' ? (typeof rec.type === 'string' && SERVICE_TYPES.includes(rec.type as never) ? rec.type : 'service') : COLLECTION_NOUN[collection] ?? collection.replace(/s$/, '');
-      label = id !== undefined ? `${noun} \`${id}\`` : `${noun} #${Number(seg) + 1}`;
+      label = id !== undefined ? `${noun} \`${id}\`` : `${noun} #${Number(seg) + 1}${label === 'the manifest' ? '' : ` of ${label}`}`;
     } else if (!Array.isArray(node) && i === segments.length - 1 && typeof next === 'object' && next !== null && !Array.isArray(next)) {
       label = `\`${seg}\` of ${label}`;
     }
@@ -106,7 +106,13 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
   const field = segs.length ? segs[segs.length - 1]! : undefined;
   const parentSegs = segs.slice(0, -1);
   const where = describeContext(root, segs);
-  const fieldLabel = field === undefined ? 'the manifest' : /^\d+$/.test(field) ? `item ${Number(field) + 1} of ${describeContext(root, parentSegs)}` : `\`${field}\` of ${describeContext(root, parentSegs)}`;
+  const listName = parentSegs[parentSegs.length - 1];
+  const fieldLabel =
+    field === undefined
+      ? 'the manifest'
+      : /^\d+$/.test(field) && listName !== undefined
+        ? `item ${Number(field) + 1} of \`${listName}\` of ${describeContext(root, parentSegs.slice(0, -1))}`
+        : `\`${field}\` of ${describeContext(root, parentSegs)}`;
   const range = (extra: string[] = [], key = false) => locate(root, [...segs, ...extra], { key }) ?? { file, start: { line: 1, col: 1 } };
   const ps = e.parentSchema as Record<string, unknown> | undefined;
 
@@ -190,7 +196,7 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
       return error('schema.too-few', `${fieldLabel} needs at least ${(e.params as { limit: number }).limit} entry`, { detail: ps?.description as string | undefined, range: range() });
     case 'uniqueItems': {
       const p = e.params as { i: number; j: number };
-      return error('schema.duplicate-item', `${fieldLabel} lists the same value twice (items ${p.j + 1} and ${p.i + 1})`, { range: locate(root, [...segs, String(p.i)]) ?? range() });
+      return error('schema.duplicate-item', `${fieldLabel} lists the same value twice (items ${Math.min(p.i, p.j) + 1} and ${Math.max(p.i, p.j) + 1})`, { range: locate(root, [...segs, String(p.i)]) ?? range() });
     }
     case 'minimum':
     case 'maximum':
@@ -224,10 +230,16 @@ export function validateManifestSchema(value: unknown, file: string): Diagnostic
   const errors = validate.errors ?? [];
   // A propertyNames failure also reports the inner pattern error on the same path: keep one.
   const hasPropertyNames = new Set(errors.filter((e) => e.keyword === 'propertyNames').map((e) => e.instancePath));
+  // A value of the wrong type also fails its range and format checks: report the type only. A URL
+  // that fails `format` usually fails `pattern` too: report the format only.
+  const wrongType = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  const badFormat = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const e of errors) {
     if (hasPropertyNames.has(e.instancePath) && e.keyword === 'pattern' && (e as ErrorObject & { propertyName?: string }).propertyName) continue;
+    if (wrongType.has(e.instancePath) && e.keyword !== 'type') continue;
+    if (badFormat.has(e.instancePath) && e.keyword === 'pattern') continue;
     const d = convert(value, file, e);
     if (!d) continue;
     const k = `${d.code}|${d.summary}|${d.range?.start.line}:${d.range?.start.col}`;
