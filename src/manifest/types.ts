@@ -1,5 +1,8 @@
 /**
- * The manifest as users write it (after `${env:}` / `${file:}` resolution and default filling).
+ * The manifest as users write it, after `${env:}` / `${file:}` resolution (secret fields are then
+ * SecretValues). Defaults are NOT filled in: a field the user omitted stays absent, because the
+ * manifest owns only what it says (DESIGN principle 2); the schema documents each default the API
+ * applies. Loaded by `loadManifest` (src/manifest/load.ts).
  *
  * This is the contract between src/manifest (which loads, validates and resolves it; the JSON
  * schema in schemas/manifest.schema.json must describe exactly this shape) and src/graph (which
