@@ -1,0 +1,105 @@
+/**
+ * The emulator of a benchmark, in its own process (so that its CPU is not charged to the client
+ * being measured). Driven over IPC by emulator.mjs:
+ *
+ *   {cmd: 'populate', spec, fingerprintKey, deploy}  build an organization (see populate.mjs)
+ *   {cmd: 'set', options}                            change emulator options (latencyMs, deployDurationMs)
+ *   {cmd: 'stats', reset}                            requests served since the last reset
+ *   {cmd: 'log', on}                                 record every request (time, method, route, status)
+ *   {cmd: 'exit'}
+ *
+ * Requests are counted at the server socket ('request' events of the node:http server), so the
+ * count is what the API would bill, whatever the client claims. Route templates replace UUIDs by
+ * `{id}`.
+ */
+import { dist } from './paths.mjs';
+import { populate } from './populate.mjs';
+
+const { startEmulator } = await dist('emulator/server.js');
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const emu = await startEmulator({
+  latencyMs: 0,
+  rateLimit: options.rateLimit ?? 100_000_000,
+  rateWindowS: options.rateWindowS ?? 3600,
+  deployDurationMs: options.deployDurationMs ?? 3000,
+  logger: { info() {}, warn() {}, error: (m) => process.stderr.write(`emulator: ${m}\n`) },
+});
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+export function routeOf(method, url) {
+  const p = url.split('?')[0].replace(UUID, '{id}');
+  return `${method} ${p}`;
+}
+
+let stats = emptyStats();
+let log = null;
+function emptyStats() {
+  return { total: 0, byRoute: {}, byStatus: {}, first: 0, last: 0 };
+}
+
+emu.app.server.on('request', (req, res) => {
+  const t = Date.now();
+  const route = routeOf(req.method, req.url);
+  res.on('finish', () => {
+    stats.total++;
+    stats.byRoute[route] = (stats.byRoute[route] ?? 0) + 1;
+    stats.byStatus[res.statusCode] = (stats.byStatus[res.statusCode] ?? 0) + 1;
+    if (!stats.first) stats.first = t;
+    stats.last = Date.now();
+    if (log) log.push([t, Date.now() - t, route, res.statusCode]);
+  });
+});
+
+process.on('message', async (msg) => {
+  const reply = (body) => process.send({ id: msg.id, ...body });
+  try {
+    switch (msg.cmd) {
+      case 'populate': {
+        const r = await populate(emu, msg.spec, { fingerprintKey: msg.fingerprintKey, deploy: msg.deploy !== false });
+        reply({ ok: true, result: r });
+        break;
+      }
+      case 'set':
+        Object.assign(emu.ctx.options, msg.options);
+        reply({ ok: true });
+        break;
+      case 'stats':
+        reply({ ok: true, result: stats });
+        if (msg.reset) stats = emptyStats();
+        break;
+      case 'log':
+        reply({ ok: true, result: log ?? [] });
+        log = msg.on ? [] : null;
+        break;
+      case 'state-summary': {
+        const s = emu.state;
+        const statuses = Object.values(s.serviceStatuses);
+        reply({
+          ok: true,
+          result: {
+            projects: Object.keys(s.projects).length,
+            environments: Object.keys(s.environments).length,
+            services: Object.keys(s.services).length,
+            variables: Object.keys(s.variables).length,
+            stages: Object.keys(s.deploymentStages).length,
+            deployed: statuses.filter((x) => x.state === 'DEPLOYED').length,
+            operations: Object.keys(s.operations).length,
+          },
+        });
+        break;
+      }
+      case 'exit':
+        reply({ ok: true });
+        await emu.close();
+        process.exit(0);
+        break;
+      default:
+        reply({ ok: false, error: `unknown command ${msg.cmd}` });
+    }
+  } catch (e) {
+    reply({ ok: false, error: e instanceof Error ? e.message : String(e) });
+  }
+});
+
+process.send({ ready: true, url: emu.url, organizationId: emu.organizationId, tokens: emu.tokens });

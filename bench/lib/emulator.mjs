@@ -1,0 +1,59 @@
+/**
+ * Parent side of emulator-proc.mjs: starts an emulator in a child process and talks to it.
+ *
+ *   const emu = await spawnEmulator({ rateLimit, rateWindowS, deployDurationMs });
+ *   await emu.populate(spec, key); await emu.set({ latencyMs: 50 });
+ *   const s = await emu.stats({ reset: true }); await emu.close();
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const PROC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'emulator-proc.mjs');
+
+export async function spawnEmulator(options = {}) {
+  const child = fork(PROC, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
+  const pending = new Map();
+  let nextId = 1;
+  const ready = new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`emulator process exited with code ${code} before it was ready`)));
+    child.on('message', (msg) => {
+      if (msg.ready) return resolve(msg);
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      if (msg.ok) p.resolve(msg.result);
+      else p.reject(new Error(msg.error));
+    });
+  });
+  const info = await ready;
+  child.on('exit', () => {
+    for (const p of pending.values()) p.reject(new Error('emulator process exited'));
+    pending.clear();
+  });
+  const rpc = (cmd, body = {}) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ id, cmd, ...body });
+    });
+  let closed = false;
+  return {
+    url: info.url,
+    organizationId: info.organizationId,
+    tokens: info.tokens,
+    pid: child.pid,
+    populate: (spec, fingerprintKey, opts = {}) => rpc('populate', { spec, fingerprintKey, ...opts }),
+    set: (options) => rpc('set', { options }),
+    stats: (opts = {}) => rpc('stats', opts),
+    /** Starts recording (on: true) or stops; returns the log recorded so far. */
+    log: (on) => rpc('log', { on }),
+    summary: () => rpc('state-summary'),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.race([rpc('exit').catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
