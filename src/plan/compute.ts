@@ -13,6 +13,14 @@ import { PLAN_FORMAT_VERSION } from './types.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry']);
+
+/**
+ * The stage every environment is created with (services in no stage live there). It belongs to the
+ * platform: never listed as unmanaged and never pruned, unless the manifest declares it.
+ */
+function isPlatformStage(l: LiveResource): boolean {
+  return l.kind === 'deployment_stage' && l.name.toUpperCase() === 'DEFAULT';
+}
 /** Live objects the plan records ids for even when untouched: apply resolves names through them. */
 const REFERENCE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
   'cluster',
@@ -208,7 +216,7 @@ function undeclared(
     if (l) recreatedLive.add(l);
   }
   const candidates = [...live.resources.values()]
-    .filter((l) => !claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN')
+    .filter((l) => !claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l))
     .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   // Parents first to decide, then emitted children-first.
   const fate = new Map<Address, 'delete' | 'unmanaged' | 'hidden'>();

@@ -188,7 +188,10 @@ describe('computePlan: replace', () => {
   it('replaces an environment whose cluster changed, recreating its children, and blocks its database', () => {
     const m = fullManifest();
     m.projects![0]!.environments![0]!.cluster = 'staging-cluster';
-    const plan = planOf(m, liveFrom(apiRecords()));
+    const plan = planOf(
+      m,
+      withRecords((r) => r.variables[id('production')]!.push({ id: 'v-stray', key: 'STRAY', value: '1', scope: 'ENVIRONMENT', variable_type: 'VALUE', is_secret: false })),
+    );
     const env = change(plan, PROD);
     expect(env.actions).toEqual(['delete', 'create']);
     expect(env.reasons).toEqual(['cluster cannot be changed in place (production-cluster -> staging-cluster)']);
@@ -196,8 +199,8 @@ describe('computePlan: replace', () => {
     expect(change(plan, API).actions).toEqual(['delete', 'create']);
     expect(change(plan, API).deploy!.reasons[0]).toBe('replaced');
     expect(change(plan, `${PROD}/database.db`).status).toBe('blocked');
-    // the live default stage goes with the environment
-    expect(change(plan, `${PROD}/deployment_stage.DEFAULT`)).toMatchObject({ actions: ['delete'], via_parent: PROD });
+    // an undeclared child goes with the environment
+    expect(change(plan, `${PROD}/variable.STRAY`)).toMatchObject({ actions: ['delete'], via_parent: PROD });
     expect(plan.applyable).toBe(false);
     expect(plan.summary.blocked).toBe(1);
 
@@ -249,9 +252,9 @@ describe('computePlan: undeclared live resources', () => {
   it('lists them as unmanaged without deleting, and hides the children of an unmanaged parent', () => {
     const plan = planOf(fullManifest(), withRecords(extra));
     const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged').map((c) => c.address);
-    expect(unmanaged).toEqual([`${PROD}/deployment_stage.DEFAULT`, `${PROD}/database.olddb`, `${API}/variable.STRAY`, 'project.legacy']);
+    expect(unmanaged).toEqual([`${PROD}/database.olddb`, `${API}/variable.STRAY`, 'project.legacy']);
     expect(plan.changes.some((c) => c.address.startsWith('project.legacy/'))).toBe(false);
-    expect(plan.summary).toMatchObject({ destroy: 0, unmanaged: 4 });
+    expect(plan.summary).toMatchObject({ destroy: 0, unmanaged: 3 });
     expect(planHasChanges(plan)).toBe(false);
   });
 
@@ -272,6 +275,14 @@ describe('computePlan: undeclared live resources', () => {
     expect(change(plan, `${PROD}/database.olddb`).status).toBe('blocked');
     expect(change(plan, API).deploy!.reasons).toEqual(['variable STRAY changed']);
     expect(plan.summary.destroy).toBe(4);
+  });
+
+  it("leaves the platform's DEFAULT stage alone, even when stages are pruned", () => {
+    const m = fullManifest();
+    m.projects![0]!.environments![0]!.prune = { deployment_stages: true };
+    const plan = planOf(m, withRecords((r) => r.stages.push({ id: 'st-x', name: 'old', deployment_order: 9, environment: { id: id('production') }, services: [] })));
+    expect(touched(plan)).toEqual([`delete ${PROD}/deployment_stage.old`]);
+    expect(plan.changes.some((c) => c.address.endsWith('deployment_stage.DEFAULT'))).toBe(false);
   });
 
   it('refuses a plan that destroys more than maxDestroy', () => {

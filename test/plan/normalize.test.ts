@@ -15,10 +15,7 @@ describe('normalisation: desired and live of the same objects are equal', () => 
   it('plans no change for any kind when live matches the manifest', () => {
     const plan = computePlan(graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
     const changed = plan.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy || c.status !== 'planned');
-    // The live default stage is unmanaged; nothing else may differ.
-    expect(changed.map((c) => `${c.address} ${c.actions.join(',')} ${c.status} ${JSON.stringify(c.fields)}`)).toEqual([
-      'project.shop/environment.production/deployment_stage.DEFAULT no-op unmanaged []',
-    ]);
+    expect(changed.map((c) => `${c.address} ${c.actions.join(',')} ${c.status} ${JSON.stringify(c.fields)}`)).toEqual([]);
     expect(planHasChanges(plan)).toBe(false);
     const kinds = new Set(plan.changes.map((c) => c.kind));
     for (const k of ['organization', 'cluster', 'annotations_group', 'labels_group', 'alert_receiver', 'alert_rule', 'webhook', 'project', 'environment', 'deployment_stage', 'application', 'container', 'database', 'job', 'helm', 'terraform', 'variable'])
