@@ -50,7 +50,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (text) io.stderr.write(text + '\n');
       if (!r.plan || hasErrors(r.diagnostics)) return EXIT.error;
       const plan = r.plan;
-      if (format === 'json') io.stdout.write(renderPlanJson(plan) + '\n');
+      if (format === 'json') io.stdout.write(renderPlanJson(plan));
       else if (format === 'markdown') io.stdout.write(await renderMarkdown(plan));
       else io.stdout.write(renderPlanHuman(plan, { palette }));
       if (args.out) {

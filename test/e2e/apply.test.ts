@@ -1,0 +1,153 @@
+/**
+ * apply against the real emulator over HTTP: create, converge, update, replace, prune, data loss.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, startHarness, type Harness } from './helpers.js';
+import { SECRET, SECRET_ENV, appManifest, remainingRequests, servicesByName, variablesByKey } from './fixtures.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const apply = (...extra: string[]) => h.run(['apply', 'm', '--auto-approve', ...FAST, ...extra], { env: SECRET_ENV });
+const plan = (...extra: string[]) => h.run(['plan', 'm', ...extra], { env: SECRET_ENV });
+const lastLine = (s: string) => s.trimEnd().split('\n').pop();
+
+describe('apply', () => {
+  it('creates everything from nothing, deploys it, and a second run changes nothing with no request beyond the reads', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    const first = await apply();
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(lastLine(first.stdout)).toBe('Apply complete! Resources: 7 added, 0 changed, 0 destroyed; 2 deployed.');
+
+    const services = servicesByName(h);
+    expect([...services.keys()].sort()).toEqual(['api', 'web']);
+    for (const s of services.values()) expect(h.emu.state.serviceStatuses[s.id]?.state).toBe('DEPLOYED');
+    const vars = variablesByKey(h);
+    expect(vars.get('API_KEY')?.is_secret).toBe(true);
+    expect(h.emu.state.secretValues[vars.get('API_KEY')!.id]).toBe(SECRET);
+
+    const p = await plan('--detailed-exitcode');
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain('No changes.');
+
+    const planJson = JSON.parse((await plan('--json')).stdout);
+    const before = await remainingRequests(h);
+    const second = await apply();
+    const after = await remainingRequests(h);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('No changes.');
+    expect(lastLine(second.stdout)).toBe('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.');
+    // requests the second apply made = its plan's reads, nothing more
+    expect(before - after - 1).toBe(planJson.request_count);
+
+    for (const out of [first, p, second]) expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it('updates in place from the live record, redeploys what it affects, and converges', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    expect((await apply()).code).toBe(0);
+    const apiId = servicesByName(h).get('api')!.id;
+    const portId = servicesByName(h).get('api')!.ports[0].id;
+
+    h.write({ 'm/main.yaml': appManifest({ cpu: 500, logLevel: 'debug' }) });
+    const p = await plan();
+    expect(p.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy, 2 to deploy.');
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 2 changed, 0 destroyed; 2 deployed.');
+    const api = servicesByName(h).get('api')!;
+    expect(api.id).toBe(apiId);
+    expect(api.cpu).toBe(500);
+    // the full-replacement PUT kept the port (and its id) from the live record
+    expect(api.ports).toHaveLength(1);
+    expect(api.ports[0].id).toBe(portId);
+    expect(variablesByKey(h).get('LOG_LEVEL')?.value).toBe('debug');
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+
+  it('replaces a variable that becomes secret (an immutable field) and converges', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    expect((await apply()).code).toBe(0);
+    const oldId = variablesByKey(h).get('FEATURE_FLAG')!.id;
+    h.write({ 'm/main.yaml': appManifest({ flagSecret: true }) });
+    const p = await plan();
+    expect(p.stdout).toMatch(/-\/\+ variable "FEATURE_FLAG"/);
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('project.e2e/environment.dev/application.api/variable.FEATURE_FLAG: Replacement complete');
+    const v = variablesByKey(h).get('FEATURE_FLAG')!;
+    expect(v.id).not.toBe(oldId);
+    expect(v.is_secret).toBe(true);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+
+  it('leaves unmanaged services alone, and deletes them (batched) only where the manifest opts into pruning', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ withWorker: true }) });
+    expect((await apply()).code).toBe(0);
+    h.write({ 'm/main.yaml': appManifest() });
+    const unmanaged = await plan();
+    expect(unmanaged.stdout).toContain('project.e2e/environment.dev/container.worker');
+    expect(unmanaged.stdout).toContain('No changes.');
+    expect((await apply()).code).toBe(0);
+    expect(servicesByName(h).has('worker')).toBe(true);
+
+    h.write({ 'm/main.yaml': appManifest({ pruneServices: true }) });
+    expect((await plan()).stdout).toContain('Plan: 0 to add, 0 to change, 1 to destroy, 0 to deploy.');
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('project.e2e/environment.dev/container.worker: Destruction complete');
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 0 changed, 1 destroyed; 0 deployed.');
+    const worker = servicesByName(h).get('worker');
+    // deletion is asynchronous in the API: gone, or on its way out
+    expect(worker === undefined || /DELETE/.test(String(h.emu.state.serviceStatuses[worker.id]?.state))).toBe(true);
+  });
+
+  it('refuses to delete a database without --allow-data-loss, and takes a named backup first with it', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ withDatabase: true }) });
+    expect((await apply()).code).toBe(0);
+    const dbId = servicesByName(h).get('db')!.id;
+    h.write({ 'm/main.yaml': appManifest({ pruneServices: true }) });
+
+    const refused = await apply();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('project.e2e/environment.dev/database.db');
+    expect(refused.stderr).toContain('--allow-data-loss');
+    expect(servicesByName(h).get('db')?.id).toBe(dbId);
+    expect(Object.keys(h.emu.state.backups)).toHaveLength(0);
+
+    const r = await h.run(['apply', 'm', '--auto-approve', '--allow-data-loss', ...FAST], { env: SECRET_ENV });
+    expect(r.code).toBe(0);
+    const backups = Object.values(h.emu.state.backups);
+    expect(backups).toHaveLength(1);
+    expect(r.stdout).toContain(`backup "${backups[0]!.name}" taken`);
+    expect(r.stdout).toContain(`Backup of project.e2e/environment.dev/database.db before its deletion: "${backups[0]!.name}"`);
+  });
+
+  it('refuses a plan that destroys more than --max-destroy', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ withWorker: true }) });
+    expect((await apply()).code).toBe(0);
+    h.write({ 'm/main.yaml': appManifest({ pruneServices: true }) });
+    const r = await apply('--max-destroy', '0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('more than --max-destroy 0');
+    expect(servicesByName(h).has('worker')).toBe(true);
+  });
+
+  it('without a terminal and without --auto-approve, refuses and changes nothing', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    const r = await h.run(['apply', 'm'], { env: SECRET_ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--auto-approve');
+    expect(Object.keys(h.emu.state.projects)).toHaveLength(0);
+  });
+});
