@@ -200,9 +200,12 @@ function readManifestFile(file: ManifestFile, limits: LoadLimits): { text: strin
   const at = { file: file.display, start: { line: 1, col: 1 } };
   let size: number;
   try {
-    size = statSync(file.path).size;
+    const st = statSync(file.path);
+    // A symlink to a FIFO or a device would block or never end: only regular files are read.
+    if (!st.isFile()) return { diagnostic: error('manifest.not-a-file', `${file.display} is not a regular file`, { range: at }) };
+    size = st.size;
   } catch {
-    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { range: at }) };
+    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { detail: 'It may be a broken symbolic link.', range: at }) };
   }
   if (size > limits.maxFileBytes) {
     return {

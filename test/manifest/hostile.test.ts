@@ -149,3 +149,18 @@ projects:
     );
   });
 });
+
+describe('odd files in a manifest directory', () => {
+  it('refuses a symlink to a device and a broken symlink instead of blocking on them', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const dir = tempTree({ 'ok.yaml': 'version: 1\n' });
+    symlinkSync('/dev/zero', path.join(dir, 'zero.yaml'));
+    symlinkSync(path.join(dir, 'missing-target'), path.join(dir, 'broken.yaml'));
+    const r = await load(dir);
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics.map((d) => [d.code, d.range?.file])).toEqual([
+      ['manifest.unreadable', 'broken.yaml'],
+      ['manifest.not-a-file', 'zero.yaml'],
+    ]);
+  });
+});
