@@ -144,11 +144,18 @@ export function drive(ctx: EmulatorContext, opId: string, fx: OperationEffects):
   const op = ctx.state.operations[opId] as Operation | undefined;
   if (!op) return;
   const copy = structuredClone(op) as Operation;
-  const next = advance(copy, ctx.clock.now().getTime(), fx);
+  let moved = false;
+  const counting: OperationEffects = {
+    onPhase: (o, s, at) => ((moved = true), fx.onPhase(o, s, at)),
+    onCanceled: (o, s, at) => ((moved = true), fx.onCanceled(o, s, at)),
+    onFinished: (o, at) => fx.onFinished(o, at),
+  };
+  const next = advance(copy, ctx.clock.now().getTime(), counting);
   if (next === undefined) {
     delete ctx.state.operations[opId];
   } else {
-    ctx.state.operations[opId] = copy;
+    // Nothing fell due (a timer fired early, or the clock is held): nothing to write.
+    if (moved) ctx.state.operations[opId] = copy;
     ctx.later(Math.max(0, next - ctx.clock.now().getTime()), () => {
       drive(ctx, opId, fx);
       ctx.commit();
