@@ -148,11 +148,13 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
       };
     case 'cluster': {
       const next = extra.clusterStatus?.next_k8s_available_version ?? r.next_k8s_available_version ?? null;
+      // An upgrade (or any deployment) in progress counts as done: asking again would be refused (409).
+      const busy = /QUEUED|ING$/.test(String(extra.clusterStatus?.status ?? ''));
       return {
         attrs: {
           kubernetes_version: r.kubernetes_version ?? r.version ?? r.kubernetes ?? null,
           next_k8s_available_version: next,
-          upgrade_kubernetes: next === null || next === undefined || next === '',
+          upgrade_kubernetes: busy || next === null || next === undefined || next === '',
         },
       };
     }
