@@ -1,0 +1,109 @@
+/**
+ * `driftless serve`: runs the local API emulator until SIGINT/SIGTERM.
+ *
+ * Contract (docs/DESIGN.md): exactly one JSON line on stdout once listening,
+ *   {"url":"http://127.0.0.1:41234","organization_id":"<uuid>","tokens":{"ADMIN":"…","WRITE":"…","DEPLOY":"…","READ":"…"}}
+ * then logs on stderr (never a token or a secret).
+ */
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { EmulatorStartError, startEmulator } from '../../emulator/server.js';
+import { lineLogger } from '../../emulator/context.js';
+
+interface ServeArgs {
+  port: number;
+  host: string;
+  data?: string;
+  seed?: string;
+  'rate-limit': number;
+  'rate-window': number;
+  latency: number;
+  'deploy-duration': number;
+  'fail-deploy'?: string;
+  'fault-rate': number;
+  'fault-seed': number;
+}
+
+/** Problems with the options, as sentences naming the option and what is allowed. */
+export function checkServeArgs(a: ServeArgs): string[] {
+  const problems: string[] = [];
+  const intIn = (name: keyof ServeArgs, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (!Number.isInteger(v) || v < min || v > max) problems.push(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
+  };
+  intIn('port', a.port, 0, 65535);
+  intIn('rate-limit', a['rate-limit'], 1);
+  intIn('rate-window', a['rate-window'], 1);
+  intIn('latency', a.latency, 0, 600_000);
+  intIn('deploy-duration', a['deploy-duration'], 0, 3_600_000);
+  intIn('fault-seed', a['fault-seed'], 0);
+  if (!(a['fault-rate'] >= 0 && a['fault-rate'] <= 1)) problems.push(`--fault-rate must be a number from 0 to 1, got ${String(a['fault-rate'])}`);
+  return problems;
+}
+
+function untilSignal(io: CliIO): Promise<void> {
+  if (io.interrupted) return io.interrupted;
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+export const serveCommand: CliCommand<ServeArgs> = {
+  command: 'serve',
+  describe: 'Run the local emulator of the Infrastructure Management API',
+  builder: (y: Argv) =>
+    y
+      .option('port', { type: 'number', default: 0, describe: 'Port to listen on (0 = any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
+      .option('data', { type: 'string', describe: 'Persist the state to FILE (survives restarts and kills)' })
+      .option('seed', { type: 'string', describe: 'Start from the JSON fixture FILE (when --data holds no state yet)' })
+      .option('rate-limit', { type: 'number', default: 1000, describe: 'Requests allowed per token per window' })
+      .option('rate-window', { type: 'number', default: 3600, describe: 'Rate-limit window, seconds' })
+      .option('latency', { type: 'number', default: 0, describe: 'Delay every response by MS milliseconds' })
+      .option('deploy-duration', { type: 'number', default: 3000, describe: 'Duration of a simulated deployment, ms' })
+      .option('fail-deploy', { type: 'string', describe: 'Deployments of services whose name matches GLOB fail' })
+      .option('fault-rate', { type: 'number', default: 0, describe: 'Fraction (0-1) of requests failing with 500/503 or a dropped connection' })
+      .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault generator (reproducible chaos)' }),
+  async run(args, io) {
+    const problems = checkServeArgs(args);
+    if (problems.length) {
+      for (const p of problems) io.stderr.write(`driftless serve: ${p}\n`);
+      return EXIT.error;
+    }
+    const logger = lineLogger((s) => io.stderr.write(s));
+    let em;
+    try {
+      em = await startEmulator({
+        host: args.host,
+        port: args.port,
+        dataFile: args.data,
+        seedFile: args.seed,
+        rateLimit: args['rate-limit'],
+        rateWindowS: args['rate-window'],
+        latencyMs: args.latency,
+        deployDurationMs: args['deploy-duration'],
+        failDeployGlob: args['fail-deploy'],
+        faultRate: args['fault-rate'],
+        faultSeed: args['fault-seed'],
+        logger,
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      const why = err instanceof EmulatorStartError ? e.message : e.code === 'EADDRINUSE' ? `port ${args.port} on ${args.host} is already in use` : e.code === 'EACCES' ? `not allowed to listen on ${args.host}:${args.port}` : e.message;
+      io.stderr.write(`driftless serve: cannot start: ${why}\n`);
+      return EXIT.error;
+    }
+    io.stdout.write(`${JSON.stringify({ url: em.url, organization_id: em.organizationId, tokens: em.tokens })}\n`);
+    logger.info(`emulator listening on ${em.url}${args.data ? ` (state persisted to ${args.data})` : ' (in memory)'}; Ctrl-C to stop`);
+    await untilSignal(io);
+    logger.info('stopping');
+    await em.close();
+    return EXIT.ok;
+  },
+};
