@@ -33,6 +33,13 @@ describe('${env:NAME}', () => {
     ]);
   });
 
+  it('takes a value from the environment literally: a reference inside it is not expanded again', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:INJECT}"}\n`), 'secret.txt': 'file content' });
+    const r = await load(dir, ['m.yaml'], { env: { INJECT: '${file:secret.txt}' } });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.manifest!.projects![0]!.variables![0]!.value).toBe('${file:secret.txt}');
+  });
+
   it('rejects an unknown reference scheme and lists the allowed ones', async () => {
     const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${vault:x}"}\n`) });
     const r = await load(dir, ['m.yaml']);
