@@ -315,7 +315,8 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
       };
       break;
     case 'job':
-      body = { ...withoutDefaults('job', { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), auto_deploy: a.auto_deploy, ...jobSource(a.source, s.deployed) };
+      // The manifest has no auto_deploy for jobs (schema): left unowned.
+      body = { ...withoutDefaults('job', { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), ...jobSource(a.source, s.deployed) };
       body.schedule = jobSchedule(a.schedule);
       break;
     case 'helm':

@@ -83,7 +83,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
   ids.migrate = migrate.id;
   const chart = await api('POST', `/environment/${production.id}/helm`, {
     name: 'cache',
-    source: { helm_repository: { repository: 'https://charts.bitnami.com/bitnami', chart_name: 'redis', chart_version: '19.0.0' } },
+    source: { helm_repository: { repository: 'bitnami', chart_name: 'redis', chart_version: '19.0.0' } },
     values_override: { set: [['replica.count', '2']], set_string: [['image.tag', '7.2']], file: { raw: { values: [{ name: 'values.yaml', content: 'auth:\n  enabled: false\n' }] } } },
     arguments: ['--wait'],
     timeout_sec: 900,

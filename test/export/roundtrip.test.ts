@@ -1,0 +1,132 @@
+/**
+ * The export guarantee, end to end on the emulator: an organization built by hand through the API
+ * with every kind of resource is exported; `plan` on the export (its ${env:} variables set) changes
+ * nothing but the secrets driftless never wrote (listed once, value unknown); after one apply the
+ * plan is clean. Both layouts; a project-only export; no secret value anywhere in the output.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPlan } from '../../src/cli/run-plan.js';
+import { applyPlan } from '../../src/apply/apply.js';
+import { planHasChanges } from '../../src/plan/types.js';
+import { run, startEmu, tempDir, type Emu } from './helpers.js';
+import { buildOrganizationByHand, type HandBuiltOrg } from './org-fixture.js';
+
+let emu: Emu;
+let org: HandBuiltOrg;
+const tmp = tempDir('driftless-export-');
+
+/** The export's placeholders set to the values the fixture wrote by hand. */
+function secretEnv(): Record<string, string> {
+  return {
+    SHOP_DB_PASSWORD: org.secrets.DB_PASSWORD!,
+    SHOP_PRODUCTION_API_API_TOKEN: org.secrets.API_TOKEN!,
+    SHOP_PRODUCTION_NETWORK_TF_TOKEN: org.secrets.TF_TOKEN!,
+    ALERT_RECEIVER_OPS_SLACK_WEBHOOK_URL: org.secrets.SLACK!,
+    ALERT_RECEIVER_ONCALL_MAIL_AUTH_PASSWORD: org.secrets.SMTP!,
+    WEBHOOK_CI_EXAMPLE_COM_HOOKS_DEPLOY_SECRET: org.secrets.WEBHOOK!,
+  };
+}
+
+const sessions: Array<{ close(): Promise<void> }> = [];
+
+async function plan(paths: string[]) {
+  const r = await runPlan(paths, {}, { env: emu.env(secretEnv()), cwd: tmp.dir });
+  if (r.session) sessions.push(r.session);
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r;
+}
+
+beforeAll(async () => {
+  emu = await startEmu();
+  org = await buildOrganizationByHand(emu);
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of sessions) await s.close();
+  await emu.close();
+  tmp.cleanup();
+});
+
+describe('driftless export', () => {
+  it('writes one file whose plan changes only the secrets driftless never wrote, each once and saying why; one apply makes it clean', async () => {
+    const file = path.join(tmp.dir, 'org.yaml');
+    const exp = await run(['export', '--out', file], emu.env());
+    expect(exp.code).toBe(0);
+    expect(exp.stdout).toBe('');
+    // The variables to set are listed on stderr, names only.
+    for (const name of Object.keys(secretEnv())) expect(exp.stderr).toContain(name);
+    const text = readFileSync(file, 'utf8');
+    for (const value of Object.values(org.secrets)) {
+      expect(text).not.toContain(value);
+      expect(exp.stderr).not.toContain(value);
+    }
+    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/); // names, not UUIDs
+
+    const first = await plan([file]);
+    const changed = first.plan!.changes.filter((c) => c.actions[0] !== 'no-op' || c.status !== 'planned');
+    const secretFields = changed.map((c) => `${c.address} ${c.fields.map((f) => `${f.field}${f.sensitive && f.before_unknown ? '(unknown)' : ''}`).join(',')}`).sort();
+    expect(secretFields).toEqual(
+      [
+        'alert_receiver.oncall-mail auth_password(unknown)',
+        'alert_receiver.ops-slack webhook_url(unknown)',
+        'project.shop/environment.production/application.api/variable.API_TOKEN value(unknown)',
+        'project.shop/environment.production/terraform.network terraform_variables_source(unknown)',
+        'project.shop/variable.DB_PASSWORD value(unknown)',
+        'webhook.https:%2F%2Fci.example.com%2Fhooks%2Fdeploy target_secret(unknown)',
+      ].sort(),
+    );
+    expect(first.plan!.summary).toMatchObject({ add: 0, destroy: 0, change: 6, unmanaged: 0, blocked: 0 });
+    // Services are deployed only because a secret they see is written, never for their own config.
+    for (const c of first.plan!.changes.filter((x) => x.deploy))
+      for (const reason of c.deploy!.reasons) expect(reason).toMatch(/^(variables? .* changed|configuration changed \(terraform_variables_source\))$/);
+
+    const applied = await applyPlan(first.plan!, { api: first.session!.port, live: first.live!, desired: first.graph!, fingerprintKey: first.fingerprintKey! }, { pollIntervalMs: 10, maxPollIntervalMs: 50 });
+    expect(applied.steps.filter((s) => s.status === "failed").map((s) => `${s.address}: ${s.error ?? ""}`)).toEqual([]);
+    const second = await plan([file]);
+    expect(planHasChanges(second.plan!)).toBe(false);
+    expect(second.plan!.summary.unmanaged).toBe(0);
+  }, 60_000);
+
+  it('the directory layout gives organization.yaml and one file per project, and plans like the single file', async () => {
+    const dir = path.join(tmp.dir, 'exported');
+    const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
+    expect(exp.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.yaml']);
+    // After the apply of the previous test every secret carries its fingerprint: the plan is clean.
+    const r = await plan([dir]);
+    expect(planHasChanges(r.plan!)).toBe(false);
+    expect(r.plan!.changes.filter((c) => c.status === 'unmanaged')).toEqual([]);
+  }, 30_000);
+
+  it('prints to stdout by default; a project-only export carries the groups its services use and no organization-level objects', async () => {
+    const exp = await run(['export', '--project', 'shop', '--environment', 'staging'], emu.env());
+    expect(exp.code).toBe(0);
+    expect(exp.stdout).toContain('name: staging');
+    expect(exp.stdout).not.toContain('name: production');
+    expect(exp.stdout).not.toContain('alert_rules:');
+    expect(exp.stdout).not.toContain('organization:');
+    const file = path.join(tmp.dir, 'staging.yaml');
+    await import('node:fs').then((fs) => fs.writeFileSync(file, exp.stdout));
+    const r = await plan([file]);
+    expect(r.plan!.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy)).toEqual([]);
+  }, 30_000);
+
+  it('explains a bad scope or a missing configuration without a stack trace', async () => {
+    const missing = await run(['export', '--project', 'nope'], emu.env());
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('project "nope" does not exist');
+    expect(missing.stderr).toContain('shop');
+    const noToken = await run(['export'], { DRIFTLESS_API_URL: emu.em.url });
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toContain('DRIFTLESS_API_TOKEN');
+    const wrongOrg = await run(['export', '--organization', 'Other'], emu.env());
+    expect(wrongOrg.code).toBe(1);
+    expect(wrongOrg.stderr).toContain('belongs to organization "Acme"');
+    const dirNoOut = await run(['export', '--layout', 'directory'], emu.env());
+    expect(dirNoOut.code).toBe(1);
+    expect(dirNoOut.stderr).toContain('--layout directory needs --out DIR');
+    for (const r of [missing, noToken, wrongOrg, dirNoOut]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * The pure parts of export: placeholder names (valid, deterministic, unique) and the table of
+ * defaults the export leaves out, which must be exactly the manifest schema's defaults.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { envVarName, PlaceholderAllocator } from '../../src/export/placeholders.js';
+import { MANIFEST_DEFAULTS } from '../../src/export/defaults.js';
+
+describe('placeholder names', () => {
+  it('are valid environment variable names derived from where the secret lives', () => {
+    expect(envVarName(['shop', 'prod-eu', 'api', 'DB_PASSWORD'])).toBe('SHOP_PROD_EU_API_DB_PASSWORD');
+    expect(envVarName(['9lives', 'café au lait'])).toBe('_9LIVES_CAFE_AU_LAIT');
+    expect(envVarName(['--', ''])).toBe('SECRET');
+    for (const n of [envVarName(['a.b/c', 'x y']), envVarName(['WEBHOOK', 'hooks.example.com/x?y=1'])]) expect(n).toMatch(/^[A-Z_][A-Z0-9_]*$/);
+  });
+
+  it('are unique: a second holder of a name gets a numbered suffix, in allocation order', () => {
+    const a = new PlaceholderAllocator();
+    const where = { address: 'x', field: 'value', fingerprinted: false };
+    expect(a.allocate(['shop', 'db-password'], where)).toBe('${env:SHOP_DB_PASSWORD}');
+    expect(a.allocate(['shop', 'db_password'], where)).toBe('${env:SHOP_DB_PASSWORD_2}');
+    expect(a.allocate(['shop', 'DB PASSWORD'], where)).toBe('${env:SHOP_DB_PASSWORD_3}');
+    expect(a.list.map((p) => p.env)).toEqual(['SHOP_DB_PASSWORD', 'SHOP_DB_PASSWORD_2', 'SHOP_DB_PASSWORD_3']);
+  });
+});
+
+describe('defaults left out of an export', () => {
+  it('are exactly the defaults of schemas/manifest.schema.json', () => {
+    const schema = JSON.parse(readFileSync(new URL('../../schemas/manifest.schema.json', import.meta.url), 'utf8'));
+    const found = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, any>;
+      if (n.properties && typeof n.properties === 'object')
+        for (const [k, v] of Object.entries<any>(n.properties)) if (v && v.default !== undefined) found.add(`${k}=${JSON.stringify(v.default)}`);
+      for (const v of Object.values(n)) walk(v);
+    };
+    walk(schema);
+    const ours = new Set<string>();
+    for (const table of Object.values(MANIFEST_DEFAULTS)) for (const [k, v] of Object.entries(table)) ours.add(`${k}=${JSON.stringify(v)}`);
+    // Not fields of exported objects: the format version, cluster upgrades and prune switches (an export never prunes or upgrades).
+    const notExported = [...found].filter((d) => d.startsWith('version=') || d === 'upgrade_kubernetes=false' || /^(projects|annotation_groups|label_groups|alert_receivers|alert_rules|webhooks|environments|services|deployment_stages|variables)=false$/.test(d));
+    expect([...ours].sort()).toEqual([...found].filter((d) => !notExported.includes(d)).sort());
+  });
+});
