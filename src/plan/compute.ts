@@ -135,7 +135,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     changes,
     summary,
     deploy_order: deployOrder(changes, graph),
-    live_objects: liveObjects(changes, live),
+    live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
     options: { allow_data_loss: allowDataLoss },
     applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error'),
@@ -287,11 +287,24 @@ function summarize(changes: ResourceChange[]): PlanSummary {
   return s;
 }
 
-function liveObjects(changes: ResourceChange[], live: LiveState): Plan['live_objects'] {
+/**
+ * The live objects apply touches or relies on: every object a change acts on, the objects its
+ * change depends on (parents, groups, receivers, alert targets, stage members), and the small
+ * organization-level objects names resolve to. Untouched objects are left out, so an unrelated
+ * edit made after the plan does not make a saved plan stale.
+ */
+function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Address, Address>): Plan['live_objects'] {
   const out: Plan['live_objects'] = {};
+  const record = (desiredAddress: Address) => {
+    const l = live.resources.get(liveOf.get(desiredAddress) ?? desiredAddress);
+    if (l) out[desiredAddress] = { id: l.id, version: l.version };
+  };
   for (const l of live.resources.values()) if (REFERENCE_KINDS.has(l.kind)) out[l.address] = { id: l.id, version: l.version };
   for (const c of changes) {
-    if (c.id !== undefined && c.version !== undefined && c.status !== 'unmanaged') out[c.address] = { id: c.id, version: c.version };
+    if (c.status === 'unmanaged' || (c.actions[0] === 'no-op' && !c.deploy)) continue;
+    if (c.id !== undefined && c.version !== undefined) out[c.address] = { id: c.id, version: c.version };
+    for (const d of c.depends_on) record(d);
+    if (c.clone_from !== undefined) record(c.clone_from);
   }
   return out;
 }

@@ -54,19 +54,32 @@ describe('plan files', () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(['planfile.unreadable']);
   });
 
-  it('finds objects edited, deleted or created since the plan was made', () => {
+  it('finds objects the plan touches that were edited, deleted or created since, and ignores the others', () => {
     const plan = makePlan();
     expect(findStaleObjects(plan, liveFrom(apiRecords()))).toEqual([]);
     const r = apiRecords();
-    r.services[0]!.updated_at = '2026-11-21T09:00:00Z';
-    r.webhooks = [];
+    r.services[0]!.updated_at = '2026-11-21T09:00:00Z'; // api: replaced with its environment
+    r.projects[0]!.updated_at = '2026-11-21T09:00:00Z'; // shop: the parent of the environment
+    r.webhooks = []; // untouched by the plan
+    r.annotationsGroups[0]!.updated_at = '2026-11-21T09:00:00Z'; // referenced by name
     const stale = findStaleObjects(plan, liveFrom(r));
     expect(stale).toEqual(
       expect.arrayContaining([
         { address: API, planned: '2026-11-01T10:00:00Z', current: '2026-11-21T09:00:00Z' },
-        { address: 'webhook.https:%2F%2Fhooks.example.com%2Fdeploy', planned: '2026-11-01T10:00:00Z' },
+        { address: 'project.shop', planned: '2026-11-01T10:00:00Z', current: '2026-11-21T09:00:00Z' },
+        { address: 'annotations_group.monitoring', planned: '2026-11-01T10:00:00Z', current: '2026-11-21T09:00:00Z' },
       ]),
     );
-    expect(stale).toHaveLength(2);
+    expect(stale).toHaveLength(3);
+  });
+
+  it('finds an object created since the plan that the plan meant to create', () => {
+    const m = fullManifest();
+    const r = apiRecords();
+    r.webhooks = [];
+    const plan = computePlan(buildGraph(m).graph, liveFrom(r), { fingerprintKey: KEY });
+    expect(findStaleObjects(plan, liveFrom(apiRecords()))).toEqual([
+      { address: 'webhook.https:%2F%2Fhooks.example.com%2Fdeploy', planned: '(absent)', current: '2026-11-01T10:00:00Z' },
+    ]);
   });
 });
