@@ -14,6 +14,8 @@ import { findStaleObjects } from '../plan/planfile.js';
 
 export interface PlanMismatch {
   address: string;
+  /** `live`: the object changed in the organization; `secret`: a secret differs; `manifest`: the rest. */
+  cause: 'live' | 'secret' | 'manifest';
   reason: string;
 }
 
@@ -42,6 +44,17 @@ function secretFieldsChanged(saved: ResourceChange, fresh: ResourceChange): bool
   return afterSecrets(saved) !== afterSecrets(fresh) || JSON.stringify(saved.fingerprints ?? {}) !== JSON.stringify(fresh.fingerprints ?? {});
 }
 
+function onlySecretsChange(c: ResourceChange): boolean {
+  return c.fields.length > 0 && c.fields.every((f) => f.sensitive === true);
+}
+
+function liveChanged(saved: ResourceChange | undefined, fresh: ResourceChange | undefined): boolean {
+  return saved?.version !== undefined && fresh?.version !== undefined && saved.version !== fresh.version;
+}
+
+const LIVE = 'changed in the live organization since the plan was made';
+const SECRET = 'a secret value in the environment differs from the one the plan was made with';
+
 /** Differences between the saved plan and the plan recomputed now. */
 export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
   const out: PlanMismatch[] = [];
@@ -50,20 +63,23 @@ export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
   for (const s of saved.changes) {
     if (!actionable(s)) continue;
     const f = freshBy.get(s.address);
-    if (!f || !actionable(f)) {
-      out.push({ address: s.address, reason: 'the saved plan changes it, but it no longer needs a change' });
-    } else if (essence(s) !== essence(f)) {
-      out.push({
-        address: s.address,
-        reason: secretFieldsChanged(s, f)
-          ? 'a secret value in the environment differs from the one the plan was made with'
-          : 'the planned change differs now (the manifest or the live object changed)',
-      });
+    if (liveChanged(s, f)) out.push({ address: s.address, cause: 'live', reason: LIVE });
+    else if (!f || !actionable(f)) out.push({ address: s.address, cause: 'manifest', reason: 'the saved plan changes it, but it no longer needs that change' });
+    else if (essence(s) !== essence(f)) {
+      out.push(
+        secretFieldsChanged(s, f)
+          ? { address: s.address, cause: 'secret', reason: SECRET }
+          : { address: s.address, cause: 'manifest', reason: 'the change it needs now differs from the saved one (the manifest changed since the plan was made)' },
+      );
     }
   }
   for (const f of fresh.changes) {
-    if (actionable(f) && !savedBy.has(f.address)) out.push({ address: f.address, reason: 'it needs a change the saved plan does not contain' });
-    else if (actionable(f) && !actionable(savedBy.get(f.address)!)) out.push({ address: f.address, reason: 'it needs a change the saved plan does not contain' });
+    if (!actionable(f)) continue;
+    const s = savedBy.get(f.address);
+    if (s && actionable(s)) continue;
+    if (liveChanged(s, f)) out.push({ address: f.address, cause: 'live', reason: LIVE });
+    else if (s && onlySecretsChange(f)) out.push({ address: f.address, cause: 'secret', reason: SECRET });
+    else out.push({ address: f.address, cause: 'manifest', reason: 'it needs a change the saved plan does not contain (the manifest changed since the plan was made)' });
   }
   return out;
 }
@@ -72,27 +88,32 @@ export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
 export function savedPlanRefusals(saved: Plan, fresh: Plan, live: LiveState, file: string): Diagnostic[] {
   const replan = `Run \`driftless plan --out ${file}\` again, review it, and apply the new file.`;
   const diags: Diagnostic[] = [];
-  const stale = findStaleObjects(saved, live);
-  if (stale.length > 0) {
-    const lines = stale.map((s) =>
-      s.current === undefined
-        ? `${s.address}: deleted since the plan was made`
-        : s.planned === '(absent)'
-          ? `${s.address}: created since the plan was made (the plan would create it again)`
-          : `${s.address}: changed since the plan was made (version ${s.planned} -> ${s.current})`,
+  const lines: string[] = [];
+  const staleAddrs = new Set<string>();
+  for (const o of findStaleObjects(saved, live)) {
+    staleAddrs.add(o.address);
+    lines.push(
+      o.current === undefined
+        ? `${o.address}: deleted since the plan was made`
+        : o.planned === '(absent)'
+          ? `${o.address}: created since the plan was made (the plan would create it again)`
+          : `${o.address}: changed since the plan was made (version ${o.planned} -> ${o.current})`,
     );
+  }
+  const mismatches = comparePlans(saved, fresh).filter((m) => !staleAddrs.has(m.address));
+  for (const m of mismatches.filter((x) => x.cause === 'live')) lines.push(`${m.address}: ${m.reason}`);
+  if (lines.length > 0) {
     diags.push(
-      error('apply.stale-plan', `The saved plan ${file} is stale: ${stale.length} object(s) changed in the live organization since it was made. Nothing was changed.`, {
+      error('apply.stale-plan', `The saved plan ${file} is stale: ${lines.length} object(s) changed in the live organization since it was made. Nothing was changed.`, {
         detail: `${lines.join('\n')}\n${replan}`,
       }),
     );
   }
-  const staleAddrs = new Set(stale.map((s) => s.address));
-  const mismatches = comparePlans(saved, fresh).filter((m) => !staleAddrs.has(m.address));
-  if (mismatches.length > 0) {
+  const others = mismatches.filter((m) => m.cause !== 'live');
+  if (others.length > 0) {
     diags.push(
-      error('apply.plan-mismatch', `The saved plan ${file} no longer matches the manifest and the live state: ${mismatches.length} difference(s). Nothing was changed.`, {
-        detail: `${mismatches.map((m) => `${m.address}: ${m.reason}`).join('\n')}\n${replan}`,
+      error('apply.plan-mismatch', `The saved plan ${file} no longer matches the manifest and the environment: ${others.length} difference(s). Nothing was changed.`, {
+        detail: `${others.map((m) => `${m.address}: ${m.reason}`).join('\n')}\n${replan}`,
       }),
     );
   }

@@ -3,6 +3,7 @@
  * endpoints, prints what apply would do. `--out FILE` saves the plan for `apply FILE`.
  * Exit 0 (with --detailed-exitcode: 0 no changes, 2 changes), 1 on any error.
  */
+import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
@@ -55,7 +56,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       else io.stdout.write(renderPlanHuman(plan, { palette }));
       if (args.out) {
         try {
-          await writePlanFile(args.out, plan);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;
