@@ -1,0 +1,190 @@
+/**
+ * Contract test: every request this scenario sends and every response it gets validates against
+ * the emulator's own GET /openapi.json (ajv), and the document itself is well-formed OpenAPI 3.0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { startClient, type Client } from './helpers.js';
+import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
+
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+let c: Client;
+let doc: any;
+
+beforeAll(async () => {
+  c = await startClient({ deployDurationMs: 50 });
+  doc = (await c.get('/openapi.json')).body;
+});
+afterAll(async () => {
+  await c.em.close();
+});
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** The path template of the document that serves `path` (literal segments win over parameters). */
+function findTemplate(paths: string[], path: string): string | undefined {
+  const clean = path.split('?')[0].replace(/^\/api\/v1(?=\/)/, '');
+  const candidates = paths.filter((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(clean));
+  return candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))[0];
+}
+
+async function scenario(): Promise<void> {
+  const org = c.em.organizationId;
+  const reg = await registryId(c);
+  const { production } = await clusters(c);
+  await c.get('/organization');
+  await c.put(`/organization/${org}`, { name: 'Acme', description: 'contract' });
+  const { project, env } = await projectAndEnv(c, 'contract');
+  await c.get(`/project/${project.id}`);
+  await c.put(`/project/${project.id}`, { name: 'contract', description: 'x' });
+  await c.get(`/project/${project.id}/environment`);
+  await c.put(`/environment/${env.id}`, { mode: 'STAGING' });
+  const ann = (await c.post(`/organization/${org}/annotationsGroups`, { name: 'a', annotations: [{ key: 'k', value: 'v' }], scopes: ['PODS'] })).body;
+  const lab = (await c.post(`/organization/${org}/labelsGroups`, { name: 'l', labels: [{ key: 'k', value: 'v', propagate_to_cloud_provider: false }] })).body;
+  await c.get(`/organization/${org}/annotationsGroups`);
+  await c.get(`/organization/${org}/labelsGroups/${lab.id}`);
+  const bodies: Record<string, unknown> = {
+    application: { ...appBody(), annotations_groups: [{ id: ann.id }], labels_groups: [{ id: lab.id }], healthchecks: { readiness_probe: { type: { http: { path: '/health', port: 8080 } }, period_seconds: 5 } } },
+    container: containerBody(reg), database: databaseBody(), job: jobBody(reg), helm: helmBody(), terraform: terraformBody(),
+  };
+  for (const [kind, body] of Object.entries(bodies)) {
+    const made = (await c.post(`/environment/${env.id}/${kind}`, body)).body;
+    await c.get(`/${kind}/${made.id}`);
+    await c.get(`/environment/${env.id}/${kind}`);
+    await c.put(`/${kind}/${made.id}`, kind === 'database' ? { storage: 30 } : body);
+  }
+  await c.post(`/environment/${env.id}/job`, cronBody(reg));
+  await c.get(`/environment/${env.id}/services`);
+  await c.get(`/environment/${env.id}/services?page=1&page_size=2`);
+  const stage = (await c.post(`/environment/${env.id}/deploymentStage`, { name: 'late' })).body;
+  const stages = (await c.get(`/environment/${env.id}/deploymentStage`)).body.results;
+  const someService = stages[0].services[0].service_id;
+  await c.put(`/deploymentStage/${stage.id}/service/${someService}`, { is_skipped: false });
+  await c.put(`/deploymentStage/${stage.id}/moveBefore/${stages[0].id}`);
+  await c.put(`/deploymentStage/${stage.id}`, { name: 'later', description: 'd' });
+  await c.get(`/service/${someService}/deploymentStage`);
+  await c.get(`/deploymentStage/${stage.id}`);
+  const recv = (await c.post('/alert-receivers', { organization_id: org, name: 'r', description: 'd', type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.com/services/x' })).body;
+  await c.post('/alert-receivers', { organization_id: org, name: 'mail', type: 'EMAIL', to: 'a@b.co', from: 'c@d.co', smarthost: 'smtp.d.co:587', auth_password: 'pw' });
+  await c.post('/alert-receivers/validate', { alert_receiver: { name: 'n', type: 'SLACK', webhook_url: 'https://hooks.slack.com/x' }, message: 'm' });
+  await c.post(`/alert-receivers/${recv.id}/validate`, { message: 'm' });
+  await c.get(`/organization/${org}/alert-receivers`);
+  await c.put(`/alert-receivers/${recv.id}`, { name: 'r', type: 'SLACK', description: 'e' });
+  const rule = (await c.post('/alert-rules', {
+    organization_id: org, cluster_id: production.id, name: 'cpu', description: 'd', tag: 't',
+    condition: { kind: 'CUSTOM', promql: 'up == 0' }, for_duration: 'PT1M', severity: 'LOW', presentation: {}, enabled: true,
+    alert_receiver_ids: [recv.id], target: { target_type: 'APPLICATION', target_id: Object.values(c.em.state.services).find((s) => s.service_type === 'APPLICATION')!.id },
+  })).body;
+  await c.get(`/alert-rules/${rule.id}`);
+  await c.get(`/organization/${org}/alert-rules`);
+  const hook = (await c.post(`/organization/${org}/webhook`, { target_url: 'https://h.example/x', events: ['DEPLOYMENT_STARTED'], target_secret: 's' })).body;
+  await c.put(`/organization/${org}/webhook/${hook.id}`, { target_url: 'https://h.example/y', events: ['DEPLOYMENT_FAILED'] });
+  await c.get(`/organization/${org}/webhook`);
+  await c.get(`/organization/${org}/cluster`);
+  await c.get(`/organization/${org}/cluster/status`);
+  await c.get(`/organization/${org}/cluster/${production.id}/status`);
+  await c.post(`/cluster/${production.id}/upgrade`);
+  await c.get(`/organization/${org}/containerRegistry`);
+  await c.get('/gcp/instanceType/europe-west1');
+  await c.get('/aws/eks/instanceType/eu-west-3');
+  await c.get('/scaleway/instanceType/fr-par-2');
+  await c.post(`/organization/${org}/parseTerraformVariablesFromGitRepo`, { git_repository: { url: 'https://github.com/driftless/demo-terraform' } });
+  // Errors too: they are part of the contract.
+  await c.post(`/organization/${org}/project`, { name: 5 });
+  await c.get(`/project/00000000-0000-4000-8000-000000000000`);
+  await c.post(`/organization/${org}/project`, { name: 'CONTRACT' });
+  await c.get('/organization', null);
+  await c.put(`/organization/${org}`, { name: 'x' }, c.em.tokens.READ);
+  await c.del(`/alert-rules/${rule.id}`);
+  await c.del(`/organization/${org}/webhook/${hook.id}`);
+  await c.del(`/deploymentStage/${stage.id}`);
+  await c.del(`/project/${project.id}`);
+  await c.get('/api/v1/organization');
+}
+
+describe('OpenAPI contract', () => {
+  it('is a well-formed OpenAPI 3.0 document', () => {
+    expect(doc.openapi).toMatch(/^3\.0\.\d+$/);
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.components.securitySchemes).toHaveProperty('bearerAuth');
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      expect(path.startsWith('/')).toBe(true);
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(METHODS).toContain(method);
+        expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(0);
+        for (const p of (path.match(/\{([^}]+)\}/g) ?? []).map((x) => x.slice(1, -1))) {
+          expect(op.parameters?.some((q: any) => q.in === 'path' && q.name === p && q.required), `${method} ${path} declares ${p}`).toBe(true);
+        }
+        for (const r of Object.values<any>(op.responses)) {
+          expect(typeof r.description).toBe('string');
+          const s = r.content?.['application/json']?.schema;
+          if (s) ajv.compile(resolveRefs(s));
+        }
+      }
+    }
+    // OpenAPI 3.0 has no "null" type and no type arrays: nullable is the way.
+    const text = JSON.stringify(doc);
+    expect(text).not.toMatch(/"type":\s*\[/);
+    expect(text).not.toContain('"type":"null"');
+  });
+
+  it('every request sent and response received in a broad scenario validates against it', async () => {
+    c.log.length = 0;
+    await scenario();
+    expect(c.log.length).toBeGreaterThan(60);
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const cache = new Map<unknown, ValidateFunction>();
+    const compile = (s: unknown) => {
+      let v = cache.get(s);
+      if (!v) cache.set(s, (v = ajv.compile(resolveRefs(s))));
+      return v;
+    };
+    const paths = Object.keys(doc.paths);
+    const problems: string[] = [];
+    const covered = new Set<string>();
+    for (const ex of c.log) {
+      const template = findTemplate(paths, ex.path);
+      const op = template && doc.paths[template][ex.method.toLowerCase()];
+      if (!op) {
+        if (ex.res.status !== 404) problems.push(`${ex.method} ${ex.path}: not in the document (status ${ex.res.status})`);
+        continue;
+      }
+      covered.add(`${ex.method} ${template}`);
+      const reqSchema = op.requestBody?.content?.['application/json']?.schema;
+      if (ex.body !== undefined && reqSchema && ex.res.status < 400) {
+        const v = compile(reqSchema);
+        if (!v(structuredClone(ex.body))) problems.push(`${ex.method} ${template} request: ${ajv.errorsText(v.errors)}`);
+      }
+      const declared = op.responses[String(ex.res.status)];
+      if (!declared) {
+        problems.push(`${ex.method} ${template}: status ${ex.res.status} not declared`);
+        continue;
+      }
+      const resSchema = declared.content?.['application/json']?.schema;
+      if (resSchema) {
+        const v = compile(resSchema);
+        if (!v(ex.res.body)) problems.push(`${ex.method} ${template} ${ex.res.status} response: ${ajv.errorsText(v.errors)}`);
+      } else if (ex.res.body !== undefined) {
+        problems.push(`${ex.method} ${template} ${ex.res.status}: a body was sent but none is declared`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(covered.size).toBeGreaterThan(50);
+  });
+});
+
+/** Inlines `#/components/...` references of the document so ajv can compile a fragment alone. */
+function resolveRefs(node: any, seen: string[] = []): any {
+  if (Array.isArray(node)) return node.map((n) => resolveRefs(n, seen));
+  if (!node || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
+    if (seen.includes(node.$ref)) return {};
+    const target = node.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
+    return resolveRefs(target, [...seen, node.$ref]);
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolveRefs(v, seen)]));
+}
