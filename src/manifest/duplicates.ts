@@ -8,7 +8,7 @@
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
-import { fieldSourceOf, keySourceOf } from './source-map.js';
+import { fieldSourceOf } from './source-map.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';
 
 interface Seen {
@@ -96,6 +96,5 @@ export function findDuplicates(m: Manifest): Diagnostic[] {
       }
     }
   }
-  void keySourceOf;
   return out;
 }
