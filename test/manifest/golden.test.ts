@@ -9,14 +9,18 @@ import { loadManifest } from '../../src/manifest/index.js';
 import { renderDiagnosticsGithub, renderDiagnosticsHuman } from '../../src/diag/render.js';
 
 const dir = path.resolve(import.meta.dirname, '../golden/validate');
-const cases = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+// Each <case>.yaml file, and each <case>/ directory (a manifest of several files).
+const cases = readdirSync(dir, { withFileTypes: true })
+  .filter((e) => e.name.endsWith('.yaml') || e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 describe('validation messages (golden files)', () => {
   it.each(cases)('%s', async (file) => {
     const r = await loadManifest([path.join(dir, file)], { env: { SLACK_URL: 'https://hooks.slack.com/services/x' }, cwd: repoRoot });
     expect(r.manifest).toBeUndefined();
-    await expect(renderDiagnosticsHuman(r.diagnostics)).toMatchFileSnapshot(path.join(dir, file.replace(/\.yaml$/, '.txt')));
+    await expect(renderDiagnosticsHuman(r.diagnostics)).toMatchFileSnapshot(path.join(dir, file.replace(/\.yaml$/, '') + '.txt'));
   });
 
   it.each(['schema-errors.yaml', 'references.yaml'])('%s as GitHub annotations', async (file) => {
