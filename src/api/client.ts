@@ -250,8 +250,7 @@ class HttpApiClient implements ApiClient {
       let failures = 0;
       let rateLimited = 0;
       for (let attempt = 1; ; attempt++) {
-        await this.#waitForBudget(method, path);
-        this.#budget.onSend();
+        await this.#reserveBudget(method, path);
         this.#counter.recordSend(method, pathTemplate, attempt > 1);
         this.#emit({ type: 'request', method, path, attempt });
         const started = this.#now();
@@ -324,15 +323,22 @@ class HttpApiClient implements ApiClient {
     }
   }
 
-  /** Rate-limit pacing; wakes up early when a response in flight may have changed the budget. */
-  async #waitForBudget(method: string, path: string): Promise<void> {
+  /**
+   * Rate-limit pacing: returns once this request may be sent, having counted it as in flight in
+   * the same synchronous step as the check (so concurrent callers cannot all take the last unit).
+   * Wakes up early when a response in flight may have changed the budget.
+   */
+  async #reserveBudget(method: string, path: string): Promise<void> {
     for (;;) {
       if (this.#signal?.aborted) throw this.#abortedError(method, path);
       const now = this.#now();
       const delay = this.#budget.delayBeforeSend(now);
-      if (delay <= 0) return;
+      if (delay <= 0) {
+        this.#budget.onSend();
+        return;
+      }
       const until = now + delay;
-      if (until > this.#announcedWaitUntil + 1000) {
+      if (this.#budget.isExhausted(now) && until > this.#announcedWaitUntil + 1000) {
         this.#announcedWaitUntil = until;
         this.#emit({ type: 'rate-limit-wait', seconds: Math.ceil(delay / 1000), until: new Date(until).toISOString() });
       }

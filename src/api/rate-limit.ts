@@ -81,10 +81,15 @@ export class RateLimitBudget {
    */
   delayBeforeSend(nowMs: number): number {
     this.rollWindow(nowMs);
+    let blocked = 0;
     if (this.blockedUntil !== undefined) {
-      if (nowMs < this.blockedUntil) return this.blockedUntil - nowMs;
-      this.blockedUntil = undefined;
+      if (nowMs < this.blockedUntil) blocked = this.blockedUntil - nowMs;
+      else this.blockedUntil = undefined;
     }
+    return Math.max(blocked, this.budgetDelay(nowMs));
+  }
+
+  private budgetDelay(nowMs: number): number {
     if (this.remaining === undefined) return 0;
     if (this.remaining - this.inFlight > 0) return 0;
     if (this.resetAt === undefined) {
@@ -93,6 +98,15 @@ export class RateLimitBudget {
       return this.inFlight > 0 ? 1000 : 0;
     }
     return Math.max(1, this.resetAt + this.resetSlackMs - nowMs);
+  }
+
+  /**
+   * Whether the budget is known to be spent until a reset or a Retry-After (a wait worth telling
+   * the user about), as opposed to a short wait for the answers in flight.
+   */
+  isExhausted(nowMs: number): boolean {
+    if (this.blockedUntil !== undefined && nowMs < this.blockedUntil) return true;
+    return this.remaining !== undefined && this.remaining - this.inFlight <= 0 && this.resetAt !== undefined;
   }
 
   /** Whether a wait of `delayBeforeSend` could be cut short by a response in flight. */
