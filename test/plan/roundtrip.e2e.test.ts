@@ -29,6 +29,33 @@ annotation_groups:
   - name: mon
     annotations: { "a/b": "1" }
     scopes: [PODS]
+alert_receivers:
+  - name: mail
+    type: EMAIL
+    description: On-call mailbox
+    send_resolved: true
+    to: oncall@example.com
+    from: alerts@example.com
+    smarthost: smtp.example.com:587
+    auth_username: alerts
+    auth_password: \${env:WH}
+    require_tls: true
+alert_rules:
+  - name: cluster-down
+    target:
+      cluster: production-cluster
+    condition:
+      kind: CUSTOM
+      promql: up == 0
+      operator: BELOW
+      threshold: 1
+      function: NONE
+    for_duration: PT2M
+    severity: CRITICAL
+    enabled: true
+    receivers: [mail]
+    presentation:
+      summary: Cluster is down
 webhooks:
   - target_url: https://x.example.com/h
     events: [DEPLOYMENT_STARTED]
@@ -100,6 +127,49 @@ projects:
               - key: A
                 value: "2"
                 override: true
+          - type: helm
+            name: from-git
+            source:
+              git_repository:
+                url: https://github.com/acme/charts.git
+                branch: main
+              chart_path: /charts/app
+            values_override:
+              set_string:
+                image.tag: "1.0"
+            arguments: []
+            auto_deploy: true
+          - type: container
+            name: web
+            registry: docker-hub
+            image_name: nginx
+            tag: "1.27"
+            cpu: 250
+            memory: 256
+            min_running_instances: 1
+            max_running_instances: 2
+            arguments: ["-g", "daemon off;"]
+            ports:
+              - internal_port: 80
+                external_port: 443
+                protocol: HTTP
+                publicly_accessible: true
+              - internal_port: 9090
+                publicly_accessible: false
+          - type: application
+            name: api
+            description: The API
+            git_repository:
+              url: https://github.com/acme/api.git
+              branch: main
+              root_path: /api
+            build_mode: DOCKER
+            dockerfile_path: Dockerfile
+            git_commit_id: 0123456789abcdef0123456789abcdef01234567
+            auto_deploy: false
+            ports:
+              - internal_port: 8080
+                publicly_accessible: true
           - type: database
             name: cache
             database_type: REDIS
@@ -131,7 +201,7 @@ projects:
     expect(p.code).toBe(2);
     expect(p.stdout).toContain('~ value: (sensitive value) -> (sensitive value)');
     expect(p.stdout).toContain('~ terraform_variables_source: (sensitive value) -> (sensitive value)');
-    expect(p.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy, 3 to deploy.');
+    expect(p.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy, 6 to deploy.');
     expect(p.stdout + p.stderr).not.toContain('rotated-DO-NOT-PRINT-3');
   });
 });
