@@ -151,3 +151,32 @@ describe('apply', () => {
     expect(Object.keys(h.emu.state.projects)).toHaveLength(0);
   });
 });
+
+describe('apply interrupted', () => {
+  it('stops scheduling on Ctrl-C, reports what was and was not done, exits 130, and the next run converges without duplicates', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ withWorker: true }) });
+    let interrupt!: () => void;
+    const interrupted = new Promise<void>((res) => (interrupt = res));
+    const r = await h.run(['apply', 'm', '--auto-approve', '--parallelism', '1', ...FAST], {
+      env: SECRET_ENV,
+      interrupted,
+      // Ctrl-C as soon as the first object exists.
+      onStdout: (s) => {
+        if (s.includes('Creation complete')) interrupt();
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stdout).toMatch(/not started +create +project\.e2e\/environment\.dev/);
+    expect(r.stdout).toContain('Apply interrupted:');
+    expect(Object.values(h.emu.state.projects)).toHaveLength(1);
+    expect(Object.values(h.emu.state.environments)).toHaveLength(0);
+
+    const again = await apply();
+    expect(again.code).toBe(0);
+    expect(Object.values(h.emu.state.projects).map((p) => p.name)).toEqual(['e2e']);
+    expect([...servicesByName(h).keys()].sort()).toEqual(['api', 'web', 'worker']);
+    expect(Object.values(h.emu.state.services)).toHaveLength(3);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+});

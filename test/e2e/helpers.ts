@@ -15,13 +15,21 @@ export interface RunResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  env?: Record<string, string>;
+  /** Resolving it is the user's Ctrl-C. */
+  interrupted?: Promise<void>;
+  /** Sees each chunk written to stdout as it is written. */
+  onStdout?: (chunk: string) => void;
+}
+
 export interface Harness {
   emu: RunningEmulator;
   dir: string;
   env: Record<string, string>;
   /** Writes files (path relative to the temp dir -> content). */
   write(files: Record<string, string>): void;
-  run(argv: string[], opts?: { env?: Record<string, string>; interrupted?: Promise<void> }): Promise<RunResult>;
+  run(argv: string[], opts?: RunOptions): Promise<RunResult>;
   close(): Promise<void>;
 }
 
@@ -49,7 +57,7 @@ export async function startHarness(opts: StartOptions = {}): Promise<Harness> {
       let stdout = '';
       let stderr = '';
       const io: CliIO = {
-        stdout: { write: (s: string) => ((stdout += s), true), isTTY: false },
+        stdout: { write: (s: string) => ((stdout += s), o.onStdout?.(s), true), isTTY: false },
         stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
         env: { ...env, ...(o.env ?? {}) },
         cwd: dir,
