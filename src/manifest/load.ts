@@ -117,12 +117,17 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const texts = new Map<string, FileText>();
   const parts: PartialFile[] = [];
   const secretRanges: SourceRange[] = [];
+  /** Some file could not be parsed or failed the schema: what it declares is unknown. */
+  let incomplete = false;
 
   for (const { file, text } of sources) {
     const parsed = parseYamlFile(text, file.display, limits);
     texts.set(file.display, { file, text, lineStarts: parsed.lineCounter.lineStarts });
     diagnostics.push(...parsed.diagnostics);
-    if (parsed.diagnostics.length > 0) continue;
+    if (parsed.diagnostics.length > 0) {
+      incomplete = true;
+      continue;
+    }
     if (parsed.value === undefined || parsed.value === null) {
       diagnostics.push(warning('manifest.empty-file', 'the file is empty', { detail: 'It declares nothing.', range: { file: file.display, start: { line: 1, col: 1 } } }));
       continue;
@@ -136,31 +141,36 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
           range: { file: file.display, start: { line: 1, col: 1 } },
         }),
       );
+      incomplete = true;
       continue;
     }
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
+    else incomplete = true;
   }
 
   let manifest: Manifest | undefined;
-  if (!hasErrors(diagnostics)) {
-    if (parts.length === 0 && sources.length > 0) {
-      diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
-    } else if (parts.length > 0) {
-      const merged = mergeManifestFiles(parts);
-      manifest = merged.manifest;
-      diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest), ...checkReferences(manifest, opts.references));
-      const resolved = resolveManifest(manifest, {
-        env: opts.env,
-        readFile: (ref, fromFile) => {
-          const from = texts.get(fromFile)?.file;
-          return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
-        },
-        refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
-      });
-      diagnostics.push(...resolved.diagnostics);
-    }
+  if (parts.length === 0 && sources.length > 0 && !hasErrors(diagnostics)) {
+    diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
+  } else if (parts.length > 0) {
+    // The files that passed the schema are checked further even when another one did not, so that
+    // one run shows every problem. Reference checks are the exception: a name declared in a broken
+    // file would be reported as missing.
+    const complete = !incomplete && !hasErrors(diagnostics);
+    const merged = mergeManifestFiles(parts);
+    manifest = merged.manifest;
+    diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
+    if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
+    const resolved = resolveManifest(manifest, {
+      env: opts.env,
+      readFile: (ref, fromFile) => {
+        const from = texts.get(fromFile)?.file;
+        return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
+      },
+      refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
+    });
+    diagnostics.push(...resolved.diagnostics);
   }
 
   const redactions = new Map<string, Redaction[]>();

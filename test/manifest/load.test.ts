@@ -144,3 +144,22 @@ describe('duplicates inside one scope', () => {
     expect(hasErrors(r.diagnostics)).toBe(true);
   });
 });
+
+describe('all problems at once', () => {
+  it('checks the valid files further when another file fails the schema', async () => {
+    const dir = tempTree({
+      'a.yaml': 'version: 1\nprojects:\n  - name: shop\n    descripton: typo\n',
+      'b.yaml': 'version: 1\nalert_receivers:\n  - {name: ops, type: SLACK, webhook_url: "${env:NOT_SET}"}\n  - {name: ops, type: SLACK, webhook_url: "${env:NOT_SET}"}\nalert_rules:\n  - {name: r, target: {cluster: c}, condition: {promql: up}, severity: LOW, receivers: [nobody]}\n',
+      'c.yaml': '# empty\n',
+    });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => `${d.range?.file}:${d.range?.start.line} ${d.code}`)).toEqual([
+      'a.yaml:4 schema.unknown-key',
+      'b.yaml:3 ref.env-missing',
+      'b.yaml:4 manifest.duplicate',
+      'b.yaml:4 ref.env-missing',
+      'c.yaml:1 manifest.empty-file',
+    ]);
+    // The unknown receiver is not reported: it could be declared in the broken file.
+  });
+});
