@@ -18,13 +18,20 @@ import { populate } from './populate.mjs';
 const { startEmulator } = await dist('emulator/server.js');
 
 const options = JSON.parse(process.argv[2] ?? '{}');
-const emu = await startEmulator({
-  latencyMs: 0,
-  rateLimit: options.rateLimit ?? 100_000_000,
-  rateWindowS: options.rateWindowS ?? 3600,
-  deployDurationMs: options.deployDurationMs ?? 3000,
-  logger: { info() {}, warn() {}, error: (m) => process.stderr.write(`emulator: ${m}\n`) },
-});
+const logger = { info() {}, warn() {}, error: (m) => process.stderr.write(`emulator: ${m}\n`) };
+/** The rate limiter is built once per app: populating happens without a limit, then the
+ * emulator restarts from the populated state with the limit the benchmark asked for. */
+const start = (limited, seed) =>
+  startEmulator({
+    latencyMs: 0,
+    rateLimit: limited ? (options.rateLimit ?? 100_000_000) : 100_000_000,
+    rateWindowS: limited ? (options.rateWindowS ?? 3600) : 3600,
+    deployDurationMs: options.deployDurationMs ?? 3000,
+    ...(seed ? { seed } : {}),
+    logger,
+  });
+let emu = await start(options.rateLimit === undefined);
+let limited = options.rateLimit === undefined;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 export function routeOf(method, url) {
@@ -38,7 +45,7 @@ function emptyStats() {
   return { total: 0, byRoute: {}, byStatus: {}, first: 0, last: 0 };
 }
 
-emu.app.server.on('request', (req, res) => {
+function count(req, res) {
   const t = Date.now();
   const route = routeOf(req.method, req.url);
   res.on('finish', () => {
@@ -49,7 +56,8 @@ emu.app.server.on('request', (req, res) => {
     stats.last = Date.now();
     if (log) log.push([t, Date.now() - t, route, res.statusCode]);
   });
-});
+}
+emu.app.server.on('request', count);
 
 process.on('message', async (msg) => {
   const reply = (body) => process.send({ id: msg.id, ...body });
@@ -58,6 +66,20 @@ process.on('message', async (msg) => {
       case 'populate': {
         const r = await populate(emu, msg.spec, { fingerprintKey: msg.fingerprintKey, deploy: msg.deploy !== false });
         reply({ ok: true, result: r });
+        break;
+      }
+      case 'limit': {
+        // Restart from the current state with the configured rate limit (same URL not kept).
+        if (!limited) {
+          const state = JSON.parse(JSON.stringify(emu.state));
+          const latency = emu.ctx.options.latencyMs;
+          await emu.close();
+          emu = await start(true, state);
+          emu.ctx.options.latencyMs = latency;
+          emu.app.server.on('request', count);
+          limited = true;
+        }
+        reply({ ok: true, result: { url: emu.url, tokens: emu.tokens } });
         break;
       }
       case 'set':

@@ -2,6 +2,7 @@
  * Parent side of emulator-proc.mjs: starts an emulator in a child process and talks to it.
  *
  *   const emu = await spawnEmulator({ rateLimit, rateWindowS, deployDurationMs });
+ *   (with rateLimit: the limit applies after `await emu.applyRateLimit()`, so populating is not limited)
  *   await emu.populate(spec, key); await emu.set({ latencyMs: 50 });
  *   const s = await emu.stats({ reset: true }); await emu.close();
  */
@@ -38,13 +39,20 @@ export async function spawnEmulator(options = {}) {
       child.send({ id, cmd, ...body });
     });
   let closed = false;
-  return {
+  const handle = {
     url: info.url,
     organizationId: info.organizationId,
     tokens: info.tokens,
     pid: child.pid,
     populate: (spec, fingerprintKey, opts = {}) => rpc('populate', { spec, fingerprintKey, ...opts }),
     set: (options) => rpc('set', { options }),
+    /** With a rateLimit option: restart from the populated state with that limit (new URL). */
+    async applyRateLimit() {
+      const r = await rpc('limit');
+      handle.url = r.url;
+      handle.tokens = r.tokens;
+      return r;
+    },
     stats: (opts = {}) => rpc('stats', opts),
     /** Starts recording (on: true) or stops; returns the log recorded so far. */
     log: (on) => rpc('log', { on }),
@@ -56,4 +64,5 @@ export async function spawnEmulator(options = {}) {
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+  return handle;
 }

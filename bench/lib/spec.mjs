@@ -216,3 +216,50 @@ export function writeManifest(spec, dir) {
     return file;
   });
 }
+
+/**
+ * The same manifest as a plain object (what the loader returns after resolving `${env:}`), for
+ * the pure-core benchmark, which measures graph + plan without YAML parsing. Secret values are
+ * given in clear with `secret: true` (the graph wraps them).
+ */
+export function manifestObject(spec) {
+  const vars = (list) =>
+    list.map((v) => (v.secretEnv ? { key: v.key, value: SECRET_ENV[v.secretEnv], secret: true } : { key: v.key, value: v.value }));
+  return {
+    version: 1,
+    projects: spec.projects.map((p) => ({
+      name: p.name,
+      description: p.description,
+      variables: vars(p.variables),
+      environments: p.environments.map((e) => ({
+        name: e.name,
+        mode: e.mode,
+        cluster: e.cluster,
+        variables: vars(e.variables),
+        deployment_stages: e.stages.map((st) => ({
+          name: st.name,
+          description: st.description,
+          services: e.services.filter((s) => s.stage === st.name).map((s) => s.name),
+        })),
+        services: e.services.map((s) => {
+          const base = { type: s.kind, name: s.name };
+          if (s.kind === 'application') {
+            const f = applicationFields(s.name);
+            Object.assign(base, { ...f, git_repository: { ...f.git_repository }, ports: f.ports.map((x) => ({ ...x })) });
+          } else {
+            Object.assign(base, containerFields(s.name));
+          }
+          base.variables = vars(s.variables);
+          return base;
+        }),
+      })),
+    })),
+  };
+}
+
+/** The first `projects` projects and, of each, the first `environments` environments. */
+export function subsetSpec(spec, { projects, environments }) {
+  return {
+    projects: spec.projects.slice(0, projects).map((p) => ({ ...p, environments: p.environments.slice(0, environments) })),
+  };
+}

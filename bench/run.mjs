@@ -1,0 +1,336 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: driftless against the per-resource read pattern of the Terraform provider, on
+ * the local emulator with injected latency, at growing organization sizes; writes the tables and
+ * the verdict on every target of issue 6 to BENCHMARKS.md (between the bench markers) and the raw
+ * figures to bench/results/latest.json.
+ *
+ *   node bench/run.mjs [--quick] [--runs N] [--sizes 1x1x10,1x3x30] [--deploy-ms 5000]
+ *                      [--latency 50] [--no-write] [--only plan,baseline,change,apply,core,ratelimit,emulator]
+ *
+ * --quick: sizes 1x1x10 and 1x3x30, one run each, small core sizes (development).
+ *
+ * Every driftless run is the real CLI (`driftless plan` / `driftless apply`) in a fresh process;
+ * the emulator runs in its own process (bench/lib/emulator-proc.mjs) and counts the requests it
+ * serves, so request counts do not rely on the client's own counter.
+ */
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { spawnEmulator } from './lib/emulator.mjs';
+import { orgSpec, parseSize, writeManifest, SECRET_ENV, STAGES, countResources } from './lib/spec.mjs';
+import { runNode, fmtS, log } from './lib/util.mjs';
+import { REPO_ROOT } from './lib/paths.mjs';
+import { analyseLog, requestBudget } from './lib/analyse.mjs';
+
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+const CLI = path.join(HERE, 'lib', 'cli.mjs');
+const BASELINE = path.join(HERE, 'baseline-provider.mjs');
+const CORE = path.join(HERE, 'core.mjs');
+const FINGERPRINT_KEY = 'driftless-bench-fingerprint-key';
+
+// ------------------------------------------------------------------------------------------------
+// Options
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(`--${n}`);
+const opt = (n, d) => {
+  const i = argv.indexOf(`--${n}`);
+  return i >= 0 ? argv[i + 1] : d;
+};
+const QUICK = flag('quick');
+const RUNS = Number(opt('runs', QUICK ? 1 : 3));
+const LATENCY = Number(opt('latency', 50));
+const DEPLOY_MS = Number(opt('deploy-ms', 5000));
+const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim());
+const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator')).split(','));
+const WRITE = !flag('no-write');
+/** Sizes whose baseline (minutes at 50 ms) runs once, whatever --runs says. */
+const BASELINE_ONCE_ABOVE = Number(opt('baseline-once-above', 1000));
+const APPLY_SIZES = (opt('apply-sizes', QUICK ? '1x1x10' : '1x1x10,1x3x30,1x1x100')).split(',');
+const RATE = { limit: 200, windowS: 20, size: QUICK ? '1x2x48' : '1x4x96' };
+/** Pure core: [label, emulator size it is read from, subset PxE]. */
+const CORE_CASES = QUICK
+  ? [['~1k resources', '1x3x30', '1x3']]
+  : [['10k resources', '1x10x100', '1x8'], ['50k resources', '5x10x100', '4x10']];
+
+const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'driftless-bench-'));
+const results = {
+  date: new Date().toISOString(),
+  command: `node bench/run.mjs ${argv.join(' ')}`.trim(),
+  machine: machine(),
+  options: { quick: QUICK, runs: RUNS, latencyMs: LATENCY, deployMs: DEPLOY_MS, sizes: SIZES },
+  sizes: [],
+  apply: [],
+  core: [],
+  rateLimit: undefined,
+  emulator: undefined,
+  errors: [],
+};
+
+function machine() {
+  const cpus = os.cpus();
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  } catch {}
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    commit,
+    loadAtStart: os.loadavg().map((x) => x.toFixed(1)).join(' '),
+  };
+}
+
+function baseEnv(emu, token) {
+  return {
+    ...process.env,
+    ...SECRET_ENV,
+    DRIFTLESS_API_URL: emu.url,
+    DRIFTLESS_API_TOKEN: token,
+    DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY,
+    NO_COLOR: '1',
+  };
+}
+
+const readCount = (stdout) => {
+  const m = /read with (\d+) API requests?/.exec(stdout);
+  return m ? Number(m[1]) : undefined;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Per size: no-op plan, provider baseline, one-variable change, core prep
+
+async function benchSize(label) {
+  const size = parseSize(label);
+  const spec = orgSpec(size);
+  const counts = countResources(spec);
+  const out = { label, size, counts, budget: requestBudget(size), plan: [], baseline: [], change: [] };
+  results.sizes.push(out);
+  log(`${label}: populating the emulator (${counts.services} services, ${counts.total} resources)`);
+  const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
+  try {
+    const pop = await emu.populate(spec, FINGERPRINT_KEY);
+    out.populate = { ms: pop.totalMs, requests: pop.requests };
+    log(`${label}: populated in ${fmtS(pop.totalMs)} (${pop.requests} API calls in-process)`);
+    const dir = path.join(tmpRoot, `manifest-${label}`);
+    writeManifest(spec, dir);
+    await emu.set({ latencyMs: LATENCY });
+    const readEnv = baseEnv(emu, emu.tokens.READ);
+
+    if (ONLY.has('plan')) {
+      for (let i = 0; i < RUNS; i++) {
+        await emu.stats({ reset: true });
+        const r = await runNode([CLI, 'plan', dir, '--detailed-exitcode'], { env: readEnv });
+        const s = await emu.stats({ reset: true });
+        out.plan.push({
+          wallMs: r.wallMs,
+          exit: r.code,
+          requests: s.total,
+          clientRequests: readCount(r.stdout),
+          serverSpanMs: s.last - s.first,
+          status: s.byStatus,
+          byRoute: s.byRoute,
+          noop: r.code === 0,
+          stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(0, 2000),
+        });
+        log(`${label}: plan ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, ${s.total} requests, exit ${r.code}`);
+      }
+    }
+
+    if (ONLY.has('baseline')) {
+      const n = counts.services > BASELINE_ONCE_ABOVE ? 1 : RUNS;
+      for (let i = 0; i < n; i++) {
+        await emu.stats({ reset: true });
+        const r = await runNode([BASELINE], { env: readEnv });
+        const s = await emu.stats({ reset: true });
+        if (!r.json) throw new Error(`baseline failed: ${r.stderr.slice(0, 500)}`);
+        out.baseline.push({
+          wallMs: r.json.wallMs,
+          requests: r.json.requests,
+          serverRequests: s.total - r.json.discoveryRequests,
+          notServed: r.json.notServed,
+          failed: r.json.failed,
+          byKind: r.json.byKind,
+          parallelism: r.json.parallelism,
+        });
+        log(`${label}: baseline ${i + 1}/${n}: ${fmtS(r.json.wallMs)}, ${r.json.requests} requests`);
+      }
+    }
+
+    for (const [clabel, from, subset] of CORE_CASES) {
+      if (!ONLY.has('core') || from !== label) continue;
+      await emu.set({ latencyMs: 0 });
+      const file = path.join(tmpRoot, `core-${subset}.json`);
+      const r = await runNode([CORE, 'prep', '--size', label, '--subset', subset, '--out', file], { env: readEnv });
+      if (r.code !== 0) results.errors.push(`core prep ${clabel}: ${r.stderr.slice(0, 500)}`);
+      else results.core.push({ label: clabel, file, from, subset, prep: r.json, runs: [] });
+      await emu.set({ latencyMs: LATENCY });
+    }
+
+    if (ONLY.has('change')) {
+      const n = counts.services > BASELINE_ONCE_ABOVE ? 1 : RUNS;
+      const adminEnv = baseEnv(emu, emu.tokens.ADMIN);
+      for (let i = 0; i < n; i++) {
+        const cdir = path.join(tmpRoot, `manifest-${label}-change-${i}`);
+        writeManifest(orgSpec(size, { changed: `c${i + 1}` }), cdir);
+        await emu.stats({ reset: true });
+        await emu.log(true);
+        const r = await runNode([CLI, 'apply', cdir, '--auto-approve'], { env: adminEnv });
+        const entries = await emu.log(false);
+        await emu.stats({ reset: true });
+        out.change.push({ wallMs: r.wallMs, exit: r.code, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
+        log(`${label}: one-variable change ${i + 1}/${n}: ${fmtS(r.wallMs)}, exit ${r.code}`);
+        rmSync(cdir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await emu.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Apply from an empty organization
+
+async function benchApply(label) {
+  const size = parseSize(label);
+  const spec = orgSpec(size);
+  const dir = path.join(tmpRoot, `manifest-apply-${label}`);
+  writeManifest(spec, dir);
+  const out = { label, size, counts: countResources(spec), deployMs: DEPLOY_MS, stages: STAGES.length, criticalPathMs: STAGES.length * DEPLOY_MS, runs: [] };
+  results.apply.push(out);
+  for (let i = 0; i < RUNS; i++) {
+    const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
+    try {
+      await emu.set({ latencyMs: LATENCY });
+      await emu.log(true);
+      const r = await runNode([CLI, 'apply', dir, '--auto-approve'], { env: baseEnv(emu, emu.tokens.ADMIN) });
+      const entries = await emu.log(false);
+      const summary = await emu.summary();
+      out.runs.push({ wallMs: r.wallMs, exit: r.code, deployed: summary.deployed, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
+      log(`apply ${label} ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, exit ${r.code}, ${summary.deployed}/${summary.services} deployed`);
+    } finally {
+      await emu.close();
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Pure core
+
+async function benchCore() {
+  for (const c of results.core) {
+    for (let i = 0; i < RUNS; i++) {
+      const r = await runNode(['--expose-gc', CORE, 'measure', c.file]);
+      if (!r.json) {
+        results.errors.push(`core ${c.label}: ${r.stderr.slice(0, 500)}`);
+        break;
+      }
+      c.runs.push(r.json);
+      log(`core ${c.label} ${i + 1}/${RUNS}: ${r.json.resources} resources, ${r.json.total_cpu_ms} ms CPU, peak RSS ${r.json.peak_rss_mb} MB`);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Rate limit: a plan that needs about twice the window's budget
+
+async function benchRateLimit() {
+  const size = parseSize(RATE.size);
+  const spec = orgSpec(size);
+  const dir = path.join(tmpRoot, 'manifest-ratelimit');
+  writeManifest(spec, dir);
+  const emu = await spawnEmulator({ rateLimit: RATE.limit, rateWindowS: RATE.windowS, deployDurationMs: DEPLOY_MS });
+  const out = { ...RATE, needed: requestBudget(size), runs: [] };
+  results.rateLimit = out;
+  try {
+    await emu.populate(spec, FINGERPRINT_KEY);
+    await emu.applyRateLimit();
+    await emu.set({ latencyMs: LATENCY });
+    const n = Math.min(RUNS, 3);
+    for (let i = 0; i < n; i++) {
+      await emu.stats({ reset: true });
+      const r = await runNode([CLI, 'plan', dir, '--detailed-exitcode'], { env: baseEnv(emu, emu.tokens.READ) });
+      const s = await emu.stats({ reset: true });
+      const waitLines = r.stderr.split('\n').filter((l) => /rate limit/i.test(l));
+      out.runs.push({ wallMs: r.wallMs, exit: r.code, requests: s.total, status429: s.byStatus['429'] ?? 0, waitLines, clientRequests: readCount(r.stdout) });
+      log(`rate limit ${i + 1}/${n}: ${fmtS(r.wallMs)}, ${s.total} requests, ${s.byStatus['429'] ?? 0} × 429, exit ${r.code}`);
+    }
+  } finally {
+    await emu.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Emulator throughput (issue 2): bench/emulator-throughput.mjs prints its own table
+
+async function benchEmulator() {
+  const script = path.join(HERE, 'emulator-throughput.mjs');
+  if (!existsSync(script)) {
+    results.emulator = { missing: true };
+    return;
+  }
+  const r = await runNode([script, ...(QUICK ? ['--quick'] : [])]);
+  results.emulator = { exit: r.code, stdout: r.stdout, json: r.json, stderr: r.code === 0 ? undefined : r.stderr.slice(-1000) };
+}
+
+// ------------------------------------------------------------------------------------------------
+
+async function main() {
+  log(`driftless benchmark: ${results.command} (${results.machine.cpu}, ${results.machine.cores} cores, Node ${results.machine.node})`);
+  const t0 = Date.now();
+  const step = async (name, fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      results.errors.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+      log(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  if (ONLY.has('emulator')) await step('emulator throughput', benchEmulator);
+  for (const s of SIZES) await step(`size ${s}`, () => benchSize(s));
+  if (ONLY.has('core')) await step('core', benchCore);
+  if (ONLY.has('apply')) for (const s of APPLY_SIZES) await step(`apply ${s}`, () => benchApply(s));
+  if (ONLY.has('ratelimit')) await step('rate limit', benchRateLimit);
+  results.durationS = Math.round((Date.now() - t0) / 1000);
+  results.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+  for (const c of results.core) delete c.file;
+
+  const { renderReport, evaluateTargets } = await import('./lib/report.mjs');
+  results.targets = evaluateTargets(results);
+  const md = renderReport(results);
+  process.stdout.write(md + '\n');
+  if (WRITE) {
+    mkdirSync(path.join(HERE, 'results'), { recursive: true });
+    writeFileSync(path.join(HERE, 'results', QUICK ? 'quick.json' : 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+    if (!QUICK) writeReport(md);
+  }
+  rmSync(tmpRoot, { recursive: true, force: true });
+  log(`done in ${results.durationS} s`);
+}
+
+const BEGIN = '<!-- bench:begin (generated by `npm run bench`; edit outside these markers) -->';
+const END = '<!-- bench:end -->';
+
+function writeReport(md) {
+  const file = path.join(REPO_ROOT, 'BENCHMARKS.md');
+  const block = `${BEGIN}\n${md}\n${END}`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n' + block + '\n';
+  const a = text.indexOf(BEGIN);
+  const b = text.indexOf(END);
+  if (a >= 0 && b > a) text = text.slice(0, a) + block + text.slice(b + END.length);
+  else if (!text.includes(block)) text = text.trimEnd() + '\n\n' + block + '\n';
+  writeFileSync(file, text);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => {
+    log(`benchmark failed: ${e instanceof Error ? e.stack : String(e)}`);
+    rmSync(tmpRoot, { recursive: true, force: true });
+    process.exitCode = 1;
+  });
+}
