@@ -137,10 +137,11 @@ export function isTerminal(state: string): boolean {
 }
 
 /**
- * Runs an operation in the background: advances it now, persists it, and re-arms a timer until it
- * is finished. Used for new operations and for those resumed after a restart.
+ * Runs an operation in the background: advances it to `now`, persists it, and re-arms a timer until
+ * it is finished. Used for new operations (with `now` = their start, so that the answer to the
+ * request always shows the first state) and for those resumed after a restart.
  */
-export function drive(ctx: EmulatorContext, opId: string, fx: OperationEffects): void {
+export function drive(ctx: EmulatorContext, opId: string, fx: OperationEffects, now: number = ctx.clock.now().getTime()): void {
   const op = ctx.state.operations[opId] as Operation | undefined;
   if (!op) return;
   const copy = structuredClone(op) as Operation;
@@ -150,7 +151,7 @@ export function drive(ctx: EmulatorContext, opId: string, fx: OperationEffects):
     onCanceled: (o, s, at) => ((moved = true), fx.onCanceled(o, s, at)),
     onFinished: (o, at) => fx.onFinished(o, at),
   };
-  const next = advance(copy, ctx.clock.now().getTime(), counting);
+  const next = advance(copy, now, counting);
   if (next === undefined) {
     delete ctx.state.operations[opId];
   } else {

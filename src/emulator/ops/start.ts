@@ -131,6 +131,6 @@ export function startOperation(ctx: EmulatorContext, req: OperationRequest): Ope
   const fx = operationEffects(ctx);
   // Services of later stages are queued now; they start when their stage does.
   for (const st of stages.slice(1)) for (const id of st.service_ids) fx.onQueued(op, services[id], now);
-  drive(ctx, op.id, fx);
+  drive(ctx, op.id, fx, now);
   return op;
 }
