@@ -19,6 +19,7 @@ import { RateLimiter } from './rate-limit.js';
 import { decideFault, seededRandom, type Fault } from './faults.js';
 import { initializers, routePlugins } from './routes/index.js';
 import { checkPageParams, paginate } from './pagination.js';
+import { projector } from './projector.js';
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -63,6 +64,12 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     let v = validators.get(key);
     if (!v) validators.set(key, (v = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema)));
     return v;
+  });
+
+  // Responses keep exactly the fields their schema declares (see projector.ts).
+  app.setSerializerCompiler(({ schema }) => {
+    const project = projector(schema as Record<string, unknown>);
+    return (data) => JSON.stringify(project(data));
   });
 
   // JSON bodies: an empty body is "no body" (clients send Content-Type on bodiless POSTs), a
