@@ -1,0 +1,216 @@
+/**
+ * Webhook delivery (seed section 6) against a loopback receiver: deployment events reach the
+ * subscribed, enabled webhooks, signed when they have a secret; non-2xx answers are retried with
+ * backoff a bounded number of times; deliveries are recorded and listable; a slow receiver never
+ * blocks the API.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { verifySignature, webhookDispatcher } from '../../src/emulator/webhooks/index.js';
+import { startClient, type Client } from './helpers.js';
+import { createApp, createEnvironment, settle, sleep } from './ops-helpers.js';
+
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  raw: string;
+  body: any;
+}
+
+/** A loopback HTTP receiver whose answers the test decides. */
+class Receiver {
+  readonly received: Received[] = [];
+  handler: (r: Received, res: ServerResponse) => void = (_r, res) => res.writeHead(200).end('ok');
+  #server: Server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => (raw += d));
+    req.on('end', () => {
+      const r: Received = { path: req.url ?? '/', headers: req.headers, raw, body: JSON.parse(raw) };
+      this.received.push(r);
+      this.handler(r, res);
+    });
+  });
+  url = '';
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+let c: Client;
+let rx: Receiver;
+let envId: string;
+let projectId: string;
+const SECRET = 'whsec_test_0123456789';
+
+beforeAll(async () => {
+  c = await startClient({ deployDurationMs: 40, failDeployGlob: 'broken-*' });
+  rx = new Receiver();
+  await rx.start();
+  webhookDispatcher(c.em.ctx).config = { maxAttempts: 4, baseDelayMs: 10, timeoutMs: 2000 };
+  projectId = (await c.post(`/organization/${c.em.organizationId}/project`, { name: 'hooks' })).body.id;
+  envId = (await createEnvironment(c, projectId, 'prod')).id;
+});
+afterEach(() => {
+  rx.handler = (_r, res) => res.writeHead(200).end('ok');
+});
+afterAll(async () => {
+  await c.em.close();
+  await rx.close();
+});
+
+async function webhook(body: Record<string, unknown>): Promise<any> {
+  const r = await c.post(`/organization/${c.em.organizationId}/webhook`, body);
+  expect(r.status).toBe(201);
+  return r.body;
+}
+
+async function deliveries(webhookId: string): Promise<any[]> {
+  const r = await c.get(`/organization/${c.em.organizationId}/webhook/${webhookId}/event`);
+  expect(r.status).toBe(200);
+  return r.body.results;
+}
+
+/** Waits until every recorded delivery is DELIVERED or FAILED (deadline guards against a hang only). */
+async function deliveriesSettled(): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (Object.values(c.em.state.webhookDeliveries).some((d) => d.status === 'PENDING')) {
+    if (Date.now() > end) throw new Error('deliveries still pending');
+    await sleep(5);
+  }
+}
+
+async function deploy(name: string): Promise<string> {
+  const app = await createApp(c, envId, name);
+  expect((await c.post(`/application/${app.id}/deploy`, {})).status).toBe(202);
+  await settle(c);
+  await deliveriesSettled();
+  return app.id;
+}
+
+describe('webhook delivery', () => {
+  test('start and success reach every enabled, subscribed webhook, signed with its secret', async () => {
+    const all = await webhook({ target_url: `${rx.url}/all`, target_secret: SECRET, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_FAILED'] });
+    const off = await webhook({ target_url: `${rx.url}/off`, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED'], enabled: false });
+    const failuresOnly = await webhook({ target_url: `${rx.url}/failures`, events: ['DEPLOYMENT_FAILED'] });
+    const otherProjects = await webhook({ target_url: `${rx.url}/filtered`, events: ['DEPLOYMENT_STARTED'], project_names_filter: ['billing-*'] });
+
+    const appId = await deploy('api');
+    const got = rx.at('/all').filter((r) => r.body.payload.application_id === appId);
+    expect(got.map((r) => r.body.event_type)).toEqual(['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED']);
+    for (const r of got) {
+      expect(r.body.payload).toMatchObject({ application_id: appId, service_type: 'APPLICATION', service_name: 'api', environment_id: envId, project_id: projectId });
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['qovery-event']).toBe(r.body.event_type);
+      expect(verifySignature(SECRET, r.raw, r.headers['qovery-signature'] as string)).toBe(true);
+      expect(verifySignature('wrong-secret', r.raw, r.headers['qovery-signature'] as string)).toBe(false);
+      expect(r.raw).not.toContain(SECRET);
+    }
+    expect(rx.at('/off')).toHaveLength(0);
+    expect(rx.at('/failures')).toHaveLength(0);
+    expect(rx.at('/filtered')).toHaveLength(0);
+
+    const log = await deliveries(all.id);
+    expect(log.map((d) => d.matched_event)).toEqual(['DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_STARTED']);
+    for (const d of log) {
+      expect(d).toMatchObject({ kind: 'STANDARD', target_url_used: `${rx.url}/all`, target_response_status_code: 200, status: 'DELIVERED', attempts: 1 });
+      expect(d.request.payload.application_id).toBe(appId);
+    }
+    expect(JSON.stringify(log)).not.toContain(SECRET);
+    expect(await deliveries(off.id)).toEqual([]);
+    expect(await deliveries(failuresOnly.id)).toEqual([]);
+    expect(await deliveries(otherProjects.id)).toEqual([]);
+    expect((await c.get(`/organization/${c.em.organizationId}/webhook/00000000-0000-4000-8000-000000000000/event`)).status).toBe(404);
+    for (const w of [all, off, failuresOnly, otherProjects]) await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('a failed deployment sends DEPLOYMENT_FAILED; a webhook without a secret sends no signature', async () => {
+    const w = await webhook({ target_url: `${rx.url}/failed`, events: ['DEPLOYMENT_FAILED'] });
+    const appId = await deploy('broken-api');
+    const got = rx.at('/failed');
+    expect(got).toHaveLength(1);
+    expect(got[0].body).toMatchObject({ event_type: 'DEPLOYMENT_FAILED', payload: { application_id: appId } });
+    expect(got[0].headers['qovery-signature']).toBeUndefined();
+    await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('non-2xx answers are retried with backoff until acknowledged', async () => {
+    const w = await webhook({ target_url: `${rx.url}/flaky`, events: ['DEPLOYMENT_SUCCEEDED'] });
+    let calls = 0;
+    rx.handler = (_r, res) => {
+      calls += 1;
+      if (calls <= 2) res.writeHead(503).end('try later');
+      else res.writeHead(204).end();
+    };
+    await deploy('retried');
+    expect(rx.at('/flaky')).toHaveLength(3);
+    const [d] = await deliveries(w.id);
+    expect(d).toMatchObject({ status: 'DELIVERED', attempts: 3, target_response_status_code: 204, next_attempt_at: null });
+    // The same delivery each time: one id, one body.
+    const ids = new Set(rx.at('/flaky').map((r) => r.headers['qovery-delivery']));
+    expect(ids.size).toBe(1);
+    expect(new Set(rx.at('/flaky').map((r) => r.raw)).size).toBe(1);
+    await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('retries are bounded: a receiver that keeps failing gets maxAttempts requests, then the delivery is FAILED', async () => {
+    const w = await webhook({ target_url: `${rx.url}/down`, events: ['DEPLOYMENT_STARTED'] });
+    rx.handler = (_r, res) => res.writeHead(500).end('boom');
+    await deploy('never-acked');
+    expect(rx.at('/down')).toHaveLength(4);
+    const [d] = await deliveries(w.id);
+    expect(d).toMatchObject({ status: 'FAILED', attempts: 4, target_response_status_code: 500, target_response_body: 'boom' });
+    await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('an unreachable receiver is recorded as a failure with no status code', async () => {
+    const closed = new Receiver();
+    await closed.start();
+    const url = `${closed.url}/gone`;
+    await closed.close();
+    const w = await webhook({ target_url: url, events: ['DEPLOYMENT_STARTED'] });
+    await deploy('unreachable');
+    const [d] = await deliveries(w.id);
+    expect(d).toMatchObject({ status: 'FAILED', attempts: 4, target_response_status_code: 0, target_response_body: 'connection refused' });
+    await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('a receiver that does not answer never blocks the API; the attempt times out and is retried', async () => {
+    webhookDispatcher(c.em.ctx).config = { maxAttempts: 2, baseDelayMs: 10, timeoutMs: 150 };
+    const held: ServerResponse[] = [];
+    rx.handler = (_r, res) => {
+      held.push(res);
+    };
+    const w = await webhook({ target_url: `${rx.url}/slow`, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED'] });
+    try {
+      const app = await createApp(c, envId, 'slow-receiver');
+      expect((await c.post(`/application/${app.id}/deploy`, {})).status).toBe(202);
+      // While the receiver sits on the STARTED delivery, the deployment completes and the API answers.
+      await settle(c);
+      expect((await c.get(`/application/${app.id}/status`)).body.state).toBe('DEPLOYED');
+      expect(rx.at('/slow').length).toBeGreaterThan(0);
+      expect(held.length).toBeGreaterThan(0);
+      await deliveriesSettled();
+      const log = await deliveries(w.id);
+      expect(log).toHaveLength(2);
+      for (const d of log) expect(d).toMatchObject({ status: 'FAILED', attempts: 2, target_response_status_code: 0 });
+      expect(log[0].target_response_body).toMatch(/timeout/);
+    } finally {
+      for (const res of held) res.destroy();
+      webhookDispatcher(c.em.ctx).config = { maxAttempts: 4, baseDelayMs: 10, timeoutMs: 2000 };
+      await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+    }
+  });
+});
