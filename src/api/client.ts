@@ -18,7 +18,7 @@ import { ConcurrencyQueue } from './queue.js';
 import { RateLimitBudget, parseRateLimitHeaders, parseRetryAfter, type RateLimitSnapshot } from './rate-limit.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { RequestCounter, type RequestStats } from './stats.js';
-import { fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
+import { endpointTemplate, fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
 import { scrub, serialiseBody } from './redact.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -152,7 +152,10 @@ class HttpApiClient implements ApiClient {
     if (typeof o.token !== 'string' || o.token.trim() === '') {
       throw new Error('no API token: set DRIFTLESS_API_TOKEN');
     }
-    if (/[\r\n]/.test(o.token)) throw new Error('the API token contains a line break: check DRIFTLESS_API_TOKEN');
+    if (!/^[\x21-\x7e]+$/.test(o.token.trim())) {
+      // An HTTP header carries visible ASCII only; say so without echoing the token.
+      throw new Error('the API token contains spaces, line breaks or non-ASCII characters: check DRIFTLESS_API_TOKEN');
+    }
     this.baseUrl = normaliseBaseUrl(o.baseUrl);
     this.parallelism = o.parallelism ?? 8;
     this.#queue = new ConcurrencyQueue(this.parallelism);
@@ -233,6 +236,7 @@ class HttpApiClient implements ApiClient {
     const body = opts.body === undefined ? undefined : serialiseBody(opts.body);
     const secrets = body ? [...this.#forbidden, ...body.secrets] : this.#forbidden;
     const retryable = opts.retry ?? IDEMPOTENT.has(method);
+    const endpoint = endpointTemplate(pathTemplate);
     const headers: Record<string, string> = {
       authorization: this.#authorization,
       accept: 'application/json',
@@ -251,7 +255,7 @@ class HttpApiClient implements ApiClient {
       let rateLimited = 0;
       for (let attempt = 1; ; attempt++) {
         await this.#reserveBudget(method, path);
-        this.#counter.recordSend(method, pathTemplate, attempt > 1);
+        this.#counter.recordSend(method, endpoint, attempt > 1);
         this.#emit({ type: 'request', method, path, attempt });
         const started = this.#now();
         const outcome = await this.#attempt(url, method, headers, body?.json, opts.timeoutMs ?? this.#timeoutMs);

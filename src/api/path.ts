@@ -44,3 +44,18 @@ export function normaliseBaseUrl(baseUrl: string): string {
   if (url.search || url.hash) throw new Error(`invalid API URL "${baseUrl}": it must not have a query string or fragment`);
   return url.toString().replace(/\/+$/, '');
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The endpoint a request counts under: the template when the caller gave one, else the path with
+ * its UUID segments replaced by `{id}` (callers that pass ready-made paths still get per-endpoint
+ * counts, e.g. `GET /environment/{id}/services`).
+ */
+export function endpointTemplate(pathOrTemplate: string): string {
+  if (pathOrTemplate.includes('{')) return pathOrTemplate;
+  return pathOrTemplate
+    .split('/')
+    .map((seg) => (UUID.test(seg) ? '{id}' : seg))
+    .join('/');
+}

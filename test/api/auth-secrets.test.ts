@@ -105,3 +105,23 @@ describe('secret hygiene', () => {
     expect(everything).not.toContain('CANARY');
   });
 });
+
+describe('token validation', () => {
+  it('refuses a token that cannot travel in a header, without echoing it', () => {
+    for (const bad of ['tok en-CANARY', 'tok\nCANARY', 'tökCANARY']) {
+      let message = '';
+      try {
+        createApiClient({ baseUrl: BASE, token: bad });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toBe('the API token contains spaces, line breaks or non-ASCII characters: check DRIFTLESS_API_TOKEN');
+    }
+  });
+
+  it('trims surrounding whitespace (a trailing newline from a file or a secret store)', async () => {
+    const scope = nock(BASE).get('/organization').matchHeader('authorization', 'Token qov_abc').reply(200, {});
+    await createApiClient({ baseUrl: BASE, token: '  qov_abc\n' }).get('/organization');
+    expect(scope.isDone()).toBe(true);
+  });
+});

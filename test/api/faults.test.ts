@@ -38,6 +38,24 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected the call to fail');
 }
 
+describe('request counting', () => {
+  it('counts per endpoint, with UUIDs of ready-made paths folded into {id}', async () => {
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    nock(BASE).get(`/environment/${id}/services`).times(2).reply(200, { results: [] }).get('/organization').reply(200, {});
+    const { c } = client();
+    await c.get(`/environment/${id}/services`);
+    await c.get('/environment/{environmentId}/services', { params: { environmentId: id } });
+    await c.get('/organization');
+    expect(c.stats()).toMatchObject({
+      total: 3,
+      byMethod: { GET: 3 },
+      byEndpoint: { 'GET /environment/{id}/services': 1, 'GET /environment/{environmentId}/services': 1, 'GET /organization': 1 },
+    });
+    c.resetStats();
+    expect(c.stats().total).toBe(0);
+  });
+});
+
 describe('interception is real', () => {
   it('nock sees the request the client sends', async () => {
     const scope = nock(BASE).get('/organization').reply(200, { results: [] });
