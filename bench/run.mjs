@@ -45,7 +45,7 @@ const LATENCY = Number(opt('latency', 50));
 const DEPLOY_MS = Number(opt('deploy-ms', 5000));
 const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim());
 const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator')).split(','));
-const WRITE = !flag('no-write');
+const WRITE = !flag('no-write') && !QUICK; // --quick is for development: it writes nothing
 /** Sizes whose baseline (minutes at 50 ms) runs once, whatever --runs says. */
 const BASELINE_ONCE_ABOVE = Number(opt('baseline-once-above', 1000));
 const APPLY_SIZES = (opt('apply-sizes', QUICK ? '1x1x10' : '1x1x10,1x3x30,1x1x100')).split(',');
@@ -274,7 +274,7 @@ async function benchEmulator() {
     results.emulator = { missing: true };
     return;
   }
-  const r = await runNode([script, ...(QUICK ? ['--quick'] : [])]);
+  const r = await runNode([script, ...(QUICK ? ['--seconds', '1'] : [])]);
   results.emulator = { exit: r.code, stdout: r.stdout, json: r.json, stderr: r.code === 0 ? undefined : r.stderr.slice(-1000) };
 }
 

@@ -7,7 +7,7 @@
 import { error } from '../diag/diagnostic.js';
 import type { VariableSpec } from '../manifest/types.js';
 import { sourceOf } from '../manifest/types.js';
-import type { Address, DesiredResource } from '../model/resource.js';
+import type { DesiredResource } from '../model/resource.js';
 import { addressOf } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
 import { VARIABLE_SCOPE_OF_KIND, desc, put } from './attrs.js';
@@ -141,4 +141,3 @@ function scopeChain(b: GraphBuilder, scope: DesiredResource): DesiredResource[] 
   return chain;
 }
 
-export type { Address };

@@ -85,7 +85,7 @@ function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => 
   if (label === 'create' || (label === 'replace' && c.fields.length === 0)) {
     for (const [k, v] of Object.entries(c.after ?? {})) lines.push(...renderAssignment(k, v, colour));
   } else {
-    for (const f of c.fields) lines.push(...renderField(f, label, colour, p));
+    for (const f of c.fields) lines.push(...renderField(f, colour, p));
   }
   if (c.deploy) {
     const pins = [c.deploy.git_commit_id ? `commit ${c.deploy.git_commit_id}` : '', c.deploy.image_tag ? `tag ${c.deploy.image_tag}` : ''].filter(Boolean).join(', ');
@@ -101,7 +101,7 @@ function renderAssignment(k: string, v: unknown, colour: (l: ChangeLabel, s: str
   return [`      ${colour('create', '+')} ${escapeControl(k)} = ${escapeControl(formatValue(v))}`];
 }
 
-function renderField(f: FieldChange, label: ChangeLabel, colour: (l: ChangeLabel, s: string) => string, p: Palette): string[] {
+function renderField(f: FieldChange, colour: (l: ChangeLabel, s: string) => string, p: Palette): string[] {
   const mark = colour('update', '~');
   const forces = f.forces_replace ? p.red(' # forces replacement') : '';
   const name = escapeControl(f.field);
@@ -119,6 +119,5 @@ function renderField(f: FieldChange, label: ChangeLabel, colour: (l: ChangeLabel
     }
     return lines;
   }
-  void label;
   return [`      ${mark} ${name}: ${escapeControl(formatValue(f.before))} -> ${escapeControl(formatValue(f.after))}${forces}`];
 }

@@ -124,7 +124,6 @@ export function fullManifest(): Manifest {
 }
 
 const T = '2026-11-01T10:00:00Z';
-let counter = 0;
 export function id(name: string): string {
   return `id-${name}`;
 }
@@ -135,8 +134,6 @@ function fp(v: string): string {
 
 /** What the API would return for the objects of fullManifest(), once applied by driftless. */
 export function apiRecords() {
-  counter++;
-  const group = (n: string) => ({ id: id(`group-${n}`), name: n });
   const organization: ApiRecord = { id: 'org-1', name: 'Acme', description: 'The shop organization', plan: 'TEAM_2025', created_at: T, updated_at: T };
   const clusters: ApiRecord[] = [
     { id: id('production-cluster'), name: 'production-cluster', region: 'eu-west-3', cloud_provider: 'AWS', version: '1.30', created_at: T },

@@ -1,0 +1,114 @@
+/**
+ * The benchmark's own correctness (not a benchmark: the smallest sizes, no latency):
+ * - the generator builds what it says, and driftless's plan of its manifest is a no-op within the
+ *   request budget;
+ * - the provider baseline issues exactly the reads it claims, as counted by the server;
+ * - the request-log analysis and the budget formula.
+ * The bench modules are plain ESM (bench/lib/*.mjs) that load the compiled driftless from dist/
+ * (`npm test` builds first).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { runPlan } from '../../src/cli/run-plan.js';
+
+const bench = (rel: string): Promise<any> => import(new URL(`../../bench/${rel}`, import.meta.url).href);
+
+const KEY = 'test-fingerprint-key';
+let emu: RunningEmulator;
+let dir: string;
+let served: string[] = [];
+const SIZE = { projects: 1, environments: 2, services: 4 };
+
+beforeAll(async () => {
+  emu = await startEmulator({ rateLimit: 1_000_000 });
+  emu.app.server.on('request', (req: { method?: string; url?: string }) => served.push(`${req.method} ${req.url}`));
+  dir = mkdtempSync(join(tmpdir(), 'driftless-bench-test-'));
+});
+
+afterAll(async () => {
+  await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bench generator', () => {
+  it('creates the organization it describes, deployed, and a manifest whose plan is a no-op within the budget', async () => {
+    const spec = await bench('lib/spec.mjs');
+    const { populate } = await bench('lib/populate.mjs');
+    const { requestBudget } = await bench('lib/analyse.mjs');
+    const org = spec.orgSpec(SIZE);
+    const counts = spec.countResources(org);
+    expect(counts).toMatchObject({ projects: 1, environments: 2, services: 8, stages: 6 });
+    expect(counts.variables).toBe(3 + 2 * 2 + 8 * (spec.VARS_PER_SERVICE + spec.SECRETS_PER_SERVICE));
+
+    await populate(emu, org, { fingerprintKey: KEY });
+    const s = emu.state;
+    expect(Object.keys(s.projects)).toHaveLength(1);
+    expect(Object.keys(s.environments)).toHaveLength(2);
+    const services = Object.values(s.services);
+    expect(services).toHaveLength(8);
+    expect(services.filter((x) => x.service_type === 'APPLICATION')).toHaveLength(4);
+    const own = Object.values(s.variables).filter((v) => v.scope !== 'BUILT_IN');
+    expect(own).toHaveLength(counts.variables);
+    expect(own.filter((v) => v.is_secret)).toHaveLength(1 + 8 * spec.SECRETS_PER_SERVICE);
+    expect(Object.values(s.serviceStatuses).every((x) => x.state === 'DEPLOYED')).toBe(true);
+    // Every service sits in the stage the spec gives it.
+    for (const e of org.projects[0].environments) {
+      for (const svc of e.services) {
+        const rec = services.find((x) => x.name === svc.name && s.environments[x.environment.id]?.name === e.name)!;
+        const stage = Object.values(s.deploymentStages).find((st) => st.services.some((m: { service_id: string }) => m.service_id === rec.id))!;
+        expect(stage.name).toBe(svc.stage);
+      }
+    }
+
+    spec.writeManifest(org, dir);
+    const env = { ...process.env, ...spec.SECRET_ENV, DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: KEY };
+    served = [];
+    const r = await runPlan([dir], {}, { env, cwd: dir });
+    await r.session?.close();
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(r.plan!.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
+    expect(served.length).toBe(r.requestCount);
+    expect(r.requestCount).toBeLessThanOrEqual(requestBudget(SIZE));
+  });
+
+  it('the provider baseline issues exactly the reads it claims (counted by the server)', async () => {
+    const { runBaseline, readsOf } = await bench('baseline-provider.mjs');
+    served = [];
+    const res = await runBaseline({ url: emu.url, token: emu.tokens.READ, parallelism: 4 });
+    // PRIOR-ART section 4: application 9, container 10, environment 5, project 3, stage 1.
+    expect(readsOf('application', 'x')).toHaveLength(9);
+    expect(readsOf('container', 'x')).toHaveLength(10);
+    expect(readsOf('environment', 'x')).toHaveLength(5);
+    expect(readsOf('project', 'x')).toHaveLength(3);
+    expect(readsOf('deployment_stage', 'x')).toHaveLength(1);
+    expect(readsOf('container', 'x', 'six')).toHaveLength(6);
+    const stages = Object.keys(emu.state.deploymentStages).length; // 3 per environment + the platform's DEFAULT
+    const expected = 3 + 2 * 5 + stages + 4 * 9 + 4 * 10;
+    expect(res.requests).toBe(expected);
+    expect(served.length).toBe(expected + res.discoveryRequests);
+    expect(res.failed).toBe(0);
+  });
+});
+
+describe('bench analysis', () => {
+  it('budget formula of issue 6', async () => {
+    const { requestBudget } = await bench('lib/analyse.mjs');
+    expect(requestBudget({ projects: 1, environments: 3, services: 30 })).toBe(109);
+  });
+
+  it('splits an apply log into plan reads, writes, deploys and polls', async () => {
+    const { analyseLog } = await bench('lib/analyse.mjs');
+    const log = [
+      [0, 50, 'GET /organization', 200],
+      [60, 50, 'GET /variable', 200],
+      [200, 50, 'PUT /variable/{id}', 200],
+      [300, 50, 'POST /environment/{id}/service/deploy', 200],
+      [2400, 50, 'GET /environment/{id}/statuses', 200],
+      [5500, 50, 'GET /environment/{id}/statuses', 200],
+    ];
+    expect(analyseLog(log)).toMatchObject({ requests: 6, planReads: 2, writes: 1, deployRequests: 1, polls: 2, otherReads: 0, minPollGapMs: 3100, deployPhaseMs: 5250 });
+  });
+});
