@@ -55,6 +55,7 @@ describe('driftless validate', () => {
     const dir = tempTree({ 'm.yaml': 'version: 1\nprojects:\n  - name: shop\n    descripton: x\n' });
     const r = await run(['validate', 'm.yaml', '--format', 'github'], { cwd: dir });
     expect(r.code).toBe(1);
+    expect(r.stderr).toBe('Invalid manifest: 1 error.\n');
     expect(r.stdout).toBe(
       '::error file=m.yaml,line=4,col=5,endLine=4,endColumn=15,title=schema.unknown-key::unknown key `descripton` in project `shop`%0ADid you mean `description`? Allowed keys: name, description, variables, environments, prune.\n',
     );

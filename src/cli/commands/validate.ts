@@ -3,7 +3,8 @@
  * offline. Exit 0 when valid (warnings allowed), 1 when not.
  *
  * Human output: diagnostics on stderr, the verdict on stdout. `--format github`: one GitHub
- * Actions annotation per diagnostic on stdout (the runner reads workflow commands there).
+ * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
+ * verdict on stderr.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -39,8 +40,11 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const result = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd });
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
+    const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'github') {
       io.stdout.write(renderDiagnosticsGithub(result.diagnostics));
+      // The verdict goes to the log (stderr); stdout holds only workflow commands.
+      io.stderr.write(invalid ? `Invalid manifest${counts ? `: ${counts}` : ''}.\n` : `Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
       return invalid ? EXIT.error : EXIT.ok;
     }
     const noColor = args.color === false || args['no-color'] === true;
@@ -48,7 +52,6 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     const palette = createPalette(shouldUseColor({ isTTY: io.stdout.isTTY, env: io.env, noColor }));
     const text = renderDiagnosticsHuman(result.diagnostics, errPalette);
     if (text) io.stderr.write(text + '\n');
-    const counts = summarizeDiagnostics(result.diagnostics);
     if (invalid) {
       io.stdout.write(`${palette.red('✗')} Invalid manifest${counts ? `: ${counts}` : ''}.\n`);
       return EXIT.error;
