@@ -1,6 +1,7 @@
 /**
  * Which files make up a manifest: each path is a manifest file or a directory whose `*.yaml` /
- * `*.yml` files (not recursive, sorted by name so that merging is deterministic) are the manifest.
+ * `*.yml` files (not recursive, hidden files skipped, sorted by name so that merging is
+ * deterministic) are the manifest.
  * The directory given (or the file's directory) is the file's root: `${file:...}` never reads
  * outside it.
  */
@@ -45,7 +46,7 @@ export function discoverManifestFiles(paths: readonly string[], cwd: string): { 
       let names: string[];
       try {
         names = readdirSync(abs, { withFileTypes: true })
-          .filter((d) => (d.isFile() || d.isSymbolicLink()) && /\.ya?ml$/i.test(d.name))
+          .filter((d) => (d.isFile() || d.isSymbolicLink()) && /\.ya?ml$/i.test(d.name) && !d.name.startsWith('.'))
           .map((d) => d.name)
           .sort();
       } catch {

@@ -47,11 +47,12 @@ describe('loadManifest: one file', () => {
 });
 
 describe('loadManifest: a directory', () => {
-  it('merges the *.yaml and *.yml files in name order and ignores other files', async () => {
+  it('merges the *.yaml and *.yml files in name order and ignores other and hidden files', async () => {
     const dir = tempTree({
       'b.yml': 'version: 1\nprojects:\n  - name: second\n',
       'a.yaml': 'version: 1\nprojects:\n  - name: first\nwebhooks:\n  - target_url: https://hooks.example.com/a\n    events: [DEPLOYMENT_FAILED]\n',
       'notes.txt': 'not a manifest',
+      '.prettierrc.yaml': 'semi: false\n',
       'sub/c.yaml': 'projects: [{name: nested}]\n',
     });
     const r = await load(dir);
