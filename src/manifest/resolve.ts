@@ -59,8 +59,9 @@ export function resolveString(
         out.push(error('ref.bad-env-name', `\`${whole}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
         return '';
       }
-      const v = deps.env[arg];
-      if (v === undefined) {
+      // Own string properties only: `${env:constructor}` must not find Object.prototype.constructor.
+      const v = Object.prototype.hasOwnProperty.call(deps.env, arg) ? deps.env[arg] : undefined;
+      if (typeof v !== 'string') {
         failed = true;
         out.push(error('ref.env-missing', `environment variable \`${arg}\` is not set`, { detail: `The manifest reads it with \${env:${arg}}; set it in the environment that runs driftless.`, range: at(whole), address }));
         return '';

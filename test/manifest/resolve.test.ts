@@ -40,6 +40,12 @@ describe('${env:NAME}', () => {
     expect(r.manifest!.projects![0]!.variables![0]!.value).toBe('${file:secret.txt}');
   });
 
+  it('finds only real environment variables, not object properties', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:constructor}"}\n      - {key: B, value: "\${env:__proto__}"}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: {} });
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['ref.env-missing', 'ref.env-missing']);
+  });
+
   it('rejects an unknown reference scheme and lists the allowed ones', async () => {
     const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${vault:x}"}\n`) });
     const r = await load(dir, ['m.yaml']);
