@@ -59,7 +59,7 @@ projects:
     const big = manifestWith() + '#' + 'x'.repeat(10 * 1024 * 1024) + '\n';
     const r = await load(tempTree({ 'big.yaml': big }));
     expect(r.diagnostics).toMatchObject([{ code: 'manifest.too-large', range: { file: 'big.yaml', start: { line: 1, col: 1 } } }]);
-    expect(r.diagnostics[0]!.summary).toBe('the file is 10.0 MiB, larger than the 512 KiB a manifest file may be');
+    expect(r.diagnostics[0]!.summary).toBe('the file is 10.0 MiB, larger than the 2.0 MiB a manifest file may be');
   });
 
   it('refuses a binary file and a file that is not UTF-8', async () => {
