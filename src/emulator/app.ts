@@ -20,6 +20,7 @@ import { decideFault, seededRandom, type Fault } from './faults.js';
 import { initializers, routePlugins } from './routes/index.js';
 import { checkPageParams, paginate } from './pagination.js';
 import { projector } from './projector.js';
+import { extractComponents } from './openapi-components.js';
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -105,6 +106,7 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }, { ApiKeyAuth: [] }],
     },
+    transformObject: (documentObject) => extractComponents((documentObject as { openapiObject: Record<string, any> }).openapiObject) as any,
   });
 
   const limiter = new RateLimiter(ctx.options.rateLimit, ctx.options.rateWindowS, ctx.clock);

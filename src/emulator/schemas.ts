@@ -42,6 +42,11 @@ function reg(): Map<string, JsonSchema> {
   return registry;
 }
 
+/** Every schema name of schemas/api. */
+export function schemaNames(): string[] {
+  return [...reg().keys()];
+}
+
 /** The named schema, every `$ref` inlined. */
 export function schema(name: string): JsonSchema {
   return inline({ $ref: `#/definitions/${name}` }, []) as JsonSchema;

@@ -127,6 +127,12 @@ describe('OpenAPI contract', () => {
     }
     // OpenAPI 3.0 has no "null" type and no type arrays: nullable is the way.
     const text = JSON.stringify(doc);
+    const refs = [...text.matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(100);
+    for (const ref of new Set(refs)) {
+      expect(ref.startsWith('#/components/schemas/'), ref).toBe(true);
+      expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeTruthy();
+    }
     expect(text).not.toMatch(/"type":\s*\[/);
     expect(text).not.toContain('"type":"null"');
   });
