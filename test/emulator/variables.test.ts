@@ -124,6 +124,14 @@ describe('unified /variable API', () => {
     expect(moved.status).toBe(400);
     expect(moved.body.message).toContain('mount_path');
 
+    const rescoped = await c.put(`/variable/${f.body.id}`, { key: 'CONFIG_JSON', variable_scope: 'ENVIRONMENT' });
+    expect(rescoped.status).toBe(400);
+    expect(rescoped.body.message).toContain('variable_scope');
+    const reparented = await c.put(`/variable/${f.body.id}`, { key: 'CONFIG_JSON', variable_parent_id: w.container.id });
+    expect(reparented.status).toBe(400);
+    // Sending the unchanged values is fine (a client may send the whole record back).
+    const same = await c.put(`/variable/${f.body.id}`, { key: 'CONFIG_JSON', is_secret: false, mount_path: '/etc/app/config.json', variable_scope: 'APPLICATION', variable_parent_id: w.app.id });
+    expect(same.status).toBe(200);
     const edited = await c.put(`/variable/${f.body.id}`, { key: 'CONFIG_JSON', value: '{"a":1}', description: 'app config' });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ value: '{"a":1}', description: 'app config', mount_path: '/etc/app/config.json', scope: 'APPLICATION' });

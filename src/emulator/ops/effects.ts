@@ -100,6 +100,12 @@ export function environmentEntry(ctx: EmulatorContext, op: Operation, at: number
 function recordHistory(ctx: EmulatorContext, op: Operation, s: OpService, at: number): void {
   const svc = ctx.state.services[s.service_id];
   if (svc) ctx.state.serviceHistory[s.service_id] = upsertEntry(ctx.state.serviceHistory[s.service_id], serviceEntry(ctx, op, s, svc, at));
+  recordEnvironmentHistory(ctx, op, at);
+}
+
+/** The environment's entry for this operation (unless the environment itself was deleted meanwhile). */
+function recordEnvironmentHistory(ctx: EmulatorContext, op: Operation, at: number): void {
+  if (!ctx.state.environments[op.environment_id]) return;
   ctx.state.environmentHistory[op.environment_id] = upsertEntry(ctx.state.environmentHistory[op.environment_id], environmentEntry(ctx, op, at));
 }
 
@@ -203,7 +209,7 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
       appendLog(ctx, s.service_id, [{ at, message: `Deployment canceled: an earlier deployment stage failed (execution ${op.execution_id})` }]);
     },
     onFinished(op, at) {
-      ctx.state.environmentHistory[op.environment_id] = upsertEntry(ctx.state.environmentHistory[op.environment_id], environmentEntry(ctx, op, at));
+      recordEnvironmentHistory(ctx, op, at);
     },
   };
 }

@@ -122,8 +122,10 @@ export function createVariable(deps: VariableDeps, parent: VariableParent, input
 export function editVariable(deps: VariableDeps, id: string, input: EditInput & Record<string, unknown>): ApiRecord {
   const v = requireVariable(deps.index, id);
   if (v.variable_type === 'BUILT_IN') throw badRequest(`variable '${v.key}' is BUILT_IN and read-only`);
-  for (const field of ['is_secret', 'mount_path', 'scope', 'variable_scope', 'variable_parent_id', 'variable_type']) {
-    if (input[field] !== undefined && input[field] !== v[field]) {
+  // Fields that cannot change, with the stored field each one is compared to.
+  const immutable: Array<[string, string]> = [['is_secret', 'is_secret'], ['mount_path', 'mount_path'], ['variable_scope', 'scope'], ['variable_parent_id', 'parent_id']];
+  for (const [field, stored] of immutable) {
+    if (input[field] !== undefined && input[field] !== (v[stored] ?? null)) {
       throw invalidField(field, 'cannot be changed by an edit; delete the variable and create it again');
     }
   }
