@@ -9,20 +9,21 @@
  * (warnings allowed). The only side effects are reading the manifest files and the files they
  * reference; the environment is passed in.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { error, hasErrors, warning, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
 import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
 import { discoverManifestFiles, type ManifestFile } from './discover.js';
 import { findDuplicates } from './duplicates.js';
 import { mergeManifestFiles, type PartialFile } from './merge.js';
-import { DEFAULT_PARSE_LIMITS, looksBinary, parseYamlFile, type ParseLimits } from './parse-yaml.js';
+import { DEFAULT_PARSE_LIMITS, parseYamlFile, type ParseLimits } from './parse-yaml.js';
+import { readManifestFile, readReferencedFile } from './read-files.js';
 import { checkReferences, type ReferenceContext } from './references.js';
 import { resolveManifest, type FileReadResult } from './resolve.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
 import type { Manifest } from './types.js';
+
+export { readReferencedFile };
 
 export interface LoadLimits extends ParseLimits {
   /** Largest manifest file read, in bytes. */
@@ -205,89 +206,6 @@ function compareRanges(a: SourceRange | undefined, b: SourceRange | undefined, o
   const fa = order.get(a.file) ?? 0;
   const fb = order.get(b.file) ?? 0;
   return fa - fb || a.start.line - b.start.line || a.start.col - b.start.col;
-}
-
-function readManifestFile(file: ManifestFile, limits: LoadLimits): { text: string } | { diagnostic: Diagnostic } {
-  const at = { file: file.display, start: { line: 1, col: 1 } };
-  let size: number;
-  try {
-    const st = statSync(file.path);
-    // A symlink to a FIFO or a device would block or never end: only regular files are read.
-    if (!st.isFile()) return { diagnostic: error('manifest.not-a-file', `${file.display} is not a regular file`, { range: at }) };
-    size = st.size;
-  } catch {
-    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { detail: 'It may be a broken symbolic link.', range: at }) };
-  }
-  if (size > limits.maxFileBytes) {
-    return {
-      diagnostic: error('manifest.too-large', `the file is ${formatBytes(size)}, larger than the ${formatBytes(limits.maxFileBytes)} a manifest file may be`, {
-        detail: 'Split the manifest into several files of a directory.',
-        range: at,
-      }),
-    };
-  }
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file.path);
-  } catch {
-    return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { range: at }) };
-  }
-  if (looksBinary(buf)) return { diagnostic: error('manifest.binary', 'this is a binary file, not YAML', { detail: 'A manifest file is UTF-8 text.', range: at }) };
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
-  } catch {
-    return { diagnostic: error('manifest.encoding', 'the file is not valid UTF-8', { detail: 'Save it as UTF-8.', range: at }) };
-  }
-  return { text: text.replace(/^\uFEFF/, '') };
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`;
-}
-
-/**
- * Reads a `${file:PATH}` reference. PATH is relative to the manifest file and must stay inside the
- * file's root (the directory given on the command line, or the file's own directory): no absolute
- * path, no `..` escape, no symlink that leads out.
- */
-export function readReferencedFile(ref: string, from: ManifestFile, limits: Pick<LoadLimits, 'maxReferencedFileBytes'>): FileReadResult {
-  if (path.isAbsolute(ref) || /^[A-Za-z]:[\\/]/.test(ref) || ref.startsWith('~') || ref.startsWith('\\')) {
-    return { ok: false, reason: 'absolute paths are not allowed (write a path relative to the manifest file)' };
-  }
-  if (ref.includes('\0')) return { ok: false, reason: 'the path contains a NUL character' };
-  const target = path.resolve(path.dirname(from.path), ref);
-  if (!isInside(from.root, target)) return { ok: false, reason: 'the path leads outside the manifest directory' };
-  let real: string;
-  let realRoot: string;
-  try {
-    lstatSync(target);
-    real = realpathSync(target);
-    realRoot = realpathSync(from.root);
-  } catch {
-    return { ok: false, reason: 'no such file' };
-  }
-  if (!isInside(realRoot, real)) return { ok: false, reason: 'it is a symbolic link that leads outside the manifest directory' };
-  let st;
-  try {
-    st = statSync(real);
-  } catch {
-    return { ok: false, reason: 'no such file' };
-  }
-  if (!st.isFile()) return { ok: false, reason: 'it is not a regular file' };
-  if (st.size > limits.maxReferencedFileBytes) return { ok: false, reason: `it is larger than ${formatBytes(limits.maxReferencedFileBytes)}` };
-  try {
-    const buf = readFileSync(real);
-    if (looksBinary(buf)) return { ok: false, reason: 'it is a binary file (values are text)' };
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(buf) };
-  } catch {
-    return { ok: false, reason: 'it is not readable UTF-8 text' };
-  }
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** Narrows `range` to the first occurrence of `needle` at or after its start (same line preferred). */
