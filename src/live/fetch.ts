@@ -10,6 +10,7 @@ import { addressOf } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
 import { buildLiveLookup, normalizeLive, serviceKindOf } from './normalize.js';
 import { readLiveRecords, type ApiRecord, type LiveRecords, type ReadOptions } from './read.js';
+import { distrustStaleSecretFingerprints } from './stale-secrets.js';
 
 export type FetchOptions = ReadOptions;
 
@@ -92,6 +93,7 @@ export function liveStateFromRecords(records: LiveRecords, graph: DesiredGraph):
       }
     }
   }
+  distrustStaleSecretFingerprints(resources);
   return { organizationId: records.organization.id, resources, requestCount: 0 };
 }
 

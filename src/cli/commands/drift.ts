@@ -1,0 +1,50 @@
+/**
+ * `driftless drift [paths..]`: a plan made for a cron job. Exit 0 when the live platform matches
+ * Git, 2 when it drifted, 1 on any error. `--format json` carries a stable fingerprint of the drift
+ * (a workflow keeps one issue per drift); `--format markdown` is an issue body.
+ */
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { hasErrors } from '../../diag/diagnostic.js';
+import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { createPalette } from '../../render/palette.js';
+import { colourEnabled } from '../config.js';
+import { runPlan } from '../run-plan.js';
+import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { detectDrift } from '../../drift/detect.js';
+import { servicesDeployedBefore } from '../../drift/history.js';
+import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
+
+export interface DriftArgs extends ConnectionArgs {
+  paths?: string[];
+  format?: 'human' | 'json' | 'markdown';
+  color?: boolean;
+}
+
+export const driftCommand: CliCommand<DriftArgs> = {
+  command: 'drift [paths..]',
+  describe: 'Compare the live platform with Git: exit 0 in sync, 2 drift, 1 error',
+  builder: (y: Argv) =>
+    connectionOptions(y)
+      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+      .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' }),
+  run: async (args: DriftArgs, io: CliIO): Promise<number> => {
+    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    const r = await runPlan(args.paths ?? [], { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    try {
+      const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
+      if (text) io.stderr.write(text + '\n');
+      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return EXIT.error;
+      const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
+      const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
+      const ctx = { paths: args.paths ?? [] };
+      if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
+      else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
+      else io.stdout.write(renderDriftHuman(report, ctx, createPalette(colourEnabled(io, args))));
+      return report.in_sync ? EXIT.ok : EXIT.changes;
+    } finally {
+      await r.session?.close();
+    }
+  },
+};

@@ -1,0 +1,245 @@
+/**
+ * detectDrift: a plan (computed as `plan` computes it) -> a drift report for a cron job.
+ *
+ * Every difference between Git and the live platform becomes a DriftItem, and each item says
+ * where the difference most likely comes from, using the record's own timestamps (the API keeps no
+ * audit trail driftless can read):
+ *
+ * - `outside_git`: the live record changed after the last deployment of the services it affects
+ *   (`updated_at` > `last_deployment_date`), or the object was created since, or it exists live
+ *   only: someone changed the platform directly (console, API, another tool).
+ * - `git`: the live record has not changed since the last deployment, so the manifest moved: a
+ *   change made in Git and not applied yet.
+ * - `unknown`: no timestamp settles it (organization-level objects have no deployment).
+ *
+ * Secrets: the API never returns their values. A secret edited in the console keeps its
+ * fingerprint but not its `updated_at`; the live reader drops such stale fingerprints
+ * (src/live/stale-secrets.ts), so the plan shows the value as unknown and it is reported here as
+ * replaced outside Git (apply writes it again).
+ *
+ * The fingerprint is a hash of what drifted (addresses, kinds of drift, fields and their values),
+ * never of timestamps, ids or request counts: the same drift gives the same fingerprint on every
+ * run, so a workflow can keep one issue per drift. Pure: no I/O, no clock.
+ */
+import { createHash } from 'node:crypto';
+import type { SourceRange } from '../diag/diagnostic.js';
+import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
+import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+
+export const DRIFT_FORMAT_VERSION = '1.0';
+
+export type DriftOrigin = 'outside_git' | 'git' | 'unknown';
+
+/**
+ * - `changed`: declared and live, with fields that differ (or a secret that was replaced).
+ * - `missing`: declared in Git, absent live (deleted outside Git, or added in Git and not applied).
+ * - `unmanaged`: live, not declared in Git (created outside Git, or removed from Git).
+ * - `not_deployed`: the configuration matches but the service does not run what Git says
+ *   (never deployed, or another commit deployed).
+ */
+export type DriftKind = 'changed' | 'missing' | 'unmanaged' | 'not_deployed';
+
+export interface DriftField {
+  field: string;
+  /** The live value (absent for secrets, and for fields the live record lacks). */
+  live?: unknown;
+  /** The value in Git (absent for secrets). */
+  git?: unknown;
+  sensitive?: boolean;
+}
+
+export interface DriftItem {
+  address: Address;
+  kind: ResourceKind;
+  name: string;
+  drift: DriftKind;
+  origin: DriftOrigin;
+  /** One line: what happened, in words. */
+  summary: string;
+  fields: DriftField[];
+  /** When the live side last changed (updated_at / created_at), when known. */
+  since?: string;
+  /** The last deployment the origin was judged against. */
+  last_deployment?: string;
+  /** Where the resource is declared in the manifest. */
+  source?: SourceRange;
+  /** What `apply` would do about it. */
+  apply_action: string;
+}
+
+export interface DriftReport {
+  format_version: string;
+  in_sync: boolean;
+  fingerprint: string;
+  summary: { drifted: number; outside_git: number; git: number; unknown: number };
+  items: DriftItem[];
+  /** Resources compared. */
+  checked: number;
+  request_count: number;
+}
+
+export interface DetectOptions {
+  /**
+   * Addresses of declared services that are missing live but appear in their environment's
+   * deployment history: they existed, so they were deleted outside Git.
+   */
+  deployedBefore?: ReadonlySet<Address>;
+}
+
+export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, opts: DetectOptions = {}): DriftReport {
+  const liveByAddress = live.resources;
+  const deployments = lastDeployments(live);
+  const items: DriftItem[] = [];
+  const reported = new Set<Address>();
+
+  for (const c of plan.changes) {
+    const item = itemOf(c, graph, liveByAddress.get(c.address), deployments, opts);
+    if (item) {
+      items.push(item);
+      reported.add(c.address);
+    }
+  }
+  items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0 };
+  for (const i of items) summary[i.origin]++;
+  return {
+    format_version: DRIFT_FORMAT_VERSION,
+    in_sync: items.length === 0,
+    fingerprint: driftFingerprint(items),
+    summary,
+    items,
+    checked: plan.changes.length,
+    request_count: plan.request_count,
+  };
+}
+
+/** sha256 of what drifted, in a canonical order; `sha256:` + 16 hex characters. */
+export function driftFingerprint(items: readonly DriftItem[]): string {
+  const canonical = items
+    .map((i) => ({ a: i.address, d: i.drift, f: i.fields.map((f) => [f.field, f.sensitive ? 'sensitive' : canonicalJson(f.live), f.sensitive ? '' : canonicalJson(f.git)]).sort() }))
+    .sort((x, y) => (x.a < y.a ? -1 : x.a > y.a ? 1 : x.d < y.d ? -1 : x.d > y.d ? 1 : 0));
+  return 'sha256:' + createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+}
+
+function canonicalJson(v: unknown): string {
+  if (v === undefined) return '';
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  );
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * The latest deployment date under each scope (service, environment, project): the newest
+ * `last_deployment_date` of the services at or below it (the same rule as src/live/stale-secrets.ts).
+ */
+function lastDeployments(live: LiveState): Map<Address, string> {
+  const out = new Map<Address, string>();
+  for (const r of live.resources.values()) {
+    const date = r.status?.last_deployment_date;
+    if (!isServiceKind(r.kind) || !date) continue;
+    // A database's deployment dates only itself: it sees no variables.
+    for (let a: Address | undefined = r.address; a !== undefined; a = r.kind === 'database' ? undefined : live.resources.get(a)?.parent) {
+      const prev = out.get(a);
+      if (prev === undefined || date > prev) out.set(a, date);
+    }
+  }
+  return out;
+}
+
+function judge(updated: string | undefined, deployed: string | undefined): DriftOrigin {
+  if (!updated || !deployed) return 'unknown';
+  return updated > deployed ? 'outside_git' : 'git';
+}
+
+function fieldsOf(c: ResourceChange): DriftField[] {
+  return c.fields.map((f: FieldChange) => {
+    const out: DriftField = { field: f.field };
+    if (f.sensitive) out.sensitive = true;
+    else {
+      if ('before' in f) out.live = f.before;
+      if ('after' in f) out.git = f.after;
+    }
+    return out;
+  });
+}
+
+function itemOf(
+  c: ResourceChange,
+  graph: DesiredGraph,
+  l: LiveResource | undefined,
+  deployments: Map<Address, string>,
+  opts: DetectOptions,
+): DriftItem | undefined {
+  const d = graph.resources.get(c.address);
+  const base = { address: c.address, kind: c.kind, name: c.name, ...(d?.source ? { source: d.source } : {}) };
+  const scope = isServiceKind(c.kind) ? c.address : (c.parent ?? c.address);
+  const deployed = deployments.get(scope);
+  const updated = str(l?.record.updated_at) ?? str(l?.record.created_at);
+
+  if (c.status === 'unmanaged' || (c.actions[0] === 'delete' && c.actions.length === 1 && !c.via_parent)) {
+    const created = str(l?.record.created_at) ?? updated;
+    const pruned = c.status !== 'unmanaged';
+    return {
+      ...base,
+      drift: 'unmanaged',
+      origin: 'outside_git',
+      summary: pruned ? 'exists live but not in Git (created outside Git, or removed from Git and not applied yet)' : 'exists live but not in Git: created outside Git (pruning is off for its scope, so apply leaves it)',
+      fields: [],
+      ...(created ? { since: created } : {}),
+      apply_action: pruned ? 'delete it' : 'nothing (declare it in Git, or enable pruning for its scope to delete it)',
+    };
+  }
+  if (c.actions[0] === 'create' && !c.via_parent) {
+    const before = opts.deployedBefore?.has(c.address) === true;
+    return {
+      ...base,
+      drift: 'missing',
+      origin: before ? 'outside_git' : 'unknown',
+      summary: before ? 'declared in Git, deleted live outside Git (it appears in the deployment history)' : 'declared in Git, missing live (deleted outside Git, or added in Git and not applied yet)',
+      fields: [],
+      apply_action: 'create it',
+    };
+  }
+  if (c.actions[0] === 'update' || c.actions.length === 2) {
+    if (c.via_parent) return undefined;
+    const origin = judge(updated, deployed);
+    const unknownSecret = c.fields.some((f) => f.sensitive && f.before_unknown);
+    const names = c.fields.map((f) => f.field).join(', ');
+    let summary: string;
+    if (origin === 'outside_git') summary = `${names} changed live at ${updated}, after the last deployment (${deployed}): changed outside Git`;
+    else if (origin === 'git') summary = `${names} differ${c.fields.length === 1 ? 's' : ''}, and the live record has not changed since the last deployment (${deployed}): changed in Git, not applied yet`;
+    else summary = `${names} differ${c.fields.length === 1 ? 's' : ''} from Git`;
+    if (unknownSecret && origin === 'outside_git') summary = `secret updated live at ${updated}, after the last deployment (${deployed}): its value was replaced outside Git (the API never returns it)`;
+    else if (unknownSecret) summary += '; the live value of a secret here is unknown (not written by driftless, or replaced outside Git)';
+    return {
+      ...base,
+      drift: 'changed',
+      origin,
+      summary,
+      fields: fieldsOf(c),
+      ...(updated ? { since: updated } : {}),
+      ...(deployed ? { last_deployment: deployed } : {}),
+      apply_action: c.actions.length === 2 ? 'replace it' : unknownSecret ? 'write the value from Git again' : 'update it to match Git',
+    };
+  }
+  if (c.deploy && c.status === 'planned') {
+    // Deploys caused by a variable change are the consequence of that variable's own item.
+    const own = c.deploy.reasons.filter((r) => !/^variables? .* changed$/.test(r));
+    if (own.length === 0) return undefined;
+    return {
+      ...base,
+      drift: 'not_deployed',
+      origin: 'unknown',
+      summary: `not running what Git says: ${own.join('; ')}`,
+      fields: [],
+      ...(deployed ? { last_deployment: deployed } : {}),
+      apply_action: 'deploy it',
+    };
+  }
+  return undefined;
+}

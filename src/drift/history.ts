@@ -1,0 +1,37 @@
+/**
+ * Which declared-but-missing services existed before: their names appear in their environment's
+ * deployment history. One request per environment that has a missing service (usually none).
+ */
+import type { ApiPort } from '../live/api-port.js';
+import type { Address, LiveState } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
+import type { Plan } from '../plan/types.js';
+
+export async function servicesDeployedBefore(api: ApiPort, plan: Plan, live: LiveState): Promise<Set<Address>> {
+  const missing = plan.changes.filter((c) => isServiceKind(c.kind) && c.actions[0] === 'create' && c.actions.length === 1 && c.parent !== undefined);
+  const byEnv = new Map<Address, typeof missing>();
+  for (const c of missing) byEnv.set(c.parent!, [...(byEnv.get(c.parent!) ?? []), c]);
+  const out = new Set<Address>();
+  for (const [env, changes] of byEnv) {
+    const envId = live.resources.get(env)?.id;
+    if (!envId) continue;
+    let names: Set<string>;
+    try {
+      names = historyNames(await api.get(`/environment/${envId}/deploymentHistoryV2`, { pageSize: 20 }));
+    } catch {
+      // Attribution only: without the history the item stays of unknown origin.
+      continue;
+    }
+    for (const c of changes) if (names.has(c.name.toLowerCase())) out.add(c.address);
+  }
+  return out;
+}
+
+function historyNames(resp: unknown): Set<string> {
+  const names = new Set<string>();
+  const results = (resp as { results?: unknown[] } | null)?.results ?? [];
+  for (const entry of results as Array<Record<string, any>>) {
+    for (const stage of entry?.stages ?? []) for (const s of stage?.services ?? []) if (typeof s?.identifier?.name === 'string') names.add(s.identifier.name.toLowerCase());
+  }
+  return names;
+}

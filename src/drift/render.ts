@@ -1,0 +1,120 @@
+/**
+ * Drift reports as text: human (terminal / CI log), JSON (machines, with the fingerprint a
+ * workflow keys its issue on) and markdown (the body of a GitHub issue). Pure functions.
+ *
+ * Everything shown that comes from the platform or the manifest (names, values) is escaped for its
+ * format, so that a resource named to look like markdown, HTML, an @-mention or a terminal escape
+ * cannot inject anything into the issue or the log. Secret values never reach here (the plan has
+ * none); sensitive fields are shown as `(sensitive value)`.
+ */
+import { REDACTED } from '../model/secret.js';
+import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor } from '../render/escape.js';
+import type { Palette } from '../render/palette.js';
+import type { DriftField, DriftItem, DriftOrigin, DriftReport } from './detect.js';
+
+export interface DriftRenderContext {
+  /** The manifest paths as given, for the command that reconciles. */
+  paths: readonly string[];
+}
+
+const ORIGIN_TEXT: Record<DriftOrigin, string> = {
+  outside_git: 'changed outside Git',
+  git: 'changed in Git, not applied yet',
+  unknown: 'origin unknown',
+};
+
+export function reconcileCommand(ctx: DriftRenderContext): string {
+  const paths = ctx.paths.length > 0 ? ` ${ctx.paths.map(shellQuote).join(' ')}` : '';
+  return `driftless apply${paths}`;
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return '(none)';
+  return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v);
+}
+
+function fieldLine(f: DriftField): string {
+  if (f.sensitive) return `${f.field}: ${REDACTED} differs`;
+  return `${f.field}: live ${value(f.live)}, Git ${value(f.git)}`;
+}
+
+function where(i: DriftItem): string | undefined {
+  return i.source ? `${i.source.file}:${i.source.start.line}` : undefined;
+}
+
+const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };
+
+export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n`;
+  const lines: string[] = [];
+  lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
+  for (const i of r.items) {
+    const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
+    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${ORIGIN_TEXT[i.origin]}]`)}`);
+    lines.push(`    ${escapeControl(i.summary)}`);
+    for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
+    const w = where(i);
+    if (w) lines.push(`    ${p.dim(`declared at ${escapeControl(w)}`)}`);
+    lines.push(`    ${p.dim(`apply would ${i.apply_action}`)}`);
+  }
+  lines.push('');
+  lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  lines.push(`Fingerprint: ${r.fingerprint}`);
+  lines.push(`To make the platform match Git again, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
+  lines.push('To keep a change made outside Git instead, write it into the manifest (driftless export shows the live values).');
+  return lines.join('\n') + '\n';
+}
+
+export function renderDriftJson(r: DriftReport, ctx: DriftRenderContext): string {
+  return escapeJsonText(JSON.stringify({ ...r, reconcile_command: reconcileCommand(ctx) }, null, 2)) + '\n';
+}
+
+/** A marker a workflow finds the issue by; the fingerprint inside tells whether the drift changed. */
+export function fingerprintMarker(r: DriftReport): string {
+  return `<!-- driftless-drift fingerprint=${r.fingerprint} -->`;
+}
+
+export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): string {
+  const md = escapeMarkdown;
+  const out: string[] = [fingerprintMarker(r)];
+  if (r.in_sync) {
+    out.push('### ✅ No drift', '', `The live platform matches Git (${r.checked} resources compared).`);
+    return out.join('\n') + '\n';
+  }
+  const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
+  out.push(`### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`, '');
+  out.push(
+    `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}`,
+    '',
+  );
+  out.push('| | Resource | What | Since | Declared at |', '|---|---|---|---|---|');
+  for (const i of r.items) {
+    const w = where(i);
+    out.push(`| ${MARK[i.drift] === '~' ? '🔧' : MARK[i.drift] === '-' ? '❌' : MARK[i.drift] === '+' ? '➕' : '⏸️'} | \`${codeSpan(i.address)}\` | ${md(ORIGIN_TEXT[i.origin])}: ${md(i.drift.replace('_', ' '))} | ${i.since ? md(i.since) : '–'} | ${w ? `\`${codeSpan(w)}\`` : 'live only'} |`);
+  }
+  out.push('');
+  for (const i of r.items) {
+    out.push('<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '');
+    if (i.fields.length > 0) {
+      const body = i.fields.map(fieldLine).join('\n');
+      const fence = fenceFor(body);
+      out.push(`${fence}text`, body, fence, '');
+    }
+    out.push(`Apply would ${md(i.apply_action)}.`, '', '</details>');
+  }
+  out.push('', '**To reconcile** (make the platform match Git again), review the plan and apply it:', '');
+  const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
+  const fence = fenceFor(cmd);
+  out.push(`${fence}sh`, cmd, fence, '', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
+  out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
+  return out.join('\n') + '\n';
+}
+
+/** Text inside a backtick code span: backticks cannot close it, controls are escaped. */
+function codeSpan(s: string): string {
+  return escapeControl(s).replace(/`/g, "'").replace(/\|/g, '\\|');
+}
