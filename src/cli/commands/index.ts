@@ -5,8 +5,9 @@ import type { CliCommand } from '../command.js';
 import { validateCommand } from './validate.js';
 import { exportCommand } from './export.js';
 import { driftCommand } from './drift.js';
+import { graphCommand } from './graph.js';
 import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { serveCommand } from './serve.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, exportCommand, driftCommand, planCommand, applyCommand, serveCommand];
+export const commands: CliCommand<any>[] = [validateCommand, exportCommand, driftCommand, graphCommand, planCommand, applyCommand, serveCommand];

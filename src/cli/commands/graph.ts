@@ -1,0 +1,63 @@
+/**
+ * `driftless graph [paths..]`: the plan's dependency graph as Graphviz DOT or Mermaid:
+ * environments, their deployment stages in order, services in their stages, database clones, each
+ * labelled with its planned action. With `--offline` it draws the manifest alone (no API call, no
+ * actions). Exit 0, or 1 on any error.
+ */
+import type { Argv } from 'yargs';
+import type { CliCommand } from '../command.js';
+import { EXIT, type CliIO } from '../io.js';
+import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
+import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { createPalette } from '../../render/palette.js';
+import { renderGraphDot, renderGraphMermaid } from '../../render/graph.js';
+import { loadManifest } from '../../manifest/load.js';
+import { buildGraph } from '../../graph/build.js';
+import type { DesiredGraph } from '../../model/resource.js';
+import type { Plan } from '../../plan/types.js';
+import { colourEnabled } from '../config.js';
+import { runPlan } from '../run-plan.js';
+import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+
+export interface GraphArgs extends ConnectionArgs {
+  paths?: string[];
+  format?: 'dot' | 'mermaid';
+  offline?: boolean;
+  color?: boolean;
+}
+
+export const graphCommand: CliCommand<GraphArgs> = {
+  command: 'graph [paths..]',
+  describe: "Draw the plan's dependency graph (Graphviz DOT or Mermaid)",
+  builder: (y: Argv) =>
+    connectionOptions(y)
+      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+      .option('format', { choices: ['dot', 'mermaid'] as const, default: 'dot' as const, describe: 'Graphviz DOT, or Mermaid (GitHub renders it in comments)' })
+      .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' }),
+  run: async (args: GraphArgs, io: CliIO): Promise<number> => {
+    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    let graph: DesiredGraph | undefined;
+    let plan: Plan | undefined;
+    let diagnostics: Diagnostic[];
+    if (args.offline) {
+      const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd });
+      diagnostics = [...loaded.diagnostics];
+      if (loaded.manifest && !hasErrors(diagnostics)) {
+        const built = buildGraph(loaded.manifest);
+        diagnostics.push(...built.diagnostics);
+        graph = built.graph;
+      }
+    } else {
+      const r = await runPlan(args.paths ?? [], { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+      await r.session?.close();
+      diagnostics = r.diagnostics;
+      graph = r.graph;
+      plan = r.plan;
+    }
+    const text = renderDiagnosticsHuman(diagnostics, errPalette);
+    if (text) io.stderr.write(text + '\n');
+    if (!graph || hasErrors(diagnostics) || (!args.offline && !plan)) return EXIT.error;
+    io.stdout.write(args.format === 'mermaid' ? renderGraphMermaid(graph, plan) : renderGraphDot(graph, plan));
+    return EXIT.ok;
+  },
+};
