@@ -134,7 +134,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     organization_id: live.organizationId,
     changes,
     summary,
-    deploy_order: deployOrder(changes, graph),
+    deploy_order: deployOrder(changes, graph, live, liveOf),
     live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
     options: { allow_data_loss: allowDataLoss },

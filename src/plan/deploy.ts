@@ -74,10 +74,13 @@ function listSome(keys: string[]): string {
 }
 
 /**
- * Deploy order per environment: services in no stage of the manifest first (they stay in the
- * environment's default stage, which the API places first), then the manifest's stages in order.
+ * Deploy order per environment, stage by stage. Services the manifest assigns to a stage deploy
+ * with that stage, in manifest order. The others deploy with the live stage they are in (stages
+ * the manifest does not declare, such as the platform's DEFAULT stage, in their live order, before
+ * the manifest's stages), or, when the live state knows no stage for them, in a first group with
+ * `stage: null` (the environment's default stage).
  */
-export function deployOrder(changes: ResourceChange[], graph: DesiredGraph): DeployGroup[] {
+export function deployOrder(changes: ResourceChange[], graph: DesiredGraph, live?: LiveState, liveOf?: Map<Address, Address>): DeployGroup[] {
   const byEnv = new Map<Address, ResourceChange[]>();
   for (const c of changes) {
     if (!c.deploy || c.parent === undefined) continue;
@@ -94,20 +97,68 @@ export function deployOrder(changes: ResourceChange[], graph: DesiredGraph): Dep
     list.push({ name: r.name, services: new Set((r.attrs.services as string[] | undefined) ?? []) });
     stagesOf.set(r.parent, list);
   }
+  const liveStagesOf = liveStagesByEnv(byEnv, graph, live, liveOf);
   const groups: DeployGroup[] = [];
   for (const [environment, services] of byEnv) {
     const stages = stagesOf.get(environment) ?? [];
+    const declared = new Set(stages.map((st) => st.name.toLowerCase()));
     const staged = new Set<Address>();
-    const out: DeployGroup['stages'] = [];
     const stageServices = stages.map((st) => {
       const members = services.filter((s) => st.services.has(s.name)).map((s) => s.address);
       members.forEach((m) => staged.add(m));
-      return { stage: st.name, services: members };
+      return { stage: st.name as string | null, services: members };
     });
-    const unstaged = services.filter((s) => !staged.has(s.address)).map((s) => s.address);
-    if (unstaged.length > 0) out.push({ stage: null, services: unstaged });
+    const rest = services.filter((s) => !staged.has(s.address));
+    const out: DeployGroup['stages'] = [];
+    const unknown: Address[] = [];
+    const liveGroups = new Map<string, Address[]>();
+    const allLive = liveStagesOf.get(environment) ?? [];
+    const undeclaredLive = allLive.filter((st) => !declared.has(st.name.toLowerCase()));
+    for (const s of rest) {
+      // Membership the manifest does not set stays where the platform has it.
+      const st = allLive.find((x) => x.services.has(s.name.toLowerCase()));
+      const declaredGroup = st ? stageServices.find((g) => g.stage!.toLowerCase() === st.name.toLowerCase()) : undefined;
+      if (declaredGroup) declaredGroup.services.push(s.address);
+      else if (st) liveGroups.set(st.name, [...(liveGroups.get(st.name) ?? []), s.address]);
+      else unknown.push(s.address);
+    }
+    if (unknown.length > 0) out.push({ stage: null, services: unknown });
+    for (const st of undeclaredLive) {
+      const members = liveGroups.get(st.name);
+      if (members) out.push({ stage: st.name, services: members });
+    }
     for (const s of stageServices) if (s.services.length > 0) out.push(s);
     groups.push({ environment, stages: out });
   }
   return groups;
+}
+
+/** Live stages of the environments that deploy something, in live deployment order. */
+function liveStagesByEnv(
+  byEnv: Map<Address, ResourceChange[]>,
+  graph: DesiredGraph,
+  live: LiveState | undefined,
+  liveOf: Map<Address, Address> | undefined,
+): Map<Address, Array<{ name: string; order: number; services: Set<string> }>> {
+  const out = new Map<Address, Array<{ name: string; order: number; services: Set<string> }>>();
+  if (!live || !liveOf) return out;
+  const envOfLive = new Map<Address, Address>();
+  for (const env of byEnv.keys()) {
+    const l = liveOf.get(env);
+    if (l !== undefined && graph.resources.has(env)) envOfLive.set(l, env);
+  }
+  for (const l of live.resources.values()) {
+    if (l.kind !== 'deployment_stage' || l.parent === undefined) continue;
+    const env = envOfLive.get(l.parent);
+    if (env === undefined) continue;
+    const list = out.get(env) ?? [];
+    list.push({
+      name: l.name,
+      order: Number(l.attrs.deployment_order ?? 0),
+      services: new Set(((l.attrs.services as string[] | undefined) ?? []).map((n) => n.toLowerCase())),
+    });
+    out.set(env, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.order - b.order);
+  return out;
 }

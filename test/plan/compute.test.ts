@@ -126,6 +126,16 @@ describe('computePlan: update', () => {
     ]);
     expect(change(plan, API).deploy!.reasons).toEqual(['variable CONFIG_FILE changed']);
     expect(plan.summary).toMatchObject({ add: 0, change: 1, destroy: 0, deploy: 5 });
+    // Services the manifest does not assign to a stage deploy with the live stage they are in.
+    expect(plan.deploy_order).toEqual([
+      {
+        environment: PROD,
+        stages: [
+          { stage: 'DEFAULT', services: [`${PROD}/helm.chart`, `${PROD}/terraform.infra`] },
+          { stage: 'apps', services: [API, `${PROD}/container.web`, `${PROD}/job.nightly`] },
+        ],
+      },
+    ]);
   });
 
   it('deploys a service whose pinned commit differs from the deployed one', () => {

@@ -275,7 +275,7 @@ export function apiRecords() {
     { id: id('production'), name: 'production', mode: 'PRODUCTION', cluster_id: id('production-cluster'), project: { id: id('shop') }, created_at: T, updated_at: T },
   ];
   const stages: ApiRecord[] = [
-    { id: id('stage-default'), name: 'DEFAULT', description: '', deployment_order: 0, environment: { id: id('production') }, services: [{ service_id: id('chart'), service_type: 'HELM' }], created_at: T },
+    { id: id('stage-default'), name: 'DEFAULT', description: '', deployment_order: 0, environment: { id: id('production') }, services: [{ service_id: id('chart'), service_type: 'HELM' }, { service_id: id('infra'), service_type: 'TERRAFORM' }], created_at: T },
     { id: id('stage-data'), name: 'data', description: '', deployment_order: 1, environment: { id: id('production') }, services: [{ service_id: id('db'), service_type: 'DATABASE' }], created_at: T },
     {
       id: id('stage-apps'),
