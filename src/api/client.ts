@@ -27,6 +27,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 export type ApiEvent =
   | { type: 'request'; method: HttpMethod; path: string; attempt: number }
   | { type: 'response'; method: HttpMethod; path: string; status: number; attempt: number; durationMs: number }
+  /** `attempt` is the number of the attempt about to be made (2 for the first retry). */
   | { type: 'retry'; method: HttpMethod; path: string; attempt: number; reason: string; delayMs: number }
   | { type: 'rate-limit-wait'; seconds: number; until: string };
 
@@ -280,7 +281,7 @@ class HttpApiClient implements ApiClient {
               parseRateLimitHeaders(outcome.headers, now).resetAt ??
               now + backoffDelay(rateLimited, this.#random, this.#backoff);
             this.#budget.block(until);
-            this.#emit({ type: 'retry', method, path, attempt, reason: 'rate limited (HTTP 429)', delayMs: Math.max(0, until - now) });
+            this.#emit({ type: 'retry', method, path, attempt: attempt + 1, reason: 'rate limited (HTTP 429)', delayMs: Math.max(0, until - now) });
             continue;
           }
           const kind = kindForStatus(status, message ?? '');

@@ -33,7 +33,7 @@ describe('429', () => {
     expect(await c.post('/organization/{organizationId}/project', { params: { organizationId: 'o1' }, body: { name: 'x' } })).toEqual({ id: 'p1' });
     expect(scope.isDone()).toBe(true);
     expect(time.sleeps).toEqual([7000]);
-    expect(events).toContainEqual({ type: 'retry', method: 'POST', path: '/organization/o1/project', attempt: 1, reason: 'rate limited (HTTP 429)', delayMs: 7000 });
+    expect(events).toContainEqual({ type: 'retry', method: 'POST', path: '/organization/o1/project', attempt: 2, reason: 'rate limited (HTTP 429)', delayMs: 7000 });
     expect(events).toContainEqual({ type: 'rate-limit-wait', seconds: 7, until: new Date(T0 + 7000).toISOString() });
     expect(c.stats()).toMatchObject({ total: 2, rateLimited: 1, rateLimitWaitMs: 7000 });
   });
