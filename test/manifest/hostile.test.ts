@@ -119,7 +119,7 @@ projects:
           expect(d.range!.start.line).toBeGreaterThan(0);
         }
       }),
-      { numRuns: 200, seed: 7 },
+      { numRuns: 120, seed: 7 },
     );
   });
 
@@ -145,7 +145,7 @@ projects:
           expect(d.range?.file).toBe('shop.yaml');
         }
       }),
-      { numRuns: 100, seed: 11 },
+      { numRuns: 60, seed: 11 },
     );
   });
 });
