@@ -40,6 +40,7 @@ export function routeOf(method, url) {
 }
 
 let stats = emptyStats();
+let profiler = null;
 let log = null;
 function emptyStats() {
   return { total: 0, byRoute: {}, byStatus: {}, first: 0, last: 0 };
@@ -109,6 +110,24 @@ process.on('message', async (msg) => {
             operations: Object.keys(s.operations).length,
           },
         });
+        break;
+      }
+      case 'profile': {
+        // CPU profile of the emulator between {on: true} and {on: false, file} (diagnosis).
+        const { Session } = await import('node:inspector/promises');
+        if (msg.on) {
+          profiler = new Session();
+          profiler.connect();
+          await profiler.post('Profiler.enable');
+          await profiler.post('Profiler.start');
+          reply({ ok: true });
+        } else {
+          const { profile } = await profiler.post('Profiler.stop');
+          profiler.disconnect();
+          profiler = null;
+          (await import('node:fs')).writeFileSync(msg.file, JSON.stringify(profile));
+          reply({ ok: true, result: msg.file });
+        }
         break;
       }
       case 'exit':

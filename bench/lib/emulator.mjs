@@ -57,6 +57,8 @@ export async function spawnEmulator(options = {}) {
     /** Starts recording (on: true) or stops; returns the log recorded so far. */
     log: (on) => rpc('log', { on }),
     summary: () => rpc('state-summary'),
+    /** CPU profile of the emulator: profile(true) starts, profile(false, file) writes it. */
+    profile: (on, file) => rpc('profile', { on, file }),
     async close() {
       if (closed) return;
       closed = true;
