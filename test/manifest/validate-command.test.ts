@@ -61,10 +61,23 @@ describe('driftless validate', () => {
     );
   });
 
+  it('prints one JSON document with --format json', async () => {
+    const dir = tempTree({ 'm.yaml': 'version: 1\nprojects:\n  - name: shop\n    descripton: x\n' });
+    const r = await run(['validate', 'm.yaml', '--format', 'json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ format_version: '1', valid: false, files: ['m.yaml'] });
+    expect(doc.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'schema.unknown-key', range: { file: 'm.yaml', start: { line: 4, col: 5 }, end: { line: 4, col: 15 } } }),
+    ]);
+    const ok = await run(['validate', 'examples/minimal', '--format', 'json']);
+    expect(JSON.parse(ok.stdout)).toEqual({ format_version: '1', valid: true, files: ['examples/minimal/driftless.yaml'], diagnostics: [] });
+  });
+
   it('rejects an unknown --format', async () => {
     const r = await run(['validate', '--format', 'xml']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Choices: "human", "github"');
+    expect(r.stderr).toContain('Choices: "human", "github", "json"');
   });
 
   it('never prints a secret value, whatever the outcome', async () => {

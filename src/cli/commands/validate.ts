@@ -4,7 +4,7 @@
  *
  * Human output: diagnostics on stderr, the verdict on stdout. `--format github`: one GitHub
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
- * verdict on stderr.
+ * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -16,7 +16,7 @@ import type { Manifest } from '../../manifest/types.js';
 
 export interface ValidateArgs {
   paths?: string[];
-  format?: 'human' | 'github';
+  format?: 'human' | 'github' | 'json';
   color?: boolean;
   'no-color'?: boolean;
 }
@@ -36,11 +36,16 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   builder: (y: Argv) =>
     y
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
-      .option('format', { choices: ['human', 'github'] as const, default: 'human' as const, describe: 'human text, or GitHub Actions annotations' }),
+      .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' }),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const result = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd });
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
+    if (args.format === 'json') {
+      // For editors and scripts: ranges are 1-based line/col, like everywhere else.
+      io.stdout.write(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2) + '\n');
+      return invalid ? EXIT.error : EXIT.ok;
+    }
     if (args.format === 'github') {
       io.stdout.write(renderDiagnosticsGithub(result.diagnostics));
       // The verdict goes to the log (stderr); stdout holds only workflow commands.
