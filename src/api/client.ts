@@ -267,7 +267,20 @@ class HttpApiClient implements ApiClient {
         if (outcome.type === 'response') {
           this.#emit({ type: 'response', method, path, status: outcome.status, attempt, durationMs: now - started });
           const { status } = outcome;
-          if (status < 400) return { status, body: parseBody<T>(outcome.text) };
+          if (status < 300) return { status, body: parseBody<T>(outcome.text) };
+          if (status < 400) {
+            // Redirects are not followed (they would resend the token elsewhere): most often the
+            // base URL is wrong (http instead of https, a missing prefix).
+            const location = (outcome.headers.get('location') ?? '').split(/[?#]/)[0];
+            throw new ApiError({
+              kind: 'validation',
+              method,
+              path,
+              status,
+              serverMessage: `the API answered with a redirect${location ? ` to ${scrub(location, secrets)}` : ''}: check the API URL (DRIFTLESS_API_URL)`,
+              attempts: attempt,
+            });
+          }
           const message = serverMessage(outcome.text, secrets);
           if (status === 429) {
             this.#counter.recordRateLimited();
@@ -316,7 +329,7 @@ class HttpApiClient implements ApiClient {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     try {
-      const res = await this.#fetch(url, { method, headers, body, signal: timeout.signal, redirect: 'error' });
+      const res = await this.#fetch(url, { method, headers, body, signal: timeout.signal, redirect: 'manual' });
       const text = await res.text();
       return { type: 'response', status: res.status, headers: res.headers, text };
     } catch (e) {

@@ -221,6 +221,17 @@ describe('typed 4xx errors', () => {
     expect(events.every((e) => !('path' in e) || !e.path.includes('?'))).toBe(true);
   });
 
+  it('a redirect is not followed (the token would go elsewhere) and points at the API URL', async () => {
+    const scope = nock(BASE).get('/organization').reply(301, '', { Location: 'https://api.test/organization?x=1' });
+    const { c } = client();
+    const err = await failure(c.get('/organization'));
+    expect(scope.isDone()).toBe(true);
+    expect(err).toMatchObject({ kind: 'validation', status: 301, attempts: 1 });
+    expect(err.message).toBe(
+      'GET /organization (HTTP 301): the API rejected the request: the API answered with a redirect to https://api.test/organization: check the API URL (DRIFTLESS_API_URL)',
+    );
+  });
+
   it('a non-JSON error body is summarised on one line', async () => {
     nock(BASE).get('/organization').reply(400, '<html>\n<body>Bad\nrequest</body></html>');
     const { c } = client();

@@ -111,4 +111,16 @@ describe('real HTTP transport', () => {
     expect(await client.post('/environment/{environmentId}/service/delete', { params: { environmentId: 'e1' }, body: {} })).toBeUndefined();
     expect(await client.get('/organization/{organizationId}/project', { params: { organizationId: 'o' } })).toEqual({ results: [{ id: 'a' }] });
   });
+
+  it('does not follow a redirect, so the token is never sent to another address', async () => {
+    const server = await startServer((_req, res) => {
+      res.statusCode = 302;
+      res.setHeader('location', 'http://127.0.0.1:1/elsewhere');
+      res.end();
+    });
+    const client = createApiClient({ baseUrl: server.url, token: 't' });
+    track(client, server);
+    await expect(client.get('/organization')).rejects.toMatchObject({ kind: 'validation', status: 302 });
+    expect(server.seen).toHaveLength(1);
+  });
 });
