@@ -47,9 +47,6 @@ export function checkShapes(m: Manifest): Diagnostic[] {
         }
       }
       if (v.enable_interpolation_in_file !== undefined) onlyWith(v, 'enable_interpolation_in_file', 'mount_path', what, address);
-      if (v.secret === true && present(v, 'external_secret')) {
-        out.push(error('manifest.exclusive', `${what}: an external secret is already secret; remove \`secret: true\``, { range: at(v, 'secret'), address }));
-      }
     }
   };
 
