@@ -167,8 +167,8 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   app.addHook('preSerialization', async (req, _reply, payload) => paginate(req.method, req.query, payload));
 
   app.addHook('onSend', async (req, reply, payload) => {
-    // Durable before acknowledged: with --data this appends and fsyncs the journal.
-    ctx.commit();
+    // Durable before acknowledged: with --data this appends to the journal and waits for fsync.
+    await ctx.commitForAck();
     const fault = req.fault;
     if (fault?.when === 'after') {
       if (fault.kind === 'drop') {

@@ -123,6 +123,11 @@ export interface EmulatorContext {
    * persistence.ts), so mutate a record, then assign it back.
    */
   commit(): void;
+  /**
+   * The same, for a request about to be acknowledged: the changes are written at once and the
+   * promise resolves when they are on disk. Concurrent requests share one fsync (group commit).
+   */
+  commitForAck(): Promise<void>;
   events: EventBus;
   hooks: OpsHooks;
   logger: Logger;
@@ -138,6 +143,7 @@ export interface ContextParts {
   clock?: Clock;
   newId?: () => string;
   commit?: () => void;
+  commitForAck?: () => Promise<void>;
   logger?: Logger;
   hooks?: Partial<OpsHooks>;
 }
@@ -152,6 +158,7 @@ export function createContext(parts: ContextParts): EmulatorContext {
     nowIso: () => clock.now().toISOString(),
     newId: parts.newId ?? randomUUID,
     commit: parts.commit ?? (() => {}),
+    commitForAck: parts.commitForAck ?? (async () => (parts.commit ?? (() => {}))()),
     events: new EventBus(),
     hooks: { ...defaultHooks, ...(parts.hooks ?? {}) },
     logger: parts.logger ?? silentLogger,

@@ -72,12 +72,14 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
 
   let state = raw;
   let commit = () => {};
+  let commitForAck: (() => Promise<void>) | undefined;
   if (data) {
     const tracked = trackState(raw);
     const rawState = raw;
     const file = data;
     state = tracked.state;
     commit = () => file.append(tracked.takeDirty(), rawState);
+    commitForAck = () => file.appendGrouped(tracked.takeDirty(), rawState);
     data.snapshot(raw); // fold any replayed journal into a fresh snapshot
   }
 
@@ -85,6 +87,7 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     state,
     clock,
     commit,
+    commitForAck,
     logger: options.logger,
     options: {
       rateLimit: options.rateLimit,
