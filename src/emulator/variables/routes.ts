@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import { schema, listOf } from '../schemas.js';
+import { doc, errorResponses, uuidParams } from '../routes/common.js';
 import type { ApiRecord } from '../state.js';
 import { ensureBuiltIns } from './builtins.js';
 import { markParentOutOfDate, variableDeps } from './cascade.js';
@@ -44,7 +45,7 @@ function syncFor(deps: VariableDeps, parent: VariableParent): void {
 export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   const deps = () => variableDeps(ctx);
 
-  app.get('/variable', { schema: { querystring: schema('VariableListQuery'), response: { 200: listOf('VariableResponse') } } }, async (req) => {
+  app.get('/variable', { schema: { ...doc('Variables', 'Variables a parent sees: its own, inherited and built-in (scope, parent_id)'), querystring: schema('VariableListQuery'), response: { 200: listOf('VariableResponse'), ...errorResponses() } } }, async (req) => {
     const q = req.query as Q;
     const d = deps();
     const parent = requireParent(ctx.state, creatableScope(q.scope, 'scope'), q.parent_id, 'parent_id');
@@ -54,7 +55,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     return { results: vars.map((v) => toUnified(v, d.index)) };
   });
 
-  app.post('/variable', { schema: { body: schema('VariableRequest'), response: { 201: schema('VariableResponse') } } }, async (req, reply) => {
+  app.post('/variable', { schema: { ...doc('Variables', 'Create a variable or secret'), body: schema('VariableRequest'), response: { 201: schema('VariableResponse'), ...errorResponses(409) } } }, async (req, reply) => {
     const b = req.body as Q;
     const d = deps();
     const parent = requireParent(ctx.state, creatableScope(b.variable_scope, 'variable_scope'), b.variable_parent_id);
@@ -65,7 +66,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     return toUnified(v, d.index);
   });
 
-  app.put('/variable/:variableId', { schema: { body: schema('VariableEditRequest'), response: { 200: schema('VariableResponse') } } }, async (req) => {
+  app.put('/variable/:variableId', { schema: { ...doc('Variables', 'Edit a variable (is_secret, mount_path and scope cannot change)'), params: uuidParams('variableId'), body: schema('VariableEditRequest'), response: { 200: schema('VariableResponse'), ...errorResponses(409) } } }, async (req) => {
     const d = deps();
     const v = editVariable(d, (req.params as Q).variableId, req.body as any);
     const parent = parentOfVariable(ctx, v);
@@ -73,7 +74,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     return toUnified(v, d.index);
   });
 
-  app.delete('/variable/:variableId', async (req, reply) => {
+  app.delete('/variable/:variableId', { schema: { ...doc('Variables', 'Delete a variable, with its aliases and overrides'), params: uuidParams('variableId'), response: { 204: { type: 'null', description: 'deleted' }, ...errorResponses() } } }, async (req, reply) => {
     const d = deps();
     const v = requireVariable(d.index, (req.params as Q).variableId);
     const parent = parentOfVariable(ctx, v);
@@ -82,7 +83,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     reply.code(204).send();
   });
 
-  app.post('/variable/:variableId/alias', { schema: { body: schema('VariableAliasRequest'), response: { 201: schema('VariableResponse') } } }, async (req, reply) => {
+  app.post('/variable/:variableId/alias', { schema: { ...doc('Variables', 'Alias a variable at a lower scope'), params: uuidParams('variableId'), body: schema('VariableAliasRequest'), response: { 201: schema('VariableResponse'), ...errorResponses(409) } } }, async (req, reply) => {
     const b = req.body as Q;
     const d = deps();
     const parent = requireParent(ctx.state, creatableScope(b.alias_scope, 'alias_scope'), b.alias_parent_id, 'alias_parent_id');
@@ -92,7 +93,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     return toUnified(v, d.index);
   });
 
-  app.post('/variable/:variableId/override', { schema: { body: schema('VariableOverrideRequest'), response: { 201: schema('VariableResponse') } } }, async (req, reply) => {
+  app.post('/variable/:variableId/override', { schema: { ...doc('Variables', 'Override a variable at a lower scope'), params: uuidParams('variableId'), body: schema('VariableOverrideRequest'), response: { 201: schema('VariableResponse'), ...errorResponses(409) } } }, async (req, reply) => {
     const b = req.body as Q;
     const d = deps();
     const parent = requireParent(ctx.state, creatableScope(b.override_scope, 'override_scope'), b.override_parent_id, 'override_parent_id');
@@ -122,6 +123,8 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
     for (const k of LEGACY_KINDS) {
       const base = `/${p.segment}/:${p.param}/${k.collection}`;
       const item = `${base}/:${k.idParam}`;
+      const what = k.secret ? 'secret' : 'environment variable';
+      const tag = k.secret ? 'Secrets (legacy)' : 'Environment variables (legacy)';
       const render = (v: ApiRecord, d: VariableDeps) => (k.secret ? toLegacySecret(v, d.index) : toLegacyVariable(v, d.index));
       const parentOf = (params: Q): VariableParent => {
         const id = String(params[p.param]);
@@ -151,7 +154,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         return v;
       };
 
-      app.get(base, { schema: { response: { 200: listOf(k.record) } } }, async (req) => {
+      app.get(base, { schema: { ...doc(tag, `List the ${what}s of a ${p.segment} (inherited ones included)`), params: uuidParams(p.param), response: { 200: listOf(k.record), ...errorResponses() } } }, async (req) => {
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
         syncFor(d, parent);
@@ -159,7 +162,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         return { results: vars.map((v) => render(v, d)) };
       });
 
-      app.post(base, { schema: { body: schema('EnvironmentVariableRequest'), response: { 201: schema(k.record) } } }, async (req, reply) => {
+      app.post(base, { schema: { ...doc(tag, `Create a ${what} of a ${p.segment}`), params: uuidParams(p.param), body: schema('EnvironmentVariableRequest'), response: { 201: schema(k.record), ...errorResponses(409) } } }, async (req, reply) => {
         const b = req.body as Q;
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
@@ -170,7 +173,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         return render(v, d);
       });
 
-      app.put(item, { schema: { body: schema('EnvironmentVariableEditRequest'), response: { 200: schema(k.record) } } }, async (req) => {
+      app.put(item, { schema: { ...doc(tag, `Edit a ${what} of a ${p.segment}`), params: uuidParams(p.param, k.idParam), body: schema('EnvironmentVariableEditRequest'), response: { 200: schema(k.record), ...errorResponses(409) } } }, async (req) => {
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
         const current = ownItemOf(d, req.params as Q, parent);
@@ -179,7 +182,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         return render(v, d);
       });
 
-      app.delete(item, async (req, reply) => {
+      app.delete(item, { schema: { ...doc(tag, `Delete a ${what} of a ${p.segment} (with its aliases and overrides)`), params: uuidParams(p.param, k.idParam), response: { 204: { type: 'null', description: 'deleted' }, ...errorResponses() } } }, async (req, reply) => {
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
         const current = ownItemOf(d, req.params as Q, parent);
@@ -188,7 +191,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         reply.code(204).send();
       });
 
-      app.post(`${item}/override`, { schema: { body: schema('LegacyOverrideRequest'), response: { 201: schema(k.record) } } }, async (req, reply) => {
+      app.post(`${item}/override`, { schema: { ...doc(tag, `Override a higher-scope ${what} for this ${p.segment}`), params: uuidParams(p.param, k.idParam), body: schema('LegacyOverrideRequest'), response: { 201: schema(k.record), ...errorResponses(409) } } }, async (req, reply) => {
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
         const target = targetOf(d, req.params as Q);
@@ -198,7 +201,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         return render(v, d);
       });
 
-      app.post(`${item}/alias`, { schema: { body: schema('LegacyAliasRequest'), response: { 201: schema(k.record) } } }, async (req, reply) => {
+      app.post(`${item}/alias`, { schema: { ...doc(tag, `Alias a higher-scope ${what} for this ${p.segment}`), params: uuidParams(p.param, k.idParam), body: schema('LegacyAliasRequest'), response: { 201: schema(k.record), ...errorResponses(409) } } }, async (req, reply) => {
         const d = variableDeps(ctx);
         const parent = parentOf(req.params as Q);
         const target = targetOf(d, req.params as Q);

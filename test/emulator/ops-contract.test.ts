@@ -1,0 +1,161 @@
+/**
+ * Contract test of the variables, operations and webhook-delivery routes: every request this
+ * scenario sends and every response it gets (errors included) validates against the emulator's
+ * own GET /openapi.json.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { webhookDispatcher } from '../../src/emulator/webhooks/index.js';
+import { startClient, type Client } from './helpers.js';
+import { createEnvironment, settle, world } from './ops-helpers.js';
+
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+let c: Client;
+let doc: any;
+
+beforeAll(async () => {
+  c = await startClient({ deployDurationMs: 30, failDeployGlob: 'broken-*' });
+  webhookDispatcher(c.em.ctx).config = { maxAttempts: 1, baseDelayMs: 1, timeoutMs: 500 };
+  doc = (await c.get('/openapi.json')).body;
+});
+afterAll(async () => c.em.close());
+
+async function scenario(): Promise<void> {
+  const w = await world(c);
+  const org = w.orgId;
+  // Variables, unified and legacy, with their errors.
+  const pv = (await c.post('/variable', { key: 'P', value: '1', is_secret: false, variable_scope: 'PROJECT', variable_parent_id: w.projectId })).body;
+  const sec = (await c.post('/variable', { key: 'S', value: 'x', is_secret: true, variable_scope: 'ENVIRONMENT', variable_parent_id: w.envId })).body;
+  await c.post('/variable', { key: 'F', value: '{}', mount_path: '/etc/f.json', is_secret: false, variable_scope: 'APPLICATION', variable_parent_id: w.app.id });
+  await c.post('/variable', { key: 'P', value: '1', is_secret: false, variable_scope: 'PROJECT', variable_parent_id: w.projectId });
+  await c.post('/variable', { key: 'X', value: '1', is_secret: false, variable_scope: 'APPLICATION', variable_parent_id: w.db.id });
+  await c.get(`/variable?parent_id=${w.app.id}&scope=APPLICATION`);
+  await c.get(`/variable?parent_id=${w.envId}&scope=ENVIRONMENT&is_secret=true`);
+  await c.put(`/variable/${pv.id}`, { key: 'P', value: '2', description: 'd' });
+  await c.put(`/variable/${pv.id}`, { key: 'P', is_secret: true });
+  const alias = (await c.post(`/variable/${pv.id}/alias`, { key: 'P_ALIAS', alias_scope: 'ENVIRONMENT', alias_parent_id: w.envId })).body;
+  await c.post(`/variable/${alias.id}/alias`, { key: 'DEEP', alias_scope: 'APPLICATION', alias_parent_id: w.app.id });
+  await c.post(`/variable/${sec.id}/override`, { value: 'y', override_scope: 'CONTAINER', override_parent_id: w.container.id });
+  await c.get(`/variable?parent_id=${w.container.id}&scope=CONTAINER`);
+  const ev = (await c.post(`/application/${w.app.id}/environmentVariable`, { key: 'E', value: 'v' })).body;
+  await c.get(`/application/${w.app.id}/environmentVariable`);
+  await c.put(`/application/${w.app.id}/environmentVariable/${ev.id}`, { key: 'E', value: 'w' });
+  const ps = (await c.post(`/project/${w.projectId}/secret`, { key: 'PS', value: 'v' })).body;
+  await c.get(`/job/${w.job.id}/secret`);
+  await c.post(`/job/${w.job.id}/secret/${ps.id}/override`, { value: 'z' });
+  await c.post(`/environment/${w.envId}/secret/${ps.id}/alias`, { key: 'PS_ALIAS' });
+  const penv = (await c.post(`/project/${w.projectId}/environmentVariable`, { key: 'PE', value: 'v' })).body;
+  await c.post(`/container/${w.container.id}/environmentVariable/${penv.id}/override`, { value: 'o' });
+  await c.del(`/application/${w.app.id}/environmentVariable/${ev.id}`);
+  await c.del(`/variable/${pv.id}`);
+  // Webhook deliveries.
+  const hook = (await c.post(`/organization/${org}/webhook`, { target_url: 'http://127.0.0.1:9/nowhere', events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_FAILED'] })).body;
+  // Actions, statuses, histories, logs.
+  await c.post(`/application/${w.app.id}/deploy`, { git_commit_id: 'abc' });
+  await c.post(`/application/${w.app.id}/deploy`, {});
+  await c.post(`/container/${w.container.id}/deploy`, { image_tag: '2' });
+  await c.post(`/job/${w.job.id}/deploy?forceEvent=CRON`, {});
+  await c.post(`/job/${w.job.id}/deploy`, { image_tag: '2', git_commit_id: 'x' });
+  await c.post(`/terraform/${w.terraform.id}/deploy`, { action: 'PLAN' });
+  await c.post(`/helm/${w.helm.id}/deploy`, { chart_version: '1.0.0' });
+  await c.get(`/application/${w.app.id}/status`);
+  await c.get(`/container/${w.container.id}/status`);
+  await c.get(`/environment/${w.envId}/statuses`);
+  await settle(c);
+  await c.post(`/environment/${w.envId}/service/deploy`, { databases: [w.db.id], containers: [{ id: w.container.id }] });
+  await c.post(`/environment/${w.envId}/service/deploy`, {});
+  await settle(c);
+  await c.post(`/container/${w.container.id}/stop`);
+  await c.post(`/database/${w.db.id}/restart-service`);
+  await settle(c);
+  await c.post(`/environment/${w.envId}/service/restart-service`, { container_ids: [w.container.id] });
+  await settle(c);
+  await c.get(`/environment/${w.envId}/status`);
+  await c.get(`/environment/${w.envId}/deploymentHistoryV2?pageSize=2`);
+  await c.get(`/database/${w.db.id}/deploymentHistoryV2`);
+  await c.get(`/application/${w.app.id}/deploymentHistoryV2?startId=missing`);
+  await c.get(`/application/${w.app.id}/log?tail=5`);
+  await c.get(`/organization/${org}/webhook/${hook.id}/event`);
+  // Database clone and backups.
+  const other = await createEnvironment(c, w.projectId, 'contract-clone');
+  await c.post(`/database/${w.db.id}/clone`, { name: 'copy', environment_id: other.id });
+  await c.post(`/database/${w.db.id}/backup`, { name: 'b', message: 'm' });
+  await c.get(`/database/${w.db.id}/backup`);
+  // Billing refusal, busy service, deletion.
+  c.em.state.organization = { ...c.em.state.organization, billing_deployment_restriction: 'NO_CREDIT_CARD' };
+  await c.post(`/container/${w.container.id}/deploy`, {});
+  c.em.state.organization = { ...c.em.state.organization, billing_deployment_restriction: null };
+  await c.post(`/container/${w.container.id}/deploy`, {});
+  await c.post(`/container/${w.container.id}/redeploy`, {});
+  await settle(c);
+  await c.post(`/environment/${w.envId}/service/stop`, { helm_ids: [w.helm.id] });
+  await c.post(`/environment/${w.envId}/service/delete`, { terraform_ids: [w.terraform.id] });
+  await c.post(`/environment/${w.envId}/deploy`);
+  await settle(c);
+  await c.post(`/environment/${w.envId}/stop`);
+  await settle(c);
+}
+
+it('every request sent and response received by the ops and variables routes validates against /openapi.json', async () => {
+  c.log.length = 0;
+  await scenario();
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const cache = new Map<unknown, ValidateFunction>();
+  const compile = (s: unknown) => {
+    let v = cache.get(s);
+    if (!v) cache.set(s, (v = ajv.compile(resolveRefs(s))));
+    return v;
+  };
+  const paths = Object.keys(doc.paths);
+  const problems: string[] = [];
+  const statuses = new Set<number>();
+  for (const ex of c.log) {
+    const template = findTemplate(paths, ex.path);
+    const op = template && doc.paths[template][ex.method.toLowerCase()];
+    if (!op) {
+      problems.push(`${ex.method} ${ex.path}: not in the document (status ${ex.res.status})`);
+      continue;
+    }
+    statuses.add(ex.res.status);
+    const reqSchema = op.requestBody?.content?.['application/json']?.schema;
+    if (ex.body !== undefined && reqSchema && ex.res.status < 400) {
+      const v = compile(reqSchema);
+      if (!v(structuredClone(ex.body))) problems.push(`${ex.method} ${template} request: ${ajv.errorsText(v.errors)}`);
+    }
+    const declared = op.responses[String(ex.res.status)];
+    if (!declared) {
+      problems.push(`${ex.method} ${template}: status ${ex.res.status} not declared`);
+      continue;
+    }
+    const resSchema = declared.content?.['application/json']?.schema;
+    if (resSchema) {
+      const v = compile(resSchema);
+      if (!v(ex.res.body)) problems.push(`${ex.method} ${template} ${ex.res.status} response: ${ajv.errorsText(v.errors)}`);
+    } else if (ex.res.body !== undefined) {
+      problems.push(`${ex.method} ${template} ${ex.res.status}: a body was sent but none is declared`);
+    }
+  }
+  expect(problems).toEqual([]);
+  // The scenario covers successes and the documented refusals.
+  for (const s of [200, 201, 202, 204, 400, 402, 409]) expect(statuses.has(s), `status ${s} exercised`).toBe(true);
+});
+
+function findTemplate(paths: string[], path: string): string | undefined {
+  const clean = path.split('?')[0].replace(/^\/api\/v1(?=\/)/, '');
+  const candidates = paths.filter((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(clean));
+  return candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))[0];
+}
+
+/** Inlines `#/components/...` references of the document so ajv can compile a fragment alone. */
+function resolveRefs(node: any, seen: string[] = []): any {
+  if (Array.isArray(node)) return node.map((n) => resolveRefs(n, seen));
+  if (!node || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
+    if (seen.includes(node.$ref)) return {};
+    const target = node.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
+    return resolveRefs(target, [...seen, node.$ref]);
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolveRefs(v, seen)]));
+}
