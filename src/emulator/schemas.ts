@@ -1,6 +1,6 @@
 /**
  * The API's JSON Schemas, one source of truth: the files in `schemas/api/*.json` validate requests
- * (fastify + ajv), shape responses (fast-json-stringify drops any field a schema does not list, so
+ * (fastify + ajv), shape responses (projector.ts drops any field a schema does not list, so
  * a write-only secret cannot leak by accident) and produce `GET /openapi.json` (@fastify/swagger).
  *
  * Each file is `{"definitions": {"Name": <schema>}}`; names are global across files and refer to
