@@ -85,7 +85,7 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
         return v;
       }));
     } catch (err) {
-      done(new ApiError(400, `malformed JSON body: ${(err as Error).message}`), undefined);
+      done(new ApiError(400, `malformed JSON body: ${withoutInput((err as Error).message)}`), undefined);
     }
   });
 
@@ -202,6 +202,14 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     for (const plugin of routePlugins) await plugin(scoped, ctx);
   });
   return app;
+}
+
+/**
+ * V8 quotes a slice of the input in JSON syntax errors (`Unexpected token 'x', "{"token": x..." is
+ * not valid JSON`); the body may hold a secret, so only the position survives.
+ */
+export function withoutInput(message: string): string {
+  return message.replace(/,\s*".*" is not valid JSON$/s, ' (not valid JSON)').replace(/"[^"]*"/g, '…');
 }
 
 export const VERSION_PREFIX = '/api/v1';

@@ -81,10 +81,15 @@ describe('bad input corpus', () => {
     });
   }
 
-  it('malformed JSON is a 400 saying so', async () => {
+  it('malformed JSON is a 400 saying so, without echoing the body (it may hold a secret)', async () => {
     const r = await c.call('POST', `/organization/${ids.org}/project`, undefined, { raw: '{"name": "x",' });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/^malformed JSON body/);
+    for (const raw of ['{"token": s3cr3t-value}', 's3cr3t-value', '{"a": "s3cr3t-value" "b"}', '{"s3cr3t-value\u0001": 1}']) {
+      const bad = await c.call('POST', `/organization/${ids.org}/project`, undefined, { raw });
+      expect(bad.status, raw).toBe(400);
+      expect(bad.body.message, raw).not.toContain('s3cr3t');
+    }
   });
 
   it('a __proto__ key is refused', async () => {
