@@ -76,24 +76,26 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   }
   tail.push(`**${summaryLine(plan)}** ${requestLine(plan)}`);
 
-  const sections: string[] = [];
-  for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') sections.push(section(c));
+  const managed: ResourceChange[] = [];
+  for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
-  if (unmanaged.length > 0) {
-    const list = unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>`).join('\n');
-    sections.push(`<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${list}\n\n</details>\n`);
-  }
+  const unmanagedSection = () =>
+    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>`).join('\n')}\n\n</details>\n`;
 
-  // Keep the head, the tail and as many sections as fit; say how many were left out.
-  const fixed = head.join('\n').length + tail.join('\n').length + 200;
+  // Keep the head, the tail and as many sections as fit; say how many were left out. Sections are
+  // rendered only while they fit, so a plan of thousands of resources stays cheap to render.
+  let used = head.join('\n').length + tail.join('\n').length + 200;
   const body: string[] = [];
-  let used = fixed;
   let omitted = 0;
-  for (const s of sections) {
-    if (omitted === 0 && used + s.length + 1 <= max) {
-      body.push(s);
-      used += s.length + 1;
-    } else omitted++;
+  const total = managed.length + (unmanaged.length > 0 ? 1 : 0);
+  for (let i = 0; i < total; i++) {
+    const s = i < managed.length ? section(managed[i]!) : unmanagedSection();
+    if (used + s.length + 1 > max) {
+      omitted = (i < managed.length ? managed.length - i : 0) + unmanaged.length;
+      break;
+    }
+    body.push(s);
+    used += s.length + 1;
   }
   if (omitted > 0) body.push(`> [!NOTE]\n> ${plural(omitted, 'more resource')} not shown: the comment is limited to ${max.toLocaleString('en-US')} characters. Run \`driftless plan\` for the full plan.\n`);
   let out = [...head, ...body, ...tail].join('\n') + '\n';
