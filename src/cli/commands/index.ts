@@ -6,8 +6,9 @@ import { validateCommand } from './validate.js';
 import { exportCommand } from './export.js';
 import { driftCommand } from './drift.js';
 import { graphCommand } from './graph.js';
+import { demoCommand } from './demo.js';
 import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { serveCommand } from './serve.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, exportCommand, driftCommand, graphCommand, planCommand, applyCommand, serveCommand];
+export const commands: CliCommand<any>[] = [validateCommand, exportCommand, driftCommand, graphCommand, demoCommand, planCommand, applyCommand, serveCommand];
