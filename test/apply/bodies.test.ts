@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { createBody, updateBody } from '../../src/apply/bodies.js';
+import { IdRegistry, UnresolvedReferenceError } from '../../src/apply/refs.js';
+import { SecretValue, isSecretValue } from '../../src/model/secret.js';
+import { splitFingerprintMarker } from '../../src/plan/fingerprint.js';
+import type { LiveResource, LiveState } from '../../src/model/resource.js';
+
+function live(resources: Array<Pick<LiveResource, 'address' | 'id'> & Partial<LiveResource>>): LiveState {
+  return {
+    organizationId: 'org',
+    requestCount: 0,
+    resources: new Map(resources.map((r) => [r.address, { kind: 'project', name: '', attrs: {}, record: { id: r.id }, version: 'v', ...r } as LiveResource])),
+  };
+}
+
+const refs = new IdRegistry(
+  'org',
+  live([
+    { address: 'container_registry.docker-hub', id: 'reg-1' },
+    { address: 'annotations_group.obs', id: 'ag-1' },
+    { address: 'alert_receiver.oncall', id: 'rcv-1' },
+    { address: 'cluster.prod', id: 'cl-1' },
+  ]),
+);
+const ctx = { address: 'project.p/environment.e/container.web', refs, fingerprintKey: 'k' };
+
+describe('updateBody (full-replacement PUT from the live record)', () => {
+  const record = {
+    id: 'svc-1',
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-02T00:00:00Z',
+    environment: { id: 'env-1' },
+    service_type: 'CONTAINER',
+    maximum_cpu: 4000,
+    name: 'web',
+    registry: { id: 'reg-0', name: 'old', url: 'https://old' },
+    image_name: 'nginx',
+    tag: '1.0',
+    cpu: 250,
+    memory: 256,
+    min_running_instances: 2,
+    healthchecks: { readiness_probe: { type: { http: { path: '/' } } } },
+    annotations_groups: [{ id: 'ag-0', name: 'old-group', annotations: [], scopes: [] }],
+    ports: [{ id: 'port-1', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP', is_default: true }],
+  };
+
+  it('keeps what the manifest does not own, lays the desired attrs over it, and sends no read-only field', () => {
+    const body = updateBody(
+      'container',
+      { name: 'web', registry: 'docker-hub', cpu: 500, annotations_groups: ['obs'], ports: [{ internal_port: 8080, publicly_accessible: false }] },
+      record,
+      ctx,
+    );
+    expect(body).toEqual({
+      name: 'web',
+      registry_id: 'reg-1',
+      image_name: 'nginx',
+      tag: '1.0',
+      cpu: 500,
+      memory: 256,
+      min_running_instances: 2,
+      healthchecks: record.healthchecks,
+      annotations_groups: [{ id: 'ag-1' }],
+      // the live port keeps its id (and what the manifest leaves out)
+      ports: [{ id: 'port-1', internal_port: 8080, external_port: 443, publicly_accessible: false, protocol: 'HTTP', is_default: true }],
+    });
+  });
+});
+
+describe('createBody', () => {
+  it('resolves names to ids and fills what the API requires', () => {
+    const body = createBody(
+      'alert_rule',
+      { name: 'cpu', condition: { promql: 'up == 0' }, severity: 'HIGH', alert_receivers: ['oncall'], target: { cluster: 'prod' } },
+      { ...ctx, address: 'alert_rule.cpu' },
+    );
+    expect(body).toMatchObject({
+      name: 'cpu',
+      severity: 'HIGH',
+      alert_receiver_ids: ['rcv-1'],
+      condition: { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, promql: 'up == 0' },
+      enabled: true,
+    });
+    expect(body).not.toHaveProperty('alert_receivers');
+    expect(body).not.toHaveProperty('target');
+  });
+
+  it('keeps secrets wrapped and records their fingerprint in the description', () => {
+    const secret = new SecretValue('hunter2');
+    const body = createBody('webhook', { target_url: 'https://x', events: ['DEPLOYMENT_STARTED'], target_secret: secret, description: 'CI hook' }, { ...ctx, address: 'webhook.https:%2F%2Fx' });
+    expect(isSecretValue(body.target_secret)).toBe(true);
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+    const { description, fingerprints } = splitFingerprintMarker(body.description as string);
+    expect(description).toBe('CI hook');
+    expect(Object.keys(fingerprints)).toEqual(['target_secret']);
+  });
+
+  it('names a reference that resolves to nothing, and who needs it', () => {
+    expect(() => createBody('container', { name: 'web', registry: 'quay' }, ctx)).toThrow(UnresolvedReferenceError);
+    expect(() => createBody('container', { name: 'web', registry: 'quay' }, ctx)).toThrow(
+      'container_registry.quay does not exist (needed by project.p/environment.e/container.web)',
+    );
+  });
+});
