@@ -7,7 +7,8 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 
 export interface ManifestFile {
   /** Absolute path. */

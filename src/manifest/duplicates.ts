@@ -5,7 +5,8 @@
  * rules are compared case-insensitively (the API treats them so); variable keys are case-sensitive;
  * a webhook is identified by its target_url.
  */
-import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';

@@ -9,7 +9,8 @@
  * (warnings allowed). The only side effects are reading the manifest files and the files they
  * reference; the environment is passed in.
  */
-import { error, hasErrors, warning, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { error, warning } from './codes.js';
 import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
 import { discoverManifestFiles, type ManifestFile } from './discover.js';
 import { findDuplicates } from './duplicates.js';

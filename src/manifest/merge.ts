@@ -6,7 +6,8 @@
  * file only. Whether a resource ended up declared twice is checked afterwards (duplicates.ts) over
  * the merged result, so that it does not matter whether both copies came from one file or two.
  */
-import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import { fieldSourceOf, keySourceOf, attachFieldSource, attachSource } from './source-map.js';
 import type { Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';

@@ -7,7 +7,8 @@
  * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { error, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import { attachFieldSource, attachSource } from './source-map.js';
 
 export interface ParseLimits {

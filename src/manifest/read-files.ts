@@ -4,7 +4,8 @@
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import type { ManifestFile } from './discover.js';
 import { looksBinary } from './parse-yaml.js';
 import type { FileReadResult } from './resolve.js';

@@ -4,7 +4,8 @@
  * registries) is checked only against lists the caller supplies (from the API, or a fixture), so
  * `validate` works offline and `plan` can check more.
  */
-import { error, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
 import { nearest } from './suggest.js';

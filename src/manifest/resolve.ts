@@ -10,7 +10,8 @@
  * `auth_password`, a webhook's `secret`, the terraform `tf_vars` named in `sensitive_tf_vars`)
  * become SecretValues whatever their origin, so that no later stage can print them by accident.
  */
-import { error, warning, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
+import { error, warning } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
 import { fieldSourceOf } from './source-map.js';

@@ -3,7 +3,8 @@
  * wall of text): "exactly one of", "only with", "at most". Runs on a schema-valid manifest, so
  * field types can be trusted. Pure: Manifest in, diagnostics out.
  */
-import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf, keySourceOf } from './source-map.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';

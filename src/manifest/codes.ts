@@ -1,0 +1,56 @@
+/**
+ * The diagnostic codes of the manifest stage, as a closed union: a typo in a code is a compile
+ * error, and this list is the reference of what `driftless validate` can report.
+ *
+ *   yaml.*      the file is not readable YAML (or is hostile: too deep, alias bomb)
+ *   manifest.*  files and structure: missing, empty, too large, binary, duplicates, field combinations
+ *   schema.*    a value does not match schemas/manifest.schema.json
+ *   ref.*       a name, `${env:}` or `${file:}` reference that resolves to nothing
+ *   secret.*    secret hygiene (a secret written in clear)
+ */
+import { error as diagError, warning as diagWarning, type Diagnostic } from '../diag/diagnostic.js';
+
+export type ManifestCode =
+  // YAML syntax errors keep the parser's own code: yaml.duplicate-key, yaml.missing-char, ...
+  | `yaml.${string}`
+  | 'manifest.not-found'
+  | 'manifest.not-a-file'
+  | 'manifest.unreadable'
+  | 'manifest.empty-directory'
+  | 'manifest.empty'
+  | 'manifest.empty-file'
+  | 'manifest.too-large'
+  | 'manifest.binary'
+  | 'manifest.encoding'
+  | 'manifest.duplicate'
+  | 'manifest.exclusive'
+  | 'manifest.only-with'
+  | 'manifest.override-scope'
+  | 'manifest.range'
+  | 'schema.unknown-key'
+  | 'schema.missing-key'
+  | 'schema.wrong-type'
+  | 'schema.not-allowed'
+  | 'schema.bad-format'
+  | 'schema.too-short'
+  | 'schema.too-long'
+  | 'schema.too-few'
+  | 'schema.duplicate-item'
+  | 'schema.out-of-range'
+  | 'schema.invalid'
+  | 'ref.unresolved'
+  | 'ref.self'
+  | 'ref.env-missing'
+  | 'ref.bad-env-name'
+  | 'ref.file-unreadable'
+  | 'ref.bad-file-path'
+  | 'ref.unknown-scheme'
+  | 'secret.in-clear';
+
+export function error(code: ManifestCode, summary: string, extra: Partial<Diagnostic> = {}): Diagnostic {
+  return diagError(code, summary, extra);
+}
+
+export function warning(code: ManifestCode, summary: string, extra: Partial<Diagnostic> = {}): Diagnostic {
+  return diagWarning(code, summary, extra);
+}
