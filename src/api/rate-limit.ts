@@ -2,7 +2,8 @@
  * The rate-limit budget, as the server reports it in `X-RateLimit-*` headers, and the pacing
  * decision derived from it. Pure: time is passed in, nothing here sleeps.
  *
- * Pacing rule: a request may be sent while `remaining - inFlight > 0`. Requests in flight may or
+ * Pacing rule: the very first request goes alone (the budget is unknown until it answers); then a
+ * request may be sent while `remaining - inFlight > 0`. Requests in flight may or
  * may not already be counted in the last `remaining` the server reported, so counting them again is
  * the safe side: a plan that needs more requests than the budget waits for the reset instead of
  * receiving a 429. When the budget is spent, the next send waits until the reset time (plus a
@@ -62,6 +63,8 @@ export class RateLimitBudget {
   private resetAt?: number;
   private blockedUntil?: number;
   private inFlight = 0;
+  /** Whether any response (with or without rate-limit headers) has been received. */
+  private answered = false;
 
   constructor(private readonly resetSlackMs = 1000) {}
 
@@ -90,6 +93,9 @@ export class RateLimitBudget {
   }
 
   private budgetDelay(nowMs: number): number {
+    // Until the first answer, the budget is unknown (another run may have spent it): send one
+    // request alone and learn from its headers, rather than a burst that could meet 429s.
+    if (!this.answered) return this.inFlight > 0 ? 1000 : 0;
     if (this.remaining === undefined) return 0;
     if (this.remaining - this.inFlight > 0) return 0;
     if (this.resetAt === undefined) {
@@ -122,6 +128,7 @@ export class RateLimitBudget {
   onSettled(h: RateLimitHeaders | undefined, nowMs: number): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (!h) return;
+    this.answered = true;
     if (h.limit !== undefined) this.limit = h.limit;
     if (h.remaining === undefined) return;
     const newWindow = h.resetAt !== undefined && (this.resetAt === undefined || h.resetAt > this.resetAt + 500);

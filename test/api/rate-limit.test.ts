@@ -178,6 +178,15 @@ describe('header parsing', () => {
     expect(parseRetryAfter(null, T0)).toBeUndefined();
   });
 
+  it('sends the first request alone: the budget is unknown until it answers', () => {
+    const b = new RateLimitBudget(0);
+    expect(b.delayBeforeSend(T0)).toBe(0);
+    b.onSend();
+    expect(b.delayBeforeSend(T0)).toBeGreaterThan(0);
+    b.onSettled({}, T0); // an answer without rate-limit headers: nothing to pace on
+    expect(b.delayBeforeSend(T0)).toBe(0);
+  });
+
   it('keeps the smallest remaining within a window, whatever order answers arrive in', () => {
     const b = new RateLimitBudget(0);
     b.onSend();
