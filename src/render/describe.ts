@@ -118,3 +118,24 @@ export function requestLine(plan: Plan): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !isSensitivePlaceholder(v);
+}
+
+/**
+ * A changed field split into its changed leaves when both sides are objects
+ * (`git_repository.branch: "develop" -> "main"` rather than two whole objects). Lists stay whole.
+ */
+export function leafChanges(path: string, before: unknown, after: unknown): Array<{ path: string; before: unknown; after: unknown }> {
+  if (!isPlainObject(before) || !isPlainObject(after)) return [{ path, before, after }];
+  const out: Array<{ path: string; before: unknown; after: unknown }> = [];
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  for (const k of keys) {
+    const b = before[k];
+    const a = after[k];
+    if (JSON.stringify(b) === JSON.stringify(a)) continue;
+    out.push(...leafChanges(`${path}.${k}`, b, a));
+  }
+  return out.length > 0 ? out : [{ path, before, after }];
+}

@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, plural, requestLine, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
@@ -119,5 +119,7 @@ function renderField(f: FieldChange, colour: (l: ChangeLabel, s: string) => stri
     }
     return lines;
   }
-  return [`      ${mark} ${name}: ${escapeControl(formatValue(f.before))} -> ${escapeControl(formatValue(f.after))}${forces}`];
+  return leafChanges(f.field, f.before, f.after).map(
+    (l) => `      ${mark} ${escapeControl(l.path)}: ${escapeControl(formatValue(l.before))} -> ${escapeControl(formatValue(l.after))}${forces}`,
+  );
 }

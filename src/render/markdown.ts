@@ -10,7 +10,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, labelOf, plural, requestLine, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 
@@ -151,8 +151,10 @@ function diffText(c: ResourceChange): string {
           for (const l of part.value.replace(/\n$/, '').split('\n')) out.push(`${sign}     ${l}`);
         }
       } else {
-        if (f.before !== undefined) out.push(`- ${f.field} = ${formatValue(f.before)}`);
-        out.push(`+ ${f.field} = ${formatValue(f.after)}${forces}`);
+        for (const l of leafChanges(f.field, f.before, f.after)) {
+          if (l.before !== undefined) out.push(`- ${l.path} = ${formatValue(l.before)}`);
+          out.push(`+ ${l.path} = ${l.after === undefined ? '(removed)' : formatValue(l.after)}${forces}`);
+        }
       }
     }
   }

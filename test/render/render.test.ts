@@ -83,6 +83,14 @@ describe('human renderer', () => {
     expect(text).toContain('  ? project.legacy');
   });
 
+  it('shows only the changed sub-fields of an object', () => {
+    const r = apiRecords();
+    r.services[0]!.git_repository.branch = 'develop';
+    const p = computePlan(buildGraph(fullManifest()).graph, liveFrom(r), { fingerprintKey: KEY });
+    expect(renderPlanHuman(p)).toContain('      ~ git_repository.branch: "develop" -> "main"\n');
+    expect(renderPlanMarkdown(p)).toContain('- git_repository.branch = "develop"\n+ git_repository.branch = "main"');
+  });
+
   it('colours only when asked', () => {
     expect(text).not.toMatch(/\u001b\[/);
     expect(renderPlanHuman(plan, { palette: createPalette(true) })).toMatch(/\u001b\[33m~\u001b\[39m cpu/);
