@@ -26,7 +26,7 @@ describe('apply under faults', () => {
     }
     expect(codes.at(-1)).toBe(0);
 
-    const names = (o: Record<string, { name?: unknown; key?: unknown }>) => Object.values(o).map((x) => String(x.name ?? x.key)).sort();
+    const names = (o: Record<string, Record<string, unknown>>) => Object.values(o).map((x) => String(x.name ?? x.key)).sort();
     expect(names(h.emu.state.projects)).toEqual(['e2e']);
     expect(names(h.emu.state.environments)).toEqual(['dev']);
     expect(names(h.emu.state.services)).toEqual(['api', 'web', 'worker']);
