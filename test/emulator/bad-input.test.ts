@@ -147,4 +147,27 @@ describe('bad input corpus', () => {
       { numRuns: 150, seed: 42 },
     );
   });
+
+  it('no path or query string of any shape produces a 5xx', async () => {
+    const templates = [
+      (x: string) => `/project/${x}`,
+      (x: string) => `/environment/${x}/services`,
+      (x: string) => `/application/${x}`,
+      (x: string) => `/gcp/instanceType/${x}`,
+      (x: string) => `/organization/${ids.org}/project?page=${x}`,
+      (x: string) => `/organization/${ids.org}/cluster?page_size=${x}&page=1`,
+      (x: string) => `/deploymentStage/${ids.stage}/moveAfter/${x}`,
+      (x: string) => `/${x}`,
+      (x: string) => `/api/v1/${x}`,
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: templates.length - 1 }), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('GET', 'PUT', 'DELETE'), async (i, raw, method) => {
+        const path = templates[i](encodeURIComponent(raw));
+        const r = await c.call(method, path, method === 'PUT' ? {} : undefined);
+        expect(r.status, `${method} ${path}`).toBeLessThan(500);
+        expect(r.status, `${method} ${path}`).toBeGreaterThanOrEqual(200);
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+  });
 });

@@ -176,10 +176,21 @@ describe('services', () => {
   it('marks a deployed service OUT_OF_DATE after a configuration change', async () => {
     const { env } = await projectAndEnv(c, 'ood');
     const app = (await c.post(`/environment/${env.id}/application`, appBody())).body;
-    expect(c.em.state.serviceStatuses[app.id].service_deployment_status).toBe('NEVER_DEPLOYED');
-    c.em.state.serviceStatuses[app.id] = { ...c.em.state.serviceStatuses[app.id], state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' };
+    const status = async () => (await c.get(`/application/${app.id}/status`)).body;
+    expect((await status()).service_deployment_status).toBe('NEVER_DEPLOYED');
+    expect((await c.post(`/application/${app.id}/deploy`, { git_commit_id: 'abc123' }, c.em.tokens.DEPLOY)).status).toBe(202);
+    // An environment with an operation in progress cannot be deleted.
+    const busy = await c.del(`/environment/${env.id}`);
+    expect(busy.status).toBe(409);
+    expect(busy.body.message).toContain('operation in progress');
+    let st = await status();
+    for (let i = 0; i < 400 && st.state !== 'DEPLOYED'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      st = await status();
+    }
+    expect(st).toMatchObject({ state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' });
     await c.put(`/application/${app.id}`, { cpu: 600 });
-    expect(c.em.state.serviceStatuses[app.id].service_deployment_status).toBe('OUT_OF_DATE');
+    expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
   });
 
   it('deletes services, and an environment with everything in it', async () => {
