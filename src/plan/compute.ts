@@ -3,9 +3,9 @@
  * linear in the number of resources: every lookup goes through a Map.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error } from '../diag/diagnostic.js';
+import { error, warning } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { CASE_INSENSITIVE_KINDS, matchKey } from '../model/resource.js';
+import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import type { ActionList, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
@@ -43,6 +43,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     if (l) liveOf.set(address, l.address);
   }
   const claimed = new Set(liveOf.values());
+  const servicesByName = liveServicesByName(live);
   const stageAdjust = stageLiveAttrs(graph, live, liveOf);
 
   const changes: ResourceChange[] = [];
@@ -68,6 +69,16 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     }
     if (!l) {
       c.actions = ['create'];
+      const clash = isServiceKind(d.kind) && d.parent ? servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`) : undefined;
+      if (clash && !claimed.has(clash.address)) {
+        diagnostics.push(
+          warning('plan.service-kind-changed', `${clash.address} exists live as a ${clash.kind}; the manifest declares a ${d.kind} with the same name`, {
+            detail: `The API refuses two services with one name in an environment, so creating ${address} fails while the ${clash.kind} exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
+            address,
+            range: d.source,
+          }),
+        );
+      }
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       if (d.cloneFrom) {
@@ -144,6 +155,13 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
   return plan;
+}
+
+/** Live services by `parent address NUL lower-cased name`, to spot a service whose kind changed. */
+function liveServicesByName(live: LiveState): Map<string, LiveResource> {
+  const out = new Map<string, LiveResource>();
+  for (const l of live.resources.values()) if (isServiceKind(l.kind) && l.parent !== undefined) out.set(`${l.parent}\u0000${l.name.toLowerCase()}`, l);
+  return out;
 }
 
 function baseChange(d: DesiredResource): ResourceChange {

@@ -242,6 +242,17 @@ describe('computePlan: replace', () => {
     expect(change(plan, `${API}/variable.PORT`).reasons).toEqual(['variable_type cannot be changed in place (FILE -> VALUE)']);
   });
 
+  it('warns when a service changes kind (the API refuses two services with one name)', () => {
+    const m = fullManifest();
+    const env = m.projects![0]!.environments![0]!;
+    env.services![1] = { type: 'application', name: 'web', git_repository: { url: 'https://github.com/acme/web.git' } };
+    const { graph } = buildGraph(m);
+    const plan = computePlan(graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
+    expect(change(plan, `${PROD}/application.web`).actions).toEqual(['create']);
+    expect(change(plan, `${PROD}/container.web`).status).toBe('unmanaged');
+    expect(plan.diagnostics.map((d) => [d.severity, d.code, d.address])).toEqual([['warning', 'plan.service-kind-changed', `${PROD}/application.web`]]);
+  });
+
   it('replaces an alert rule whose target changed', () => {
     const m = fullManifest();
     m.alert_rules![0]!.target = { cluster: 'production-cluster' };
