@@ -40,6 +40,7 @@ export type ManifestCode =
   | 'schema.invalid'
   | 'ref.unresolved'
   | 'ref.self'
+  | 'ref.alias-of-alias'
   | 'ref.env-missing'
   | 'ref.bad-env-name'
   | 'ref.file-unreadable'

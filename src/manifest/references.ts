@@ -73,11 +73,11 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
 
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    checkVariableRefs(p.variables, [], pa, 'project', unresolved);
+    checkVariableRefs(p.variables, [], pa, 'project', unresolved, out);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
       clusterCheck(e, 'cluster', e.cluster, ea);
-      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved);
+      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out);
       const serviceNames = (e.services ?? []).map((s) => s.name);
       for (const st of e.deployment_stages ?? []) {
         checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``);
@@ -87,7 +87,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
         checkList(s, 'annotation_groups', s.annotation_groups, annotationGroups, 'annotation group', sa, 'under `annotation_groups`');
         checkList(s, 'label_groups', s.label_groups, labelGroups, 'label group', sa, 'under `label_groups`');
         if ('variables' in s) {
-          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved);
+          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out);
         }
         checkRegistry(s, ctx, sa, unresolved);
         if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
@@ -105,6 +105,7 @@ function checkVariableRefs(
   parent: string,
   scope: string,
   unresolved: Unresolved,
+  out: Diagnostic[],
 ): void {
   const keysOf = (vs: VariableSpec[] | undefined) => (vs ?? []).map((v) => v.key).filter((k): k is string => typeof k === 'string');
   const higherKeys = higher.flatMap((h) => keysOf(h.vars));
@@ -118,6 +119,18 @@ function checkVariableRefs(
       const candidates = [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];
       if (!candidates.includes(v.alias)) {
         unresolved('aliased variable', v.alias, candidates, fieldSourceOf(v, 'alias'), address, `at ${scopeList} scope`);
+      } else {
+        // The nearest declaration of that key (overrides are not declarations) must not be an alias itself.
+        const declarations = [...(vars ?? []).filter((x) => x !== v), ...higher.flatMap((h) => h.vars ?? [])].filter((x) => x.key === v.alias && x.override !== true);
+        if (declarations[0]?.alias !== undefined) {
+          out.push(
+            error('ref.alias-of-alias', `\`${v.alias}\` is itself an alias: variable \`${v.key}\` cannot alias it`, {
+              detail: `The API has no alias of an alias; point \`${v.key}\` at \`${declarations[0].alias}\` instead.`,
+              range: fieldSourceOf(v, 'alias'),
+              address,
+            }),
+          );
+        }
       }
     }
     if (v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higher.length > 0) {

@@ -104,4 +104,20 @@ projects:
     const r = await load(tempTree({ 'm.yaml': builtins }), ['m.yaml']);
     expect(r.diagnostics).toEqual([]);
   });
+
+  it('refuses an alias of an alias, which the API cannot express', async () => {
+    const yaml = `version: 1
+projects:
+  - name: shop
+    variables:
+      - {key: LOG_LEVEL, value: info}
+      - {key: LEVEL, alias: LOG_LEVEL}
+      - {key: VERBOSITY, alias: LEVEL}
+`;
+    const r = await load(tempTree({ 'm.yaml': yaml }), ['m.yaml']);
+    expect(r.diagnostics).toMatchObject([
+      { code: 'ref.alias-of-alias', summary: '`LEVEL` is itself an alias: variable `VERBOSITY` cannot alias it', range: { start: { line: 7, col: 33 } } },
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('point `VERBOSITY` at `LOG_LEVEL` instead');
+  });
 });
