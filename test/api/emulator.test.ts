@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, createApiClient, InfraApi, type ApiEvent } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { silentLogger } from '../../src/emulator/context.js';
 import { half, virtualTime } from './helpers.js';
 
 let running: Array<{ close(): Promise<void> }> = [];
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 async function emulator(opts: Parameters<typeof startEmulator>[0]): Promise<RunningEmulator> {
-  const emu = await startEmulator({ logger: { info() {}, warn() {}, error() {} } as never, ...opts });
+  const emu = await startEmulator({ logger: silentLogger, ...opts });
   running.push(emu);
   return emu;
 }
