@@ -153,6 +153,19 @@ describe('services', () => {
     expect((await c.put(`/database/${db.id}`, { type: 'POSTGRESQL', mode: 'CONTAINER' })).status).toBe(200);
   });
 
+  it('managed databases on AWS take an instance type from the AWS listing', async () => {
+    const { env } = await projectAndEnv(c, 'managed');
+    const managed = { name: 'orders-rds', type: 'POSTGRESQL', version: '16', mode: 'MANAGED', storage: 20 };
+    const dflt = await c.post(`/environment/${env.id}/database`, managed);
+    expect(dflt.status).toBe(201);
+    expect(dflt.body).toMatchObject({ instance_type: 'db.t3.micro', disk_type: 'gp3', disk_encrypted: true });
+    const chosen = await c.put(`/database/${dflt.body.id}`, { instance_type: 'db.r5.large' });
+    expect(chosen.body.instance_type).toBe('db.r5.large');
+    const bad = await c.post(`/environment/${env.id}/database`, { ...managed, name: 'cache', type: 'REDIS', instance_type: 'db.t3.micro' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain("field 'instance_type': 'db.t3.micro' is not offered for REDIS in eu-west-3; allowed: cache.t3.micro");
+  });
+
   it('container PUT is a full replacement; application PUT keeps omitted name and repository', async () => {
     const reg = await registryId(c);
     const { env } = await projectAndEnv(c, 'replace');

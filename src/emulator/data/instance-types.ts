@@ -80,3 +80,20 @@ export const INSTANCE_TYPES: Record<'GCP' | 'AWS' | 'SCW', Record<string, Instan
     'pl-waw-1': SCW_BASE.filter((t) => !t.type.startsWith('PRO2')),
   },
 };
+
+/**
+ * Managed database instance types (AWS RDS / ElastiCache / DocumentDB), per database type; every
+ * AWS region of the table above offers them. The real API lists these for AWS only.
+ */
+export const AWS_MANAGED_DB_INSTANCE_TYPES: Record<string, string[]> = {
+  POSTGRESQL: ['db.t3.micro', 'db.t3.small', 'db.t3.medium', 'db.t3.large', 'db.m5.large', 'db.m5.xlarge', 'db.r5.large', 'db.r5.xlarge'],
+  MYSQL: ['db.t3.micro', 'db.t3.small', 'db.t3.medium', 'db.t3.large', 'db.m5.large', 'db.r5.large'],
+  MONGODB: ['db.t3.medium', 'db.r5.large', 'db.r5.xlarge'],
+  REDIS: ['cache.t3.micro', 'cache.t3.small', 'cache.t3.medium', 'cache.m5.large', 'cache.r5.large'],
+};
+
+/** The instance types a managed database of this type may use on AWS in this region (undefined: unknown region). */
+export function awsManagedDbInstanceTypes(region: string, databaseType: string): string[] | undefined {
+  if (!Object.prototype.hasOwnProperty.call(INSTANCE_TYPES.AWS, region)) return undefined;
+  return AWS_MANAGED_DB_INSTANCE_TYPES[databaseType] ?? [];
+}

@@ -12,7 +12,7 @@ import { ApiError, badRequest, conflict, invalidField, notFound } from '../error
 import { needs } from '../auth.js';
 import { listOf, schema } from '../schemas.js';
 import { checkOrganization, nextTimestamp } from '../store.js';
-import { INSTANCE_TYPES } from '../data/instance-types.js';
+import { AWS_MANAGED_DB_INSTANCE_TYPES, INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
 import { parseRepository } from '../terraform-vars.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
 
@@ -123,6 +123,32 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
   instanceRoute('/gcp/instanceType/:region', 'GCP', 'region', 'GCP (GKE)');
   instanceRoute('/aws/eks/instanceType/:region', 'AWS', 'region', 'AWS (EKS)');
   instanceRoute('/scaleway/instanceType/:zone', 'SCW', 'zone', 'Scaleway (Kapsule)');
+
+  app.get(
+    '/aws/managedDatabase/type',
+    { schema: { ...doc('Cloud provider', 'Managed database types available on AWS'), response: { 200: listOf('ManagedDatabaseType'), ...errorResponses() } } },
+    async () => ({ results: Object.keys(AWS_MANAGED_DB_INSTANCE_TYPES).map((type) => ({ type })) }),
+  );
+
+  app.get<{ Params: { region: string; databaseType: string } }>(
+    '/aws/managedDatabase/instanceType/:region/:databaseType',
+    {
+      schema: {
+        ...doc('Cloud provider', 'Instance types of AWS managed databases of a type in a region'),
+        params: {
+          type: 'object',
+          required: ['region', 'databaseType'],
+          properties: { region: { type: 'string', minLength: 1, maxLength: 64 }, databaseType: schema('DatabaseType') },
+        },
+        response: { 200: listOf('ManagedDatabaseInstanceType'), ...errorResponses() },
+      },
+    },
+    async (req) => {
+      const names = awsManagedDbInstanceTypes(req.params.region, req.params.databaseType);
+      if (!names) throw new ApiError(400, `path parameter 'region': unknown AWS region '${req.params.region}'; known: ${Object.keys(INSTANCE_TYPES.AWS).join(', ')}`);
+      return { results: names.map((name) => ({ name })) };
+    },
+  );
 
   app.post<{ Params: { organizationId: string }; Body: { git_repository: { url: string; root_path?: string | null } } }>(
     '/organization/:organizationId/parseTerraformVariablesFromGitRepo',

@@ -17,6 +17,7 @@ import { assertUniqueName, mustGet, newRecord, updatedRecord } from '../store.js
 import { createServiceStatus } from '../service-status.js';
 import { firstStage, placeService } from '../stages.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
+import { AWS_MANAGED_DB_INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
 
 type Body = Record<string, any>;
 type Fields = Record<string, any>;
@@ -142,7 +143,11 @@ function computeCommon(ctx: EmulatorContext, b: Body, old?: ApiRecord): Fields {
 
 const DB_PORTS: Record<string, number> = { POSTGRESQL: 5432, MYSQL: 3306, MONGODB: 27017, REDIS: 6379 };
 const DB_MEMORY: Record<string, number> = { POSTGRESQL: 256, MYSQL: 512, MONGODB: 256, REDIS: 256 };
-const MANAGED_DB_INSTANCE: Record<string, string> = { AWS: 'db.t3.micro', GCP: 'db-custom-1-3840', SCW: 'db-dev-s' };
+/** Default instance type of a MANAGED database, per provider (AWS: per type, see the AWS listing). */
+function defaultManagedInstance(provider: string, type: string): string {
+  if (provider === 'AWS') return AWS_MANAGED_DB_INSTANCE_TYPES[type]?.[0] ?? 'db.t3.micro';
+  return provider === 'GCP' ? 'db-custom-1-3840' : provider === 'SCW' ? 'db-dev-s' : 'db.t3.micro';
+}
 
 export const KINDS: KindDef[] = [
   {
@@ -201,7 +206,7 @@ export const KINDS: KindDef[] = [
         cpu: pick('cpu', 250),
         memory: pick('memory', DB_MEMORY[type] ?? 256),
         storage: pick('storage', 10),
-        instance_type: pick('instance_type', mode === 'MANAGED' ? MANAGED_DB_INSTANCE[provider] ?? 'db.t3.micro' : null),
+        instance_type: pick('instance_type', mode === 'MANAGED' ? defaultManagedInstance(provider, type) : null),
         disk_type: pick('disk_type', mode === 'MANAGED' ? 'gp3' : null),
         disk_encrypted: mode === 'MANAGED',
         annotations_groups: b.annotations_groups !== undefined ? groupRefs(ctx, b.annotations_groups, 'annotations_groups') : old?.annotations_groups ?? [],
@@ -209,6 +214,13 @@ export const KINDS: KindDef[] = [
         icon_uri: pick('icon_uri', null),
         port: DB_PORTS[type] ?? 5432,
       };
+      const cluster = clusterOf(ctx, env);
+      if (mode === 'MANAGED' && cluster?.cloud_provider === 'AWS') {
+        const allowed = awsManagedDbInstanceTypes(cluster.region, type);
+        if (allowed && !allowed.includes(f.instance_type)) {
+          throw invalidField('instance_type', `'${f.instance_type}' is not offered for ${type} in ${cluster.region}; allowed: ${allowed.join(', ')} (GET /aws/managedDatabase/instanceType/${cluster.region}/${type})`);
+        }
+      }
       if (mode === 'CONTAINER') {
         if (f.instance_type !== null) throw invalidField('instance_type', 'only MANAGED databases have an instance_type; CONTAINER databases use cpu and memory');
         if (f.disk_type !== null) throw invalidField('disk_type', 'only MANAGED databases have a disk_type (gp2, gp3)');
