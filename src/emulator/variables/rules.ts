@@ -136,7 +136,7 @@ export function editVariable(deps: VariableDeps, id: string, input: EditInput & 
     checkKeyFree(deps.index, v.parent_id, input.key);
   }
   let secretValue: string | undefined;
-  const next: ApiRecord = { ...v, key: input.key, updated_at: deps.nowIso() };
+  const next: ApiRecord = { ...v, key: input.key, updated_at: laterThan(v.updated_at, deps.nowIso()) };
   if (input.value !== undefined && input.value !== null) {
     if (v.variable_type === 'ALIAS') {
       if (input.value !== v.value) throw invalidField('value', 'the value of an alias cannot be changed; delete the alias and create one for another variable');
@@ -220,6 +220,12 @@ export function createOverride(deps: VariableDeps, targetId: string, parent: Var
   };
   deps.index.put(record, secret ? input.value : undefined);
   return record;
+}
+
+/** `now`, or 1 ms after `previous` when the clock has not moved: every write changes updated_at. */
+export function laterThan(previous: string | null | undefined, now: string): string {
+  const prev = previous ? Date.parse(previous) : NaN;
+  return Number.isFinite(prev) && prev >= Date.parse(now) ? new Date(prev + 1).toISOString() : now;
 }
 
 function serviceFields(parent: VariableParent): Record<string, unknown> {
