@@ -49,6 +49,14 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     head.push('');
   }
 
+  const problems = plan.diagnostics.filter((d) => d.severity !== 'info');
+  if (problems.length > 0) {
+    head.push(problems.some((d) => d.severity === 'error') ? '> [!CAUTION]' : '> [!WARNING]');
+    for (const d of problems.slice(0, 20)) head.push(`> - **${d.severity}**: ${escapeMarkdown(d.summary)}${d.address ? ` (\`${code(d.address)}\`)` : ''}`);
+    if (problems.length > 20) head.push(`> - and ${problems.length - 20} more`);
+    head.push('');
+  }
+
   const groups = groupChanges(plan);
   if (groups.length > 0) {
     head.push('| Scope | Add | Change | Destroy | Deploy | Unmanaged |', '|---|---:|---:|---:|---:|---:|');

@@ -180,6 +180,13 @@ describe('markdown renderer', () => {
     expect(md).toContain('| shop &#47; production |'.replace('&#47;', '/'));
   });
 
+  it("lists the plan's problems", () => {
+    const { plan } = mixedPlan();
+    plan.diagnostics.push({ severity: 'error', code: 'plan.max-destroy', summary: 'The plan destroys 1 resources, more than --max-destroy 0', address: 'x<y>' });
+    const md = renderPlanMarkdown(plan);
+    expect(md).toContain('> [!CAUTION]\n> - **error**: The plan destroys 1 resources, more than &#45;&#45;max&#45;destroy 0 (`x<y>`)');
+  });
+
   it('stays under the size limit and says what it left out', () => {
     const m: Manifest = {
       version: 1,
