@@ -45,8 +45,14 @@ export interface DeployOptions {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_POLL_INTERVAL_MS = 2000;
-export const DEFAULT_MAX_POLL_INTERVAL_MS = 15000;
+/**
+ * NOTE: polling starts at 1 s and backs off by 1.25x up to 10 s: one request per environment per
+ * poll is cheap against the rate limit, and a gentle backoff keeps the time between a deployment
+ * ending and driftless noticing it small (issue 6 measures apply time against deployment time).
+ */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+export const DEFAULT_MAX_POLL_INTERVAL_MS = 10000;
+export const POLL_BACKOFF = 1.25;
 
 export interface ServiceDeployFailure {
   address: Address;
@@ -152,8 +158,17 @@ export async function deployStage(
   const { api, timing, onEvent } = deps;
   const elapsed = () => Math.max(0, Math.round((timing.now() - opts.startedAt) / 1000));
   let response: { deployment_request_id?: string | null } | undefined;
+  const send = () => api.post<{ deployment_request_id?: string | null }>(`/environment/${stage.environmentId}/service/deploy`, deployRequestBody(stage.services));
   try {
-    response = await api.post(`/environment/${stage.environmentId}/service/deploy`, deployRequestBody(stage.services));
+    try {
+      response = await send();
+    } catch (e) {
+      // 409: a service is busy with another operation (an earlier, interrupted run's deployment,
+      // or one started in the console). Wait until it ends, then deploy once more.
+      if (errorStatus(e) !== 409) throw e;
+      await waitUntilIdle(stage, deps, opts);
+      response = await send();
+    }
   } catch (e) {
     const hint = billingHint(e);
     throw new DeployFailedError(
@@ -181,7 +196,7 @@ export async function deployStage(
       break;
     }
     await timing.sleep(Math.min(interval, Math.max(0, opts.deadline - timing.now())), opts.signal);
-    interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
+    interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * POLL_BACKOFF));
     const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
     for (const s of [...pending.values()]) {
       const st = statuses.get(s.id);
@@ -203,6 +218,25 @@ export async function deployStage(
   }
   if (failures.length > 0) throw new DeployFailedError(failures);
 }
+
+/** Polls the environment's statuses until none of the stage's services has an operation running. */
+async function waitUntilIdle(stage: StageDeploy, deps: { api: ApiPort; timing: Timing }, opts: DeployOptions): Promise<void> {
+  let interval = opts.pollIntervalMs;
+  const ids = new Set(stage.services.map((s) => s.id));
+  while (deps.timing.now() < opts.deadline) {
+    await deps.timing.sleep(Math.min(interval, Math.max(0, opts.deadline - deps.timing.now())), opts.signal);
+    interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * POLL_BACKOFF));
+    const statuses = collectStatuses(await deps.api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+    const busy = [...ids].some((id) => {
+      const state = statuses.get(id)?.state;
+      return state !== undefined && IN_PROGRESS.test(state);
+    });
+    if (!busy) return;
+  }
+}
+
+/** States of an operation still running (queued or in progress). */
+const IN_PROGRESS = /(QUEUED|ING)$/;
 
 async function lastLogLines(api: ApiPort, s: DeployTarget, n: number): Promise<string[]> {
   if (n <= 0) return [];

@@ -91,7 +91,7 @@ describe('deployStage', () => {
       applications: [{ application_id: 'app-1', git_commit_id: 'abc123' }],
       containers: [{ id: 'ctr-1', image_tag: '1.2.3' }],
     });
-    expect(timing.sleeps).toEqual([1000, 1500, 2250, 3375]);
+    expect(timing.sleeps).toEqual([1000, 1250, 1563, 1954]);
     const progress = events.flatMap((e) => (e.type === 'apply_progress' ? [`${e.address.split('/').pop()} ${e.state}`] : []));
     expect(progress).toEqual([
       'application.api DEPLOYMENT_QUEUED',
@@ -142,6 +142,30 @@ describe('deployStage', () => {
     const events: ApplyEvent[] = [];
     await deployStage({ ...stage, services: [stage.services[0]!] }, { api, timing, onEvent: (e) => events.push(e) }, opts(timing));
     expect(events.map((e) => (e.type === 'apply_progress' ? e.state : e.type))).toEqual(['DEPLOYMENT_QUEUED', 'DEPLOYED']);
+  });
+
+  it('waits for a service busy with another operation (409), then deploys it', async () => {
+    let posts = 0;
+    let polls = 0;
+    const api = new FakeApi()
+      .on('POST', '/environment/:id/service/deploy', () => {
+        if (posts++ === 0) throw new HttpError(409, "application 'api' is busy: a DEPLOY operation is in progress");
+        return { deployment_request_id: 'mine' };
+      })
+      .on('GET', '/environment/:id/statuses', () => {
+        polls++;
+        if (posts === 1) return { applications: [{ id: 'app-1', state: polls === 1 ? 'DEPLOYING' : 'DEPLOYED', deployment_request_id: 'theirs' }] };
+        return { applications: [{ id: 'app-1', state: 'DEPLOYED', deployment_request_id: 'mine' }] };
+      });
+    const timing = virtualTiming();
+    await deployStage({ ...stage, services: [stage.services[0]!] }, { api, timing, onEvent: () => {} }, opts(timing));
+    expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /environment/env-1/service/deploy',
+      'GET /environment/env-1/statuses',
+      'GET /environment/env-1/statuses',
+      'POST /environment/env-1/service/deploy',
+      'GET /environment/env-1/statuses',
+    ]);
   });
 
   it('reports a billing restriction refusal with what to do', async () => {

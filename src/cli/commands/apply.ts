@@ -22,7 +22,7 @@ import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { colourEnabled } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
-import { createApplyView, renderApplyOutcome } from '../apply-view.js';
+import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { readFileSync } from 'node:fs';
 import { escapeJsonText } from '../../render/escape.js';
 
@@ -115,6 +115,15 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
     if (text) io.stderr.write(text + '\n');
   };
 
+  // Rate-limit waits: through the progress view once it exists, else as a line of their own.
+  let view: ReturnType<typeof createApplyView> | undefined;
+  const onRateLimit = (seconds: number) => {
+    const e = { type: 'rate_limited' as const, wait_seconds: seconds };
+    if (view) view.onEvent(e);
+    else if (json) io.stdout.write(renderApplyEventJson(e, new Date()));
+    else io.stderr.write(`API rate limit: waiting ${seconds}s to stay within the limit\n`);
+  };
+
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
 
@@ -141,7 +150,7 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
       allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
       maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
     },
-    { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io), signal: abort.signal },
+    { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
   try {
     printDiags(r.diagnostics);
@@ -197,13 +206,14 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
       }
     }
 
-    const view = createApplyView({ json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
+    const v = createApplyView({ json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
+    view = v;
     let result: ApplyResult;
     try {
       io.stdout.write(json ? '' : '\n');
       result = await applyPlan(
         plan,
-        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => view.onEvent(e), signal: abort.signal },
+        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: abort.signal },
         {
           parallelism: args.parallelism,
           timeoutMs: args.timeout ? (parseDuration(args.timeout) ?? DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
@@ -213,7 +223,8 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
         },
       );
     } finally {
-      view.close();
+      v.close();
+      view = undefined;
     }
     if (result.status === 'refused') {
       printDiags(result.diagnostics);
