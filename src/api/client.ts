@@ -304,7 +304,10 @@ class HttpApiClient implements ApiClient {
           }
           failures++;
           if (failures > this.#retries) throw new ApiError({ kind: 'server', method, path, status, serverMessage: message, attempts: attempt });
-          await this.#backoffBeforeRetry(method, path, attempt, failures, `HTTP ${status}`);
+          // A 503 may say when to come back; never sooner than the backoff, never more than a minute.
+          const after = parseRetryAfter(outcome.headers.get('retry-after'), now);
+          const minDelay = after === undefined ? 0 : Math.min(60_000, after - now);
+          await this.#backoffBeforeRetry(method, path, attempt, failures, `HTTP ${status}`, minDelay);
           continue;
         }
 
@@ -388,9 +391,9 @@ class HttpApiClient implements ApiClient {
     done();
   }
 
-  async #backoffBeforeRetry(method: HttpMethod, path: string, attempt: number, failures: number, reason: string): Promise<void> {
+  async #backoffBeforeRetry(method: HttpMethod, path: string, attempt: number, failures: number, reason: string, minDelayMs = 0): Promise<void> {
     if (this.#signal?.aborted) throw this.#abortedError(method, path);
-    const delayMs = backoffDelay(failures, this.#random, this.#backoff);
+    const delayMs = Math.max(minDelayMs, backoffDelay(failures, this.#random, this.#backoff));
     this.#emit({ type: 'retry', method, path, attempt: attempt + 1, reason, delayMs });
     await this.#sleep(delayMs, this.#signal);
     if (this.#signal?.aborted) throw this.#abortedError(method, path);

@@ -79,6 +79,14 @@ describe('5xx', () => {
     expect(c.stats()).toMatchObject({ total: 3, retries: 2, byEndpoint: { 'GET /project/{projectId}': 3 } });
   });
 
+  it('honours a 503 Retry-After when it is longer than the backoff', async () => {
+    const scope = nock(BASE).get('/organization').reply(503, '', { 'Retry-After': '5' }).get('/organization').reply(200, {});
+    const { c, time } = client();
+    await c.get('/organization');
+    expect(scope.isDone()).toBe(true);
+    expect(time.sleeps).toEqual([5000]);
+  });
+
   it('gives up after the configured retries with a server error', async () => {
     const scope = nock(BASE).put('/variable/v1').times(3).reply(500, { status: 500, error: 'Internal Server Error', message: 'db down' });
     const { c } = client({ retries: 2 });
