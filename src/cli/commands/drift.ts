@@ -3,6 +3,8 @@
  * Git, 2 when it drifted, 1 on any error. `--format json` carries a stable fingerprint of the drift
  * (a workflow keeps one issue per drift); `--format markdown` is an issue body.
  */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
@@ -19,6 +21,7 @@ import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../dr
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
   format?: 'human' | 'json' | 'markdown';
+  jsonFile?: string;
   color?: boolean;
 }
 
@@ -28,7 +31,8 @@ export const driftCommand: CliCommand<DriftArgs> = {
   builder: (y: Argv) =>
     connectionOptions(y)
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
-      .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' }),
+      .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
+      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
     const r = await runPlan(args.paths ?? [], { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
@@ -42,6 +46,14 @@ export const driftCommand: CliCommand<DriftArgs> = {
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, createPalette(colourEnabled(io, args))));
+      if (args.jsonFile !== undefined) {
+        try {
+          writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));
+        } catch (e) {
+          io.stderr.write(`driftless: cannot write the drift report to ${args.jsonFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+          return EXIT.error;
+        }
+      }
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {
       await r.session?.close();
