@@ -9,7 +9,10 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
-import { attachFieldSource, attachSource } from './source-map.js';
+import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
+
+/** The YAML 1.1 merge key, supported because people use it to share service settings. */
+const MERGE_KEY = '<<';
 
 export interface ParseLimits {
   /** Deepest nesting of mappings and sequences accepted (a manifest needs about 12). */
@@ -156,6 +159,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     if (isMap(node)) {
       const obj: Record<string, unknown> = {};
       attachSource(obj, range);
+      const merges: Array<{ value: unknown; range: SourceRange }> = [];
       for (const pair of node.items) {
         const keyNode = pair.key as Node | null;
         const keyRange = keyNode && keyNode.range ? at(keyNode.range[0], keyNode.range[1]) : range;
@@ -165,10 +169,15 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
         }
         const key = String(keyNode.value);
         const built = build(pair.value as Node | null, depth + 1, keyRange);
+        if (key === MERGE_KEY) {
+          merges.push({ value: built.value, range: built.range });
+          continue;
+        }
         // defineProperty, not assignment: a key named `__proto__` must stay an ordinary (and invalid) key.
         Object.defineProperty(obj, key, { value: built.value, enumerable: true, writable: true, configurable: true });
         attachFieldSource(obj, key, built.range, keyRange);
       }
+      applyMerges(obj, merges);
       return { value: obj, range };
     }
     if (isSeq(node)) {
@@ -182,6 +191,29 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
       return { value: arr, range };
     }
     return { value: null, range };
+  };
+
+  /**
+   * `<<: *defaults` (or `<<: [*a, *b]`): the keys of the merged mappings that the mapping does not set
+   * itself, earlier merges first, as YAML 1.1 merge keys do. Their sources stay where they were
+   * written, so an error in a merged value points at the anchor.
+   */
+  const applyMerges = (obj: Record<string, unknown>, merges: Array<{ value: unknown; range: SourceRange }>) => {
+    for (const m of merges) {
+      const sources = Array.isArray(m.value) ? m.value : [m.value];
+      for (const src of sources) {
+        if (src === null || typeof src !== 'object' || Array.isArray(src)) {
+          diagnostics.push(error('yaml.bad-merge', 'a merge key (<<) takes a mapping or a list of mappings', { detail: 'Write `<<: *anchor` where the anchor names a mapping.', range: m.range }));
+          continue;
+        }
+        for (const k of Object.keys(src)) {
+          if (Object.prototype.hasOwnProperty.call(obj, k)) continue;
+          Object.defineProperty(obj, k, { value: (src as Record<string, unknown>)[k], enumerable: true, writable: true, configurable: true });
+          const from = fieldSourceOf(src, k);
+          if (from) attachFieldSource(obj, k, from, keySourceOf(src, k));
+        }
+      }
+    }
   };
 
   try {

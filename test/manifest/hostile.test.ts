@@ -55,6 +55,46 @@ projects:
     expect(r.manifest!.projects![0]!.environments![1]!.services![0]!.name).toBe('api');
   });
 
+  it('supports merge keys (<<) to share settings, explicit keys winning', async () => {
+    const yaml = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: c
+        services:
+          - &web
+            type: container
+            name: web
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27"
+            cpu: 250
+          - <<: *web
+            name: web-canary
+            tag: "1.28"
+`;
+    const r = await load(tempTree({ 'm.yaml': yaml }));
+    expect(r.diagnostics).toEqual([]);
+    const canary = r.manifest!.projects![0]!.environments![0]!.services![1]!;
+    expect(canary).toEqual({ name: 'web-canary', tag: '1.28', type: 'container', registry: 'docker-hub', image_name: 'library/nginx', cpu: 250 });
+    // A bad value inherited through the merge is reported where it is written: at the anchor.
+    const broken = await load(tempTree({ 'm.yaml': yaml.replace('cpu: 250', 'cpu: lots') }));
+    expect(broken.diagnostics.map((d) => [d.summary, d.range!.start.line])).toEqual([
+      ['`cpu` of container `web` must be an integer, not a string', 14],
+      ['`cpu` of container `web-canary` must be an integer, not a string', 14],
+    ]);
+  });
+
+  it('merges mappings and reports a merge of something else', async () => {
+    const { parseYamlFile } = await import('../../src/manifest/parse-yaml.js');
+    const merged = parseYamlFile('base: &b {a: 1, b: 2}\nother: &o {c: 3}\nx:\n  <<: [*b, *o]\n  a: 9\n', 'f.yaml');
+    expect(merged.diagnostics).toEqual([]);
+    expect((merged.value as Record<string, unknown>).x).toEqual({ a: 9, b: 2, c: 3 });
+    const bad = parseYamlFile('s: &s hello\nx:\n  <<: *s\n', 'f.yaml');
+    expect(bad.diagnostics).toMatchObject([{ code: 'yaml.bad-merge', range: { start: { line: 3, col: 7 } } }]);
+  });
+
   it('answers a 10 MB manifest with a clean size diagnostic', async () => {
     const big = manifestWith() + '#' + 'x'.repeat(10 * 1024 * 1024) + '\n';
     const r = await load(tempTree({ 'big.yaml': big }));
