@@ -3,8 +3,9 @@
  *
  * A service is deployed when it is created or replaced, when its configuration changed (fields
  * other than description / icon_uri), when a variable it sees changed (its own, its environment's,
- * its project's: created, updated, replaced or pruned), when its pinned git_commit_id differs from
- * the deployed commit, or when the live service reports NEVER_DEPLOYED.
+ * its project's: created, updated, replaced or pruned), when an annotations or labels group it uses
+ * changed, when its pinned git_commit_id differs from the deployed commit, or when the live service
+ * reports NEVER_DEPLOYED.
  *
  * NOTE: NEVER_DEPLOYED marks a deploy so that an apply interrupted (or failed) between creating a
  * service and deploying it converges on the next run, and so that `drift` reports a declared service
@@ -24,6 +25,16 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
     const list = changedKeys.get(c.parent) ?? [];
     list.push(c.name);
     changedKeys.set(c.parent, list);
+  }
+  // Annotation / label groups whose content changes: the services using them render differently.
+  const changedGroups = new Map<string, Set<string>>([
+    ['annotations_groups', new Set()],
+    ['labels_groups', new Set()],
+  ]);
+  for (const c of changes) {
+    if (c.status !== 'planned' || c.actions[0] === 'no-op' || c.actions[0] === 'create') continue;
+    if (c.kind === 'annotations_group') changedGroups.get('annotations_groups')!.add(c.name);
+    if (c.kind === 'labels_group') changedGroups.get('labels_groups')!.add(c.name);
   }
   for (const c of changes) {
     if (!isServiceKind(c.kind) || c.status !== 'planned') continue;
@@ -51,6 +62,13 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
         keys.push(...(changedKeys.get(scope) ?? []));
       }
       if (keys.length > 0) reasons.push(keys.length === 1 ? `variable ${keys[0]} changed` : `variables ${listSome(keys)} changed`);
+    }
+    if (!fresh) {
+      for (const [field, names] of changedGroups) {
+        for (const g of (desired.attrs[field] as string[] | undefined) ?? []) {
+          if (names.has(g)) reasons.push(`${field === 'annotations_groups' ? 'annotations' : 'labels'} group ${g} changed`);
+        }
+      }
     }
     if (reasons.length === 0 && l?.status?.service_deployment_status === 'NEVER_DEPLOYED') reasons.push('never deployed');
     if (reasons.length === 0) continue;

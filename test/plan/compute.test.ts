@@ -138,6 +138,12 @@ describe('computePlan: update', () => {
     ]);
   });
 
+  it('deploys the services that use a changed annotations group', () => {
+    const plan = planOf(fullManifest(), withRecords((r) => (r.annotationsGroups[0]!.scopes = ['PODS'])));
+    expect(touched(plan)).toEqual(['update annotations_group.monitoring', `no-op+deploy ${API}`]);
+    expect(change(plan, API).deploy!.reasons).toEqual(['annotations group monitoring changed']);
+  });
+
   it('deploys a service whose pinned commit differs from the deployed one', () => {
     const plan = planOf(fullManifest(), withRecords((r) => (r.services[0]!.git_repository.deployed_commit_id = 'b'.repeat(40))));
     expect(touched(plan)).toEqual([`no-op+deploy ${API}`]);
