@@ -180,3 +180,23 @@ describe('apply interrupted', () => {
     expect((await plan()).stdout).toContain('No changes.');
   });
 });
+
+describe('apply on a terminal', () => {
+  it('asks before changing anything: anything but "yes" cancels, "yes" applies with the live view', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    const env = { ...SECRET_ENV, NO_COLOR: '1' };
+    const no = await h.run(['apply', 'm', ...FAST], { env, terminalInput: 'no\n' });
+    expect(no.code).toBe(1);
+    expect(no.stdout).toContain('Do you want to perform these actions?');
+    expect(no.stdout).toContain('Apply cancelled. Nothing was changed.');
+    expect(Object.keys(h.emu.state.projects)).toHaveLength(0);
+
+    const yes = await h.run(['apply', 'm', ...FAST], { env, terminalInput: 'yes\n' });
+    expect(yes.code).toBe(0);
+    // the live block of deploying services is drawn and erased in place
+    expect(yes.stdout).toContain('\x1b[J');
+    expect(yes.stdout).toMatch(/deploying, \d+s elapsed/);
+    expect(yes.stdout.trimEnd().split('\n').pop()).toBe('Apply complete! Resources: 7 added, 0 changed, 0 destroyed; 2 deployed.');
+  });
+});

@@ -5,6 +5,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { startEmulator, type RunningEmulator, type StartOptions } from '../../src/emulator/server.js';
@@ -21,6 +22,8 @@ export interface RunOptions {
   interrupted?: Promise<void>;
   /** Sees each chunk written to stdout as it is written. */
   onStdout?: (chunk: string) => void;
+  /** Run as on a terminal, with this typed on stdin. */
+  terminalInput?: string;
 }
 
 export interface Harness {
@@ -57,8 +60,9 @@ export async function startHarness(opts: StartOptions = {}): Promise<Harness> {
       let stdout = '';
       let stderr = '';
       const io: CliIO = {
-        stdout: { write: (s: string) => ((stdout += s), o.onStdout?.(s), true), isTTY: false },
+        stdout: { write: (s: string) => ((stdout += s), o.onStdout?.(s), true), isTTY: o.terminalInput !== undefined },
         stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
+        ...(o.terminalInput !== undefined ? { stdin: Object.assign(Readable.from([o.terminalInput]), { isTTY: true }) } : {}),
         env: { ...env, ...(o.env ?? {}) },
         cwd: dir,
         ...(o.interrupted ? { interrupted: o.interrupted } : {}),

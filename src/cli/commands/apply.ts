@@ -25,6 +25,7 @@ import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../sha
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { readFileSync } from 'node:fs';
 import { escapeJsonText } from '../../render/escape.js';
+import { onInterrupt } from '../interrupt.js';
 
 export interface ApplyArgs extends ConnectionArgs {
   paths?: string[];
@@ -125,7 +126,25 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   };
 
   const abort = new AbortController();
-  void io.interrupted?.then(() => abort.abort());
+  const stopListening = onInterrupt(io, () => abort.abort());
+  try {
+    return await applyWithSignal(args, io, { json, palette, printDiags, onRateLimit, setView: (v) => (view = v), abort });
+  } finally {
+    stopListening();
+  }
+}
+
+interface RunContext {
+  json: boolean;
+  palette: Palette;
+  printDiags: (diags: Diagnostic[]) => void;
+  onRateLimit: (seconds: number) => void;
+  setView: (v: ReturnType<typeof createApplyView> | undefined) => void;
+  abort: AbortController;
+}
+
+async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Promise<number> {
+  const { json, palette, printDiags, onRateLimit, abort } = rc;
 
   const paths = args.paths ?? [];
   const planFile = paths.length >= 1 && looksLikePlanFile(paths[0]!, io.cwd) ? paths[0]! : undefined;
@@ -207,7 +226,7 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
     }
 
     const v = createApplyView({ json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
-    view = v;
+    rc.setView(v);
     let result: ApplyResult;
     try {
       io.stdout.write(json ? '' : '\n');
@@ -224,7 +243,7 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
       );
     } finally {
       v.close();
-      view = undefined;
+      rc.setView(undefined);
     }
     if (result.status === 'refused') {
       printDiags(result.diagnostics);
