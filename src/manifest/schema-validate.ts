@@ -170,7 +170,7 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
     }
     case 'pattern': {
       const ref = e.schemaPath.includes('/definitions/name/')
-        ? 'Names are 1 to 255 characters with no path separator (/ or \\), no control character, no template syntax (${ or {{) and no leading or trailing space.'
+        ? 'Names are 1 to 255 characters with no path separator (/ or \\), no control or invisible formatting character, no template syntax (${ or {{) and no leading or trailing space.'
         : e.schemaPath.includes('/definitions/variable_key/')
           ? 'Keys are letters, digits and underscores, and do not start with a digit.'
           : String(ps?.description ?? `It must match ${String((e.params as { pattern: string }).pattern)}.`);

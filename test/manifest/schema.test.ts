@@ -61,7 +61,7 @@ describe('schemas/manifest.schema.json', () => {
   it('rejects names with path separators, control characters or template syntax', () => {
     const pattern = new RegExp(((schema.definitions as Record<string, SchemaNode>).name!.pattern as string), 'u');
     for (const ok of ['shop', 'my shop', 'api-v2', 'café', 'db.primary']) expect(pattern.test(ok), ok).toBe(true);
-    for (const bad of ['a/b', 'a\\b', 'a\nb', 'a\u001b[31m', '${env:X}', '{{x}}', ' lead', 'trail ', 'bidi\u202e']) expect(pattern.test(bad), JSON.stringify(bad)).toBe(false);
+    for (const bad of ['a/b', 'a\\b', 'a\nb', 'a\u001b[31m', '${env:X}', '{{x}}', ' lead', 'trail ', 'bidi\u202e', 'zero\u200bwidth', 'line\u2028sep', '\ufeffbom']) expect(pattern.test(bad), JSON.stringify(bad)).toBe(false);
   });
 });
 
