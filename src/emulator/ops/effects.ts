@@ -210,6 +210,8 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
     },
     onFinished(op, at) {
       recordEnvironmentHistory(ctx, op, at);
+      const outcome = Object.values(op.services).map((sv) => `${sv.name}=${sv.phase === -2 ? 'CANCELED' : currentState(sv)}`).join(' ');
+      ctx.logger.info(`${op.action.toLowerCase()} ${op.execution_id} finished: ${outcome}`);
     },
   };
 }
