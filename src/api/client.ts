@@ -12,14 +12,15 @@
 import { inspect } from 'node:util';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { Agent } from 'undici';
-import { ApiError, kindForStatus, type ApiErrorKind } from './errors.js';
+import { ApiError } from './errors.js';
 import { authorizationHeader, parseAuthScheme, type AuthScheme } from './auth.js';
 import { ConcurrencyQueue } from './queue.js';
-import { RateLimitBudget, parseRateLimitHeaders, parseRetryAfter, type RateLimitSnapshot } from './rate-limit.js';
+import { RateLimitBudget, parseRateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
+import { decideNext, type AttemptOutcome, type AttemptState, type RetryPolicy } from './retry-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { RequestCounter, type RequestStats } from './stats.js';
 import { endpointTemplate, fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
-import { scrub, serialiseBody } from './redact.js';
+import { serialiseBody } from './redact.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -87,12 +88,7 @@ export interface ApiResponse<T> {
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
 /** Transport failures that happen before a byte of the request left: safe to retry, even a POST. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const MAX_MESSAGE = 500;
 
-type AttemptOutcome =
-  | { type: 'response'; status: number; headers: Headers; text: string }
-  | { type: 'timeout' }
-  | { type: 'network'; code?: string; sent: boolean };
 
 export interface ApiClient {
   request<T = unknown>(method: HttpMethod, pathTemplate: string, opts?: RequestOptions): Promise<T>;
@@ -251,9 +247,9 @@ class HttpApiClient implements ApiClient {
     } catch {
       throw this.#abortedError(method, path);
     }
+    const policy: RetryPolicy = { retryable, retries: this.#retries, rateLimitRetries: this.#rateLimitRetries };
+    const state: AttemptState = { failures: 0, rateLimited: 0 };
     try {
-      let failures = 0;
-      let rateLimited = 0;
       for (let attempt = 1; ; attempt++) {
         await this.#reserveBudget(method, path);
         this.#counter.recordSend(method, endpoint, attempt > 1);
@@ -263,64 +259,30 @@ class HttpApiClient implements ApiClient {
         const now = this.#now();
         this.#budget.onSettled(outcome.type === 'response' ? parseRateLimitHeaders(outcome.headers, now) : undefined, now);
         this.#notifySettled();
-
         if (outcome.type === 'response') {
           this.#emit({ type: 'response', method, path, status: outcome.status, attempt, durationMs: now - started });
-          const { status } = outcome;
-          if (status < 300) return { status, body: parseBody<T>(outcome.text) };
-          if (status < 400) {
-            // Redirects are not followed (they would resend the token elsewhere): most often the
-            // base URL is wrong (http instead of https, a missing prefix).
-            const location = (outcome.headers.get('location') ?? '').split(/[?#]/)[0];
-            throw new ApiError({
-              kind: 'validation',
-              method,
-              path,
-              status,
-              serverMessage: `the API answered with a redirect${location ? ` to ${scrub(location, secrets)}` : ''}: check the API URL (DRIFTLESS_API_URL)`,
-              attempts: attempt,
-            });
-          }
-          const message = serverMessage(outcome.text, secrets);
-          if (status === 429) {
-            this.#counter.recordRateLimited();
-            rateLimited++;
-            if (rateLimited > this.#rateLimitRetries) {
-              throw new ApiError({ kind: 'rate-limited', method, path, status, serverMessage: message, attempts: attempt });
-            }
-            // A 429 was not applied: any method may be sent again once the server allows it.
-            const until =
-              parseRetryAfter(outcome.headers.get('retry-after'), now) ??
-              parseRateLimitHeaders(outcome.headers, now).resetAt ??
-              now + backoffDelay(rateLimited, this.#random, this.#backoff);
-            this.#budget.block(until);
-            this.#emit({ type: 'retry', method, path, attempt: attempt + 1, reason: 'rate limited (HTTP 429)', delayMs: Math.max(0, until - now) });
-            continue;
-          }
-          const kind = kindForStatus(status, message ?? '');
-          if (kind !== 'server') throw new ApiError({ kind, method, path, status, serverMessage: message, attempts: attempt });
-          if (!retryable) {
-            throw new ApiError({ kind: 'ambiguous', reason: 'server', method, path, status, serverMessage: message, attempts: attempt });
-          }
-          failures++;
-          if (failures > this.#retries) throw new ApiError({ kind: 'server', method, path, status, serverMessage: message, attempts: attempt });
-          // A 503 may say when to come back; never sooner than the backoff, never more than a minute.
-          const after = parseRetryAfter(outcome.headers.get('retry-after'), now);
-          const minDelay = after === undefined ? 0 : Math.min(60_000, after - now);
-          await this.#backoffBeforeRetry(method, path, attempt, failures, `HTTP ${status}`, minDelay);
-          continue;
+          if (outcome.status === 429) this.#counter.recordRateLimited();
         }
 
-        const safeToRepeat = retryable || (outcome.type === 'network' && !outcome.sent);
-        const kind: ApiErrorKind = outcome.type;
-        const code = outcome.type === 'network' ? outcome.code : undefined;
-        if (!safeToRepeat) {
-          throw new ApiError({ kind: 'ambiguous', reason: outcome.type, method, path, code, attempts: attempt });
+        const next = decideNext(outcome, state, policy, now, secrets);
+        switch (next.type) {
+          case 'done':
+            return { status: next.status, body: parseBody<T>(next.text) };
+          case 'fail':
+            throw new ApiError({ ...next.error, method, path, attempts: attempt });
+          case 'rate-limited': {
+            state.rateLimited++;
+            const until = next.untilMs ?? now + backoffDelay(state.rateLimited, this.#random, this.#backoff);
+            // The wait itself happens in #reserveBudget, which every request goes through.
+            this.#budget.block(until);
+            this.#emit({ type: 'retry', method, path, attempt: attempt + 1, reason: 'rate limited (HTTP 429)', delayMs: Math.max(0, until - now) });
+            break;
+          }
+          case 'retry':
+            state.failures++;
+            await this.#backoffBeforeRetry(method, path, attempt, state.failures, next.reason, next.minDelayMs);
+            break;
         }
-        failures++;
-        if (failures > this.#retries) throw new ApiError({ kind, method, path, code, attempts: attempt });
-        const reason = outcome.type === 'timeout' ? 'timeout' : `connection failed${code ? ` (${code})` : ''}`;
-        await this.#backoffBeforeRetry(method, path, attempt, failures, reason);
       }
     } finally {
       release();
@@ -426,29 +388,6 @@ function parseBody<T>(text: string): T {
   } catch {
     return text as T;
   }
-}
-
-/** The server's `{message}` (or `error`), one line, bounded, with secrets scrubbed. */
-function serverMessage(text: string, secrets: readonly string[]): string | undefined {
-  let msg: string | undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object') {
-      const o = parsed as Record<string, unknown>;
-      const m = o.message ?? o.detail ?? o.error;
-      if (typeof m === 'string') msg = m;
-    } else if (typeof parsed === 'string') {
-      msg = parsed;
-    }
-  } catch {
-    msg = text;
-  }
-  if (!msg) return undefined;
-  msg = scrub(msg, secrets)
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .trim();
-  if (msg.length > MAX_MESSAGE) msg = `${msg.slice(0, MAX_MESSAGE)}…`;
-  return msg || undefined;
 }
 
 function errorCode(e: unknown): string | undefined {
