@@ -12,6 +12,7 @@ import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { createPalette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanJson } from '../../render/json.js';
+import { renderPlanMarkdown } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { colourEnabled } from '../config.js';
@@ -52,7 +53,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (!r.plan || hasErrors(r.diagnostics)) return EXIT.error;
       const plan = r.plan;
       if (format === 'json') io.stdout.write(renderPlanJson(plan));
-      else if (format === 'markdown') io.stdout.write(await renderMarkdown(plan));
+      else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
       else io.stdout.write(renderPlanHuman(plan, { palette }));
       if (args.out) {
         try {
@@ -74,16 +75,4 @@ export const planCommand: CliCommand<PlanArgs> = {
 
 function connection(args: ConnectionArgs) {
   return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism };
-}
-
-/** The markdown renderer belongs to the render module; loaded lazily so that plan works without it. */
-async function renderMarkdown(plan: Parameters<typeof renderPlanHuman>[0]): Promise<string> {
-  const modPath = '../../render/markdown.js';
-  try {
-    const mod = (await import(modPath)) as { renderPlanMarkdown?: (p: typeof plan) => string };
-    if (mod.renderPlanMarkdown) return mod.renderPlanMarkdown(plan);
-  } catch {
-    // fall through to the human rendering, without colour
-  }
-  return renderPlanHuman(plan, {});
 }
