@@ -191,7 +191,7 @@ function itemOf(
       summary: pruned ? 'exists live but not in Git (created outside Git, or removed from Git and not applied yet)' : 'exists live but not in Git: created outside Git (pruning is off for its scope, so apply leaves it)',
       fields: [],
       ...(created ? { since: created } : {}),
-      apply_action: pruned ? 'delete it' : 'nothing (declare it in Git, or enable pruning for its scope to delete it)',
+      apply_action: pruned ? 'delete it' : 'leave it (declare it in Git, or enable pruning for its scope to delete it)',
     };
   }
   if (c.actions[0] === 'create' && !c.via_parent) {

@@ -47,6 +47,8 @@ function where(i: DriftItem): string | undefined {
 }
 
 const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };
+const ICON: Record<DriftItem['drift'], string> = { changed: '🔧', missing: '❌', unmanaged: '➕', not_deployed: '⏸️' };
+const DRIFT_TEXT: Record<DriftItem['drift'], string> = { changed: 'changed', missing: 'missing live', unmanaged: 'not in Git', not_deployed: 'not deployed' };
 
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
   if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n`;
@@ -91,10 +93,10 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
     `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}`,
     '',
   );
-  out.push('| | Resource | What | Since | Declared at |', '|---|---|---|---|---|');
+  out.push('| | Resource | Drift | Origin | Since | Declared at |', '|---|---|---|---|---|---|');
   for (const i of r.items) {
     const w = where(i);
-    out.push(`| ${MARK[i.drift] === '~' ? '🔧' : MARK[i.drift] === '-' ? '❌' : MARK[i.drift] === '+' ? '➕' : '⏸️'} | \`${codeSpan(i.address)}\` | ${md(ORIGIN_TEXT[i.origin])}: ${md(i.drift.replace('_', ' '))} | ${i.since ? md(i.since) : '–'} | ${w ? `\`${codeSpan(w)}\`` : 'live only'} |`);
+    out.push(`| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`);
   }
   out.push('');
   for (const i of r.items) {
@@ -112,9 +114,4 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   out.push(`${fence}sh`, cmd, fence, '', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
   out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
   return out.join('\n') + '\n';
-}
-
-/** Text inside a backtick code span: backticks cannot close it, controls are escaped. */
-function codeSpan(s: string): string {
-  return escapeControl(s).replace(/`/g, "'").replace(/\|/g, '\\|');
 }

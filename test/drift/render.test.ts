@@ -1,0 +1,115 @@
+/**
+ * Drift reports as text, from a fixed report: golden human and markdown output (what a CI log and
+ * an issue show), escaping of names crafted to inject markdown, HTML, mentions or terminal
+ * escapes, and the fingerprint: stable for the same drift, different for a different one.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { driftFingerprint, type DriftItem, type DriftReport } from '../../src/drift/detect.js';
+import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../src/drift/render.js';
+import { createPalette } from '../../src/render/palette.js';
+
+const golden = (name: string) => path.resolve(__dirname, '../golden/drift', name);
+function matchGolden(name: string, actual: string): void {
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(golden(name), actual);
+  expect(actual).toBe(readFileSync(golden(name), 'utf8'));
+}
+
+const items: DriftItem[] = [
+  {
+    address: 'project.shop/environment.production/application.api',
+    kind: 'application',
+    name: 'api',
+    drift: 'changed',
+    origin: 'outside_git',
+    summary: 'cpu changed live at 2026-11-20T10:00:00.000Z, after the last deployment (2026-11-19T08:00:00.000Z): changed outside Git',
+    fields: [{ field: 'cpu', live: 2000, git: 1000 }],
+    since: '2026-11-20T10:00:00.000Z',
+    last_deployment: '2026-11-19T08:00:00.000Z',
+    source: { file: 'infra/shop.yaml', start: { line: 81, col: 13 } },
+    apply_action: 'update it to match Git',
+  },
+  {
+    address: 'project.shop/variable.STRIPE_API_KEY',
+    kind: 'variable',
+    name: 'STRIPE_API_KEY',
+    drift: 'changed',
+    origin: 'outside_git',
+    summary: 'secret updated live at 2026-11-20T11:00:00.000Z, after the last deployment (2026-11-19T08:00:00.000Z): its value was replaced outside Git (the API never returns it)',
+    fields: [{ field: 'value', sensitive: true }],
+    since: '2026-11-20T11:00:00.000Z',
+    source: { file: 'infra/shop.yaml', start: { line: 15, col: 9 } },
+    apply_action: 'write the value from Git again',
+  },
+  {
+    address: 'project.shop/environment.production/container.x](https://evil.example)<img src=x onerror=alert(1)>@admins`|',
+    kind: 'container',
+    name: 'x](https://evil.example)<img src=x onerror=alert(1)>@admins`|',
+    drift: 'unmanaged',
+    origin: 'outside_git',
+    summary: 'exists live but not in Git: created outside Git (pruning is off for its scope, so apply leaves it)',
+    fields: [],
+    since: '2026-11-20T12:00:00.000Z',
+    apply_action: 'leave it (declare it in Git, or enable pruning for its scope to delete it)',
+  },
+  {
+    address: 'project.shop/environment.production/container.storefront',
+    kind: 'container',
+    name: 'storefront',
+    drift: 'missing',
+    origin: 'unknown',
+    summary: 'declared in Git, missing live (deleted outside Git, or added in Git and not applied yet)',
+    fields: [],
+    source: { file: 'infra/shop.yaml', start: { line: 108, col: 13 } },
+    apply_action: 'create it',
+  },
+];
+
+const report: DriftReport = {
+  format_version: '1.0',
+  in_sync: false,
+  fingerprint: driftFingerprint(items),
+  summary: { drifted: 4, outside_git: 3, git: 0, unknown: 1 },
+  items,
+  checked: 31,
+  request_count: 12,
+};
+const ctx = { paths: ['infra'] };
+
+describe('drift rendering', () => {
+  it('human text (golden)', () => {
+    matchGolden('report.txt', renderDriftHuman(report, ctx, createPalette(false)));
+  });
+
+  it('markdown issue body (golden): fingerprint marker first, table, details, reconcile commands', () => {
+    const md = renderDriftMarkdown(report, ctx);
+    matchGolden('report.md', md);
+    expect(md.split('\n')[0]).toBe(`<!-- driftless-drift fingerprint=${report.fingerprint} -->`);
+  });
+
+  it('escapes crafted names: no link, image, HTML, mention or table break gets through', () => {
+    const md = renderDriftMarkdown(report, ctx);
+    expect(md).not.toContain('](https://evil.example)');
+    expect(md).not.toContain('<img');
+    expect(md).not.toMatch(/(^|[^`&#;\w])@admins/);
+    // Every table row keeps its 6 cell separators.
+    for (const row of md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| |'))) expect(row.split('|').length).toBe(8);
+    const human = renderDriftHuman({ ...report, items: [{ ...items[0]!, address: 'app\u001b[2J\u202eevil' }] }, ctx, createPalette(false));
+    expect(human).not.toMatch(/[\u001b\u202e]/);
+  });
+
+  it('in sync: markdown says so under the same marker scheme; JSON carries the reconcile command', () => {
+    const sync: DriftReport = { ...report, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0 }, fingerprint: driftFingerprint([]) };
+    expect(renderDriftMarkdown(sync, ctx)).toContain('No drift');
+    expect(JSON.parse(renderDriftJson(report, ctx))).toMatchObject({ fingerprint: report.fingerprint, reconcile_command: 'driftless apply infra', in_sync: false });
+  });
+
+  it('fingerprint: same drift, same value whatever the order or the timestamps; another drift, another value', () => {
+    const shuffled = [...items].reverse().map((i) => ({ ...i, since: '2030-01-01T00:00:00.000Z', summary: 'reworded' }));
+    expect(driftFingerprint(shuffled)).toBe(report.fingerprint);
+    const other = items.map((i, n) => (n === 0 ? { ...i, fields: [{ field: 'cpu', live: 3000, git: 1000 }] } : i));
+    expect(driftFingerprint(other)).not.toBe(report.fingerprint);
+    expect(report.fingerprint).toMatch(/^sha256:[0-9a-f]{16}$/);
+  });
+});
