@@ -12,7 +12,6 @@ import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { createApiClient } from '../../api/index.js';
 import { portFromClient } from '../../live/api-port.js';
-import { startEmulator } from '../../emulator/server.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { displayPath } from '../../manifest/discover.js';
 
@@ -57,6 +56,8 @@ export const demoCommand: CliCommand<DemoArgs> = {
         say: (t) => io.stdout.write(t),
         runCommand: (argv, env) => main(argv, { ...io, env }),
         startEmulator: async () => {
+          // Loaded here, not at the top: other commands should not pay for the emulator's start-up.
+          const { startEmulator } = await import('../../emulator/server.js');
           const em = await startEmulator({ port: 0, deployDurationMs: args.deployDuration ?? 1500, rateLimit: 100_000 });
           const client = createApiClient({ baseUrl: em.url, token: em.tokens.ADMIN });
           return {

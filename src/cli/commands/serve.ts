@@ -8,8 +8,8 @@
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
-import { EmulatorStartError, startEmulator } from '../../emulator/server.js';
-import { lineLogger } from '../../emulator/context.js';
+// The emulator (fastify, swagger, its schemas) is loaded only when `serve` runs: importing it
+// statically cost every other command about half a second of start-up (bench, issue 6).
 
 interface ServeArgs {
   port: number;
@@ -76,6 +76,8 @@ export const serveCommand: CliCommand<ServeArgs> = {
       for (const p of problems) io.stderr.write(`driftless serve: ${p}\n`);
       return EXIT.error;
     }
+    const { EmulatorStartError, startEmulator } = await import('../../emulator/server.js');
+    const { lineLogger } = await import('../../emulator/context.js');
     const logger = lineLogger((s) => io.stderr.write(s));
     let em;
     try {
