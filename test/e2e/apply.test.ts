@@ -200,3 +200,42 @@ describe('apply on a terminal', () => {
     expect(yes.stdout.trimEnd().split('\n').pop()).toBe('Apply complete! Resources: 7 added, 0 changed, 0 destroyed; 2 deployed.');
   });
 });
+
+describe('apply structural changes', () => {
+  it('moves services between deployment stages', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ stages: true }) });
+    expect((await apply()).code).toBe(0);
+    const swapped = appManifest({ stages: true }).replace('services: [web]', 'services: [@]').replace('services: [api]', 'services: [web]').replace('services: [@]', 'services: [api]');
+    h.write({ 'm/main.yaml': swapped });
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 2 changed, 0 destroyed; 0 deployed.');
+    const stageOf = (name: string) => {
+      const id = servicesByName(h).get(name)!.id;
+      return Object.values(h.emu.state.deploymentStages).find((s) => (s.services as Array<{ service_id: string }>).some((m) => m.service_id === id))?.name;
+    };
+    expect([stageOf('api'), stageOf('web')]).toEqual(['first', 'second']);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+
+  it('replaces an environment whose cluster changed, with everything in it, and converges', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ stages: true }) });
+    expect((await apply()).code).toBe(0);
+    const oldEnv = Object.values(h.emu.state.environments)[0]!;
+    h.write({ 'm/main.yaml': appManifest({ stages: true }).replace('cluster: staging-cluster', 'cluster: production-cluster') });
+    const p = await plan();
+    expect(p.stdout).toMatch(/-\/\+ environment "dev"/);
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 7 added, 0 changed, 7 destroyed; 2 deployed.');
+    const envs = Object.values(h.emu.state.environments);
+    expect(envs).toHaveLength(1);
+    expect(envs[0]!.id).not.toBe(oldEnv.id);
+    const prod = Object.values(h.emu.state.clusters).find((c) => c.name === 'production-cluster')!;
+    expect(envs[0]!.cluster_id).toBe(prod.id);
+    expect([...servicesByName(h).keys()].sort()).toEqual(['api', 'web']);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+});
