@@ -5,20 +5,28 @@
  * Human output: diagnostics on stderr, the verdict on stdout. `--format github`: one GitHub
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
+ * `--remote` also checks cluster and registry names against the API (the only API calls made).
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
-import { hasErrors } from '../../diag/diagnostic.js';
+import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { createPalette, renderDiagnosticsGithub, renderDiagnosticsHuman, shouldUseColor, summarizeDiagnostics } from '../../diag/render.js';
 import { loadManifest } from '../../manifest/load.js';
 import type { Manifest } from '../../manifest/types.js';
+import type { ReferenceContext } from '../../manifest/references.js';
+import { fetchReferenceNames } from '../../manifest/remote-names.js';
+import { resolveApiConfig } from '../config.js';
+import { apiDiagnostic, openSession } from '../run-plan.js';
 
 export interface ValidateArgs {
   paths?: string[];
   format?: 'human' | 'github' | 'json';
   color?: boolean;
   'no-color'?: boolean;
+  remote?: boolean;
+  apiUrl?: string;
+  authScheme?: string;
 }
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
@@ -36,9 +44,14 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   builder: (y: Argv) =>
     y
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
-      .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' }),
+      .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
+      .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster and container registry names against the API (3 read requests)' })
+      .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
+      .option('auth-scheme', { type: 'string', describe: 'Authorization scheme for --remote: Token or Bearer' }),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
-    const result = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd });
+    const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
+    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, ...(remote.references ? { references: remote.references } : {}) });
+    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics] };
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {
@@ -65,3 +78,17 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     return EXIT.ok;
   },
 };
+
+/** Cluster and registry names from the API, or the diagnostic saying why they could not be read. */
+async function remoteReferences(args: ValidateArgs, io: CliIO): Promise<{ references?: ReferenceContext; diagnostics: Diagnostic[] }> {
+  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
+  if (!cfg.config) return { diagnostics: cfg.diagnostics };
+  const session = openSession(cfg.config, { parallelism: 2 });
+  try {
+    return { references: await fetchReferenceNames(session.port), diagnostics: cfg.diagnostics };
+  } catch (e) {
+    return { diagnostics: [...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster and registry names')] };
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The names that live outside the manifest (clusters, container registries), read from the API so
+ * that `validate --remote` can check them: three list requests, nothing else. The API is reached
+ * through the narrow ApiPort that live-state reading uses, so this is testable with a fake.
+ */
+import type { ApiPort } from '../live/api-port.js';
+import type { ReferenceContext } from './references.js';
+
+type Named = { id?: unknown; name?: unknown };
+
+function listOf(body: unknown): Named[] {
+  if (Array.isArray(body)) return body as Named[];
+  if (body && typeof body === 'object' && Array.isArray((body as { results?: unknown }).results)) return (body as { results: Named[] }).results;
+  return [];
+}
+
+const names = (items: Named[]) => items.map((i) => i.name).filter((n): n is string => typeof n === 'string');
+
+/**
+ * Cluster and registry names of the token's organization. Throws (an ApiError, or an Error naming
+ * the choices) when the organization cannot be determined; the caller turns that into a diagnostic.
+ */
+export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceContext> {
+  const orgBody = await port.get<unknown>('/organization');
+  // The seed returns one record, the real API a list.
+  const orgs = orgBody && typeof orgBody === 'object' && !Array.isArray(orgBody) && !('results' in orgBody) ? [orgBody as Named] : listOf(orgBody);
+  if (orgs.length !== 1 || typeof orgs[0]!.id !== 'string') {
+    throw new Error(orgs.length === 0 ? 'the API token gives access to no organization' : `the API token sees ${orgs.length} organizations; remote checks need exactly one`);
+  }
+  const org = encodeURIComponent(orgs[0]!.id as string);
+  const [clusters, registries] = await Promise.all([port.get<unknown>(`/organization/${org}/cluster`), port.get<unknown>(`/organization/${org}/containerRegistry`)]);
+  return { clusters: names(listOf(clusters)), registries: names(listOf(registries)) };
+}
