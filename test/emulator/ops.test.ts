@@ -61,6 +61,14 @@ describe('deploy state sequences', () => {
     expect(history.results[0].details.commit.git_commit_id).toBe('a1b2c3d4e5f6');
   });
 
+  test('redeploy deploys again the commit the application runs, not the branch head', async () => {
+    expect((await c.post(`/application/${w.app.id}/redeploy`)).status).toBe(202);
+    await watchStates(c, `/application/${w.app.id}/status`, isTerminal);
+    const history = (await c.get(`/application/${w.app.id}/deploymentHistoryV2`)).body.results;
+    expect(history).toHaveLength(2);
+    expect(history[0].details.commit.git_commit_id).toBe('a1b2c3d4e5f6');
+  });
+
   test('a container has no build step, and its image_tag is what gets deployed', async () => {
     const r = await c.post(`/container/${w.container.id}/deploy`, { image_tag: '1.26' });
     expect(r.status).toBe(202);

@@ -93,6 +93,12 @@ function deployRequest(svc: ApiRecord, body: Q, field = 'request body'): Service
   return { service: svc, version, sub_action };
 }
 
+/** The deploy body that deploys again what the service runs now (redeploy). */
+export function currentVersion(svc: ApiRecord): Q {
+  const commit = svc.git_repository?.deployed_commit_id;
+  return typeof commit === 'string' && commit ? { git_commit_id: commit } : {};
+}
+
 function triggeredBy(req: { headers: Record<string, unknown> }, ctx: EmulatorContext): string {
   // The token's name, never its value.
   const header = String(req.headers.authorization ?? '');
@@ -111,7 +117,7 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
     const act = (action: Action, body: Q, req: { headers: Record<string, unknown>; params: unknown }) => {
       const svc = serviceOfKind(ctx, kind, idOf(req));
       const envId = environmentOf(ctx, svc);
-      const request = action === 'DEPLOY' ? deployRequest(svc, body) : { service: svc, sub_action: svc.service_type === 'TERRAFORM' && action === 'RESTART' ? 'NONE' : undefined };
+      const request = action === 'DEPLOY' ? deployRequest(svc, body) : { service: svc };
       startOperation(ctx, { action, environmentId: envId, services: [request], staged: false, triggeredBy: triggeredBy(req, ctx) });
       return statusOf(ctx, svc.id);
     };
@@ -157,7 +163,7 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
     );
 
     const simple: Array<[string, Action, string]> = [
-      ['redeploy', 'DEPLOY', `Redeploy a ${kind.segment} with its current version`],
+      ['redeploy', 'DEPLOY', `Redeploy a ${kind.segment} with the version it runs`],
       ['stop', 'STOP', `Stop a ${kind.segment}`],
       ['restart-service', 'RESTART', `Restart a ${kind.segment}`],
       ['restart', 'RESTART', `Restart a ${kind.segment} (older path)`],
@@ -167,7 +173,8 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
         `${base}/${path}`,
         { config: needs('DEPLOY'), schema: { ...doc(kind.tag, summary), params, response: { 202: statusSchema, ...errorResponses(402, 409) } } },
         async (req, reply) => {
-          const status = act(action, {}, req);
+          const body = path === 'redeploy' ? currentVersion(serviceOfKind(ctx, kind, idOf(req))) : {};
+          const status = act(action, body, req);
           reply.code(202);
           return status;
         },
@@ -309,7 +316,8 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
         const envId = requireEnvironment(ctx, envIdOf(req)).id;
         const services = action === 'STOP' ? servicesOfEnvironment(ctx.state, envId) : unskippedServices(ctx, envId);
         if (services.length === 0) throw badRequest(`environment '${envId}' has no service to ${action.toLowerCase()}`);
-        startOperation(ctx, { action, environmentId: envId, services: services.map((s) => ({ service: s })), staged: true, triggeredBy: triggeredBy(req, ctx) });
+        const requests = services.map((s) => (path === 'redeploy' ? deployRequest(s, currentVersion(s)) : { service: s }));
+        startOperation(ctx, { action, environmentId: envId, services: requests, staged: true, triggeredBy: triggeredBy(req, ctx) });
         reply.code(202);
         return environmentStatus(ctx, envId);
       },
