@@ -239,3 +239,27 @@ describe('apply structural changes', () => {
     expect((await plan()).stdout).toContain('No changes.');
   });
 });
+
+describe('apply alert receivers', () => {
+  const receiverManifest = ['version: 1', 'alert_receivers:', '  - name: oncall', '    type: SLACK', '    webhook_url: ${env:SLACK_URL}', 'projects:', '  - name: other', ''].join('\n');
+
+  it('validates a receiver through the API (a test message) before saving it, and never saves one that fails', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': receiverManifest });
+    const bad = await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: { SLACK_URL: 'http://hooks.example.com/not-https' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('alert_receiver.oncall: Creation failed');
+    expect(bad.stdout).toContain('the alert receiver failed validation and was not saved');
+    expect(Object.keys(h.emu.state.alertReceivers)).toHaveLength(0);
+    // independent steps went on
+    expect(Object.values(h.emu.state.projects).map((p) => p.name)).toEqual(['other']);
+
+    const good = await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: { SLACK_URL: 'https://hooks.slack.com/services/T0/B0/secret-part' } });
+    expect(good.code).toBe(0);
+    expect(h.emu.state.receiverValidations).toHaveLength(1);
+    expect(Object.values(h.emu.state.alertReceivers).map((r) => r.name)).toEqual(['oncall']);
+    expect(good.stdout + good.stderr + bad.stdout + bad.stderr).not.toContain('secret-part');
+    const again = await h.run(['plan', 'm'], { env: { SLACK_URL: 'https://hooks.slack.com/services/T0/B0/secret-part' } });
+    expect(again.stdout).toContain('No changes.');
+  });
+});
