@@ -263,3 +263,27 @@ describe('apply alert receivers', () => {
     expect(again.stdout).toContain('No changes.');
   });
 });
+
+describe('apply database replacement', () => {
+  it('replaces a database whose type changed only with --allow-data-loss, after a backup', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest({ withDatabase: true }) });
+    expect((await apply()).code).toBe(0);
+    const oldId = servicesByName(h).get('db')!.id;
+    h.write({ 'm/main.yaml': appManifest({ withDatabase: true }).replace('database_type: POSTGRESQL', 'database_type: MYSQL').replace('version: "16"', 'version: "8.0"') });
+    const blocked = await plan();
+    expect(blocked.stdout).toContain('database.db');
+    const refused = await apply();
+    expect(refused.code).toBe(1);
+    expect(servicesByName(h).get('db')!.id).toBe(oldId);
+
+    const r = await apply('--allow-data-loss');
+    expect(r.code).toBe(0);
+    const db = servicesByName(h).get('db')!;
+    expect(db.id).not.toBe(oldId);
+    expect(db.type).toBe('MYSQL');
+    expect(Object.values(h.emu.state.backups)).toHaveLength(1);
+    expect(r.stdout).toMatch(/database\.db: backup "driftless-db-\d{8}T\d{6}Z" taken/);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+});
