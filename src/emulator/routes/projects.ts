@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { removeServiceNow } from '../context.js';
+import { servicesIndex } from '../variables/services-by-environment.js';
 import { listOf, schema } from '../schemas.js';
 import type { ApiRecord } from '../state.js';
 import { assertUniqueName, checkOrganization, mustGet, newRecord, updatedRecord } from '../store.js';
@@ -166,7 +167,7 @@ export function deleteEnvironment(ctx: EmulatorContext, environmentId: string): 
     throw conflict(`environment '${env.name}' has an operation in progress; wait for it to finish, then delete`);
   }
   // Removal is immediate for an environment: its services cannot outlive it.
-  for (const svc of Object.values(s.services).filter((x) => x.environment.id === environmentId)) removeServiceNow(ctx, svc.id);
+  for (const svc of servicesIndex(s).of(environmentId)) removeServiceNow(ctx, svc.id);
   for (const st of Object.values(s.deploymentStages).filter((x) => x.environment.id === environmentId)) delete s.deploymentStages[st.id];
   delete s.environmentHistory[environmentId];
   delete s.environments[environmentId];

@@ -18,6 +18,7 @@ import { createServiceStatus } from '../service-status.js';
 import { firstStage, placeService } from '../stages.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
 import { AWS_MANAGED_DB_INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
+import { servicesIndex } from '../variables/services-by-environment.js';
 
 type Body = Record<string, any>;
 type Fields = Record<string, any>;
@@ -393,6 +394,10 @@ export function findService(ctx: EmulatorContext, kind: KindDef, id: string): Ap
   return rec;
 }
 
+/**
+ * Per-environment reads go through the services-by-environment index of the variables part (kept
+ * current by the `created`/`deleted` events), so they cost O(services of the environment).
+ */
 export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   const s = ctx.state;
 
@@ -401,7 +406,7 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
     { schema: { ...doc('Environments', 'Every service of the environment, full records of every kind'), params: uuidParams('environmentId'), querystring: listQuery(), response: { 200: listOf('AnyService'), ...errorResponses() } } },
     async (req) => {
       mustGet(s.environments, req.params.environmentId, 'environment');
-      return { results: Object.values(s.services).filter((x) => x.environment.id === req.params.environmentId).map((x) => presentService(ctx, x)) };
+      return { results: servicesIndex(s).of(req.params.environmentId).map((x) => presentService(ctx, x)) };
     },
   );
 
@@ -415,8 +420,9 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
       async (req) => {
         mustGet(s.environments, req.params.environmentId, 'environment');
         return {
-          results: Object.values(s.services)
-            .filter((x) => x.environment.id === req.params.environmentId && x.service_type === k.type)
+          results: servicesIndex(s)
+            .of(req.params.environmentId)
+            .filter((x) => x.service_type === k.type)
             .map((x) => presentService(ctx, x)),
         };
       },
@@ -427,7 +433,7 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
       { schema: { ...doc(k.tag, `Create a ${k.kind}`), params: uuidParams('environmentId'), body: schema(k.createSchema), response: { 201: record, ...errorResponses(409) } } },
       async (req, reply) => {
         const env = mustGet(s.environments, req.params.environmentId, 'environment');
-        assertUniqueName(Object.values(s.services).filter((x) => x.environment.id === env.id), req.body.name, 'service in this environment');
+        assertUniqueName(servicesIndex(s).of(env.id), req.body.name, 'service in this environment');
         const fields = k.build(ctx, env, req.body);
         const rec = newRecord(ctx, { ...fields, environment: { id: env.id }, service_type: k.type });
         if (k.kind === 'terraform') stashTerraformSecrets(ctx, rec.id, rec);
@@ -459,7 +465,7 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
         const old = findService(ctx, k, req.params[idParam]);
         const env = mustGet(s.environments, old.environment.id, 'environment');
         if (req.body.name !== undefined) {
-          assertUniqueName(Object.values(s.services).filter((x) => x.environment.id === env.id), req.body.name, 'service in this environment', old.id);
+          assertUniqueName(servicesIndex(s).of(env.id), req.body.name, 'service in this environment', old.id);
         }
         const fields = k.build(ctx, env, req.body, old);
         const rec = updatedRecord(ctx, old, fields);
