@@ -123,4 +123,16 @@ describe('real HTTP transport', () => {
     await expect(client.get('/organization')).rejects.toMatchObject({ kind: 'validation', status: 302 });
     expect(server.seen).toHaveLength(1);
   });
+
+  it('times out a server that stops answering, and the pool stays usable', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/hang') return; // never answers
+      res.end('{"ok":true}');
+    });
+    const client = createApiClient({ baseUrl: server.url, token: 't', timeoutMs: 100, retries: 0 });
+    track(client, server);
+    await expect(client.get('/hang')).rejects.toMatchObject({ kind: 'timeout', status: 0, path: '/hang' });
+    await expect(client.post('/hang', { body: {} })).rejects.toMatchObject({ kind: 'ambiguous', reason: 'timeout' });
+    expect(await client.get('/ok')).toEqual({ ok: true });
+  });
 });
