@@ -3,7 +3,8 @@
  * driftless), holding every kind of resource a manifest can declare: both group kinds, SLACK and
  * EMAIL receivers, cluster and service alert rules, a signed webhook, two environments on two
  * clusters, every service kind (a cron and a lifecycle job), deployment stages, and variables of
- * every type at every scope (value, secret, file, alias, override, and a value holding `${`).
+ * every type at every scope (value, secret, file, secret file, alias, override, external secret,
+ * and a value holding `${`).
  *
  * Secret values written here are returned so that tests can set the export's placeholders to them.
  */
@@ -32,6 +33,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
     SMTP: 'smtp-pass-3',
     WEBHOOK: 'hmac-key-4',
     TF_TOKEN: 'tf-secret-5',
+    TLS_KEY: '-----BEGIN KEY-----\nsecret-file-6\n-----END KEY-----\n',
   };
 
   const ann = await api('POST', `/organization/${org}/annotationsGroups`, { name: 'observability', annotations: [{ key: 'prometheus.io/scrape', value: 'true' }], scopes: ['PODS', 'DEPLOYMENTS'] });
@@ -49,6 +51,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
   await variable({ key: 'DB_PASSWORD', value: secrets.DB_PASSWORD, is_secret: true, variable_scope: 'PROJECT', variable_parent_id: project.id });
   await variable({ key: 'TEMPLATE', value: 'Hello ${USER}, {{name}}', variable_scope: 'PROJECT', variable_parent_id: project.id });
   await variable({ key: 'LOG_LEVEL', value: 'info', variable_scope: 'ENVIRONMENT', variable_parent_id: production.id });
+  await variable({ key: 'OIDC_CLIENT_SECRET', value: 'shop/production/oidc', is_secret: true, secret_manager_access_id: '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', variable_scope: 'ENVIRONMENT', variable_parent_id: production.id });
   await api('POST', `/variable/${projVar.id}/alias`, { key: 'BACKEND_URL', alias_scope: 'ENVIRONMENT', alias_parent_id: production.id });
   await api('POST', `/variable/${projVar.id}/override`, { value: 'https://staging-api.example.com', override_scope: 'ENVIRONMENT', override_parent_id: staging.id });
 
@@ -69,6 +72,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
   });
   ids.api = app.id;
   await variable({ key: 'API_TOKEN', value: secrets.API_TOKEN, is_secret: true, variable_scope: 'APPLICATION', variable_parent_id: app.id, description: 'token for partners' });
+  await variable({ key: 'TLS_KEY', value: secrets.TLS_KEY, is_secret: true, mount_path: '/etc/api/tls.key', variable_scope: 'APPLICATION', variable_parent_id: app.id });
   await variable({ key: 'CONFIG', value: '{"feature": "${FLAG}"}\nsecond line\n', mount_path: '/etc/api/config.json', variable_scope: 'APPLICATION', variable_parent_id: app.id });
   await api('POST', `/variable/${projVar.id}/override`, { value: 'http://localhost:8080', override_scope: 'APPLICATION', override_parent_id: app.id });
 
