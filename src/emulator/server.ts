@@ -80,7 +80,11 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     state = tracked.state;
     commit = () => file.append(tracked.takeDirty(), rawState);
     commitForAck = () => file.appendGrouped(tracked.takeDirty(), rawState);
-    data.snapshot(raw); // fold any replayed journal into a fresh snapshot
+    try {
+      data.snapshot(raw); // fold any replayed journal into a fresh snapshot
+    } catch (err) {
+      throw new EmulatorStartError(`cannot write data file ${options.dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
   }
 
   const ctx = createContext({

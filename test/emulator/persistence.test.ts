@@ -92,6 +92,7 @@ describe('persistence', () => {
     await expect(startEmulator({ dataFile: file })).rejects.toThrow(/not a driftless emulator state/);
     writeFileSync(file, '{"version": 7}');
     await expect(startEmulator({ dataFile: file })).rejects.toThrow(/expected version 1/);
+    await expect(startEmulator({ dataFile: join(file, 'no-such-dir', 'state.json') })).rejects.toThrow(/cannot write data file .*(ENOTDIR|ENOENT)/);
   });
 
   it('loses no acknowledged write when the serve process is killed with SIGKILL mid-stream', async () => {
