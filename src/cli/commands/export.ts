@@ -65,7 +65,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
           }),
         ]);
       }
-      const header = [`driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`, 'Review it, commit it, and run `driftless plan` against it: it should show no changes.'].join('\n');
+      const header = [`driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`, 'Review it, commit it, and run `driftless plan` against it: it shows no changes, except secrets', 'driftless did not write itself (their value is unknown): each is listed once as to be written.'].join('\n');
       const files = renderExport(result, layout, header);
       try {
         writeOutput(files, layout, args.out, io);
