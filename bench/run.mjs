@@ -45,6 +45,8 @@ const LATENCY = Number(opt('latency', 50));
 const DEPLOY_MS = Number(opt('deploy-ms', 5000));
 const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim());
 const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator')).split(','));
+/** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
+const CLONE = !flag('no-clone');
 const WRITE = !flag('no-write') && !QUICK; // --quick is for development: it writes nothing
 /** Sizes whose baseline (minutes at 50 ms) runs once, whatever --runs says. */
 const BASELINE_ONCE_ABOVE = Number(opt('baseline-once-above', 1000));
@@ -116,8 +118,8 @@ async function benchSize(label) {
   log(`${label}: populating the emulator (${counts.services} services, ${counts.total} resources)`);
   const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
   try {
-    const pop = await emu.populate(spec, FINGERPRINT_KEY);
-    out.populate = { ms: pop.totalMs, requests: pop.requests };
+    const pop = await emu.populate(spec, FINGERPRINT_KEY, { clone: CLONE });
+    out.populate = { ms: pop.totalMs, requests: pop.requests, clonedProjects: pop.clonedProjects ?? 0 };
     log(`${label}: populated in ${fmtS(pop.totalMs)} (${pop.requests} API calls in-process)`);
     const dir = path.join(tmpRoot, `manifest-${label}`);
     writeManifest(spec, dir);

@@ -13,7 +13,8 @@
  * `{id}`.
  */
 import { dist } from './paths.mjs';
-import { populate } from './populate.mjs';
+import { injector, populate } from './populate.mjs';
+import { cloneProjects } from './clone.mjs';
 
 const { startEmulator } = await dist('emulator/server.js');
 
@@ -60,24 +61,42 @@ function count(req, res) {
 }
 emu.app.server.on('request', count);
 
+/** Replaces the running emulator by one started from `state` (new port). */
+async function restart(withLimit, state) {
+  const latency = emu.ctx.options.latencyMs;
+  await emu.close();
+  emu = await start(withLimit, state);
+  emu.ctx.options.latencyMs = latency;
+  emu.app.server.on('request', count);
+}
+
 process.on('message', async (msg) => {
   const reply = (body) => process.send({ id: msg.id, ...body });
   try {
     switch (msg.cmd) {
       case 'populate': {
-        const r = await populate(emu, msg.spec, { fingerprintKey: msg.fingerprintKey, deploy: msg.deploy !== false });
-        reply({ ok: true, result: r });
+        // Projects after the first are copies of the first's records (clone.mjs) when `clone`.
+        const [first, ...others] = msg.spec.projects;
+        const cloning = msg.clone && others.length > 0;
+        const r = await populate(emu, cloning ? { projects: [first] } : msg.spec, { fingerprintKey: msg.fingerprintKey, deploy: msg.deploy !== false });
+        if (cloning) {
+          const t0 = Date.now();
+          await restart(limited, cloneProjects(JSON.parse(JSON.stringify(emu.state)), first.name, others));
+          // Let the emulator re-sync the copies' BUILT_IN variables now rather than during the
+          // first measured plan (it does so on the first listing of an environment's variables).
+          const call = injector(emu.app, emu.tokens.ADMIN);
+          for (const id of Object.keys(emu.state.environments)) await call('GET', `/variable?parent_id=${id}&scope=ENVIRONMENT`);
+          r.clonedProjects = others.length;
+          r.cloneMs = Date.now() - t0;
+          r.totalMs += r.cloneMs;
+        }
+        reply({ ok: true, result: { ...r, url: emu.url, tokens: emu.tokens } });
         break;
       }
       case 'limit': {
         // Restart from the current state with the configured rate limit (same URL not kept).
         if (!limited) {
-          const state = JSON.parse(JSON.stringify(emu.state));
-          const latency = emu.ctx.options.latencyMs;
-          await emu.close();
-          emu = await start(true, state);
-          emu.ctx.options.latencyMs = latency;
-          emu.app.server.on('request', count);
+          await restart(true, JSON.parse(JSON.stringify(emu.state)));
           limited = true;
         }
         reply({ ok: true, result: { url: emu.url, tokens: emu.tokens } });

@@ -44,7 +44,13 @@ export async function spawnEmulator(options = {}) {
     organizationId: info.organizationId,
     tokens: info.tokens,
     pid: child.pid,
-    populate: (spec, fingerprintKey, opts = {}) => rpc('populate', { spec, fingerprintKey, ...opts }),
+    /** opts.clone: projects after the first are copies of its records (clone.mjs); the URL may change. */
+    async populate(spec, fingerprintKey, opts = {}) {
+      const r = await rpc('populate', { spec, fingerprintKey, ...opts });
+      handle.url = r.url;
+      handle.tokens = r.tokens;
+      return r;
+    },
     set: (options) => rpc('set', { options }),
     /** With a rateLimit option: restart from the populated state with that limit (new URL). */
     async applyRateLimit() {

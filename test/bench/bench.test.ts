@@ -93,6 +93,36 @@ describe('bench generator', () => {
   });
 });
 
+describe('bench cloning', () => {
+  it('projects copied from the first one (fresh ids, own names) plan as a no-op too', async () => {
+    const spec = await bench('lib/spec.mjs');
+    const { populate } = await bench('lib/populate.mjs');
+    const { cloneProjects } = await bench('lib/clone.mjs');
+    const org = spec.orgSpec({ projects: 3, environments: 1, services: 2 });
+    const first = await startEmulator({ rateLimit: 1_000_000 });
+    let second: RunningEmulator | undefined;
+    const cdir = mkdtempSync(join(tmpdir(), 'driftless-bench-clone-'));
+    try {
+      await populate(first, { projects: [org.projects[0]] }, { fingerprintKey: KEY });
+      const state = cloneProjects(JSON.parse(JSON.stringify(first.state)), org.projects[0].name, org.projects.slice(1));
+      second = await startEmulator({ rateLimit: 1_000_000, seed: state });
+      expect(Object.values(second.state.projects).map((p) => p.name).sort()).toEqual(['project-00', 'project-01', 'project-02']);
+      const ids = Object.keys(second.state.services);
+      expect(new Set(ids).size).toBe(6);
+      spec.writeManifest(org, cdir);
+      const env = { ...process.env, ...spec.SECRET_ENV, DRIFTLESS_API_URL: second.url, DRIFTLESS_API_TOKEN: second.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: KEY };
+      const r = await runPlan([cdir], {}, { env, cwd: cdir });
+      await r.session?.close();
+      expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(r.plan!.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
+    } finally {
+      await first.close();
+      await second?.close();
+      rmSync(cdir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('bench analysis', () => {
   it('budget formula of issue 6', async () => {
     const { requestBudget } = await bench('lib/analyse.mjs');
