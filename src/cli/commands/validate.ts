@@ -40,7 +40,7 @@ export function describeManifest(m: Manifest, files: readonly string[]): string 
 
 export const validateCommand: CliCommand<ValidateArgs> = {
   command: 'validate [paths..]',
-  describe: 'Check a manifest (schema and references) without calling the API',
+  describe: 'Check a manifest: schema, field combinations and references (no API call unless --remote)',
   builder: (y: Argv) =>
     y
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
