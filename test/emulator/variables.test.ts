@@ -322,6 +322,13 @@ describe('variables and the rest of the emulator', () => {
     expect((await c.get(`/application/${app.id}/status`)).body.service_deployment_status).toBe('UP_TO_DATE');
     await create({ key: 'ENV_WIDE', value: '1', is_secret: false, variable_scope: 'ENVIRONMENT', variable_parent_id: w.envId });
     expect((await c.get(`/application/${app.id}/status`)).body.service_deployment_status).toBe('OUT_OF_DATE');
+
+    // And a project-level one every deployed service of the project's environments.
+    expect((await c.post(`/application/${app.id}/deploy`, {})).status).toBe(202);
+    await watchStates(c, `/application/${app.id}/status`, (s) => s === 'DEPLOYED');
+    expect((await c.get(`/application/${app.id}/status`)).body.service_deployment_status).toBe('UP_TO_DATE');
+    await c.post(`/project/${w.projectId}/secret`, { key: 'PROJECT_WIDE', value: 'x' });
+    expect((await c.get(`/application/${app.id}/status`)).body.service_deployment_status).toBe('OUT_OF_DATE');
     await settle(c);
   });
 

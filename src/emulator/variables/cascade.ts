@@ -4,7 +4,8 @@
  */
 import type { EmulatorContext } from '../context.js';
 import { removeWithDependents, servicesOfEnvironment, syncBuiltIns } from './builtins.js';
-import { environmentIdOfService, projectIdOfEnvironment, type VariableParent } from './scopes.js';
+import { projectIdOfEnvironment, type VariableParent } from './scopes.js';
+import { servicesIndex } from './services-by-environment.js';
 import type { VariableDeps } from './rules.js';
 import { variableIndex } from './variable-index.js';
 
@@ -47,9 +48,10 @@ export function markParentOutOfDate(ctx: EmulatorContext, parent: VariableParent
     for (const svc of servicesOfEnvironment(state, parent.id)) ctx.hooks.markOutOfDate(ctx, svc.id);
     return;
   }
-  for (const id in state.services) {
-    const envId = environmentIdOfService(state.services[id]);
-    const env = envId ? state.environments[envId] : undefined;
-    if (env && projectIdOfEnvironment(env) === parent.id) ctx.hooks.markOutOfDate(ctx, id);
+  const index = servicesIndex(state);
+  for (const envId of index.environments()) {
+    const env = state.environments[envId];
+    if (!env || projectIdOfEnvironment(env) !== parent.id) continue;
+    for (const svc of index.of(envId)) ctx.hooks.markOutOfDate(ctx, svc.id);
   }
 }
