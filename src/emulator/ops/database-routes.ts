@@ -19,7 +19,7 @@ import { assertUniqueName } from '../store.js';
 import { servicesOfEnvironment, shortId } from '../variables/builtins.js';
 import { statusOf } from './effects.js';
 import { pageOf } from './history.js';
-import { SERVICE_KINDS, serviceOfKind } from './routes.js';
+import { SERVICE_KINDS, serviceOfKind } from './requests.js';
 
 type Q = Record<string, any>;
 const DATABASE = SERVICE_KINDS.find((k) => k.type === 'DATABASE')!;

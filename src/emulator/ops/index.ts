@@ -10,7 +10,8 @@ import { environmentIdOfService } from '../variables/scopes.js';
 import { databaseRoutes } from './database-routes.js';
 import { type Operation, busyServices, drive } from './engine.js';
 import { operationEffects } from './effects.js';
-import { environmentActionRoutes, serviceActionRoutes } from './routes.js';
+import { environmentActionRoutes } from './environment-routes.js';
+import { serviceActionRoutes } from './service-routes.js';
 import { startOperation } from './start.js';
 
 export { BILLING_REFUSAL_STATUS, startOperation } from './start.js';
