@@ -127,7 +127,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     const parsed = parseYamlFile(text, file.display, limits);
     texts.set(file.display, { file, text, lineStarts: parsed.lineCounter.lineStarts });
     diagnostics.push(...parsed.diagnostics);
-    if (parsed.diagnostics.length > 0) {
+    if (hasErrors(parsed.diagnostics)) {
       incomplete = true;
       continue;
     }

@@ -7,8 +7,8 @@
  * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
-import { error } from './codes.js';
+import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
+import { error, warning } from './codes.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
 
 /** The YAML 1.1 merge key, supported because people use it to share service settings. */
@@ -118,6 +118,10 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     );
   }
   if (diagnostics.length > 0) return { file, value: undefined, diagnostics, lineCounter };
+  // Parser warnings (an unknown tag such as `!Ref`, whose value silently becomes a plain string).
+  for (const w of doc.warnings) {
+    diagnostics.push(warning(`yaml.${w.code.toLowerCase().replace(/_/g, '-')}`, firstLine(w.message), { range: at(w.pos[0], w.pos[1]) }));
+  }
 
   let aliases = 0;
   let nodes = 0;
@@ -221,7 +225,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     return { file, value: doc.contents === null ? undefined : top.value, diagnostics, lineCounter };
   } catch (e) {
     if (!(e instanceof TooComplex) && !(e instanceof RangeError)) throw e;
-    if (diagnostics.length === 0) {
+    if (!hasErrors(diagnostics)) {
       diagnostics.push(error('yaml.too-complex', 'the file holds too many values', { detail: e.message || undefined, range: { file, start: { line: 1, col: 1 } } }));
     }
     return { file, value: undefined, diagnostics, lineCounter };

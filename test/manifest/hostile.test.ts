@@ -138,6 +138,12 @@ projects:
     expect(r.diagnostics.map((d) => d.severity)).toEqual(['error', 'error', 'warning']);
   });
 
+  it('warns about an unknown tag, whose value would silently become a string', async () => {
+    const r = await load(tempTree({ 'm.yaml': 'version: 1\nprojects:\n  - name: !Ref ProjectName\n' }));
+    expect(r.diagnostics).toMatchObject([{ severity: 'warning', code: 'yaml.tag-resolve-failed', range: { start: { line: 3, col: 11 } } }]);
+    expect(r.manifest!.projects![0]!.name).toBe('ProjectName');
+  });
+
   it('rejects !!binary values and complex keys with a location', async () => {
     const r = await load(tempTree({ 'm.yaml': 'version: 1\n? [a, b]\n: x\nprojects:\n  - name: !!binary aGVsbG8=\n' }));
     expect(codes(r)).toEqual(['yaml.complex-key', 'yaml.binary-value']);
