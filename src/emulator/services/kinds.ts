@@ -1,0 +1,280 @@
+/**
+ * The six service kinds (api-notes 4): how each builds its record from a create or PUT body, and
+ * how a stored record is presented. PUT semantics follow the real service: container, job, helm
+ * and terraform PUT take the create body and replace the record (omitted fields take their
+ * defaults); application PUT is the same but `name` and `git_repository` may be omitted (kept);
+ * database PUT is partial and refuses a change of `type` or `mode`.
+ */
+import type { EmulatorContext } from '../context.js';
+import { invalidField, notFound } from '../errors.js';
+import type { ApiRecord } from '../state.js';
+import { AWS_MANAGED_DB_INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
+import { type Body, type Fields, NO_HEALTHCHECKS, checkRegistry, checkResources, clusterOf, computeCommon, gitRepository, groupRefs, limits } from './fields.js';
+
+export type ServiceKindName = 'application' | 'container' | 'database' | 'job' | 'helm' | 'terraform';
+
+export interface KindDef {
+  kind: ServiceKindName;
+  type: string;
+  tag: string;
+  responseSchema: string;
+  createSchema: string;
+  editSchema: string;
+  build(ctx: EmulatorContext, env: ApiRecord, body: Body, old?: ApiRecord): Fields;
+}
+
+const DB_PORTS: Record<string, number> = { POSTGRESQL: 5432, MYSQL: 3306, MONGODB: 27017, REDIS: 6379 };
+const DB_MEMORY: Record<string, number> = { POSTGRESQL: 256, MYSQL: 512, MONGODB: 256, REDIS: 256 };
+/** Default instance type of a MANAGED database, per provider (AWS: per type, see the AWS listing). */
+function defaultManagedInstance(provider: string, type: string): string {
+  if (provider === 'AWS') return AWS_MANAGED_DB_INSTANCE_TYPES[type]?.[0] ?? 'db.t3.micro';
+  return provider === 'GCP' ? 'db-custom-1-3840' : provider === 'SCW' ? 'db-dev-s' : 'db.t3.micro';
+}
+
+export const KINDS: KindDef[] = [
+  {
+    kind: 'application', type: 'APPLICATION', tag: 'Applications',
+    responseSchema: 'Application', createSchema: 'ApplicationRequest', editSchema: 'ApplicationEditRequest',
+    build(ctx, env, b, old) {
+      const repo = b.git_repository ?? old?.git_repository;
+      const f: Fields = {
+        name: b.name ?? old?.name,
+        ...computeCommon(ctx, b, old),
+        git_repository: gitRepository(repo, old?.git_repository),
+        build_mode: b.build_mode ?? 'DOCKER',
+        dockerfile_path: b.dockerfile_path ?? 'Dockerfile',
+        docker_target_build_stage: b.docker_target_build_stage ?? null,
+      };
+      checkResources(ctx, env, f);
+      return f;
+    },
+  },
+  {
+    kind: 'container', type: 'CONTAINER', tag: 'Containers',
+    responseSchema: 'Container', createSchema: 'ContainerRequest', editSchema: 'ContainerRequest',
+    build(ctx, env, b, old) {
+      const reg = checkRegistry(ctx, b.registry_id, 'registry_id');
+      const f: Fields = {
+        name: b.name,
+        ...computeCommon(ctx, b, old),
+        registry_id: reg.id,
+        registry: { id: reg.id, name: reg.name, url: reg.url, kind: reg.kind },
+        image_name: b.image_name,
+        tag: b.tag,
+      };
+      checkResources(ctx, env, f);
+      return f;
+    },
+  },
+  {
+    kind: 'database', type: 'DATABASE', tag: 'Databases',
+    responseSchema: 'Database', createSchema: 'DatabaseRequest', editSchema: 'DatabaseEditRequest',
+    build(ctx, env, b, old) {
+      if (old) {
+        if (b.type !== undefined && b.type !== old.type) throw invalidField('type', `the type of a database cannot be changed (it is ${old.type}); create a new database`);
+        if (b.mode !== undefined && b.mode !== old.mode) throw invalidField('mode', `the mode of a database cannot be changed (it is ${old.mode}); create a new database`);
+      }
+      const type: string = old?.type ?? b.type;
+      const mode: string = old?.mode ?? b.mode;
+      const pick = (k: string, dflt: unknown) => (b[k] !== undefined ? b[k] : old ? old[k] : dflt);
+      const provider = clusterOf(ctx, env)?.cloud_provider ?? 'AWS';
+      const f: Fields = {
+        name: pick('name', undefined),
+        description: pick('description', null),
+        type,
+        mode,
+        version: pick('version', undefined),
+        accessibility: pick('accessibility', 'PRIVATE'),
+        cpu: pick('cpu', 250),
+        memory: pick('memory', DB_MEMORY[type] ?? 256),
+        storage: pick('storage', 10),
+        instance_type: pick('instance_type', mode === 'MANAGED' ? defaultManagedInstance(provider, type) : null),
+        disk_type: pick('disk_type', mode === 'MANAGED' ? 'gp3' : null),
+        disk_encrypted: mode === 'MANAGED',
+        annotations_groups: b.annotations_groups !== undefined ? groupRefs(ctx, b.annotations_groups, 'annotations_groups') : old?.annotations_groups ?? [],
+        labels_groups: b.labels_groups !== undefined ? groupRefs(ctx, b.labels_groups, 'labels_groups') : old?.labels_groups ?? [],
+        icon_uri: pick('icon_uri', null),
+        port: DB_PORTS[type] ?? 5432,
+      };
+      const cluster = clusterOf(ctx, env);
+      if (mode === 'MANAGED' && cluster?.cloud_provider === 'AWS') {
+        const allowed = awsManagedDbInstanceTypes(cluster.region, type);
+        if (allowed && !allowed.includes(f.instance_type)) {
+          throw invalidField('instance_type', `'${f.instance_type}' is not offered for ${type} in ${cluster.region}; allowed: ${allowed.join(', ')} (GET /aws/managedDatabase/instanceType/${cluster.region}/${type})`);
+        }
+      }
+      if (mode === 'CONTAINER') {
+        if (f.instance_type !== null) throw invalidField('instance_type', 'only MANAGED databases have an instance_type; CONTAINER databases use cpu and memory');
+        if (f.disk_type !== null) throw invalidField('disk_type', 'only MANAGED databases have a disk_type (gp2, gp3)');
+      }
+      checkResources(ctx, env, f);
+      return f;
+    },
+  },
+  {
+    kind: 'job', type: 'JOB', tag: 'Jobs',
+    responseSchema: 'Job', createSchema: 'JobRequest', editSchema: 'JobRequest',
+    build(ctx, env, b) {
+      const src = b.source ?? {};
+      const hasImage = src.image != null;
+      const hasDocker = src.docker != null;
+      if (hasImage === hasDocker) throw invalidField('source', 'give exactly one of source.image or source.docker');
+      let source: Fields;
+      if (hasImage) {
+        checkRegistry(ctx, src.image.registry_id, 'source.image.registry_id');
+        source = { image: { image_name: src.image.image_name, tag: src.image.tag, registry_id: src.image.registry_id }, docker: null };
+      } else {
+        source = {
+          image: null,
+          docker: {
+            git_repository: gitRepository(src.docker.git_repository),
+            dockerfile_path: src.docker.dockerfile_path ?? 'Dockerfile',
+            dockerfile_raw: src.docker.dockerfile_raw ?? null,
+            docker_target_build_stage: src.docker.docker_target_build_stage ?? null,
+          },
+        };
+      }
+      const sch = b.schedule ?? {};
+      const cron = sch.cronjob ?? null;
+      const lifecycle = ['on_start', 'on_stop', 'on_delete'].filter((k) => sch[k] != null);
+      if (!cron && lifecycle.length === 0) throw invalidField('schedule', 'give schedule.cronjob, or at least one of schedule.on_start, on_stop, on_delete');
+      if (cron && lifecycle.length > 0) throw invalidField('schedule', 'a job is either a cron job (schedule.cronjob) or a lifecycle job (on_start/on_stop/on_delete), not both');
+      const hook = (h: Body | null | undefined) => (h ? { arguments: h.arguments ?? [], entrypoint: h.entrypoint ?? null } : null);
+      const f: Fields = {
+        name: b.name,
+        description: b.description ?? null,
+        cpu: b.cpu ?? 500,
+        memory: b.memory ?? 512,
+        gpu: b.gpu ?? 0,
+        max_nb_restart: b.max_nb_restart ?? 0,
+        max_duration_seconds: b.max_duration_seconds ?? 300,
+        auto_preview: b.auto_preview ?? false,
+        auto_deploy: b.auto_deploy ?? false,
+        port: b.port ?? null,
+        healthchecks: b.healthchecks ?? NO_HEALTHCHECKS,
+        source,
+        schedule: cron
+          ? { cronjob: { arguments: cron.arguments ?? [], entrypoint: cron.entrypoint ?? null, timezone: cron.timezone ?? 'Etc/UTC', scheduled_at: cron.scheduled_at }, on_start: null, on_stop: null, on_delete: null }
+          : { on_start: hook(sch.on_start), on_stop: hook(sch.on_stop), on_delete: hook(sch.on_delete), cronjob: null, lifecycle_type: sch.lifecycle_type ?? 'GENERIC' },
+        job_type: cron ? 'CRON' : 'LIFECYCLE',
+        annotations_groups: groupRefs(ctx, b.annotations_groups, 'annotations_groups'),
+        labels_groups: groupRefs(ctx, b.labels_groups, 'labels_groups'),
+        icon_uri: b.icon_uri ?? null,
+      };
+      checkResources(ctx, env, f);
+      return f;
+    },
+  },
+  {
+    kind: 'helm', type: 'HELM', tag: 'Helms',
+    responseSchema: 'Helm', createSchema: 'HelmRequest', editSchema: 'HelmRequest',
+    build(ctx, _env, b, old) {
+      const src = b.source ?? {};
+      if ((src.git_repository != null) === (src.helm_repository != null)) {
+        throw invalidField('source', 'give exactly one of source.git_repository or source.helm_repository');
+      }
+      const vo = b.values_override ?? {};
+      return {
+        name: b.name,
+        description: b.description ?? null,
+        timeout_sec: b.timeout_sec ?? 600,
+        auto_preview: b.auto_preview ?? false,
+        auto_deploy: b.auto_deploy ?? false,
+        arguments: b.arguments ?? [],
+        allow_cluster_wide_resources: b.allow_cluster_wide_resources ?? false,
+        source: src.git_repository != null
+          ? { git_repository: { ...gitRepository(src.git_repository) }, helm_repository: null }
+          : { git_repository: null, helm_repository: { repository: src.helm_repository.repository ?? null, chart_name: src.helm_repository.chart_name, chart_version: src.helm_repository.chart_version } },
+        values_override: { set: vo.set ?? [], set_string: vo.set_string ?? [], set_json: vo.set_json ?? [], file: vo.file ?? null },
+        ports: (b.ports ?? []).map((p: Body, i: number) => {
+          const known = new Set((old?.ports ?? []).map((x: Body) => x.id));
+          if (p.id !== undefined && !known.has(p.id)) throw invalidField(`ports[${i}].id`, `no port with id '${p.id}' on this service`);
+          return { id: p.id ?? ctx.newId(), name: p.name ?? `p${p.internal_port}`, internal_port: p.internal_port, external_port: p.external_port ?? null, namespace: p.namespace ?? null, protocol: p.protocol ?? 'HTTP', is_default: p.is_default ?? i === 0, service_name: p.service_name ?? null };
+        }),
+        annotations_groups: groupRefs(ctx, b.annotations_groups, 'annotations_groups'),
+        labels_groups: groupRefs(ctx, b.labels_groups, 'labels_groups'),
+        icon_uri: b.icon_uri ?? null,
+      };
+    },
+  },
+  {
+    kind: 'terraform', type: 'TERRAFORM', tag: 'Terraform',
+    responseSchema: 'Terraform', createSchema: 'TerraformRequest', editSchema: 'TerraformRequest',
+    build(ctx, env, b, old) {
+      const vs = b.terraform_variables_source ?? {};
+      const seen = new Set<string>();
+      const tfVars = (vs.tf_vars ?? []).map((v: Body, i: number) => {
+        if (seen.has(v.key)) throw invalidField(`terraform_variables_source.tf_vars[${i}].key`, `duplicate key '${v.key}'`);
+        seen.add(v.key);
+        return { key: v.key, value: v.value ?? null, secret: v.secret ?? false };
+      });
+      const jr = b.job_resources ?? {};
+      const f: Fields = {
+        name: b.name,
+        description: b.description ?? null,
+        auto_deploy_config: b.auto_deploy_config ?? { auto_deploy: false, terraform_action: 'DEFAULT' },
+        terraform_files_source: { git_repository: gitRepository(b.terraform_files_source.git_repository, old?.terraform_files_source?.git_repository) },
+        terraform_variables_source: { tf_var_file_paths: vs.tf_var_file_paths ?? [], tf_vars: tfVars },
+        backend: b.backend ?? { kubernetes: {}, user_provided: null },
+        engine: b.engine ?? 'TERRAFORM',
+        provider_version: { read_from_terraform_block: b.provider_version?.read_from_terraform_block ?? false, explicit_version: b.provider_version?.explicit_version ?? '1.9.0' },
+        job_resources: { cpu_milli: jr.cpu_milli ?? 500, ram_mib: jr.ram_mib ?? 512, gpu: jr.gpu ?? 0, storage_gib: jr.storage_gib ?? 1 },
+        timeout_sec: b.timeout_sec ?? 1800,
+        use_cluster_credentials: b.use_cluster_credentials ?? false,
+        action_extra_arguments: b.action_extra_arguments ?? {},
+        dockerfile_fragment: b.dockerfile_fragment ?? null,
+        annotations_groups: groupRefs(ctx, b.annotations_groups, 'annotations_groups'),
+        labels_groups: groupRefs(ctx, b.labels_groups, 'labels_groups'),
+        icon_uri: b.icon_uri ?? null,
+      };
+      checkResources(ctx, env, { cpu: f.job_resources.cpu_milli, memory: f.job_resources.ram_mib }, 'job_resources.cpu_milli', 'job_resources.ram_mib');
+      return f;
+    },
+  },
+];
+
+const KIND_BY_TYPE = new Map(KINDS.map((k) => [k.type, k]));
+
+/**
+ * Secret terraform variables are write-only: their value is kept in `secretValues` and the record
+ * holds null. A PUT that sends a secret variable without a value keeps the stored one.
+ */
+export function stashTerraformSecrets(ctx: EmulatorContext, serviceId: string, f: Fields): void {
+  const vars = f.terraform_variables_source.tf_vars as Array<{ key: string; value: string | null; secret: boolean }>;
+  const keep = new Set<string>();
+  for (const v of vars) {
+    if (!v.secret) continue;
+    const slot = `tfvar:${serviceId}:${v.key}`;
+    keep.add(slot);
+    if (v.value !== null) ctx.state.secretValues[slot] = v.value;
+    v.value = null;
+  }
+  for (const slot of Object.keys(ctx.state.secretValues)) {
+    if (slot.startsWith(`tfvar:${serviceId}:`) && !keep.has(slot)) delete ctx.state.secretValues[slot];
+  }
+}
+
+/** The service as the API returns it: groups embedded in full, current cluster limits. */
+export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord {
+  const env = ctx.state.environments[rec.environment.id];
+  const expand = (refs: Array<{ id: string }> | undefined, coll: Record<string, ApiRecord>) => (refs ?? []).map((r) => coll[r.id]).filter(Boolean);
+  const out: ApiRecord = {
+    ...rec,
+    annotations_groups: expand(rec.annotations_groups, ctx.state.annotationsGroups),
+    labels_groups: expand(rec.labels_groups, ctx.state.labelsGroups),
+  };
+  if (env && rec.service_type !== 'HELM' && rec.service_type !== 'TERRAFORM') Object.assign(out, limits(ctx, env));
+  if (rec.service_type === 'APPLICATION') out.maximun_gpu = 0;
+  if (rec.service_type === 'DATABASE') out.host = `z${rec.id.slice(0, 8)}-${String(rec.name).toLowerCase()}`;
+  return out;
+}
+
+export function findService(ctx: EmulatorContext, kind: KindDef, id: string): ApiRecord {
+  const rec = ctx.state.services[id];
+  if (!rec || rec.service_type !== kind.type) throw notFound(kind.kind, id);
+  return rec;
+}
+
+export function kindOfType(type: string): KindDef | undefined {
+  return KIND_BY_TYPE.get(type);
+}
