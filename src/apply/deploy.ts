@@ -7,7 +7,7 @@
  * deadline is a failure carrying the service's last log lines: never a silent success.
  */
 import type { Address, ServiceKind } from '../model/resource.js';
-import { errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
+import { errorMessage, errorStatus, isAmbiguousFailure, type ApiPort } from '../live/api-port.js';
 import type { ApplyEventSink } from './events.js';
 
 export interface DeployTarget {
@@ -163,11 +163,20 @@ export async function deployStage(
     try {
       response = await send();
     } catch (e) {
-      // 409: a service is busy with another operation (an earlier, interrupted run's deployment,
-      // or one started in the console). Wait until it ends, then deploy once more.
-      if (errorStatus(e) !== 409) throw e;
-      await waitUntilIdle(stage, deps, opts);
-      response = await send();
+      if (isAmbiguousFailure(e)) {
+        // 5xx, dropped connection or timeout: the deploy may have been taken before the answer was
+        // lost. If every service of the stage is now queued or deploying, follow that deployment;
+        // else ask once more (the API refuses a second one with 409 while one runs).
+        const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+        const taken = stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''));
+        if (!taken) response = await send();
+      } else {
+        // 409: a service is busy with another operation (an earlier, interrupted run's deployment,
+        // or one started in the console). Wait until it ends, then deploy once more.
+        if (errorStatus(e) !== 409) throw e;
+        await waitUntilIdle(stage, deps, opts);
+        response = await send();
+      }
     }
   } catch (e) {
     const hint = billingHint(e);

@@ -178,12 +178,25 @@ function receiverBody(d: DesiredResource, ctx: WriteContext, base?: ApiRecord): 
 
 /** The API's validation call sends a test message; a receiver that fails it is not written. */
 async function validateReceiver(d: DesiredResource, body: Obj, ctx: WriteContext): Promise<void> {
-  try {
-    await ctx.api.post('/alert-receivers/validate', {
+  const validate = () =>
+    ctx.api.post('/alert-receivers/validate', {
       alert_receiver: { ...body, organization_id: ctx.organizationId },
       message: `driftless: test message for alert receiver "${d.name}" before it is saved`,
     });
+  try {
+    // Validation stores nothing: a 5xx or a lost answer is asked again (at worst, one more test message).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await validate();
+        break;
+      } catch (e) {
+        if (attempt >= 3 || !isAmbiguousFailure(e)) throw e;
+      }
+    }
   } catch (e) {
+    if (isAmbiguousFailure(e)) {
+      throw new StepError(`${d.address}: the alert receiver could not be validated (the API failed) and was not saved: ${errorMessage(e)}`, 'Run apply again.');
+    }
     throw new StepError(`${d.address}: the alert receiver failed validation and was not saved: ${errorMessage(e)}`,
       'Check the receiver settings (webhook URL, SMTP host and credentials) and run apply again.');
   }
