@@ -1,5 +1,6 @@
 /**
- * The command table. Each command lives in its own module; add it here to expose it.
+ * The command table. Each command lives in its own module; add it here to expose it. Listed in
+ * the order of the workflow (validate, plan, apply, drift...), which is the order of `--help`.
  */
 import type { CliCommand } from '../command.js';
 import { validateCommand } from './validate.js';
@@ -11,4 +12,4 @@ import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { serveCommand } from './serve.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, exportCommand, driftCommand, graphCommand, demoCommand, planCommand, applyCommand, serveCommand];
+export const commands: CliCommand<any>[] = [validateCommand, planCommand, applyCommand, driftCommand, exportCommand, graphCommand, serveCommand, demoCommand];
