@@ -216,7 +216,8 @@ export const VERSION_PREFIX = '/api/v1';
 
 export function stripVersionPrefix(url: string): string {
   if (url === VERSION_PREFIX) return '/';
-  if (url.startsWith(`${VERSION_PREFIX}/`) || url.startsWith(`${VERSION_PREFIX}?`)) return url.slice(VERSION_PREFIX.length) || '/';
+  if (url.startsWith(`${VERSION_PREFIX}/`)) return url.slice(VERSION_PREFIX.length);
+  if (url.startsWith(`${VERSION_PREFIX}?`)) return `/${url.slice(VERSION_PREFIX.length)}`;
   return url;
 }
 
