@@ -48,9 +48,16 @@ const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emu
 /** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
 const CLONE = !flag('no-clone');
 const WRITE = !flag('no-write') && !QUICK; // --quick is for development: it writes nothing
-/** Sizes whose baseline (minutes at 50 ms) runs once, whatever --runs says. */
-const BASELINE_ONCE_ABOVE = Number(opt('baseline-once-above', 1000));
-const APPLY_SIZES = (opt('apply-sizes', QUICK ? '1x1x10' : '1x1x10,1x3x30,1x1x100')).split(',');
+// Time budget (~15 minutes on an idle machine): the provider replay above 100 services (9,500 and
+// 47,500 requests: 1 and 5 minutes at 50 ms) and the one-variable change of 5,000 services run
+// once; the other figures run --runs times. Apply from empty: SIZE[:RUNS].
+const BASELINE_ONCE_ABOVE = Number(opt('baseline-once-above', 100));
+const CHANGE_ONCE_ABOVE = Number(opt('change-once-above', 1000));
+const APPLY_SIZES = (opt('apply-sizes', QUICK ? '1x1x10' : `1x1x10,1x3x30:1,1x1x100`)).split(',').map((x) => {
+  const [label, runs] = x.split(':');
+  return { label, runs: runs ? Math.min(Number(runs), RUNS) : RUNS };
+});
+const RATE_RUNS = Number(opt('rate-runs', 1));
 // Full: the issue's case (a plan of ~400 requests against 200 per 20 s). Quick: the same shape,
 // smaller (~110 requests against 60 per 5 s), so that it still has to wait.
 const RATE = QUICK ? { limit: 60, windowS: 5, size: '1x2x48' } : { limit: 200, windowS: 20, size: '1x4x96' };
@@ -98,6 +105,7 @@ function baseEnv(emu, token) {
     DRIFTLESS_API_TOKEN: token,
     DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY,
     NO_COLOR: '1',
+    BENCH_REPORT_CPU: '1',
   };
 }
 
@@ -133,6 +141,8 @@ async function benchSize(label) {
         const s = await emu.stats({ reset: true });
         out.plan.push({
           wallMs: r.wallMs,
+          cpuMs: r.cpuMs,
+          maxRssMb: r.maxRssMb,
           exit: r.code,
           requests: s.total,
           clientRequests: readCount(r.stdout),
@@ -177,7 +187,7 @@ async function benchSize(label) {
     }
 
     if (ONLY.has('change')) {
-      const n = counts.services > BASELINE_ONCE_ABOVE ? 1 : RUNS;
+      const n = counts.services > CHANGE_ONCE_ABOVE ? 1 : RUNS;
       const adminEnv = baseEnv(emu, emu.tokens.ADMIN);
       for (let i = 0; i < n; i++) {
         const cdir = path.join(tmpRoot, `manifest-${label}-change-${i}`);
@@ -187,7 +197,7 @@ async function benchSize(label) {
         const r = await runNode([CLI, 'apply', cdir, '--auto-approve'], { env: adminEnv });
         const entries = await emu.log(false);
         await emu.stats({ reset: true });
-        out.change.push({ wallMs: r.wallMs, exit: r.code, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
+        out.change.push({ wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
         log(`${label}: one-variable change ${i + 1}/${n}: ${fmtS(r.wallMs)}, exit ${r.code}`);
         rmSync(cdir, { recursive: true, force: true });
       }
@@ -200,14 +210,14 @@ async function benchSize(label) {
 // ------------------------------------------------------------------------------------------------
 // Apply from an empty organization
 
-async function benchApply(label) {
+async function benchApply({ label, runs }) {
   const size = parseSize(label);
   const spec = orgSpec(size);
   const dir = path.join(tmpRoot, `manifest-apply-${label}`);
   writeManifest(spec, dir);
   const out = { label, size, counts: countResources(spec), deployMs: DEPLOY_MS, stages: STAGES.length, criticalPathMs: STAGES.length * DEPLOY_MS, runs: [] };
   results.apply.push(out);
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
     try {
       await emu.set({ latencyMs: LATENCY });
@@ -215,8 +225,8 @@ async function benchApply(label) {
       const r = await runNode([CLI, 'apply', dir, '--auto-approve'], { env: baseEnv(emu, emu.tokens.ADMIN) });
       const entries = await emu.log(false);
       const summary = await emu.summary();
-      out.runs.push({ wallMs: r.wallMs, exit: r.code, deployed: summary.deployed, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
-      log(`apply ${label} ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, exit ${r.code}, ${summary.deployed}/${summary.services} deployed`);
+      out.runs.push({ wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, deployed: summary.deployed, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
+      log(`apply ${label} ${i + 1}/${runs}: ${fmtS(r.wallMs)}, exit ${r.code}, ${summary.deployed}/${summary.services} deployed`);
     } finally {
       await emu.close();
     }
@@ -255,13 +265,13 @@ async function benchRateLimit() {
     await emu.populate(spec, FINGERPRINT_KEY);
     await emu.applyRateLimit();
     await emu.set({ latencyMs: LATENCY });
-    const n = Math.min(RUNS, 3);
+    const n = Math.min(RUNS, RATE_RUNS);
     for (let i = 0; i < n; i++) {
       await emu.stats({ reset: true });
       const r = await runNode([CLI, 'plan', dir, '--detailed-exitcode'], { env: baseEnv(emu, emu.tokens.READ) });
       const s = await emu.stats({ reset: true });
       const waitLines = r.stderr.split('\n').filter((l) => /rate limit/i.test(l));
-      out.runs.push({ wallMs: r.wallMs, exit: r.code, requests: s.total, status429: s.byStatus['429'] ?? 0, waitLines, clientRequests: readCount(r.stdout) });
+      out.runs.push({ wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, requests: s.total, status429: s.byStatus['429'] ?? 0, waitLines, clientRequests: readCount(r.stdout) });
       log(`rate limit ${i + 1}/${n}: ${fmtS(r.wallMs)}, ${s.total} requests, ${s.byStatus['429'] ?? 0} × 429, exit ${r.code}`);
     }
   } finally {
@@ -299,7 +309,7 @@ async function main() {
   const perSize = ['plan', 'baseline', 'change', 'core'].some((x) => ONLY.has(x));
   if (perSize) for (const s of SIZES) await step(`size ${s}`, () => benchSize(s));
   if (ONLY.has('core')) await step('core', benchCore);
-  if (ONLY.has('apply')) for (const s of APPLY_SIZES) await step(`apply ${s}`, () => benchApply(s));
+  if (ONLY.has('apply')) for (const a of APPLY_SIZES) await step(`apply ${a.label}`, () => benchApply(a));
   if (ONLY.has('ratelimit')) await step('rate limit', benchRateLimit);
   results.durationS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(1)).join(' ');

@@ -169,9 +169,10 @@ export function renderReport(r) {
     out.push('');
     const rows = sizes.filter((s) => s.plan.length).map((s) => {
       const p = s.plan;
-      return [s.label, fmtS(med(p, (x) => x.wallMs)), fmtS(med(p, (x) => x.serverSpanMs)), fmtS(med(p, (x) => x.wallMs - x.serverSpanMs)), fmtS(s.populate?.ms)];
+      const pop = s.populate ? `${fmtS(s.populate.ms)}${s.populate.clonedProjects ? ` (${s.populate.clonedProjects} projects copied)` : ''}` : 'n/a';
+      return [s.label, fmtS(med(p, (x) => x.wallMs)), fmtS(med(p, (x) => x.serverSpanMs)), fmtS(med(p, (x) => x.wallMs - x.serverSpanMs)), fmtS(med(p, (x) => x.cpuMs)), `${fmtN(med(p, (x) => x.maxRssMb))} MB`, pop];
     });
-    out.push(table(['size', 'plan wall', 'of which API reads (first → last request, server side)', 'rest (start-up, YAML, graph, plan, output)', 'setup: populating the emulator (not part of any figure)'], rows));
+    out.push(table(['size', 'plan wall', 'of which API reads (first → last request, server side)', 'rest (start-up, YAML, graph, plan, output)', 'CPU time of the plan process', 'its peak RSS', 'set-up: populating the emulator (not part of any figure)'], rows));
     out.push('');
   }
 
@@ -208,11 +209,12 @@ export function renderReport(r) {
     out.push('');
     out.push(
       table(
-        ['size', 'services', 'wall', 'critical path', 'wall / critical path', 'requests', 'writes', 'deploy requests', 'status polls', 'config phase', 'deploy phase', 'deployed'],
+        ['size', 'runs', 'services', 'wall', 'critical path', 'wall / critical path', 'requests', 'writes', 'deploy requests', 'status polls', 'config phase', 'deploy phase', 'deployed'],
         applies.map((a) => {
           const x = a.runs;
           return [
             a.label,
+            String(x.length),
             fmtN(a.counts.services),
             fmtS(med(x, (y) => y.wallMs)),
             fmtS(a.criticalPathMs),

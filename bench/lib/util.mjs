@@ -19,6 +19,14 @@ export function runNode(args, { env = process.env, cwd, timeoutMs = 30 * 60_000 
     child.on('close', (code) => {
       clearTimeout(timer);
       const wallMs = performance.now() - t0;
+      // bench/lib/cli.mjs reports its CPU time and peak memory on stderr (BENCH_REPORT_CPU).
+      let usage;
+      stderr = stderr.replace(/^##bench (.*)\n?/m, (_, j) => {
+        try {
+          usage = JSON.parse(j);
+        } catch {}
+        return '';
+      });
       let json;
       const last = stdout.trim().split('\n').pop();
       try {
@@ -26,7 +34,7 @@ export function runNode(args, { env = process.env, cwd, timeoutMs = 30 * 60_000 
       } catch {
         json = undefined;
       }
-      resolve({ code, wallMs, stdout, stderr, json });
+      resolve({ code, wallMs, stdout, stderr, json, cpuMs: usage?.cpu_ms, maxRssMb: usage?.max_rss_mb });
     });
   });
 }
