@@ -12,9 +12,8 @@
  *   variables, stage membership).
  */
 import type { Address, DesiredGraph, LiveState, ServiceKind } from '../model/resource.js';
-import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
 import { errorMessage, isAmbiguousFailure } from '../live/api-port.js';
@@ -22,6 +21,11 @@ import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, StepAction } from './events.js';
 import { IdRegistry } from './refs.js';
+import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, type ChangeAction } from './steps.js';
+
+export { stepActionOf } from './steps.js';
+export { refusals } from './refusals.js';
+import { refusals } from './refusals.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, StepError, updateResource, type WriteContext } from './writers.js';
 import { listResults } from '../live/read.js';
 
@@ -113,69 +117,6 @@ export class AbortedError extends Error {
   }
 }
 
-/** The action a change takes, in apply's vocabulary. */
-export function stepActionOf(c: ResourceChange): 'create' | 'update' | 'delete' | 'replace' | undefined {
-  if (c.status !== 'planned' || c.via_parent !== undefined) return undefined;
-  const [a, b] = c.actions;
-  if (a === 'no-op') return undefined;
-  if (a === 'delete' && b === 'create') return 'replace';
-  return a;
-}
-
-function isDatabaseLoss(c: ResourceChange): boolean {
-  const a = stepActionOf(c);
-  return c.kind === 'database' && (a === 'delete' || a === 'replace');
-}
-
-/** Why apply must refuse this plan before sending anything (empty: go ahead). */
-export function refusals(plan: Plan, opts: ApplyOptions): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const c of plan.changes) {
-    if (c.status === 'blocked') {
-      out.push(
-        error('apply.blocked', `${c.address}: ${c.actions.join(' and ')} is blocked${c.reasons.length ? `: ${c.reasons.join('; ')}` : ''}`, {
-          address: c.address,
-          detail: 'Deleting or replacing a database destroys its data. Run plan and apply again with --allow-data-loss to allow it (a backup is taken first).',
-        }),
-      );
-    } else if (isDatabaseLoss(c) && !opts.allowDataLoss) {
-      out.push(
-        error('apply.data-loss', `${c.address}: the plan ${stepActionOf(c) === 'replace' ? 'replaces' : 'deletes'} a database and --allow-data-loss was not given`, {
-          address: c.address,
-          detail: 'Run apply again with --allow-data-loss to allow it (a backup is taken first), or change the manifest.',
-        }),
-      );
-    }
-  }
-  for (const d of plan.diagnostics) if (d.severity === 'error') out.push(d);
-  if (!plan.applyable && out.length === 0) out.push(error('apply.not-applyable', 'The plan is marked as not applyable.', { detail: 'Run plan again and fix the problems it reports.' }));
-  if (opts.maxDestroy !== undefined) {
-    const destroy = plan.changes.filter((c) => {
-      const a = stepActionOf(c);
-      return a === 'delete' || a === 'replace';
-    });
-    if (destroy.length > opts.maxDestroy) {
-      out.push(
-        error('apply.max-destroy', `The plan destroys ${destroy.length} resource(s), more than --max-destroy ${opts.maxDestroy} allows.`, {
-          detail: `It would destroy: ${destroy.slice(0, 20).map((c) => c.address).join(', ')}${destroy.length > 20 ? ', ...' : ''}. Raise --max-destroy if this is intended.`,
-        }),
-      );
-    }
-  }
-  return out;
-}
-
-interface StepInfo {
-  id: string;
-  /** Resources the step acts on (several for a batched service delete or a deploy stage). */
-  targets: Array<{ address: Address; action: StepAction }>;
-}
-
-function parentOf(address: Address): Address {
-  const i = address.lastIndexOf('/');
-  return i < 0 ? '' : address.slice(0, i);
-}
-
 function emptySummary(): ApplySummary {
   return { add: 0, change: 0, destroy: 0, deploy: 0, failed: 0, skipped: 0, not_started: 0 };
 }
@@ -205,82 +146,32 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   const reports = new Map<string, StepReport>();
   const report = (r: StepReport) => reports.set(`${r.action} ${r.address}`, r);
 
-  const changes = plan.changes.filter((c) => stepActionOf(c) !== undefined);
-  const byAddress = new Map(changes.map((c) => [c.address, c]));
-  const stepOf = new Map<Address, string>();
-  const infos = new Map<string, StepInfo>();
-  const steps: Step[] = [];
+  const planned = planSteps(plan);
+  const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
+  const stepById = new Map(planned.map((p) => [p.id, p]));
 
-  // Services deleted outright are batched per environment.
-  const serviceDeletes = new Map<Address, ResourceChange[]>();
-  for (const c of changes) {
-    if (stepActionOf(c) === 'delete' && isServiceKind(c.kind)) {
-      const env = parentOf(c.address);
-      serviceDeletes.set(env, [...(serviceDeletes.get(env) ?? []), c]);
+  const runServiceDeletes = async (env: Address, list: ResourceChange[]): Promise<void> => {
+    const started = timing.now();
+    for (const c of list) emit({ type: 'apply_start', address: c.address, action: 'delete' });
+    try {
+      for (const c of list) if (c.kind === 'database') await takeBackup(c);
+      await deleteServices(env, list.map((c) => ({ address: c.address, kind: c.kind as ServiceKind, id: c.id ?? refs.id(c.address) })), ctx, false);
+    } catch (e) {
+      for (const c of list) fail(c.address, 'delete', e, started);
+      throw e;
     }
-  }
-  for (const [env, list] of serviceDeletes) {
-    const id = `delete services of ${env}`;
-    for (const c of list) stepOf.set(c.address, id);
-    infos.set(id, { id, targets: list.map((c) => ({ address: c.address, action: 'delete' as const })) });
-  }
-  for (const c of changes) {
-    if (stepOf.has(c.address)) continue;
-    const action = stepActionOf(c)!;
-    const id = `${action} ${c.address}`;
-    stepOf.set(c.address, id);
-    infos.set(id, { id, targets: [{ address: c.address, action }] });
-  }
-
-  // Dependencies: creates/updates after what they depend on; deletions after the deletion of
-  // whatever depends on them (children first).
-  const deps_ = new Map<string, Set<string>>();
-  const addDep = (from: string, to: string | undefined) => {
-    if (to === undefined || to === from) return;
-    let s = deps_.get(from);
-    if (!s) deps_.set(from, (s = new Set()));
-    s.add(to);
+    for (const c of list) {
+      emit({ type: 'apply_complete', address: c.address, action: 'delete', ...(c.id ? { id: c.id } : {}), elapsed_seconds: elapsed(started) });
+      report({ address: c.address, action: 'delete', status: 'applied' });
+    }
   };
-  for (const c of changes) {
-    const action = stepActionOf(c)!;
-    const sid = stepOf.get(c.address)!;
-    if (action === 'delete') {
-      for (const t of [c.parent, ...c.depends_on]) {
-        if (t === undefined) continue;
-        const tc = byAddress.get(t);
-        if (tc && stepActionOf(tc) === 'delete') addDep(stepOf.get(t)!, sid);
-      }
-    } else {
-      for (const t of c.depends_on) addDep(sid, stepOf.get(t));
-      if (c.parent !== undefined) addDep(sid, stepOf.get(c.parent));
-    }
-  }
 
-  const runConfigStep = async (info: StepInfo): Promise<void> => {
-    if (info.id.startsWith('delete services of ')) {
-      const env = info.id.slice('delete services of '.length);
-      const list = serviceDeletes.get(env)!;
-      const started = timing.now();
-      for (const c of list) emit({ type: 'apply_start', address: c.address, action: 'delete' });
-      try {
-        for (const c of list) if (c.kind === 'database') await takeBackup(c);
-        await deleteServices(env, list.map((c) => ({ address: c.address, kind: c.kind as ServiceKind, id: c.id ?? refs.id(c.address) })), ctx, false);
-      } catch (e) {
-        for (const c of list) fail(c.address, 'delete', e, started);
-        throw e;
-      }
-      for (const c of list) {
-        emit({ type: 'apply_complete', address: c.address, action: 'delete', id: c.id, elapsed_seconds: elapsed(started) });
-        report({ address: c.address, action: 'delete', status: 'applied' });
-      }
-      return;
-    }
-    const { address, action } = info.targets[0]!;
-    const c = byAddress.get(address)!;
+  const runChangeStep = async (c: ResourceChange, action: ChangeAction): Promise<void> => {
+    const address = c.address;
     const started = timing.now();
     emit({ type: 'apply_start', address, action });
     try {
-      const id = await runChange(c, action as 'create' | 'update' | 'delete' | 'replace');
+      const id = await runChange(c, action);
       emit({ type: 'apply_complete', address, action, ...(id ? { id } : {}), elapsed_seconds: elapsed(started) });
       report({ address, action, status: 'applied' });
     } catch (e) {
@@ -308,7 +199,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     return d;
   };
 
-  const runChange = async (c: ResourceChange, action: 'create' | 'update' | 'delete' | 'replace'): Promise<string | undefined> => {
+  const runChange = async (c: ResourceChange, action: ChangeAction): Promise<string | undefined> => {
     switch (action) {
       case 'create':
         return (await createResource(c, desiredOf(c), ctx)).id;
@@ -351,48 +242,17 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     }
   };
 
-  for (const info of infos.values()) {
-    steps.push({ id: info.id, dependsOn: [...(deps_.get(info.id) ?? [])], run: () => runConfigStep(info) });
-  }
-
-  // Deploy steps, stage by stage per environment.
-  const deployReasons = new Map(plan.changes.filter((c) => c.deploy).map((c) => [c.address, c]));
-  for (const group of plan.deploy_order) {
-    let previous: string | undefined;
-    group.stages.forEach((stage, i) => {
-      if (stage.services.length === 0) return;
-      const id = `deploy ${group.environment} stage ${stage.stage ?? '(default)'} #${i}`;
-      const needs = new Set<string>();
-      if (previous) needs.add(previous);
-      const env = group.environment;
-      const projectAddr = addressOf('project', parseAddress(env)[0]!.name);
-      for (const [addr, sid] of stepOf) {
-        if (sid.startsWith('delete')) continue;
-        const seen =
-          addr === env ||
-          addr === projectAddr ||
-          (parentOf(addr) === env && (addr.includes('/variable.') || addr.includes('/deployment_stage.'))) ||
-          (parentOf(addr) === projectAddr && addr.includes('/variable.')) ||
-          stage.services.some((s) => addr === s || addr.startsWith(`${s}/`));
-        if (seen) needs.add(sid);
-      }
-      infos.set(id, { id, targets: stage.services.map((s) => ({ address: s, action: 'deploy' as const })) });
-      steps.push({ id, dependsOn: [...needs], run: () => runDeployStage(env, stage.stage, stage.services) });
-      previous = id;
-    });
-  }
-
+  const deployMarks = new Map(plan.changes.filter((c) => c.deploy).map((c) => [c.address, c.deploy!]));
   const runDeployStage = async (env: Address, stageName: string | null, services: Address[]): Promise<void> => {
     const started = timing.now();
     const targets: DeployTarget[] = services.map((address) => {
-      const c = deployReasons.get(address);
-      const kind = parseAddress(address).pop()!.kind as ServiceKind;
+      const mark = deployMarks.get(address);
       return {
         address,
         id: refs.id(address),
-        kind,
-        ...(c?.deploy?.git_commit_id !== undefined ? { git_commit_id: c.deploy.git_commit_id } : {}),
-        ...(c?.deploy?.image_tag !== undefined ? { image_tag: c.deploy.image_tag } : {}),
+        kind: serviceKindOfAddress(address),
+        ...(mark?.git_commit_id !== undefined ? { git_commit_id: mark.git_commit_id } : {}),
+        ...(mark?.image_tag !== undefined ? { image_tag: mark.image_tag } : {}),
       };
     });
     for (const t of targets) emit({ type: 'apply_start', address: t.address, action: 'deploy' });
@@ -432,33 +292,47 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     report({ address, action: 'deploy', status: 'applied' });
   };
 
+  const steps: Step[] = planned.map((p) => ({
+    id: p.id,
+    dependsOn: p.dependsOn,
+    run: () =>
+      p.type === 'change'
+        ? runChangeStep(p.change, p.action)
+        : p.type === 'delete-services'
+          ? runServiceDeletes(p.environment, p.changes)
+          : runDeployStage(p.environment, p.stage, p.services),
+  }));
   const exec = await executeSteps(steps, {
     parallelism: opts.parallelism ?? DEFAULT_PARALLELISM,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
 
-  const primary = (stepId: string) => infos.get(stepId)?.targets[0]?.address ?? stepId;
+  const targets = (id: string) => {
+    const st = stepById.get(id);
+    return st ? targetsOf(st) : [];
+  };
+  const primary = (stepId: string) => targets(stepId)[0]?.address ?? stepId;
   for (const s of exec.skipped) {
-    for (const t of infos.get(s.id)?.targets ?? []) {
+    for (const t of targets(s.id)) {
       emit({ type: 'apply_skipped', address: t.address, action: t.action, because: primary(s.because) });
       report({ address: t.address, action: t.action, status: 'skipped', because: primary(s.because) });
     }
   }
   for (const id of exec.notStarted) {
-    for (const t of infos.get(id)?.targets ?? []) report({ address: t.address, action: t.action, status: 'not_started' });
+    for (const t of targets(id)) report({ address: t.address, action: t.action, status: 'not_started' });
   }
   // Objects deleted with their parent (no request of their own) share their parent's fate.
   const viaParentOf = new Map(plan.changes.filter((c) => c.via_parent !== undefined).map((c) => [c.address, c.via_parent!]));
   for (const c of plan.changes) {
     if (c.status !== 'planned' || c.via_parent === undefined || c.actions[0] !== 'delete') continue;
     let root: Address | undefined = c.via_parent;
-    while (root !== undefined && !stepOf.has(root)) root = viaParentOf.get(root);
+    while (root !== undefined && !byAddress.has(root)) root = viaParentOf.get(root);
     const parentReport = root === undefined ? undefined : (reports.get(`delete ${root}`) ?? reports.get(`replace ${root}`));
     if (parentReport?.status === 'applied') report({ address: c.address, action: 'delete', status: 'applied' });
   }
   // A step that threw before reporting anything (a bug or an unexpected error) still shows.
   for (const f of exec.failed) {
-    for (const t of infos.get(f.id)?.targets ?? []) {
+    for (const t of targets(f.id)) {
       if (!reports.has(`${t.action} ${t.address}`)) report({ address: t.address, action: t.action, status: 'failed', error: errorMessage(f.error) });
     }
   }
@@ -466,7 +340,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   // Reports in plan order, deploys last.
   const order = new Map<string, number>();
   let n = 0;
-  for (const info of infos.values()) for (const t of info.targets) order.set(`${t.action} ${t.address}`, n++);
+  for (const p of planned) for (const t of targetsOf(p)) order.set(`${t.action} ${t.address}`, n++);
   const stepReports = [...reports.values()].sort((a, b) => (order.get(`${a.action} ${a.address}`) ?? 0) - (order.get(`${b.action} ${b.address}`) ?? 0));
 
   const summary = emptySummary();
