@@ -96,6 +96,7 @@ export function exportManifest(live: LiveState, options: ExportOptions = {}): Ex
     setList(m, 'webhooks', top('webhook').map((w) => webhook(w, ctx)));
   }
   setList(m, 'projects', projects);
+  for (const at of unnamedReferences(m, [])) ctx.warnings.push(`${at}: refers to an object driftless could not find by name (deleted, or not readable with this token); fix it before planning.`);
   return { manifest: escapeStrings(m) as ExportedManifest, secrets: ctx.secrets.list, warnings: ctx.warnings };
 }
 
@@ -443,4 +444,17 @@ function escapeStrings(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(escapeStrings);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escapeStrings(x)]));
   return v;
+}
+
+/** Paths of the values the normaliser could not turn into a name (`(unknown id ...)`). */
+function unnamedReferences(v: unknown, path: string[]): string[] {
+  if (typeof v === 'string') return v.startsWith('(unknown id ') ? [path.join('.')] : [];
+  if (Array.isArray(v)) return v.flatMap((x, i) => unnamedReferences(x, [...path, String(i)]));
+  if (v && typeof v === 'object' && !(v instanceof EnvRef)) {
+    const o = v as Doc;
+    // A named list item reads better by its name than by its index.
+    const here = typeof o.name === 'string' && /^\d+$/.test(path[path.length - 1] ?? '') ? [...path.slice(0, -1), o.name] : path;
+    return Object.entries(o).flatMap(([k, x]) => unnamedReferences(x, [...here, k]));
+  }
+  return [];
 }

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envVarName, PlaceholderAllocator } from '../../src/export/placeholders.js';
 import { MANIFEST_DEFAULTS } from '../../src/export/defaults.js';
+import { exportManifest } from '../../src/export/to-manifest.js';
+import type { LiveResource, LiveState } from '../../src/model/resource.js';
 
 describe('placeholder names', () => {
   it('are valid environment variable names derived from where the secret lives', () => {
@@ -43,5 +45,34 @@ describe('defaults left out of an export', () => {
     // Not fields of exported objects: the format version, cluster upgrades and prune switches (an export never prunes or upgrades).
     const notExported = [...found].filter((d) => d.startsWith('version=') || d === 'upgrade_kubernetes=false' || /^(projects|annotation_groups|label_groups|alert_receivers|alert_rules|webhooks|environments|services|deployment_stages|variables)=false$/.test(d));
     expect([...ours].sort()).toEqual([...found].filter((d) => !notExported.includes(d)).sort());
+  });
+});
+
+describe('exportManifest (pure)', () => {
+  const live = (resources: Array<Partial<LiveResource> & { address: string; kind: LiveResource['kind']; name: string }>): LiveState => ({
+    organizationId: 'org',
+    requestCount: 0,
+    resources: new Map(resources.map((r) => [r.address, { id: 'id', attrs: {}, record: {}, version: 'v', ...r } as LiveResource])),
+  });
+
+  it('escapes ${ in values so the loader reads back the live text, and warns about references it could not name', () => {
+    const state = live([
+      { address: 'project.p', kind: 'project', name: 'p', attrs: { name: 'p', description: null } },
+      { address: 'project.p/variable.T', kind: 'variable', name: 'T', parent: 'project.p', attrs: { key: 'T', variable_type: 'VALUE', is_secret: false, value: 'a ${b} $${c}', description: null } },
+      { address: 'project.p/environment.e', kind: 'environment', name: 'e', parent: 'project.p', attrs: { name: 'e', mode: 'DEVELOPMENT', cluster: 'c1' } },
+      {
+        address: 'project.p/environment.e/container.web',
+        kind: 'container',
+        name: 'web',
+        parent: 'project.p/environment.e',
+        attrs: { name: 'web', description: null, registry: 'hub', image_name: 'nginx', tag: '1', cpu: 500, memory: 512, labels_groups: ['(unknown id 42)'] },
+      },
+    ]);
+    const r = exportManifest(state);
+    const p = (r.manifest.projects as any[])[0];
+    expect(p.variables).toEqual([{ key: 'T', value: 'a $${b} $$${c}' }]);
+    // Defaults left out: DEVELOPMENT mode, container cpu 500 and memory 512.
+    expect(p.environments[0]).toEqual({ name: 'e', cluster: 'c1', services: [{ name: 'web', type: 'container', label_groups: ['(unknown id 42)'], registry: 'hub', image_name: 'nginx', tag: '1' }] });
+    expect(r.warnings).toEqual([expect.stringContaining('projects.p.environments.e.services.web.label_groups.0: refers to an object driftless could not find by name')]);
   });
 });
