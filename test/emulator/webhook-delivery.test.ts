@@ -213,4 +213,22 @@ describe('webhook delivery', () => {
       await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
     }
   });
+
+  test('the delivery log keeps the newest finished deliveries of each webhook', async () => {
+    webhookDispatcher(c.em.ctx).config = { maxAttempts: 4, baseDelayMs: 10, timeoutMs: 2000, keepPerWebhook: 2 };
+    const w = await webhook({ target_url: `${rx.url}/bounded`, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED'] });
+    try {
+      await deploy('bounded-1');
+      const second = await deploy('bounded-2');
+      expect(rx.at('/bounded')).toHaveLength(4);
+      const log = await deliveries(w.id);
+      expect(log.map((d) => [d.matched_event, d.request.payload.application_id])).toEqual([
+        ['DEPLOYMENT_SUCCEEDED', second],
+        ['DEPLOYMENT_STARTED', second],
+      ]);
+    } finally {
+      webhookDispatcher(c.em.ctx).config = { maxAttempts: 4, baseDelayMs: 10, timeoutMs: 2000 };
+      await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+    }
+  });
 });

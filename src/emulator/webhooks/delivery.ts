@@ -27,9 +27,11 @@ export interface DeliveryConfig {
   baseDelayMs: number;
   /** Per-attempt limit for the receiver to answer. */
   timeoutMs: number;
+  /** Finished deliveries kept per webhook (the oldest go first). */
+  keepPerWebhook?: number;
 }
 
-export const DEFAULT_DELIVERY_CONFIG: DeliveryConfig = { maxAttempts: 4, baseDelayMs: 1000, timeoutMs: 5000 };
+export const DEFAULT_DELIVERY_CONFIG: DeliveryConfig = { maxAttempts: 4, baseDelayMs: 1000, timeoutMs: 5000, keepPerWebhook: 1000 };
 
 export interface SendResult {
   status: number;
@@ -121,6 +123,14 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Keeps the delivery log bounded: the newest `keepPerWebhook` finished deliveries of each webhook. */
+  #prune(webhookId: string): void {
+    const s = this.#ctx.state;
+    const mine = Object.values(s.webhookDeliveries).filter((d) => d.webhook_id === webhookId && d.status !== 'PENDING');
+    const excess = mine.length - (this.config.keepPerWebhook ?? DEFAULT_DELIVERY_CONFIG.keepPerWebhook!);
+    for (let i = 0; i < excess; i++) delete s.webhookDeliveries[mine[i].id];
+  }
+
   /** After a restart: pending deliveries carry on where they were. */
   resume(): void {
     const now = this.#ctx.clock.now().getTime();
@@ -195,6 +205,7 @@ export class WebhookDispatcher {
 
   #finish(d: ApiRecord, fields: Record<string, unknown>): void {
     this.#ctx.state.webhookDeliveries[d.id] = { ...d, ...fields, updated_at: this.#ctx.nowIso(), next_attempt_at: null };
+    this.#prune(String(d.webhook_id));
     this.#ctx.commit();
   }
 }
