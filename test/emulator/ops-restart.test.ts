@@ -57,6 +57,8 @@ test('a deployment in flight when the emulator stops carries on after a restart 
   const clock = manualClock();
   const first = await start(dataFile, 100, clock);
   const { envId, appId } = await appInNewEnvironment(first);
+  const secret = (await first.post(`/environment/${envId}/secret`, { key: 'DB_PASSWORD', value: 'kept-secret' })).body;
+  const alias = (await first.post(`/application/${appId}/secret/${secret.id}/alias`, { key: 'PASSWORD' })).body;
   const r = await first.post(`/application/${appId}/deploy`, { git_commit_id: 'feedbeef' });
   expect(r.status).toBe(202);
   expect(r.body.state).toBe('DEPLOYMENT_QUEUED');
@@ -67,6 +69,12 @@ test('a deployment in flight when the emulator stops carries on after a restart 
   const second = await start(dataFile, 100, clock);
   expect(Object.keys(second.em.state.operations)).toHaveLength(1);
   expect((await second.get(`/application/${appId}/status`)).body.state).toBe('DEPLOYMENT_QUEUED');
+
+  // Variables came back too, with their links (and still without their values).
+  const vars = (await second.get(`/variable?parent_id=${appId}&scope=APPLICATION&is_secret=true`)).body.results as any[];
+  expect(vars.find((v) => v.id === alias.id)).toMatchObject({ key: 'PASSWORD', variable_type: 'ALIAS', aliased_variable: { id: secret.id, key: 'DB_PASSWORD' } });
+  expect(JSON.stringify(vars)).not.toContain('kept-secret');
+  expect(second.em.state.secretValues[secret.id]).toBe('kept-secret');
 
   // Time passes: the resumed timers finish the same deployment (not a new one, not a lost one).
   clock.advance(1000);
