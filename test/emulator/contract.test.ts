@@ -22,6 +22,103 @@ afterAll(async () => {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
+/** The operations of the CRUD half of the emulator: the scenario must exercise every one. */
+const CRUD_OPERATIONS = [
+  'GET /openapi.json',
+  'GET /organization',
+  'GET /organization/{organizationId}',
+  'PUT /organization/{organizationId}',
+  'GET /organization/{organizationId}/project',
+  'POST /organization/{organizationId}/project',
+  'GET /project/{projectId}',
+  'PUT /project/{projectId}',
+  'DELETE /project/{projectId}',
+  'GET /project/{projectId}/environment',
+  'POST /project/{projectId}/environment',
+  'GET /environment/{environmentId}',
+  'PUT /environment/{environmentId}',
+  'DELETE /environment/{environmentId}',
+  'GET /environment/{environmentId}/services',
+  'GET /environment/{environmentId}/application',
+  'POST /environment/{environmentId}/application',
+  'GET /application/{applicationId}',
+  'PUT /application/{applicationId}',
+  'DELETE /application/{applicationId}',
+  'GET /environment/{environmentId}/container',
+  'POST /environment/{environmentId}/container',
+  'GET /container/{containerId}',
+  'PUT /container/{containerId}',
+  'DELETE /container/{containerId}',
+  'GET /environment/{environmentId}/database',
+  'POST /environment/{environmentId}/database',
+  'GET /database/{databaseId}',
+  'PUT /database/{databaseId}',
+  'DELETE /database/{databaseId}',
+  'GET /environment/{environmentId}/job',
+  'POST /environment/{environmentId}/job',
+  'GET /job/{jobId}',
+  'PUT /job/{jobId}',
+  'DELETE /job/{jobId}',
+  'GET /environment/{environmentId}/helm',
+  'POST /environment/{environmentId}/helm',
+  'GET /helm/{helmId}',
+  'PUT /helm/{helmId}',
+  'DELETE /helm/{helmId}',
+  'GET /environment/{environmentId}/terraform',
+  'POST /environment/{environmentId}/terraform',
+  'GET /terraform/{terraformId}',
+  'PUT /terraform/{terraformId}',
+  'DELETE /terraform/{terraformId}',
+  'GET /environment/{environmentId}/deploymentStage',
+  'POST /environment/{environmentId}/deploymentStage',
+  'GET /deploymentStage/{deploymentStageId}',
+  'PUT /deploymentStage/{deploymentStageId}',
+  'DELETE /deploymentStage/{deploymentStageId}',
+  'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}',
+  'PUT /deploymentStage/{deploymentStageId}/moveBefore/{stageId}',
+  'PUT /deploymentStage/{deploymentStageId}/moveAfter/{stageId}',
+  'GET /service/{serviceId}/deploymentStage',
+  'GET /organization/{organizationId}/annotationsGroups',
+  'POST /organization/{organizationId}/annotationsGroups',
+  'GET /organization/{organizationId}/annotationsGroups/{annotationsGroupId}',
+  'PUT /organization/{organizationId}/annotationsGroups/{annotationsGroupId}',
+  'DELETE /organization/{organizationId}/annotationsGroups/{annotationsGroupId}',
+  'GET /organization/{organizationId}/labelsGroups',
+  'POST /organization/{organizationId}/labelsGroups',
+  'GET /organization/{organizationId}/labelsGroups/{labelsGroupId}',
+  'PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}',
+  'DELETE /organization/{organizationId}/labelsGroups/{labelsGroupId}',
+  'GET /organization/{organizationId}/cluster',
+  'GET /organization/{organizationId}/cluster/status',
+  'GET /organization/{organizationId}/cluster/{clusterId}/status',
+  'POST /cluster/{clusterId}/upgrade',
+  'GET /organization/{organizationId}/containerRegistry',
+  'GET /gcp/instanceType/{region}',
+  'GET /aws/eks/instanceType/{region}',
+  'GET /scaleway/instanceType/{zone}',
+  'GET /aws/managedDatabase/type',
+  'GET /aws/managedDatabase/instanceType/{region}/{databaseType}',
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
+  'GET /organization/{organizationId}/alert-receivers',
+  'POST /alert-receivers',
+  'GET /alert-receivers/{alertReceiverId}',
+  'PUT /alert-receivers/{alertReceiverId}',
+  'DELETE /alert-receivers/{alertReceiverId}',
+  'POST /alert-receivers/validate',
+  'POST /alert-receivers/{alertReceiverId}/validate',
+  'GET /organization/{organizationId}/alert-rules',
+  'POST /alert-rules',
+  'GET /alert-rules/{alertRuleId}',
+  'PUT /alert-rules/{alertRuleId}',
+  'DELETE /alert-rules/{alertRuleId}',
+  'GET /organization/{organizationId}/webhook',
+  'POST /organization/{organizationId}/webhook',
+  'GET /organization/{organizationId}/webhook/{webhookId}',
+  'PUT /organization/{organizationId}/webhook/{webhookId}',
+  'DELETE /organization/{organizationId}/webhook/{webhookId}',
+];
+
+
 /** The path template of the document that serves `path` (literal segments win over parameters). */
 function findTemplate(paths: string[], path: string): string | undefined {
   const clean = path.split('?')[0].replace(/^\/api\/v1(?=\/)/, '');
@@ -90,6 +187,22 @@ async function scenario(): Promise<void> {
   await c.get('/aws/eks/instanceType/eu-west-3');
   await c.get('/scaleway/instanceType/fr-par-2');
   await c.post(`/organization/${org}/parseTerraformVariablesFromGitRepo`, { git_repository: { url: 'https://github.com/driftless/demo-terraform' } });
+  await c.get('/openapi.json');
+  await c.get(`/organization/${org}`);
+  await c.get(`/organization/${org}/project`);
+  await c.get(`/environment/${env.id}`);
+  await c.put(`/deploymentStage/${stage.id}/moveAfter/${stages[0].id}`);
+  await c.get(`/organization/${org}/annotationsGroups/${ann.id}`);
+  await c.get(`/organization/${org}/labelsGroups`);
+  await c.get('/aws/managedDatabase/type');
+  await c.get('/aws/managedDatabase/instanceType/eu-west-3/MYSQL');
+  await c.get(`/alert-receivers/${recv.id}`);
+  const { organization_id: _o, cluster_id: _c, target: _t, ...ruleEdit } = { ...rule, description: 'edited', presentation: {} };
+  await c.put(`/alert-rules/${rule.id}`, {
+    name: ruleEdit.name, description: ruleEdit.description, tag: ruleEdit.tag, condition: { kind: 'CUSTOM', promql: 'up == 0' },
+    for_duration: ruleEdit.for_duration, severity: 'HIGH', presentation: {}, enabled: false, alert_receiver_ids: [recv.id],
+  });
+  await c.get(`/organization/${org}/webhook/${hook.id}`);
   // Errors too: they are part of the contract.
   await c.post(`/organization/${org}/project`, { name: 5 });
   await c.get(`/project/00000000-0000-4000-8000-000000000000`);
@@ -99,6 +212,16 @@ async function scenario(): Promise<void> {
   await c.del(`/alert-rules/${rule.id}`);
   await c.del(`/organization/${org}/webhook/${hook.id}`);
   await c.del(`/deploymentStage/${stage.id}`);
+  for (const svc of (await c.get(`/environment/${env.id}/services`)).body.results) {
+    await c.del(`/${String(svc.service_type).toLowerCase()}/${svc.id}`);
+  }
+  await c.put(`/organization/${org}/annotationsGroups/${ann.id}`, { name: 'a', annotations: [], scopes: [] });
+  await c.put(`/organization/${org}/labelsGroups/${lab.id}`, { name: 'l', labels: [] });
+  for (let i = 0; i < 200 && (await c.get(`/environment/${env.id}/services`)).body.results.length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await c.del(`/organization/${org}/annotationsGroups/${ann.id}`);
+  await c.del(`/organization/${org}/labelsGroups/${lab.id}`);
+  await c.del(`/alert-receivers/${recv.id}`);
+  await c.del(`/environment/${env.id}`);
   await c.del(`/project/${project.id}`);
   await c.get('/api/v1/organization');
 }
@@ -179,7 +302,10 @@ describe('OpenAPI contract', () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(covered.size).toBeGreaterThan(50);
+    expect(CRUD_OPERATIONS.filter((op) => !covered.has(op))).toEqual([]);
+    // The list above is the document's, not a wish list.
+    const documented = new Set(Object.entries<any>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)));
+    expect(CRUD_OPERATIONS.filter((op) => !documented.has(op))).toEqual([]);
   });
 });
 
