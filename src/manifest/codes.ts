@@ -46,6 +46,7 @@ export type ManifestCode =
   | 'ref.file-unreadable'
   | 'ref.bad-file-path'
   | 'ref.unknown-scheme'
+  | 'ref.unterminated'
   | 'secret.in-clear';
 
 export function error(code: ManifestCode, summary: string, extra: Partial<Diagnostic> = {}): Diagnostic {

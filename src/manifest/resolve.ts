@@ -30,6 +30,11 @@ export interface ResolveDeps {
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** User text quoted in a message, cut to a readable length. */
+function clip(s: string): string {
+  return s.length > 60 ? s.slice(0, 57) + '...' : s;
+}
+
 /** Whether a string holds a `${...}` reference (as opposed to plain text). */
 export function hasReference(s: string): boolean {
   REFERENCE.lastIndex = 0;
@@ -47,6 +52,13 @@ export function resolveString(
 ): string | undefined {
   if (!s.includes('${')) return s;
   let failed = false;
+  // `${env:NAME` without its closing brace would otherwise pass through as literal text.
+  if (s.replace(REFERENCE, '').includes('${')) {
+    const start = s.replace(/\$\$\{/g, '\0\0\0').search(/\$\{[^}]*$/);
+    const fragment = clip(s.slice(Math.max(0, start)));
+    out.push(error('ref.unterminated', `\`${fragment}\` is missing its closing brace`, { detail: 'Write ${env:NAME} or ${file:PATH}; write $${ for a literal ${.', range: range && deps.refine ? deps.refine(range, s.slice(Math.max(0, start), Math.max(0, start) + 40)) : range, address }));
+    return undefined;
+  }
   const at = (needle: string) => (range && deps.refine ? deps.refine(range, needle) : range);
   const result = s.replace(REFERENCE, (whole, inner: string | undefined) => {
     if (whole === '$${') return '${';
@@ -57,7 +69,7 @@ export function resolveString(
     if (scheme === 'env') {
       if (!ENV_NAME.test(arg)) {
         failed = true;
-        out.push(error('ref.bad-env-name', `\`${whole}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
+        out.push(error('ref.bad-env-name', `\`${clip(whole)}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
         return '';
       }
       // Own string properties only: `${env:constructor}` must not find Object.prototype.constructor.
@@ -78,13 +90,13 @@ export function resolveString(
       const r = deps.readFile(arg, range?.file ?? '');
       if (!r.ok) {
         failed = true;
-        out.push(error('ref.file-unreadable', `cannot read \`${arg}\`: ${r.reason}`, { detail: 'PATH is relative to the manifest file and must stay inside the manifest directory.', range: at(whole), address }));
+        out.push(error('ref.file-unreadable', `cannot read \`${clip(arg)}\`: ${r.reason}`, { detail: 'PATH is relative to the manifest file and must stay inside the manifest directory.', range: at(whole), address }));
         return '';
       }
       return r.text;
     }
     failed = true;
-    out.push(error('ref.unknown-scheme', `unknown reference \`${whole.length > 60 ? whole.slice(0, 57) + '...' : whole}\``, { detail: 'Allowed: ${env:NAME} and ${file:PATH}. Write $${ for a literal ${.', range: at(whole), address }));
+    out.push(error('ref.unknown-scheme', `unknown reference \`${clip(whole)}\``, { detail: 'Allowed: ${env:NAME} and ${file:PATH}. Write $${ for a literal ${.', range: at(whole), address }));
     return '';
   });
   return failed ? undefined : result;
@@ -166,7 +178,8 @@ function fieldsWithReferences(root: unknown): WeakMap<object, Set<string>> {
     const rec = node as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const v = rec[k];
-      if (typeof v === 'string' && hasReference(v)) {
+      // Broken references count too: their error is reported, not a secret in clear.
+      if (typeof v === 'string' && v.replace(/\$\$\{/g, '').includes('${')) {
         let set = found.get(node);
         if (!set) found.set(node, (set = new Set()));
         set.add(k);

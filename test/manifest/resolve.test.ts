@@ -46,6 +46,13 @@ describe('${env:NAME}', () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(['ref.env-missing', 'ref.env-missing']);
   });
 
+  it('refuses a reference without its closing brace instead of sending it as text', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "pre $\${ok} \${env:DB_PASSWORD", secret: true}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: { DB_PASSWORD: 'x' } });
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics).toMatchObject([{ code: 'ref.unterminated', summary: '`${env:DB_PASSWORD` is missing its closing brace', range: { start: { line: 5, col: 37 } } }]);
+  });
+
   it('rejects an unknown reference scheme and lists the allowed ones', async () => {
     const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${vault:x}"}\n`) });
     const r = await load(dir, ['m.yaml']);
