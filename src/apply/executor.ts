@@ -63,14 +63,17 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
   for (const s of steps) {
     for (const d of s.dependsOn) {
       if (!byId.has(d)) throw new Error(`executeSteps: step ${s.id} depends on unknown step ${d}`);
-      dependents.set(d, [...(dependents.get(d) ?? []), s.id]);
+      const list = dependents.get(d);
+      if (list) list.push(s.id);
+      else dependents.set(d, [s.id]);
     }
     waitingOn.set(s.id, new Set(s.dependsOn).size);
   }
   assertAcyclic(steps, byId);
 
   const position = new Map(steps.map((s, i) => [s.id, i]));
-  const ready: string[] = steps.filter((s) => waitingOn.get(s.id) === 0).map((s) => s.id);
+  const ready = new MinHeap<string>((a, b) => position.get(a)! - position.get(b)!);
+  for (const s of steps) if (waitingOn.get(s.id) === 0) ready.push(s.id);
   const result: ExecutionResult = { applied: [], failed: [], skipped: [], notStarted: [], interrupted: false };
   const done = new Set<string>();
   const running = new Map<string, Promise<void>>();
@@ -89,13 +92,6 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
     }
   };
 
-  const insertReady = (id: string): void => {
-    const p = position.get(id)!;
-    let i = ready.length;
-    while (i > 0 && position.get(ready[i - 1]!)! > p) i--;
-    ready.splice(i, 0, id);
-  };
-
   const start = (id: string): void => {
     const step = byId.get(id)!;
     opts.onStepStart?.(id);
@@ -108,7 +104,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
         for (const dep of dependents.get(id) ?? []) {
           const left = waitingOn.get(dep)! - 1;
           waitingOn.set(dep, left);
-          if (left === 0 && !done.has(dep)) insertReady(dep);
+          if (left === 0 && !done.has(dep)) ready.push(dep);
         }
       } catch (error) {
         done.add(id);
@@ -123,8 +119,8 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
   };
 
   for (;;) {
-    while (!signal.aborted && running.size < parallelism && ready.length > 0) {
-      const id = ready.shift()!;
+    while (!signal.aborted && running.size < parallelism && ready.size > 0) {
+      const id = ready.pop()!;
       if (done.has(id)) continue;
       start(id);
     }
@@ -152,4 +148,48 @@ function assertAcyclic(steps: readonly Step[], byId: Map<string, Step>): void {
     state.set(id, 'done');
   };
   for (const s of steps) visit(s.id, []);
+}
+
+/** A binary min-heap: ready steps come out in the caller's order in O(log n), whatever their number. */
+class MinHeap<T> {
+  readonly #items: T[] = [];
+  constructor(private readonly cmp: (a: T, b: T) => number) {}
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  push(x: T): void {
+    const a = this.#items;
+    a.push(x);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.cmp(a[i]!, a[parent]!) >= 0) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.#items;
+    if (a.length === 0) return undefined;
+    const top = a[0];
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.cmp(a[l]!, a[m]!) < 0) m = l;
+        if (r < a.length && this.cmp(a[r]!, a[m]!) < 0) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
 }

@@ -108,8 +108,8 @@ export function planSteps(plan: Plan): PlannedStep[] {
     const action = stepActionOf(c)!;
     if (action === 'delete') continue;
     const id = stepOf.get(c.address)!;
-    nonDeleteByKind.set(c.kind, [...(nonDeleteByKind.get(c.kind) ?? []), id]);
-    if (c.kind === 'deployment_stage') stageChangesByEnv.set(parentOf(c.address), [...(stageChangesByEnv.get(parentOf(c.address)) ?? []), id]);
+    push(nonDeleteByKind, c.kind, id);
+    if (c.kind === 'deployment_stage') push(stageChangesByEnv, parentOf(c.address), id);
   }
 
   for (const c of changes) {
@@ -166,6 +166,12 @@ export function planSteps(plan: Plan): PlannedStep[] {
 
   for (const s of steps) if (s.type !== 'deploy') s.dependsOn = [...(edges.get(s.id) ?? [])];
   return steps;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
 }
 
 export function serviceKindOfAddress(address: Address): ServiceKind {
