@@ -91,14 +91,9 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   const liveByAddress = live.resources;
   const deployments = lastDeployments(live);
   const items: DriftItem[] = [];
-  const reported = new Set<Address>();
-
   for (const c of plan.changes) {
     const item = itemOf(c, graph, liveByAddress.get(c.address), deployments, opts);
-    if (item) {
-      items.push(item);
-      reported.add(c.address);
-    }
+    if (item) items.push(item);
   }
   items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0 };
