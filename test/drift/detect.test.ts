@@ -1,0 +1,84 @@
+/**
+ * detectDrift on hand-made plans: which differences count as drift, how their origin is judged from
+ * the live timestamps against the last deployment, and what is not drift (deploys that only follow
+ * a variable change, changes that happen through a replaced parent).
+ */
+import { describe, expect, it } from 'vitest';
+import { detectDrift } from '../../src/drift/detect.js';
+import type { DesiredGraph, LiveResource, LiveState } from '../../src/model/resource.js';
+import type { Plan, ResourceChange } from '../../src/plan/types.js';
+
+const ENV = 'project.p/environment.e';
+const APP = `${ENV}/application.api`;
+
+function liveOf(resources: Array<Partial<LiveResource> & { address: string }>): LiveState {
+  return {
+    organizationId: 'o',
+    requestCount: 3,
+    resources: new Map(resources.map((r) => [r.address, { kind: 'application', name: 'x', id: 'id', attrs: {}, record: {}, version: 'v', ...r } as LiveResource])),
+  };
+}
+const change = (c: Partial<ResourceChange> & { address: string }): ResourceChange => ({ kind: 'application', name: 'api', actions: ['no-op'], status: 'planned', reasons: [], fields: [], depends_on: [], ...c });
+const planOf = (changes: ResourceChange[]): Plan => ({
+  format_version: '1.0',
+  organization_id: 'o',
+  changes,
+  summary: { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0, blocked: 0 },
+  deploy_order: [],
+  live_objects: {},
+  request_count: 3,
+  options: { allow_data_loss: false },
+  applyable: true,
+  diagnostics: [],
+});
+const graph: DesiredGraph = { resources: new Map(), order: [] };
+const deployedAt = '2026-11-20T10:00:00.000Z';
+const appLive = (updated: string) => ({ address: APP, parent: ENV, record: { updated_at: updated }, status: { last_deployment_date: deployedAt } });
+
+describe('detectDrift', () => {
+  it('a field changed after the last deployment is a change outside Git; before it, a change in Git not applied', () => {
+    const fields = [{ field: 'cpu', before: 2000, after: 1000 }];
+    const outside = detectDrift(planOf([change({ address: APP, parent: ENV, actions: ['update'], fields })]), graph, liveOf([appLive('2026-11-21T00:00:00.000Z')]));
+    expect(outside.items).toMatchObject([{ drift: 'changed', origin: 'outside_git', fields: [{ field: 'cpu', live: 2000, git: 1000 }], since: '2026-11-21T00:00:00.000Z', last_deployment: deployedAt }]);
+    const inGit = detectDrift(planOf([change({ address: APP, parent: ENV, actions: ['update'], fields })]), graph, liveOf([appLive('2026-11-19T00:00:00.000Z')]));
+    expect(inGit.items[0]!.origin).toBe('git');
+    expect(inGit.fingerprint).toBe(outside.fingerprint);
+    expect(inGit.summary).toEqual({ drifted: 1, outside_git: 0, git: 1, unknown: 0 });
+  });
+
+  it('without a deployment to judge against, the origin is unknown', () => {
+    const r = detectDrift(
+      planOf([change({ address: 'alert_receiver.ops', kind: 'alert_receiver', name: 'ops', actions: ['update'], fields: [{ field: 'owner', before: 'a', after: 'b' }] })]),
+      graph,
+      liveOf([{ address: 'alert_receiver.ops', kind: 'alert_receiver', record: { updated_at: '2026-11-21T00:00:00.000Z' } }]),
+    );
+    expect(r.items[0]!.origin).toBe('unknown');
+  });
+
+  it('a deploy that only follows a variable change is not drift of its own; a service not running the pinned commit is', () => {
+    const followsVariable = change({ address: APP, parent: ENV, deploy: { reasons: ['variable LOG_LEVEL changed'] } });
+    expect(detectDrift(planOf([followsVariable]), graph, liveOf([appLive(deployedAt)])).in_sync).toBe(true);
+    const pinned = change({ address: APP, parent: ENV, deploy: { reasons: ['git_commit_id 1111aaaa -> 2222bbbb'] } });
+    expect(detectDrift(planOf([pinned]), graph, liveOf([appLive(deployedAt)])).items).toMatchObject([{ drift: 'not_deployed', summary: 'not running what Git says: git_commit_id 1111aaaa -> 2222bbbb', apply_action: 'deploy it' }]);
+  });
+
+  it('unmanaged and pruned objects are drift; deletions and creations that go with a replaced parent are not listed again', () => {
+    const r = detectDrift(
+      planOf([
+        change({ address: `${ENV}/container.rogue`, kind: 'container', name: 'rogue', parent: ENV, status: 'unmanaged' }),
+        change({ address: `${ENV}/container.old`, kind: 'container', name: 'old', parent: ENV, actions: ['delete'] }),
+        change({ address: `${ENV}/variable.X`, kind: 'variable', name: 'X', parent: ENV, actions: ['delete'], via_parent: ENV }),
+        change({ address: `${ENV}/container.new`, kind: 'container', name: 'new', parent: ENV, actions: ['create'] }),
+      ]),
+      graph,
+      liveOf([{ address: `${ENV}/container.rogue`, record: { created_at: '2026-11-21T00:00:00.000Z' } }]),
+      { deployedBefore: new Set([`${ENV}/container.new`]) },
+    );
+    expect(r.items.map((i) => [i.name, i.drift, i.origin, i.apply_action])).toEqual([
+      ['new', 'missing', 'outside_git', 'create it'],
+      ['old', 'unmanaged', 'outside_git', 'delete it'],
+      ['rogue', 'unmanaged', 'outside_git', 'leave it (declare it in Git, or enable pruning for its scope to delete it)'],
+    ]);
+    expect(r.items.find((i) => i.name === 'rogue')!.since).toBe('2026-11-21T00:00:00.000Z');
+  });
+});
