@@ -166,10 +166,20 @@ export async function deployStage(
       if (isAmbiguousFailure(e)) {
         // 5xx, dropped connection or timeout: the deploy may have been taken before the answer was
         // lost. If every service of the stage is now queued or deploying, follow that deployment;
-        // else ask once more (the API refuses a second one with 409 while one runs).
-        const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
-        const taken = stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''));
-        if (!taken) response = await send();
+        // else ask again, a few times (the API refuses a second one with 409 while one runs).
+        let last: unknown = e;
+        for (let tries = 1; ; tries++) {
+          const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+          if (stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''))) break;
+          if (tries > 3) throw last;
+          try {
+            response = await send();
+            break;
+          } catch (again) {
+            if (!isAmbiguousFailure(again)) throw again;
+            last = again;
+          }
+        }
       } else {
         // 409: a service is busy with another operation (an earlier, interrupted run's deployment,
         // or one started in the console). Wait until it ends, then deploy once more.

@@ -49,15 +49,26 @@ function sameName(kind: ResourceKind, a: unknown, b: string): boolean {
   return kind === 'database' || kind === 'deployment_stage' ? x.toLowerCase() === b.toLowerCase() : x === b;
 }
 
-/** POST, and on an ambiguous failure look the object up before trying once more. */
+/** Tries of one create whose earlier tries failed ambiguously (each after a look-up by name). */
+const CREATE_TRIES = 4;
+
+/**
+ * POST, and on an ambiguous failure (5xx, lost answer, timeout) look the object up by name: found,
+ * the create was committed; not found, try again (a few times, so that a flaky API does not fail the
+ * step). Never a second POST without a look-up in between, so never a duplicate.
+ */
 async function createOnce(ctx: WriteContext, path: string, body: Obj, find: () => Promise<ApiRecord | undefined>): Promise<ApiRecord> {
-  try {
-    return await ctx.api.post<ApiRecord>(path, body);
-  } catch (e) {
-    if (!isAmbiguousFailure(e)) throw e;
-    const found = await find().catch(() => undefined);
-    if (found) return found;
-    return await ctx.api.post<ApiRecord>(path, body);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.api.post<ApiRecord>(path, body);
+    } catch (e) {
+      if (!isAmbiguousFailure(e) || attempt >= CREATE_TRIES) throw e;
+      // A look-up that fails leaves the outcome unknown: stop rather than risk a second copy.
+      const found = await find().catch(() => {
+        throw e;
+      });
+      if (found) return found;
+    }
   }
 }
 
