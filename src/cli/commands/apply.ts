@@ -5,7 +5,7 @@
  *
  * Exit 0 applied (or nothing to do), 1 refused or failed, 130 interrupted (SIGINT).
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
@@ -23,7 +23,6 @@ import { colourEnabled } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
-import { readFileSync } from 'node:fs';
 import { escapeJsonText } from '../../render/escape.js';
 import { onInterrupt } from '../interrupt.js';
 
@@ -65,6 +64,11 @@ export function looksLikePlanFile(path: string, cwd: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** One line of the machine-readable stream (same envelope as the progress events). */
+function jsonLine(message: string, fields: Record<string, unknown>, level: 'info' | 'warn' | 'error' = 'info'): string {
+  return escapeJsonText(JSON.stringify({ '@level': level, '@message': message, '@timestamp': new Date().toISOString(), ...fields })) + '\n';
 }
 
 async function askYes(io: CliIO, question: string): Promise<boolean> {
@@ -109,7 +113,7 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   const json = args.json === true;
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {
-      for (const d of diags) io.stdout.write(escapeJsonText(JSON.stringify({ '@level': d.severity === 'error' ? 'error' : 'warn', '@message': d.summary, '@timestamp': new Date().toISOString(), type: 'diagnostic', diagnostic: d })) + '\n');
+      for (const d of diags) io.stdout.write(jsonLine(d.summary, { type: 'diagnostic', diagnostic: d }, d.severity === 'error' ? 'error' : 'warn'));
       return;
     }
     const text = renderDiagnosticsHuman(diags, errPalette);
@@ -174,7 +178,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
   try {
     printDiags(r.diagnostics);
     if (!r.plan || !r.live || !r.graph || hasErrors(r.diagnostics)) return EXIT.error;
-    let plan = r.plan;
+    const plan = r.plan;
 
     if (saved) {
       const refusals = savedPlanRefusals(saved, plan, r.live, planFile!);
@@ -185,24 +189,23 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
         printDiags(refusals);
         return EXIT.error;
       }
-      // Identical to the saved plan, computed against the live records apply needs for its bodies.
-      plan = r.plan;
+      // From here `plan` is identical to the saved one, and computed against the live records
+      // apply builds its request bodies from.
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
     }
 
     if (!planHasChanges(plan)) {
-      if (json) io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': 'No changes.', '@timestamp': new Date().toISOString(), type: 'change_summary', operation: 'plan', ...plan.summary })) + '\n');
+      if (json) io.stdout.write(jsonLine('No changes.', { type: 'change_summary', operation: 'plan', ...plan.summary }));
       else io.stdout.write(`\n${palette.green(palette.bold('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.'))}\n`);
       return EXIT.ok;
     }
     if (json) {
       for (const c of plan.changes) {
-        const action = stepActionOf(c);
-        if (!action && !c.deploy) continue;
-        io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': `${c.address}: plan to ${action ?? 'deploy'}`, '@timestamp': new Date().toISOString(), type: 'planned_change', address: c.address, action: action ?? 'deploy', deploy: c.deploy !== undefined })) + '\n');
+        const action = stepActionOf(c) ?? (c.deploy ? 'deploy' : undefined);
+        if (action) io.stdout.write(jsonLine(`${c.address}: plan to ${action}`, { type: 'planned_change', address: c.address, action, deploy: c.deploy !== undefined }));
       }
-      io.stdout.write(escapeJsonText(JSON.stringify({ '@level': 'info', '@message': 'Plan summary', '@timestamp': new Date().toISOString(), type: 'change_summary', operation: 'plan', ...plan.summary })) + '\n');
+      io.stdout.write(jsonLine('Plan summary', { type: 'change_summary', operation: 'plan', ...plan.summary }));
     }
 
     if (!saved && !args.autoApprove) {
@@ -249,7 +252,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       printDiags(result.diagnostics);
       return EXIT.error;
     }
-    if (!json) io.stdout.write(renderApplyOutcome(result, palette as Palette));
+    if (!json) io.stdout.write(renderApplyOutcome(result, palette));
     if (result.status === 'interrupted') return EXIT.interrupted;
     return result.status === 'applied' ? EXIT.ok : EXIT.error;
   } finally {
