@@ -37,6 +37,36 @@ declare module 'fastify' {
   }
 }
 
+// One pair of ajv instances per process. Bodies are validated strictly (no type coercion: "5" is
+// not an integer); path and query parameters arrive as strings and are coerced. Unknown body
+// fields are dropped, as the real service ignores them; read-only fields are refused by a hook.
+const bodyAjv = new Ajv({ strict: false, coerceTypes: false, removeAdditional: true, useDefaults: false, allErrors: false });
+const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false });
+addFormats(bodyAjv);
+addFormats(paramAjv);
+type Validator = ReturnType<Ajv['compile']>;
+/** Compiled validators by schema text: many routes share schemas, and tests start many emulators. */
+const compiledValidators = new Map<string, Validator>();
+
+/**
+ * A validator compiled on its first use: compiling ~300 route schemas up front was most of an
+ * emulator's start-up time, which every test and benchmark pays; most runs use a few routes.
+ */
+function lazyValidator(schema: unknown, isBody: boolean): (data: unknown) => boolean {
+  let compiled: Validator | undefined;
+  const validate = (data: unknown): boolean => {
+    if (!compiled) {
+      const key = `${isBody ? 'b' : 'p'}${JSON.stringify(schema)}`;
+      compiled = compiledValidators.get(key);
+      if (!compiled) compiledValidators.set(key, (compiled = (isBody ? bodyAjv : paramAjv).compile(schema as object)));
+    }
+    const ok = compiled(data) as boolean;
+    (validate as { errors?: unknown }).errors = compiled.errors;
+    return ok;
+  };
+  return validate;
+}
+
 export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
@@ -49,23 +79,7 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
-  // Bodies are validated strictly (no type coercion: "5" is not an integer); path and query
-  // parameters arrive as strings and are coerced. Unknown body fields are dropped, as the real
-  // service ignores them; read-only fields are refused by a hook below.
-  const bodyAjv = new Ajv({ strict: false, coerceTypes: false, removeAdditional: true, useDefaults: false, allErrors: false });
-  const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false });
-  addFormats(bodyAjv);
-  addFormats(paramAjv);
-  // Many routes share identical schemas (Status, Error, the per-kind copies, the /api/v1 twins):
-  // compile each distinct schema once (ajv caches by object identity only). Start-up time, which
-  // every test pays, drops by about a quarter.
-  const validators = new Map<string, ReturnType<typeof bodyAjv.compile>>();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const key = `${httpPart === 'body' ? 'b' : 'p'}${JSON.stringify(schema)}`;
-    let v = validators.get(key);
-    if (!v) validators.set(key, (v = (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema)));
-    return v;
-  });
+  app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(schema, httpPart === 'body'));
 
   // Responses keep exactly the fields their schema declares (see projector.ts).
   app.setSerializerCompiler(({ schema }) => {
