@@ -278,6 +278,11 @@ describe('job, helm and terraform deploy rules', () => {
     const tf = await c.post(`/terraform/${w.terraform.id}/deploy`, { id: w.terraform.id, action: 'PLAN' });
     expect(tf.status).toBe(202);
     expect(tf.body.status_details).toEqual({ action: 'DEPLOY', status: 'QUEUED', sub_action: 'TERRAFORM_PLAN_ONLY' });
+    await settle(c);
+    // The seed's body: id and action may be null (a full plan and apply).
+    const nulls = await c.post(`/terraform/${w.terraform.id}/deploy`, { id: null, git_commit_id: 'abc', action: null });
+    expect(nulls.status).toBe(202);
+    expect(nulls.body.status_details.sub_action).toBe('TERRAFORM_PLAN_AND_APPLY');
     const otherId = await c.post(`/terraform/${w.terraform.id}/deploy`, { id: w.app.id });
     expect(otherId.status).toBe(400);
     const badAction = await c.post(`/terraform/${w.terraform.id}/deploy`, { action: 'DESTROY_EVERYTHING' });
