@@ -21,7 +21,7 @@ import path from 'node:path';
 import { spawnEmulator } from './lib/emulator.mjs';
 import { orgSpec, parseSize, writeManifest, SECRET_ENV, STAGES, countResources } from './lib/spec.mjs';
 import { runNode, fmtS, log } from './lib/util.mjs';
-import { REPO_ROOT } from './lib/paths.mjs';
+import { REPO_ROOT, dist } from './lib/paths.mjs';
 import { analyseLog, requestBudget } from './lib/analyse.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -60,7 +60,7 @@ const APPLY_SIZES = (opt('apply-sizes', QUICK ? '1x1x10' : `1x1x10,1x3x30:1,1x1x
 const RATE_RUNS = Number(opt('rate-runs', 1));
 // Full: the issue's case (a plan of ~400 requests against 200 per 20 s). Quick: the same shape,
 // smaller (~110 requests against 60 per 5 s), so that it still has to wait.
-const RATE = QUICK ? { limit: 60, windowS: 5, size: '1x2x48' } : { limit: 200, windowS: 20, size: '1x4x96' };
+const RATE = QUICK ? { limit: 60, windowS: 5, size: '1x2x48' } : { limit: 200, windowS: 20, size: '1x4x95' };
 /** Pure core: [label, emulator size it is read from, subset PxE]. */
 const CORE_CASES = QUICK
   ? [['~1k resources', '1x3x30', '1x3']]
@@ -288,13 +288,22 @@ async function benchEmulator() {
     results.emulator = { missing: true };
     return;
   }
-  const r = await runNode([script, ...(QUICK ? ['--seconds', '1'] : [])]);
-  results.emulator = { exit: r.code, stdout: r.stdout, json: r.json, stderr: r.code === 0 ? undefined : r.stderr.slice(-1000) };
+  const r = await runNode([script, '--json', ...(QUICK ? ['--seconds', '1'] : [])]);
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  results.emulator = { exit: r.code, json, stdout: json ? undefined : r.stdout, stderr: r.code === 0 ? undefined : r.stderr.slice(-1000) };
 }
 
 // ------------------------------------------------------------------------------------------------
 
 async function main() {
+  try {
+    const { DEFAULT_POLL_INTERVAL_MS, DEFAULT_MAX_POLL_INTERVAL_MS } = await dist('apply/deploy.js');
+    results.options.pollIntervalMs = DEFAULT_POLL_INTERVAL_MS;
+    results.options.maxPollIntervalMs = DEFAULT_MAX_POLL_INTERVAL_MS;
+  } catch {}
   log(`driftless benchmark: ${results.command} (${results.machine.cpu}, ${results.machine.cores} cores, Node ${results.machine.node})`);
   const t0 = Date.now();
   const step = async (name, fn) => {
