@@ -189,6 +189,7 @@ describe('unified /variable API', () => {
     const foreign = await create({ key: 'FOREIGN', value: '1', is_secret: false, variable_scope: 'ENVIRONMENT', variable_parent_id: otherEnv.id });
     const cross = await c.post(`/variable/${foreign.body.id}/alias`, { key: 'CROSS', alias_scope: 'APPLICATION', alias_parent_id: w.app.id });
     expect(cross.status).toBe(400);
+    expect(cross.body.message).toMatch(/not inherited/);
     // No alias of an alias.
     const aliasOfAlias = await c.post(`/variable/${alias.body.id}/alias`, { key: 'DEEP', alias_scope: 'APPLICATION', alias_parent_id: w.app.id });
     expect(aliasOfAlias.status).toBe(400);

@@ -240,11 +240,16 @@ function checkPointsUp(target: ApiRecord, parent: VariableParent, what: 'alias' 
   }
   const targetLevel = levelOfScope(String(target.scope));
   const ownLevel = levelOfScope(parent.scope);
-  if (!(ownLevel > targetLevel) || !parent.ancestors.includes(target.parent_id)) {
+  if (!(ownLevel > targetLevel)) {
     throw badRequest(
-      `an ${what} must be created at a lower scope than the variable it points to: variable '${target.key}' has scope ${target.scope}` +
-        `${parent.ancestors.includes(target.parent_id) ? '' : ' and does not belong to a parent of'} the ${parent.scope} '${parent.id}'` +
-        ` (allowed: PROJECT -> ENVIRONMENT -> service)`,
+      `an ${what} must be created at a lower scope than the variable it points to: '${target.key}' has scope ${target.scope}, ` +
+        `the ${what} would have scope ${parent.scope} (order: PROJECT > ENVIRONMENT > service)`,
+    );
+  }
+  if (!parent.ancestors.includes(target.parent_id)) {
+    throw badRequest(
+      `variable '${target.key}' (scope ${target.scope}) is not inherited by the ${parent.scope.toLowerCase()} '${parent.id}': ` +
+        `an ${what} can only point to a variable of its own environment or project`,
     );
   }
 }
