@@ -83,7 +83,8 @@ export function environmentEntry(ctx: EmulatorContext, op: Operation, at: number
     total_duration: isoDuration(at - op.started_at),
     stages: op.stages.map((st) => {
       const states = st.service_ids.map((id) => (op.services[id].phase === -2 ? 'CANCELED' : op.services[id].phase < 0 ? 'QUEUED' : currentState(op.services[id])));
-      const stStatus = st.started_at === undefined ? (states.every((x) => x === 'CANCELED') ? 'CANCELED' : 'QUEUED') : states.find(isErrorState) ?? (st.finished_at !== undefined ? 'SUCCESS' : 'ONGOING');
+      // Stage statuses use the status_details vocabulary: QUEUED, ONGOING, SUCCESS, ERROR, CANCELED.
+      const stStatus = st.started_at === undefined ? (states.every((x) => x === 'CANCELED') ? 'CANCELED' : 'QUEUED') : (states.some(isErrorState) ? 'ERROR' : st.finished_at !== undefined ? 'SUCCESS' : 'ONGOING');
       return {
         name: st.name,
         status: stStatus,
