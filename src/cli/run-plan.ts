@@ -19,6 +19,7 @@ import { fetchLiveState } from '../live/fetch.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, type ApiClient, type ApiEvent } from '../api/index.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
+import { runPlanChecks } from '../checks/index.js';
 
 export interface RunPlanOptions {
   apiUrl?: string;
@@ -115,6 +116,11 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     return result;
   }
   result.requestCount = result.live.requestCount;
+  // Plan-time checks against the API's listings (instance types, terraform variables): after the
+  // live read, before any write; their requests count in the plan's.
+  const checksBefore = session.port.requestCount;
+  diagnostics.push(...(await runPlanChecks(loaded.manifest, result.live, session.port)));
+  result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   diagnostics.push(...fk.diagnostics);
   result.fingerprintKey = fk.key;
@@ -124,7 +130,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     fingerprintKey: fk.key,
     ...(apiUrl ? { apiUrl } : {}),
   });
-  plan.request_count = result.live.requestCount;
+  plan.request_count = result.requestCount;
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
   return result;
