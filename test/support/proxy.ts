@@ -34,8 +34,10 @@ export interface Proxy {
   rule: (req: { n: number; method: string; path: string }) => Rule;
   /** Requests currently held by a 'hold' rule. */
   held(): number;
-  /** Forwards every held request (and stops holding new ones when `stop` is true). */
-  release(): void;
+  /** Called when a request is held. */
+  onHold?: (s: Seen) => void;
+  /** Forwards every held request; resolves once the emulator answered them all. */
+  release(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,7 @@ export async function startProxy(target: string): Promise<Proxy> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const sockets = new Set<Socket>();
   const hung = new Set<ServerResponse>();
-  let heldQueue: Array<() => void> = [];
+  let heldQueue: Array<() => Promise<void>> = [];
   let n = 0;
 
   const proxy: Proxy = {
@@ -52,10 +54,10 @@ export async function startProxy(target: string): Promise<Proxy> {
     seen: [],
     rule: () => undefined,
     held: () => heldQueue.length,
-    release() {
+    async release() {
       const q = heldQueue;
       heldQueue = [];
-      for (const go of q) go();
+      await Promise.all(q.map((go) => go()));
     },
     async close() {
       for (const r of hung) r.destroy();
@@ -65,7 +67,8 @@ export async function startProxy(target: string): Promise<Proxy> {
     },
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, entry: Seen) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, entry: Seen) =>
+    new Promise<void>((done) => {
     const up = httpRequest(
       {
         host: upstream.hostname,
@@ -82,6 +85,7 @@ export async function startProxy(target: string): Promise<Proxy> {
           entry.status = 0;
           entry.injected = true;
           res.destroy();
+          done();
         });
         upRes.on('end', () => {
           const out = Buffer.concat(chunks);
@@ -90,8 +94,11 @@ export async function startProxy(target: string): Promise<Proxy> {
           const headers = { ...upRes.headers };
           delete headers['transfer-encoding'];
           headers['content-length'] = String(out.length);
-          res.writeHead(entry.status, headers);
-          res.end(out);
+          if (!res.destroyed) {
+            res.writeHead(entry.status, headers);
+            res.end(out);
+          }
+          done();
         });
       },
     );
@@ -100,9 +107,10 @@ export async function startProxy(target: string): Promise<Proxy> {
       entry.status = 0;
       entry.injected = true;
       res.destroy();
+      done();
     });
     up.end(body);
-  };
+  });
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -121,6 +129,7 @@ export async function startProxy(target: string): Promise<Proxy> {
       }
       if (rule === 'hold') {
         heldQueue.push(() => forward(req, res, body, entry));
+        proxy.onHold?.(entry);
         return;
       }
       if (rule) {
@@ -131,7 +140,7 @@ export async function startProxy(target: string): Promise<Proxy> {
         res.end(text);
         return;
       }
-      forward(req, res, body, entry);
+      void forward(req, res, body, entry);
     });
   });
   server.on('connection', (s) => {
