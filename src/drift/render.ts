@@ -75,6 +75,9 @@ export function renderDriftJson(r: DriftReport, ctx: DriftRenderContext): string
   return escapeJsonText(JSON.stringify({ ...r, reconcile_command: reconcileCommand(ctx) }, null, 2)) + '\n';
 }
 
+/** Room for the table and details in an issue body (GitHub's limit is 65,536 characters). */
+export const MARKDOWN_BUDGET = 60_000;
+
 /** A marker a workflow finds the issue by; the fingerprint inside tells whether the drift changed. */
 export function fingerprintMarker(r: DriftReport): string {
   return `<!-- driftless-drift fingerprint=${r.fingerprint} -->`;
@@ -93,21 +96,38 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
     `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}`,
     '',
   );
+  // GitHub refuses issue bodies over 65,536 characters: rows and details stop at a budget, and
+  // the rest is left to the JSON report (`--json-file`).
+  let budget = MARKDOWN_BUDGET;
+  const take = (lines: string[]): boolean => {
+    const size = lines.reduce((n, l) => n + l.length + 1, 0);
+    if (size > budget) return false;
+    budget -= size;
+    out.push(...lines);
+    return true;
+  };
   out.push('| | Resource | Drift | Origin | Since | Declared at |', '|---|---|---|---|---|---|');
+  let rows = 0;
   for (const i of r.items) {
     const w = where(i);
-    out.push(`| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`);
+    if (!take([`| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`])) break;
+    rows++;
   }
+  if (rows < r.items.length) out.push('', `…and ${r.items.length - rows} more: see the JSON report (\`driftless drift --format json\`).`);
   out.push('');
-  for (const i of r.items) {
-    out.push('<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '');
+  let details = 0;
+  for (const i of r.items.slice(0, rows)) {
+    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
     if (i.fields.length > 0) {
       const body = i.fields.map(fieldLine).join('\n');
       const fence = fenceFor(body);
-      out.push(`${fence}text`, body, fence, '');
+      lines.push(`${fence}text`, body, fence, '');
     }
-    out.push(`Apply would ${md(i.apply_action)}.`, '', '</details>');
+    lines.push(`Apply would ${md(i.apply_action)}.`, '', '</details>');
+    if (!take(lines)) break;
+    details++;
   }
+  if (details < rows) out.push('', `Details of ${rows - details} more resources are in the JSON report.`);
   out.push('', '**To reconcile** (make the platform match Git again), review the plan and apply it:', '');
   const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
   const fence = fenceFor(cmd);

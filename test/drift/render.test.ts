@@ -113,3 +113,13 @@ describe('drift rendering', () => {
     expect(report.fingerprint).toMatch(/^sha256:[0-9a-f]{16}$/);
   });
 });
+
+describe('drift markdown size', () => {
+  it('stays under GitHub\'s issue body limit for a huge drift, saying how many items were left to the JSON report', () => {
+    const many: DriftItem[] = Array.from({ length: 3000 }, (_, n) => ({ ...items[0]!, address: `project.shop/environment.production/application.app-${n}`, name: `app-${n}` }));
+    const md = renderDriftMarkdown({ ...report, items: many, summary: { drifted: 3000, outside_git: 3000, git: 0, unknown: 0 }, fingerprint: driftFingerprint(many) }, ctx);
+    expect(md.length).toBeLessThan(65_536);
+    expect(md).toMatch(/…and \d+ more: see the JSON report/);
+    expect(md).toContain('driftless apply infra');
+  });
+});
