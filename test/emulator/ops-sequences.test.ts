@@ -110,4 +110,23 @@ describe('exact sequences', () => {
     const env2 = (await c.get(`/environment/${env.id}/statuses`)).body.environment;
     expect(env2).toMatchObject({ state: 'DEPLOYED', last_deployment_state: 'DEPLOYED', total_deployment_duration_in_seconds: 0 });
   });
+
+  test('an action on a busy service is a 409 until its operation is terminal', async () => {
+    const env = await createEnvironment(c, projectId, 'busy');
+    const app = await createApp(c, env.id, 'busy-api');
+    const path = `/application/${app.id}/status`;
+    expect((await c.post(`/application/${app.id}/deploy`, {})).status).toBe(202);
+    // The clock is held: the deployment cannot finish while these requests run.
+    const again = await c.post(`/application/${app.id}/deploy`, {});
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ status: 409, error: 'Conflict' });
+    expect(again.body.message).toMatch(/busy-api.*busy.*DEPLOY/);
+    expect((await c.post(`/application/${app.id}/stop`, {})).status).toBe(409);
+    expect((await c.post(`/application/${app.id}/restart-service`, {})).status).toBe(409);
+    expect((await c.post(`/environment/${env.id}/service/deploy`, { applications: [{ application_id: app.id }] })).status).toBe(409);
+    expect((await c.post(`/environment/${env.id}/service/delete`, { application_ids: [app.id] })).status).toBe(409);
+    expect((await c.del(`/application/${app.id}`)).status).toBe(409);
+    expect(await step(D, path, 'DEPLOYMENT_QUEUED')).toBe('DEPLOYED');
+    expect((await c.post(`/application/${app.id}/redeploy`, {})).status).toBe(202);
+  });
 });

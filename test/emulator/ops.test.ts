@@ -117,21 +117,7 @@ describe('deploy state sequences', () => {
   });
 });
 
-describe('busy services and scopes', () => {
-  test('an action on a busy service is a 409; once terminal it is accepted again', async () => {
-    const app = await createApp(c, w.envId, 'busy-api');
-    expect((await c.post(`/application/${app.id}/deploy`, {})).status).toBe(202);
-    const again = await c.post(`/application/${app.id}/deploy`, {});
-    expect(again.status).toBe(409);
-    expect(again.body.message).toMatch(/busy/);
-    expect((await c.post(`/application/${app.id}/stop`, {})).status).toBe(409);
-    expect((await c.post(`/environment/${w.envId}/service/deploy`, { applications: [{ application_id: app.id }] })).status).toBe(409);
-    expect((await c.del(`/application/${app.id}`)).status).toBe(409);
-    await watchStates(c, `/application/${app.id}/status`, isTerminal);
-    expect((await c.post(`/application/${app.id}/redeploy`, {})).status).toBe(202);
-    await settle(c);
-  });
-
+describe('scopes', () => {
   test('deploy needs the DEPLOY scope (or ADMIN); deleting needs WRITE', async () => {
     const { READ, DEPLOY, WRITE } = c.em.tokens;
     expect((await c.post(`/database/${w.db.id}/deploy`, undefined, READ)).status).toBe(403);
