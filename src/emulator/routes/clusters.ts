@@ -4,7 +4,8 @@
  *
  * A cluster upgrade moves the cluster to `next_k8s_available_version` through
  * DEPLOYMENT_QUEUED -> DEPLOYING -> DEPLOYED, over --deploy-duration; a second upgrade while one
- * runs is a 409, and one on the newest version a 400.
+ * runs is a 409, and one without a next version a 400. After an upgrade next_k8s_available_version
+ * is null (no newer version released yet).
  */
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
@@ -71,7 +72,8 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
       if (!cluster) throw notFound('cluster', id);
       const st = s.clusterStatuses[id];
       if (st && BUSY.has(st.status)) throw conflict(`cluster '${cluster.name}' is busy (${st.status}); wait for it to finish`);
-      const target = st?.next_k8s_available_version ?? nextK8sVersion(cluster.version);
+      // The status says what is available; only a status without the field falls back to the list.
+      const target = st && st.next_k8s_available_version !== undefined ? st.next_k8s_available_version : nextK8sVersion(cluster.version);
       if (!target) throw badRequest(`cluster '${cluster.name}' already runs the newest Kubernetes version (${cluster.version})`);
       const executionId = `${id}-${ctx.newId().slice(0, 8)}`;
       s.clusterStatuses[id] = { ...(st ?? { cluster_id: id }), status: 'DEPLOYMENT_QUEUED', is_deployed: true, last_execution_id: executionId, next_k8s_available_version: target, reason: null };
@@ -84,7 +86,9 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
           const c = s.clusters[id];
           if (!c) return;
           s.clusters[id] = { ...c, version: target, status: 'DEPLOYED', updated_at: nextTimestamp(ctx, c.updated_at) };
-          s.clusterStatuses[id] = { ...s.clusterStatuses[id], status: 'DEPLOYED', next_k8s_available_version: nextK8sVersion(target), last_deployment_date: ctx.nowIso() };
+          // No newer version is released the moment an upgrade ends: a plan that asked for the upgrade
+          // must converge (a --seed can set next_k8s_available_version to offer one).
+          s.clusterStatuses[id] = { ...s.clusterStatuses[id], status: 'DEPLOYED', next_k8s_available_version: null, last_deployment_date: ctx.nowIso() };
           ctx.commit();
         });
       });
