@@ -108,7 +108,8 @@ describe('webhook delivery', () => {
     const otherProjects = await webhook({ target_url: `${rx.url}/filtered`, events: ['DEPLOYMENT_STARTED'], project_names_filter: ['billing-*'] });
 
     const appId = await deploy('api');
-    const got = rx.at('/all').filter((r) => r.body.payload.application_id === appId);
+    // Ordered by the event's own timestamp (two deliveries may race on separate connections).
+    const got = rx.at('/all').filter((r) => r.body.payload.application_id === appId).sort((a, b) => Date.parse(a.body.payload.timestamp) - Date.parse(b.body.payload.timestamp));
     expect(got.map((r) => r.body.event_type)).toEqual(['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED']);
     for (const r of got) {
       expect(r.body.payload).toMatchObject({ application_id: appId, service_type: 'APPLICATION', service_name: 'api', environment_id: envId, project_id: projectId });
