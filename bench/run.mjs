@@ -306,12 +306,18 @@ async function main() {
   } catch {}
   log(`driftless benchmark: ${results.command} (${results.machine.cpu}, ${results.machine.cores} cores, Node ${results.machine.node})`);
   const t0 = Date.now();
+  // Raw figures are saved after every step, so that an interrupted run keeps what it measured.
+  const partial = path.join(HERE, 'results', 'partial.json');
   const step = async (name, fn) => {
     try {
       await fn();
     } catch (e) {
       results.errors.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
       log(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (WRITE) {
+      mkdirSync(path.dirname(partial), { recursive: true });
+      writeFileSync(partial, JSON.stringify(results, null, 2) + '\n');
     }
   };
   if (ONLY.has('emulator')) await step('emulator throughput', benchEmulator);
@@ -330,8 +336,9 @@ async function main() {
   process.stdout.write(md + '\n');
   if (WRITE) {
     mkdirSync(path.join(HERE, 'results'), { recursive: true });
-    writeFileSync(path.join(HERE, 'results', QUICK ? 'quick.json' : 'latest.json'), JSON.stringify(results, null, 2) + '\n');
-    if (!QUICK) writeReport(md);
+    writeFileSync(path.join(HERE, 'results', 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+    rmSync(partial, { force: true });
+    writeReport(md);
   }
   rmSync(tmpRoot, { recursive: true, force: true });
   log(`done in ${results.durationS} s`);
