@@ -4,7 +4,7 @@
  * nothing but the secrets driftless never wrote (listed once, value unknown); after one apply the
  * plan is clean. Both layouts; a project-only export; no secret value anywhere in the output.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/cli/run-plan.js';
@@ -97,6 +97,11 @@ describe('driftless export', () => {
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.yaml']);
+    expect(exp.stderr).not.toContain('warning');
+    // A file left from an earlier export is pointed out: the loader would merge it too.
+    writeFileSync(path.join(dir, 'project-gone.yaml'), 'version: 1\n');
+    expect((await run(['export', '--out', dir, '--layout', 'directory'], emu.env())).stderr).toContain('also holds project-gone.yaml');
+    rmSync(path.join(dir, 'project-gone.yaml'));
     // After the apply of the previous test every secret carries its fingerprint: the plan is clean.
     const r = await plan([dir]);
     expect(planHasChanges(r.plan!)).toBe(false);
@@ -111,7 +116,7 @@ describe('driftless export', () => {
     expect(exp.stdout).not.toContain('alert_rules:');
     expect(exp.stdout).not.toContain('organization:');
     const file = path.join(tmp.dir, 'staging.yaml');
-    await import('node:fs').then((fs) => fs.writeFileSync(file, exp.stdout));
+    writeFileSync(file, exp.stdout);
     const r = await plan([file]);
     expect(r.plan!.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy)).toEqual([]);
   }, 30_000);

@@ -4,7 +4,7 @@
  * they are written as `${env:NAME}` placeholders and the names to set are listed on stderr (never a
  * value). Exit 0, or 1 on any error.
  */
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -106,6 +106,11 @@ function writeOutput(files: ReturnType<typeof renderExport>, layout: ExportLayou
   }
   mkdirSync(target, { recursive: true });
   for (const f of files) writeFileSync(path.join(target, f.name), f.text);
+  // The loader merges every *.yaml of a directory: a file left from an earlier export (a project
+  // since deleted or renamed) would declare it again.
+  const written = new Set(files.map((f) => f.name));
+  const others = readdirSync(target).filter((n) => /\.ya?ml$/i.test(n) && !written.has(n));
+  if (others.length > 0) io.stderr.write(`warning: ${out} also holds ${others.join(', ')}, not written by this export; driftless reads every *.yaml there, so remove what no longer exists.\n`);
 }
 
 function scopeText(args: ExportArgs): string {
