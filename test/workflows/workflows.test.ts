@@ -132,7 +132,9 @@ describe('the workflows\' driftless commands, end to end on the emulator', () =>
     expect((await runLine(validate!)).code).toBe(0);
     const planned = await runLine(plan!);
     expect(planned.code, planned.stderr).toBe(2);
-    expect(readFileSync(path.join(tmp.dir, 'plan.md'), 'utf8')).toMatch(/to add/);
+    const planMd = readFileSync(path.join(tmp.dir, 'plan.md'), 'utf8');
+    expect(planMd).toMatch(/to add/);
+    expect(planMd).toContain('```mermaid'); // the deploy order, which GitHub renders in the comment
     expect(existsSync(path.join(tmp.dir, 'driftless.plan.json'))).toBe(true);
     // The artifact hands the reviewed plan to the apply workflow.
     mkdirSync(path.join(tmp.dir, 'reviewed'));
