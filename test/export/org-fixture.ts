@@ -95,6 +95,14 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
     auto_deploy: false,
   });
   ids.cache = chart.id;
+  const gitChart = await api('POST', `/environment/${production.id}/helm`, {
+    name: 'ingress',
+    source: { git_repository: { url: 'https://github.com/acme/charts.git', branch: 'stable', root_path: '/charts/ingress', provider: 'GITHUB' } },
+    values_override: { set: [], set_string: [] },
+    arguments: [],
+    auto_deploy: true,
+  });
+  ids.ingress = gitChart.id;
   const infra = await api('POST', `/environment/${production.id}/terraform`, {
     name: 'network',
     description: 'VPC and subnets',
@@ -115,7 +123,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
   const stageData = await api('POST', `/environment/${production.id}/deploymentStage`, { name: 'data', description: 'databases first' });
   const stageApps = await api('POST', `/environment/${production.id}/deploymentStage`, { name: 'apps' });
   for (const id of [db.id, migrate.id, infra.id]) await api('PUT', `/deploymentStage/${stageData.id}/service/${id}`, {});
-  for (const id of [app.id, web.id, cron.id, chart.id]) await api('PUT', `/deploymentStage/${stageApps.id}/service/${id}`, {});
+  for (const id of [app.id, web.id, cron.id, chart.id, gitChart.id]) await api('PUT', `/deploymentStage/${stageApps.id}/service/${id}`, {});
 
   await api('POST', '/alert-rules', {
     organization_id: org, cluster_id: cluster('production-cluster'), name: 'cluster-cpu', description: 'CPU above 90%', tag: 'cpu',
