@@ -129,6 +129,37 @@ describe('bench analysis', () => {
     expect(requestBudget({ projects: 1, environments: 3, services: 30 })).toBe(109);
   });
 
+  it('judges each target from the measured figures', async () => {
+    const { evaluateTargets, renderReport } = await bench('lib/report.mjs');
+    const plan = (requests: number, wallMs: number) => ({ requests, wallMs, noop: true, serverSpanMs: wallMs / 2 });
+    const results = {
+      date: '2026-01-01T00:00:00Z',
+      command: 'node bench/run.mjs',
+      machine: { cpu: 'cpu', cores: 2, memoryGb: 4, os: 'os', node: 'v20', commit: 'abc', loadAtStart: '0', loadAtEnd: '0' },
+      options: { runs: 3, latencyMs: 50, deployMs: 5000, pollIntervalMs: 1000 },
+      sizes: [
+        { label: '1x10x100', counts: { services: 1000, total: 13064 }, budget: 1040, plan: [plan(1035, 9000), plan(1035, 9500), plan(1035, 12000)], baseline: [{ requests: 9765, wallMs: 60000 }], change: [] },
+        { label: '5x10x100', counts: { services: 5000, total: 65320 }, budget: 5168, plan: [plan(5258, 52000)], baseline: [{ requests: 48825, wallMs: 300000 }], change: [] },
+      ],
+      apply: [{ label: '1x1x100', counts: { services: 100 }, stages: 3, criticalPathMs: 15000, runs: [{ exit: 0, deployed: 100, wallMs: 30000, deployPhaseMs: 16000 }] }],
+      core: [{ label: '50k', runs: [{ resources: 52256, total_cpu_ms: 1200, peak_rss_mb: 230, changes: 0 }] }],
+      rateLimit: { limit: 200, windowS: 20, size: '1x4x95', needed: 400, runs: [{ status429: 0, exit: 0, requests: 397, wallMs: 25000, waitLines: ['API rate limit: waiting 20s'] }] },
+      errors: [],
+    };
+    const t = evaluateTargets(results);
+    const verdict = (id: string) => t.find((x: { id: string }) => x.id === id)?.met;
+    expect(verdict('requests 1x10x100')).toBe(true);
+    expect(verdict('requests 5x10x100')).toBe(false); // 5,258 > 5,168
+    expect(verdict('ratio 1x10x100')).toBe(true);
+    expect(verdict('plan 1,000 < 10 s')).toBe(true); // median 9.5 s
+    expect(verdict('linear 5,000')).toBe(true); // 52 / 9.5 = 5.47
+    expect(verdict('fresh apply (whole)')).toBe(false);
+    expect(verdict('fresh apply (deploy phase)')).toBe(true);
+    expect(verdict('pure core')).toBe(true);
+    expect(verdict('rate limit')).toBe(true);
+    expect(renderReport({ ...results, targets: t })).toContain('| 5x10x100 |');
+  });
+
   it('splits an apply log into plan reads, writes, deploys and polls', async () => {
     const { analyseLog } = await bench('lib/analyse.mjs');
     const log = [
