@@ -91,9 +91,17 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   const liveByAddress = live.resources;
   const deployments = lastDeployments(live);
   const items: DriftItem[] = [];
+  const missing = new Set<Address>();
   for (const c of plan.changes) {
+    // Everything under a missing parent is missing with it: the parent's item says it all.
+    if (c.parent !== undefined && missing.has(c.parent)) {
+      missing.add(c.address);
+      continue;
+    }
     const item = itemOf(c, graph, liveByAddress.get(c.address), deployments, opts);
-    if (item) items.push(item);
+    if (!item) continue;
+    if (item.drift === 'missing') missing.add(c.address);
+    items.push(item);
   }
   items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0 };

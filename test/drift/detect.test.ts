@@ -81,4 +81,17 @@ describe('detectDrift', () => {
     ]);
     expect(r.items.find((i) => i.name === 'rogue')!.since).toBe('2026-11-21T00:00:00.000Z');
   });
+
+  it('lists a missing environment once, not each of its services and variables again', () => {
+    const r = detectDrift(
+      planOf([
+        change({ address: ENV, kind: 'environment', name: 'e', parent: 'project.p', actions: ['create'] }),
+        change({ address: APP, parent: ENV, actions: ['create'], deploy: { reasons: ['created'] } }),
+        change({ address: `${APP}/variable.X`, kind: 'variable', name: 'X', parent: APP, actions: ['create'] }),
+      ]),
+      graph,
+      liveOf([]),
+    );
+    expect(r.items.map((i) => [i.address, i.drift])).toEqual([[ENV, 'missing']]);
+  });
 });
