@@ -96,6 +96,7 @@ export function mergeSeed(base: EmulatorState, fixture: unknown, source: string)
     out[key] = value;
   }
   const state = out as unknown as EmulatorState;
+  checkSeedRecords(state, source);
   // Tokens must belong to the (possibly replaced) organization.
   if (!('tokens' in (fixture as object))) state.tokens = state.tokens.map((t) => ({ ...t, organization_id: state.organization.id }));
   return state;
@@ -108,4 +109,38 @@ export function tokensByScope(state: EmulatorState): Record<TokenScope, string> 
     if (t) out[scope] = t.token;
   }
   return out;
+}
+
+/** The links route code relies on; a fixture missing one is refused at start-up, not with a 500 later. */
+const REQUIRED_LINKS: Record<string, string[]> = {
+  projects: ['name'],
+  environments: ['name', 'project.id', 'cluster_id'],
+  services: ['name', 'environment.id', 'service_type'],
+  deploymentStages: ['name', 'environment.id', 'deployment_order', 'services'],
+  clusters: ['name', 'cloud_provider', 'region'],
+  containerRegistries: ['name'],
+  annotationsGroups: ['name'],
+  labelsGroups: ['name'],
+  alertReceivers: ['name', 'type'],
+  alertRules: ['name', 'alert_receiver_ids', 'target.target_type', 'target.target_id'],
+  webhooks: ['target_url', 'events'],
+};
+
+function checkSeedRecords(state: EmulatorState, source: string): void {
+  if (!state.organization || typeof state.organization.id !== 'string') throw new Error(`seed ${source}: 'organization' needs an id`);
+  for (const [collection, fields] of Object.entries(REQUIRED_LINKS)) {
+    const records = (state as unknown as Record<string, Record<string, unknown>>)[collection];
+    for (const [key, rec] of Object.entries(records)) {
+      if (!rec || typeof rec !== 'object') throw new Error(`seed ${source}: ${collection}.${key} must be an object`);
+      const r = rec as Record<string, unknown>;
+      if (r.id !== key) throw new Error(`seed ${source}: ${collection}.${key} must have "id": "${key}" (records are keyed by id)`);
+      for (const f of fields) {
+        const v = f.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), r);
+        if (v === undefined || v === null) throw new Error(`seed ${source}: ${collection}.${key} lacks '${f}'`);
+      }
+    }
+  }
+  if (!state.tokens.every((t) => t && typeof t.token === 'string' && ['ADMIN', 'WRITE', 'DEPLOY', 'READ'].includes(t.scope))) {
+    throw new Error(`seed ${source}: every token needs a 'token' string and a 'scope' of ADMIN, WRITE, DEPLOY or READ`);
+  }
 }

@@ -71,6 +71,10 @@ describe('driftless serve', () => {
       writeFileSync(join(dir, 'bad.json'), JSON.stringify({ projectz: {} }));
       expect(await main(['serve', '--seed', join(dir, 'bad.json')], bad.io)).toBe(1);
       expect(bad.err()).toContain("unknown key 'projectz'");
+      const broken = captureIO();
+      writeFileSync(join(dir, 'broken.json'), JSON.stringify({ environments: { e1: { id: 'e1', name: 'x', cluster_id: 'c' } } }));
+      expect(await main(['serve', '--seed', join(dir, 'broken.json')], broken.io)).toBe(1);
+      expect(broken.err()).toContain("environments.e1 lacks 'project.id'");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
