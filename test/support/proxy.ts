@@ -25,6 +25,8 @@ export type Rule =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | 'hang'
   | 'hold'
+  /** Forwarded (the write is committed), but the answer never comes back. */
+  | 'swallow'
   | undefined;
 
 export interface Proxy {
@@ -67,7 +69,7 @@ export async function startProxy(target: string): Promise<Proxy> {
     },
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, entry: Seen) =>
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, entry: Seen, swallow = false) =>
     new Promise<void>((done) => {
     const up = httpRequest(
       {
@@ -94,7 +96,10 @@ export async function startProxy(target: string): Promise<Proxy> {
           const headers = { ...upRes.headers };
           delete headers['transfer-encoding'];
           headers['content-length'] = String(out.length);
-          if (!res.destroyed) {
+          if (swallow) {
+            hung.add(res);
+            res.on('close', () => hung.delete(res));
+          } else if (!res.destroyed) {
             res.writeHead(entry.status, headers);
             res.end(out);
           }
@@ -125,6 +130,11 @@ export async function startProxy(target: string): Promise<Proxy> {
         entry.synthetic = true;
         hung.add(res);
         res.on('close', () => hung.delete(res));
+        return;
+      }
+      if (rule === 'swallow') {
+        entry.synthetic = true;
+        void forward(req, res, body, entry, true);
         return;
       }
       if (rule === 'hold') {
