@@ -116,3 +116,17 @@ describe('fault injection', () => {
     expect((await c.get('/openapi.json')).status).toBe(200);
   });
 });
+
+describe('updated_at', () => {
+  it('strictly increases on every write, even within one millisecond', async () => {
+    const frozen = new Date('2026-05-01T12:00:00.000Z');
+    c = await startClient({ clock: { now: () => frozen } });
+    const org = c.em.organizationId;
+    const p = (await c.post(`/organization/${org}/project`, { name: 'ts' })).body;
+    expect(p.created_at).toBe('2026-05-01T12:00:00.000Z');
+    const stamps = [p.updated_at];
+    for (let i = 0; i < 3; i++) stamps.push((await c.put(`/project/${p.id}`, { name: 'ts', description: String(i) })).body.updated_at);
+    expect(stamps).toEqual(['2026-05-01T12:00:00.000Z', '2026-05-01T12:00:00.001Z', '2026-05-01T12:00:00.002Z', '2026-05-01T12:00:00.003Z']);
+    expect((await c.get(`/project/${p.id}`)).body.created_at).toBe('2026-05-01T12:00:00.000Z');
+  });
+});
