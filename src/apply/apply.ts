@@ -357,7 +357,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     else if (r.status === 'skipped') summary.skipped++;
     else summary.not_started++;
   }
-  emit({ type: 'change_summary', ...summary });
+  const requestCount = deps.api.requestCount - requestsBefore;
+  emit({ type: 'change_summary', ...summary, requests: requestCount });
   const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
-  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount: deps.api.requestCount - requestsBefore };
+  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount };
 }

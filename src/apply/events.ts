@@ -37,6 +37,8 @@ export type ApplyEvent =
       failed: number;
       skipped: number;
       not_started: number;
+      /** HTTP requests the apply made (writes, deploys, polls), after the plan's reads. */
+      requests: number;
     };
 
 export type ApplyEventSink = (e: ApplyEvent) => void;

@@ -92,7 +92,7 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette): string {
   const lines: string[] = [];
   for (const b of result.backups) lines.push(`Backup of ${esc(b.address)} before its deletion: "${esc(b.name)}" (id ${esc(b.id)}).`);
   if (result.status === 'applied') {
-    lines.push('', p.green(p.bold(`Apply complete! ${summaryLine(result)}`)));
+    lines.push('', p.dim(`${plural(result.requestCount, 'API request')} after the plan's reads.`), p.green(p.bold(`Apply complete! ${summaryLine(result)}`)));
     return lines.join('\n') + '\n';
   }
   const rows = result.steps.map((r) => [r.status.replace('_', ' '), r.action, esc(r.address), esc(detailOf(r))]);
@@ -104,9 +104,9 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette): string {
     const line = fmt(r);
     lines.push(r[0] === 'failed' ? p.red(line) : r[0] === 'applied' ? line : p.yellow(line));
   }
+  lines.push('', p.dim(`${plural(result.requestCount, 'API request')} after the plan's reads.`));
   const s = result.summary;
   const counts = `${plural(s.failed, 'step')} failed, ${s.skipped} skipped, ${s.not_started} not started`;
-  lines.push('');
   if (result.status === 'interrupted') {
     lines.push(p.yellow(p.bold(`Apply interrupted: ${counts}. ${summaryLine(result)}`)));
     lines.push('Run `driftless apply` again to finish: it plans from the live state and creates nothing twice.');

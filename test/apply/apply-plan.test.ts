@@ -101,7 +101,7 @@ describe('applyPlan', () => {
       { address: 'project.p/variable.Y', action: 'create', status: 'applied' },
     ]);
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /project/p-1/environment', 'POST /variable']);
-    expect(events.at(-1)).toEqual({ type: 'change_summary', add: 1, change: 0, destroy: 0, deploy: 0, failed: 1, skipped: 1, not_started: 0 });
+    expect(events.at(-1)).toEqual({ type: 'change_summary', add: 1, change: 0, destroy: 0, deploy: 0, failed: 1, skipped: 1, not_started: 0, requests: 2 });
   });
 
   it('refuses before any request: a blocked change, a database delete without --allow-data-loss, too many deletions', async () => {
