@@ -287,3 +287,16 @@ describe('apply database replacement', () => {
     expect((await plan()).stdout).toContain('No changes.');
   });
 });
+
+describe('apply organization settings and cluster upgrades', () => {
+  it('edits the organization from its live record and asks a cluster for its next Kubernetes version', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': 'version: 1\nclusters:\n  - name: production-cluster\n    upgrade_kubernetes: true\norganization:\n  description: Managed by driftless\n  admin_emails: [ops@example.com]\n' });
+    const orgName = h.emu.state.organization.name;
+    const r = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(r.code).toBe(0);
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 2 changed, 0 destroyed; 0 deployed.');
+    expect(h.emu.state.organization).toMatchObject({ name: orgName, description: 'Managed by driftless', admin_emails: ['ops@example.com'] });
+    expect((await h.run(['plan', 'm'])).stdout).toContain('No changes.');
+  });
+});
