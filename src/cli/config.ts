@@ -13,6 +13,8 @@ export interface ApiConfig {
   baseUrl: string;
   token: string;
   authScheme: AuthScheme;
+  /** Per-request timeout (DRIFTLESS_REQUEST_TIMEOUT, seconds); the client's default when unset. */
+  requestTimeoutMs?: number;
 }
 
 export interface ApiConfigArgs {
@@ -78,9 +80,23 @@ export function resolveApiConfig(
         }),
       );
   }
+  let requestTimeoutMs: number | undefined;
+  const rawTimeout = env.DRIFTLESS_REQUEST_TIMEOUT?.trim();
+  if (rawTimeout) {
+    const seconds = /^\d+(\.\d+)?$/.test(rawTimeout) ? Number(rawTimeout) : NaN;
+    if (!(seconds > 0 && seconds <= 3600)) {
+      diagnostics.push(
+        error('config.request-timeout-invalid', `DRIFTLESS_REQUEST_TIMEOUT must be a number of seconds from 0.001 to 3600 (got ${JSON.stringify(rawTimeout.slice(0, 40))}).`, {
+          detail: 'It is how long one API request may take before it is abandoned (and retried when that is safe). Default: 30.',
+        }),
+      );
+    } else {
+      requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
+    }
+  }
   if (diagnostics.length > 0 || !baseUrl || !token) return { diagnostics };
   return {
-    config: { baseUrl, token, authScheme: authScheme ?? (looksLikeJwt(token) ? 'Bearer' : 'Token') },
+    config: { baseUrl, token, authScheme: authScheme ?? (looksLikeJwt(token) ? 'Bearer' : 'Token'), ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) },
     diagnostics,
   };
 }

@@ -63,6 +63,7 @@ export function openSession(config: ApiConfig, opts: { parallelism?: number; onA
     baseUrl: config.baseUrl,
     token: config.token,
     authScheme: config.authScheme,
+    ...(config.requestTimeoutMs !== undefined ? { timeoutMs: config.requestTimeoutMs } : {}),
     ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
     ...(opts.onApiEvent ? { onEvent: opts.onApiEvent } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

@@ -24,9 +24,16 @@ export function connectionOptions(y: Argv): Argv<any> {
     });
 }
 
-/** Tells the user (on stderr) when the client waits for the rate limit, so a pause is never a mystery. */
+/**
+ * Tells the user (on stderr) what the client retries and when it waits for the rate limit, so a
+ * pause is never a mystery. Paths carry ids only (no query string, no body, no header).
+ */
 export function apiEventReporter(io: CliIO, onRateLimit?: (seconds: number) => void): (e: ApiEvent) => void {
   return (e) => {
+    if (e.type === 'retry' && !e.reason.startsWith('rate limited')) {
+      // 429s are reported by the rate-limit-wait event below.
+      io.stderr.write(`API: ${e.method} ${e.path} failed (${e.reason}); retrying (attempt ${e.attempt}) in ${e.delayMs < 10_000 ? `${e.delayMs}ms` : `${Math.round(e.delayMs / 1000)}s`}\n`);
+    }
     if (e.type === 'rate-limit-wait') {
       if (onRateLimit) onRateLimit(e.seconds);
       else io.stderr.write(`API rate limit: waiting ${e.seconds}s (until ${e.until}) to stay within the limit\n`);
