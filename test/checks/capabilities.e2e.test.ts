@@ -72,6 +72,10 @@ describe('cluster upgrade and database clone', () => {
     await until('the upgrade', () => h.emu.state.clusterStatuses[staging.id]!.status === 'DEPLOYED');
     expect(h.emu.state.clusters[staging.id]!.version).toBe('1.31');
     expect(h.emu.state.clusterStatuses[staging.id]!.next_k8s_available_version).toBeNull();
+    // No newer version is offered, so the API refuses another upgrade.
+    const refused = await fetch(`${h.emu.url}/cluster/${staging.id}/upgrade`, { method: 'POST', headers: { Authorization: `Token ${h.emu.tokens.DEPLOY}` } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toContain('no newer Kubernetes version');
 
     const services = Object.values(h.emu.state.services);
     const source = services.find((s) => s.name === 'pg')!;

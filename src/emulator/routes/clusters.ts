@@ -74,7 +74,7 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
       if (st && BUSY.has(st.status)) throw conflict(`cluster '${cluster.name}' is busy (${st.status}); wait for it to finish`);
       // The status says what is available; only a status without the field falls back to the list.
       const target = st && st.next_k8s_available_version !== undefined ? st.next_k8s_available_version : nextK8sVersion(cluster.version);
-      if (!target) throw badRequest(`cluster '${cluster.name}' already runs the newest Kubernetes version (${cluster.version})`);
+      if (!target) throw badRequest(`cluster '${cluster.name}' has no newer Kubernetes version available (it runs ${cluster.version}; next_k8s_available_version is null)`);
       const executionId = `${id}-${ctx.newId().slice(0, 8)}`;
       s.clusterStatuses[id] = { ...(st ?? { cluster_id: id }), status: 'DEPLOYMENT_QUEUED', is_deployed: true, last_execution_id: executionId, next_k8s_available_version: target, reason: null };
       const step = Math.max(1, Math.floor(ctx.options.deployDurationMs / 2));
