@@ -300,3 +300,31 @@ describe('apply organization settings and cluster upgrades', () => {
     expect((await h.run(['plan', 'm'])).stdout).toContain('No changes.');
   });
 });
+
+describe('apply prunes variables where asked', () => {
+  it('deletes a variable added in the console only when its scope prunes variables', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    expect((await apply()).code).toBe(0);
+    const env = Object.values(h.emu.state.environments)[0]!;
+    const res = await fetch(`${h.emu.url}/variable`, {
+      method: 'POST',
+      headers: { Authorization: `Token ${h.env.DRIFTLESS_API_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'ADDED_BY_HAND', value: 'x', is_secret: false, variable_scope: 'ENVIRONMENT', variable_parent_id: env.id }),
+    });
+    expect(res.status).toBe(201);
+    await res.arrayBuffer();
+
+    const untouched = await plan();
+    expect(untouched.stdout).toContain('environment.dev/variable.ADDED_BY_HAND');
+    expect(untouched.stdout).toContain('No changes.');
+
+    h.write({ 'm/main.yaml': appManifest().replace('        cluster: staging-cluster\n', '        cluster: staging-cluster\n        prune:\n          variables: true\n') });
+    const r = await apply();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('project.e2e/environment.dev/variable.ADDED_BY_HAND: Destruction complete');
+    expect(variablesByKey(h).has('ADDED_BY_HAND')).toBe(false);
+    expect(variablesByKey(h).has('API_KEY')).toBe(true);
+    expect((await plan()).stdout).toContain('No changes.');
+  });
+});
