@@ -112,6 +112,12 @@ describe('driftless export', () => {
     expect(r.plan!.changes.filter((c) => c.status === 'unmanaged')).toEqual([]);
   }, 30_000);
 
+  it('needs only a Read token', async () => {
+    const exp = await run(['export'], emu.env({}, 'READ'));
+    expect(exp.code, exp.stderr).toBe(0);
+    expect(exp.stdout).toContain('name: shop');
+  });
+
   it('prints to stdout by default; a project-only export carries the groups its services use and no organization-level objects', async () => {
     const exp = await run(['export', '--project', 'shop', '--environment', 'staging'], emu.env());
     expect(exp.code).toBe(0);
