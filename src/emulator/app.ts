@@ -68,8 +68,21 @@ function lazyValidator(schema: unknown, isBody: boolean): (data: unknown) => boo
 }
 
 export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
+  const limiter = new RateLimiter(ctx.options.rateLimit, ctx.options.rateWindowS, ctx.clock);
+  const rateHeaders = (authorization: string | undefined) => {
+    const token = findToken(ctx.state.tokens, parseAuthorization(authorization));
+    // Unknown tokens share one bucket, so garbage tokens cannot grow the limiter without bound.
+    const rate = limiter.hit(token ? token.token : 'unauthenticated');
+    return { token, rate, headers: { 'X-RateLimit-Limit': String(rate.limit), 'X-RateLimit-Remaining': String(rate.remaining), 'X-RateLimit-Reset': String(rate.reset) } };
+  };
   const app = Fastify({
     logger: false,
+    // Errors fastify raises before routing (a malformed %-escape in the URL) get the same shape.
+    frameworkErrors: (err, req, reply) => {
+      const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
+      reply.headers(rateHeaders(req.headers.authorization).headers);
+      (reply as FastifyReply).code(status).send(errorBody(status, err.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid: a %-escape is malformed' : err.message));
+    },
     // Seed 9: the API is served at the root and under /api/v1. Rewriting the prefix away (rather
     // than registering every route twice) halves start-up work and keeps one route table.
     rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
@@ -90,6 +103,7 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   // JSON bodies: an empty body is "no body" (clients send Content-Type on bodiless POSTs), a
   // malformed one is a 400 saying where it broke, and `__proto__` keys are refused.
   app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser('text/plain'); // the API speaks JSON only: anything else is a 415
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
@@ -123,18 +137,13 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     transformObject: (documentObject) => extractComponents((documentObject as { openapiObject: Record<string, any> }).openapiObject) as any,
   });
 
-  const limiter = new RateLimiter(ctx.options.rateLimit, ctx.options.rateWindowS, ctx.clock);
   const faultRandom = seededRandom(ctx.options.faultSeed);
 
   app.addHook('onRequest', async (req, reply) => {
     if (ctx.options.latencyMs > 0) await new Promise((r) => setTimeout(r, ctx.options.latencyMs));
     const config = (req.routeOptions.config ?? {}) as RouteAuthConfig;
-    const token = findToken(ctx.state.tokens, parseAuthorization(req.headers.authorization));
-    // Unknown tokens share one bucket, so garbage tokens cannot grow the limiter without bound.
-    const rate = limiter.hit(token ? token.token : 'unauthenticated');
-    reply.header('X-RateLimit-Limit', String(rate.limit));
-    reply.header('X-RateLimit-Remaining', String(rate.remaining));
-    reply.header('X-RateLimit-Reset', String(rate.reset));
+    const { token, rate, headers } = rateHeaders(req.headers.authorization);
+    reply.headers(headers);
     if (!rate.allowed) {
       throw new ApiError(429, `rate limit of ${rate.limit} requests per ${ctx.options.rateWindowS} s exceeded; retry after ${rate.retryAfterS} s`, {
         'Retry-After': String(rate.retryAfterS),

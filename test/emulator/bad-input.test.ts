@@ -110,6 +110,21 @@ describe('bad input corpus', () => {
     expect(r.body.message).toContain('application/json');
   });
 
+  it('a text/plain body is a 415 too', async () => {
+    const r = await c.call('POST', '/alert-receivers', undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } });
+    expect(r.status).toBe(415);
+    expect(r.body).toMatchObject({ status: 415, error: 'Unsupported Media Type' });
+  });
+
+  it('a malformed %-escape in the URL is a 400 in the error shape, with rate-limit headers', async () => {
+    for (const path of ['/project/%', '/project/%E0%A4%A']) {
+      const r = await c.get(path);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ status: 400, error: 'Bad Request', message: 'the URL is not valid: a %-escape is malformed' });
+      expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    }
+  });
+
   it('an empty body with a JSON content type on a bodiless action is accepted', async () => {
     const cluster = Object.keys(c.em.state.clusters)[1];
     const r = await c.call('POST', `/cluster/${cluster}/upgrade`, undefined, { raw: '', headers: { 'content-type': 'application/json' } });
