@@ -34,16 +34,29 @@ export class OnceCache<T> {
   }
 
   async #run(load: () => Promise<T>): Promise<Fetched<T>> {
-    if (this.#running >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#running++;
+    await this.#acquire();
     try {
       return { ok: true, value: await load() };
     } catch (e) {
       return { ok: false, message: errorMessage(e) };
     } finally {
-      this.#running--;
-      this.#waiting.shift()?.();
+      this.#release();
     }
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#running < this.#limit) {
+      this.#running++;
+      return;
+    }
+    // The slot is handed over by #release, never counted twice.
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
   }
 }
 
