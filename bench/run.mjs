@@ -233,6 +233,14 @@ async function benchApply({ label, runs }) {
   }
 }
 
+/** The deploy phase with one batch per stage (apply) against one batch for the environment. */
+async function benchBatching() {
+  const r = await runNode([path.join(HERE, 'deploy-batching.mjs'), '--size', QUICK ? '1x1x10' : '1x1x100', '--deploy-ms', String(DEPLOY_MS), '--latency', String(LATENCY)]);
+  if (!r.json) throw new Error(`deploy-batching: ${r.stderr.slice(-500)}`);
+  results.batching = r.json;
+  log(`deploy batching: per stage ${fmtS(r.json.perStage.ms)}, one batch ${fmtS(r.json.oneBatch.ms)} (critical path ${fmtS(r.json.criticalPathMs)})`);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Pure core
 
@@ -325,6 +333,7 @@ async function main() {
   if (perSize) for (const s of SIZES) await step(`size ${s}`, () => benchSize(s));
   if (ONLY.has('core')) await step('core', benchCore);
   if (ONLY.has('apply')) for (const a of APPLY_SIZES) await step(`apply ${a.label}`, () => benchApply(a));
+  if (ONLY.has('apply')) await step('deploy batching', benchBatching);
   if (ONLY.has('ratelimit')) await step('rate limit', benchRateLimit);
   results.durationS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(1)).join(' ');

@@ -246,6 +246,24 @@ export function renderReport(r) {
     out.push('');
   }
 
+  if (r.batching) {
+    const b = r.batching;
+    out.push(`### Experiment: the deploy phase alone, one batch per stage vs one batch (\`bench/deploy-batching.mjs\`, 1 run)`);
+    out.push('');
+    out.push(`${b.services} services created but not deployed, ${b.stages} stages of ${fmtS(b.deployMs)}, driftless's own \`deployStage()\` and polling (first poll after ${fmtS(b.pollIntervalMs)}, then ×1.25).`);
+    out.push('');
+    out.push(
+      table(
+        ['deploy requests', 'wall', 'critical path', 'wall / critical path', 'requests (deploy + polls)'],
+        [
+          ['one batch per stage, each awaited (what apply does)', fmtS(b.perStage.ms), fmtS(b.criticalPathMs), fmtX(b.perStage.ms / b.criticalPathMs), fmtN(b.perStage.requests)],
+          ['one batch for the environment (the platform orders the stages)', fmtS(b.oneBatch.ms), fmtS(b.criticalPathMs), fmtX(b.oneBatch.ms / b.criticalPathMs), fmtN(b.oneBatch.requests)],
+        ],
+      ),
+    );
+    out.push('');
+  }
+
   const core = r.core.filter((c) => c.runs.length > 0);
   if (core.length) {
     out.push('### Pure core: graph + plan with in-memory live state (fresh process per run)');

@@ -48,7 +48,7 @@ export function median(xs) {
 
 export const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s` : 'n/a');
 export const fmtN = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-export const fmtX = (r) => (Number.isFinite(r) ? `${r.toFixed(1)}×` : 'n/a');
+export const fmtX = (r) => (Number.isFinite(r) ? `${r.toFixed(r < 10 ? 2 : 1)}×` : 'n/a');
 
 export function log(msg) {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
