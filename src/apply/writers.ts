@@ -422,7 +422,26 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
   const body: Record<string, string[]> = {};
   for (const f of Object.values(BATCH_FIELD)) body[f] = [];
   for (const s of services) body[BATCH_FIELD[s.kind]]!.push(s.id);
-  await ctx.api.post(`/environment/${envId}/service/delete`, body);
+  try {
+    await ctx.api.post(`/environment/${envId}/service/delete`, body);
+  } catch (e) {
+    if (!isAmbiguousFailure(e)) throw e;
+    // The answer was lost: the deletion may have been taken. Ask again only for what is still
+    // there and not already on its way out.
+    const live = listResults(await ctx.api.get(`/environment/${envId}/services`));
+    const statuses = await ctx.api.get<Record<string, unknown>>(`/environment/${envId}/statuses`).catch(() => ({}));
+    const deleting = new Set<string>();
+    for (const v of Object.values(statuses)) {
+      if (Array.isArray(v)) for (const st of v as ApiRecord[]) if (/^DELETE|DELETING$/.test(String(st.state ?? ''))) deleting.add(st.id);
+    }
+    const remaining = services.filter((s) => live.some((r) => r.id === s.id) && !deleting.has(s.id));
+    if (remaining.length > 0) {
+      const again: Record<string, string[]> = {};
+      for (const f of Object.values(BATCH_FIELD)) again[f] = [];
+      for (const s of remaining) again[BATCH_FIELD[s.kind]]!.push(s.id);
+      await ctx.api.post(`/environment/${envId}/service/delete`, again);
+    }
+  }
   for (const s of services) ctx.refs.forget(s.address);
   if (!wait) return;
   const ids = new Set(services.map((s) => s.id));

@@ -134,4 +134,26 @@ describe('applyPlan', () => {
     expect(posts).toBe(1);
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /organization/org/project', 'GET /organization/org/project']);
   });
+
+  it('after a lost answer to a batched delete, asks again only for the services still there and not being deleted', async () => {
+    let posts = 0;
+    const api = new FakeApi()
+      .on('POST', '/environment/:id/service/delete', ({ body }) => {
+        posts++;
+        if (posts === 1) throw Object.assign(new Error('connection dropped'), { kind: 'ambiguous' });
+        return body;
+      })
+      .on('GET', '/environment/:id/services', () => ({ results: [{ id: 'a' }, { id: 'b' }] }))
+      .on('GET', '/environment/:id/statuses', () => ({ containers: [{ id: 'a', state: 'DELETE_QUEUED' }, { id: 'b', state: 'DEPLOYED' }] }));
+    const env = 'project.p/environment.e';
+    const r = await applyPlan(
+      plan([change(`${env}/container.a`, 'container', ['delete'], { id: 'a' }), change(`${env}/container.b`, 'container', ['delete'], { id: 'b' }), change(`${env}/container.c`, 'container', ['delete'], { id: 'c' })]),
+      { api, live: liveOf([[env, 'env-1', 'environment']]), desired: desiredOf([]), fingerprintKey: 'k', timing: virtualTiming() },
+    );
+    expect(r.status).toBe('applied');
+    expect(r.summary.destroy).toBe(3);
+    const deletes = api.calls.filter((c) => c.path.endsWith('/service/delete'));
+    expect(deletes).toHaveLength(2);
+    expect((deletes[1]!.body as Record<string, string[]>).container_ids).toEqual(['b']);
+  });
 });
