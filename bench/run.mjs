@@ -16,7 +16,7 @@
  */
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { spawnEmulator } from './lib/emulator.mjs';
 import { orgSpec, parseSize, writeManifest, SECRET_ENV, STAGES, countResources } from './lib/spec.mjs';
@@ -307,6 +307,14 @@ async function benchEmulator() {
 // ------------------------------------------------------------------------------------------------
 
 async function main() {
+  // Other engineers rebuild dist/ while the benchmark runs (npm test builds first): every child
+  // process loads a private snapshot taken now, so a half-written file never breaks a run.
+  if (!process.env.DRIFTLESS_DIST) {
+    const snapshot = path.join(REPO_ROOT, '.bench-dist');
+    rmSync(snapshot, { recursive: true, force: true });
+    cpSync(path.join(REPO_ROOT, 'dist'), snapshot, { recursive: true });
+    process.env.DRIFTLESS_DIST = snapshot;
+  }
   try {
     const { DEFAULT_POLL_INTERVAL_MS, DEFAULT_MAX_POLL_INTERVAL_MS } = await dist('apply/deploy.js');
     results.options.pollIntervalMs = DEFAULT_POLL_INTERVAL_MS;
