@@ -3,7 +3,6 @@
  * many resources need it, with a few requests in flight at a time. A failed read is remembered
  * too, so that one unreachable listing costs one request, not one per resource.
  */
-import type { ApiPort } from '../live/api-port.js';
 import { errorMessage } from '../live/api-port.js';
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -67,5 +66,3 @@ export function resultsOf(body: unknown): Array<Record<string, unknown>> {
   if (Array.isArray(r)) return r as Array<Record<string, unknown>>;
   throw new Error('the API answered without a list ({results: [...]})');
 }
-
-export type { ApiPort };
