@@ -64,7 +64,7 @@ export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = 
 };
 
 const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
-const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite'];
+const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
 
 function pick(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
@@ -206,8 +206,27 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   const desired = desiredToRequest(kind, attrs, ctx);
   if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
   const body = overlay(base, desired, REPLACED_WHOLE);
+  if (kind === 'job') keepUnownedJobFields(body, base);
   const fields = new Set(REQUEST_FIELDS[kind] ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
+}
+
+/**
+ * `source` and `schedule` are replaced whole (a job may switch image <-> docker, cron <-> lifecycle),
+ * but a manifest cannot declare a lifecycle job's lifecycle_type nor a docker job's dockerfile_raw /
+ * docker_target_build_stage: when the kind of source / schedule stays, the live values are kept.
+ */
+function keepUnownedJobFields(body: Obj, base: Obj): void {
+  const bs = body.schedule, ls = base.schedule;
+  if (isObj(bs) && isObj(ls) && bs !== ls && !isObj(bs.cronjob) && !isObj(ls.cronjob) && bs.lifecycle_type === undefined && ls.lifecycle_type !== undefined) {
+    body.schedule = { ...bs, lifecycle_type: ls.lifecycle_type };
+  }
+  const bd = isObj(body.source) ? body.source.docker : undefined, ld = isObj(base.source) ? base.source.docker : undefined;
+  if (isObj(bd) && isObj(ld) && bd !== ld) {
+    const kept: Obj = {};
+    for (const f of ['dockerfile_raw', 'docker_target_build_stage']) if (bd[f] === undefined && ld[f] !== undefined && ld[f] !== null) kept[f] = ld[f];
+    if (Object.keys(kept).length > 0) body.source = { docker: { ...bd, ...kept } };
+  }
 }
 
 /** Defaults for request fields the API requires but the manifest may leave out. */
