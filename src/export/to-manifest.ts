@@ -250,7 +250,8 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
       return [];
     }
     if (isSecret) doc.secret = true;
-    doc.mount_path = a.mount_path;
+    // An alias takes its mount path from the file it points to; a manifest alias cannot set one.
+    if (type !== 'ALIAS') doc.mount_path = a.mount_path;
     doc.description = a.description;
     Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
     return [clean(doc)];

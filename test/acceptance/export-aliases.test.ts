@@ -1,0 +1,41 @@
+/**
+ * Acceptance: an alias of a file variable, made in the console, exports to a manifest that
+ * validates and plans clean (the alias record carries the mount_path of the file it points to,
+ * which a manifest alias cannot declare).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, startEmu, tempDir, type Emu } from '../export/helpers.js';
+
+let emu: Emu;
+const tmp = tempDir('driftless-acceptance-');
+
+beforeAll(async () => {
+  emu = await startEmu();
+  const { api } = emu;
+  const org = emu.em.organizationId;
+  const clusters = (await api('GET', `/organization/${org}/cluster`)).results as any[];
+  const project = await api('POST', `/organization/${org}/project`, { name: 'Billing' });
+  const env = await api('POST', `/project/${project.id}/environment`, { name: 'dev', mode: 'DEVELOPMENT', cluster_id: clusters[0].id });
+  const file = await api('POST', '/variable', { key: 'APP_CONFIG', value: 'a: 1\n', mount_path: '/etc/app.yaml', is_secret: false, variable_scope: 'PROJECT', variable_parent_id: project.id });
+  await api('POST', `/variable/${file.id}/alias`, { key: 'CONFIG_ALIAS', alias_scope: 'ENVIRONMENT', alias_parent_id: env.id, description: 'follows APP_CONFIG' });
+}, 30_000);
+
+afterAll(async () => {
+  await emu.close();
+  tmp.cleanup();
+});
+
+describe('export of an alias of a file variable', () => {
+  it('validates and plans with no changes', async () => {
+    const file = path.join(tmp.dir, 'org.yaml');
+    expect((await run(['export', '--out', file], emu.env())).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('alias: APP_CONFIG');
+    const validate = await run(['validate', file], emu.env());
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    const plan = await run(['plan', file, '--detailed-exitcode'], emu.env());
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+  });
+});
