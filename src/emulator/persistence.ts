@@ -64,7 +64,10 @@ export function trackState(raw: EmulatorState): TrackedState {
   const state = new Proxy(rawAny, {
     get(t, prop) {
       const v = t[prop as string];
-      if (typeof prop === 'string' && v && typeof v === 'object') return collectionProxy(prop, v);
+      // Only the keyed collections are wrapped; the organization record and the arrays are
+      // replaced whole (`state.organization = {...}`), which the set trap below records. Keeping
+      // them unwrapped lets code structuredClone them (a Proxy cannot be cloned).
+      if (typeof prop === 'string' && v && typeof v === 'object' && !Array.isArray(v) && prop !== 'organization') return collectionProxy(prop, v);
       return v;
     },
     set(t, prop, value) {

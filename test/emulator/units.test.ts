@@ -58,6 +58,9 @@ describe('journal tracking', () => {
         }
         for (const e of journal) applyJournalEntry(snapshot as any, e);
         expect(snapshot).toEqual(raw);
+        // Records and whole-replaced values handed out by the tracked state stay cloneable.
+        expect(() => structuredClone(tracked.state.organization)).not.toThrow();
+        expect(() => structuredClone(tracked.state.tokens)).not.toThrow();
       }),
       { numRuns: 200, seed: 11 },
     );
