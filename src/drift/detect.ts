@@ -92,12 +92,19 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   const deployments = lastDeployments(live);
   const items: DriftItem[] = [];
   const missing = new Set<Address>();
+  // Services declared and missing live, by environment: their stage memberships went with them.
+  const missingServices = new Map<Address, Set<string>>();
+  for (const c of plan.changes) {
+    if (!isServiceKind(c.kind) || c.actions[0] !== 'create' || c.via_parent || c.parent === undefined) continue;
+    missingServices.set(c.parent, (missingServices.get(c.parent) ?? new Set()).add(c.name));
+  }
   for (const c of plan.changes) {
     // Everything under a missing parent is missing with it: the parent's item says it all.
     if (c.parent !== undefined && missing.has(c.parent)) {
       missing.add(c.address);
       continue;
     }
+    if (onlyMissingMembers(c, missingServices)) continue;
     const item = itemOf(c, graph, liveByAddress.get(c.address), deployments, opts);
     if (!item) continue;
     if (item.drift === 'missing') missing.add(c.address);
@@ -115,6 +122,20 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     checked: plan.changes.length,
     request_count: plan.request_count,
   };
+}
+
+/**
+ * A deployment stage whose only difference is members that are missing live (deleted outside Git,
+ * or not created yet): the services' own items say it, the stage did not change on its own.
+ */
+function onlyMissingMembers(c: ResourceChange, missingServices: Map<Address, Set<string>>): boolean {
+  if (c.kind !== 'deployment_stage' || c.actions[0] !== 'update' || c.parent === undefined) return false;
+  const gone = missingServices.get(c.parent);
+  if (!gone || c.fields.length !== 1 || c.fields[0]!.field !== 'services') return false;
+  const live = c.fields[0]!.before, git = c.fields[0]!.after;
+  if (!Array.isArray(live) || !Array.isArray(git)) return false;
+  const rest = git.filter((n) => !gone.has(String(n)));
+  return rest.length === live.length && rest.every((n, i) => n === live[i]);
 }
 
 /** sha256 of what drifted, in a canonical order; `sha256:` + 16 hex characters. */
