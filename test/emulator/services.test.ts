@@ -184,6 +184,9 @@ describe('services', () => {
     expect(edited.body.ports).toEqual([expect.objectContaining({ id: port.id, internal_port: 9090 })]);
     const noPorts = await c.put(`/application/${app.id}`, { cpu: 1000 });
     expect(noPorts.body.ports).toEqual([]);
+    const keda = { mode: 'KEDA', polling_interval_seconds: 30, scalers: [{ scaler_type: 'cpu', enabled: true }] };
+    expect((await c.put(`/application/${app.id}`, { autoscaling: keda })).body.autoscaling).toEqual(keda);
+    expect((await c.put(`/application/${app.id}`, { autoscaling: { mode: 'HPA' } })).status).toBe(400);
   });
 
   it('marks a deployed service OUT_OF_DATE after a configuration change', async () => {

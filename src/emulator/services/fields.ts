@@ -114,6 +114,7 @@ export function computeCommon(ctx: EmulatorContext, b: Body, old?: ApiRecord): F
     annotations_groups: groupRefs(ctx, b.annotations_groups, 'annotations_groups'),
     labels_groups: groupRefs(ctx, b.labels_groups, 'labels_groups'),
     icon_uri: b.icon_uri ?? null,
+    autoscaling: b.autoscaling ?? null,
   };
 }
 
