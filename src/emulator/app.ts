@@ -2,11 +2,11 @@
  * Builds the fastify application of the emulator: validation from schemas/api (ajv), errors in the
  * shape of seed 7, authentication and scopes (seed 5), the rate limit (seed 8), pagination (seed 4.1),
  * injected latency and faults, persistence before every answer, and every route plugin served at
- * the root and under /api/v1 (seed 9), described by GET /openapi.json.
+ * the root and (by URL rewrite) under /api/v1 (seed 9), described by GET /openapi.json.
  *
- * Why fastify: its schema-first routes give us ajv validation, fast response serialisation that
- * drops any field the schema does not list, and (through @fastify/swagger) the OpenAPI document,
- * all from the same JSON Schemas; a hand-written router would need three copies of each.
+ * Why fastify: its schema-first routes give us ajv validation, per-route response serialisation
+ * (here projector.ts: drops any field the schema does not list) and, through @fastify/swagger, the
+ * OpenAPI document, all from the same JSON Schemas; a hand-written router would need three copies.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
