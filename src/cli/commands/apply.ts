@@ -151,8 +151,13 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
   const { json, palette, printDiags, onRateLimit, abort } = rc;
 
   const paths = args.paths ?? [];
-  const planFile = paths.length >= 1 && looksLikePlanFile(paths[0]!, io.cwd) ? paths[0]! : undefined;
-  const manifestPaths = planFile ? paths.slice(1) : paths;
+  const planFiles = paths.filter((p) => looksLikePlanFile(p, io.cwd));
+  if (planFiles.length > 1) {
+    printDiags([{ severity: 'error', code: 'apply.several-plans', summary: `apply takes one saved plan file, got ${planFiles.length}: ${planFiles.join(', ')}`, detail: 'Apply them one after the other, each after a fresh `driftless plan --out FILE`.' }]);
+    return EXIT.error;
+  }
+  const planFile = planFiles[0];
+  const manifestPaths = paths.filter((p) => p !== planFile);
 
   let saved: Plan | undefined;
   if (planFile) {
