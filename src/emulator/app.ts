@@ -107,6 +107,9 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      return done(new ApiError(400, `malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
     try {
       done(null, JSON.parse(text, (k, v) => {
         if (k === '__proto__') throw new SyntaxError("key '__proto__' is not allowed");
@@ -233,6 +236,26 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
  */
 export function withoutInput(message: string): string {
   return message.replace(/,\s*".*" is not valid JSON$/s, ' (not valid JSON)').replace(/"[^"]*"/g, '…');
+}
+
+/** No API body nests anywhere near this; deeper input could overflow the stack when stored and served. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in a JSON text (strings skipped), without parsing it. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 34 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \\ */) i++;
+    } else if (ch === 123 /* { */ || ch === 91 /* [ */) {
+      if (++depth > max) max = depth;
+    } else if (ch === 125 /* } */ || ch === 93 /* ] */) {
+      depth--;
+    }
+  }
+  return max;
 }
 
 export const VERSION_PREFIX = '/api/v1';

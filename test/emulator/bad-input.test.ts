@@ -92,6 +92,17 @@ describe('bad input corpus', () => {
     }
   });
 
+  it('absurdly deep nesting is a 400, not a stored record that can never be served', async () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    const r = await c.call('PUT', `/application/${ids.app}`, undefined, { raw: `{"autoscaling": {"mode": "KEDA", "x": ${deep}}}` });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('malformed JSON body: nested deeper than 64 levels');
+    expect((await c.get(`/application/${ids.app}`)).status).toBe(200);
+    // Brackets inside strings do not count.
+    const ok = await c.post(`/organization/${ids.org}/project`, { name: 'brackets', description: '[[[[{{{{'.repeat(20) });
+    expect(ok.status).toBe(200);
+  });
+
   it('a __proto__ key is refused', async () => {
     const r = await c.call('POST', `/organization/${ids.org}/project`, undefined, { raw: '{"name":"x","__proto__":{"polluted":true}}' });
     expect(r.status).toBe(400);

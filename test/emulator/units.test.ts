@@ -5,7 +5,7 @@ import { projector } from '../../src/emulator/projector.js';
 import { applyJournalEntry, trackState } from '../../src/emulator/persistence.js';
 import { RateLimiter } from '../../src/emulator/rate-limit.js';
 import { decideFault, seededRandom } from '../../src/emulator/faults.js';
-import { stripVersionPrefix, withoutInput } from '../../src/emulator/app.js';
+import { nestingDepth, stripVersionPrefix, withoutInput } from '../../src/emulator/app.js';
 import { parseVariables, repoKey } from '../../src/emulator/terraform-vars.js';
 import { describeValidationError, fieldPath } from '../../src/emulator/errors.js';
 import { defaultState } from '../../src/emulator/seed.js';
@@ -104,6 +104,12 @@ describe('helpers', () => {
     expect(stripVersionPrefix('/api/v1?x=1')).toBe('/?x=1');
     expect(stripVersionPrefix('/api/v10/organization')).toBe('/api/v10/organization');
     expect(stripVersionPrefix('/organization')).toBe('/organization');
+  });
+
+  it('measures JSON nesting without parsing, ignoring brackets in strings', () => {
+    expect(nestingDepth('{"a": [1, {"b": []}]}')).toBe(4);
+    expect(nestingDepth('{"a": "[[[[\\"{{{"}')).toBe(1);
+    expect(nestingDepth('42')).toBe(0);
   });
 
   it('never keeps the quoted input of a JSON syntax error', () => {
