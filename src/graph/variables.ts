@@ -74,8 +74,9 @@ export function resolveVariables(b: GraphBuilder): void {
     for (const s of candidates) {
       const v = b.resources.get(addressOf('variable', targetKey, s.address));
       if (!v || v === p.resource) continue;
-      // An alias points to the declaration itself, never to an override of it; the API has no alias of an alias.
-      if (isAlias && v.attrs.variable_type === 'OVERRIDE') continue;
+      // An alias or an override points to the declaration itself, never to an override of it (the
+      // API refuses an override of an override); the API has no alias of an alias.
+      if (v.attrs.variable_type === 'OVERRIDE') continue;
       if (isAlias && v.attrs.variable_type === 'ALIAS') {
         aliasOfAlias ??= v;
         continue;
