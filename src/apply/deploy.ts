@@ -46,13 +46,22 @@ export interface DeployOptions {
 }
 
 /**
- * NOTE: polling starts at 1 s and backs off by 1.25x up to 10 s: one request per environment per
- * poll is cheap against the rate limit, and a gentle backoff keeps the time between a deployment
- * ending and driftless noticing it small (issue 6 measures apply time against deployment time).
+ * NOTE: the wait between two polls of a stage is a tenth of the time the stage has been deploying,
+ * between DEFAULT_POLL_INTERVAL_MS and DEFAULT_MAX_POLL_INTERVAL_MS: driftless notices the end of
+ * a deployment at most ~10% (or half a second) after it happened (issue 6 measures apply time
+ * against deployment time), while a long deployment costs few requests (one per environment per
+ * poll, about 50 for three minutes).
  */
-export const DEFAULT_POLL_INTERVAL_MS = 1000;
+export const DEFAULT_POLL_INTERVAL_MS = 500;
 export const DEFAULT_MAX_POLL_INTERVAL_MS = 10000;
+export const POLL_FRACTION = 0.1;
+/** Backoff of the wait for a busy service (another operation's end is not ours to time). */
 export const POLL_BACKOFF = 1.25;
+
+/** How long to wait before the next poll of a stage deploying for `elapsedMs`. */
+export function nextPollDelay(elapsedMs: number, minMs: number, maxMs: number): number {
+  return Math.round(Math.min(maxMs, Math.max(minMs, elapsedMs * POLL_FRACTION)));
+}
 
 export interface ServiceDeployFailure {
   address: Address;
@@ -199,7 +208,7 @@ export async function deployStage(
   const lastState = new Map<string, string>();
   const pending = new Map(stage.services.map((s) => [s.id, s]));
   const failures: ServiceDeployFailure[] = [];
-  let interval = opts.pollIntervalMs;
+  const stageStarted = timing.now();
 
   while (pending.size > 0) {
     if (timing.now() >= opts.deadline) {
@@ -214,8 +223,8 @@ export async function deployStage(
       }
       break;
     }
-    await timing.sleep(Math.min(interval, Math.max(0, opts.deadline - timing.now())), opts.signal);
-    interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * POLL_BACKOFF));
+    const delay = nextPollDelay(timing.now() - stageStarted, opts.pollIntervalMs, opts.maxPollIntervalMs);
+    await timing.sleep(Math.min(delay, Math.max(0, opts.deadline - timing.now())), opts.signal);
     const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
     for (const s of [...pending.values()]) {
       const st = statuses.get(s.id);

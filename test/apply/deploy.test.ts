@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeployFailedError, deployRequestBody, deployStage, type StageDeploy } from '../../src/apply/deploy.js';
+import { DeployFailedError, deployRequestBody, deployStage, nextPollDelay, type StageDeploy } from '../../src/apply/deploy.js';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import { FakeApi, HttpError, virtualTiming } from './fake-api.js';
 
@@ -71,8 +71,17 @@ describe('deployRequestBody', () => {
   });
 });
 
+describe('nextPollDelay', () => {
+  it('waits a tenth of the time already spent deploying, within the bounds', () => {
+    expect(nextPollDelay(0, 500, 10_000)).toBe(500);
+    expect(nextPollDelay(4_000, 500, 10_000)).toBe(500);
+    expect(nextPollDelay(30_000, 500, 10_000)).toBe(3_000);
+    expect(nextPollDelay(600_000, 500, 10_000)).toBe(10_000);
+  });
+});
+
 describe('deployStage', () => {
-  it('sends one batch request, polls the environment once per poll with backoff, and reports each state change', async () => {
+  it('sends one batch request, polls the environment once per poll, and reports each state change', async () => {
     const api = statusApi({
       'app-1': ['DEPLOYMENT_QUEUED', 'DEPLOYING', 'DEPLOYING', 'DEPLOYED'],
       'ctr-1': ['DEPLOYMENT_QUEUED', 'DEPLOYED'],
@@ -91,7 +100,7 @@ describe('deployStage', () => {
       applications: [{ application_id: 'app-1', git_commit_id: 'abc123' }],
       containers: [{ id: 'ctr-1', image_tag: '1.2.3' }],
     });
-    expect(timing.sleeps).toEqual([1000, 1250, 1563, 1954]);
+    expect(timing.sleeps).toEqual([1000, 1000, 1000, 1000]);
     const progress = events.flatMap((e) => (e.type === 'apply_progress' ? [`${e.address.split('/').pop()} ${e.state}`] : []));
     expect(progress).toEqual([
       'application.api DEPLOYMENT_QUEUED',
