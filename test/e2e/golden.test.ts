@@ -56,7 +56,7 @@ function minimal(): void {
 
 describe('apply output', () => {
   it('human, success', async () => {
-    h = await startHarness({ deployDurationMs: 100 });
+    h = await startHarness({ deployDurationMs: 1 });
     minimal();
     const r = await h.run(['apply', 'm', ...ARGS]);
     expect(r.code).toBe(0);
@@ -64,7 +64,7 @@ describe('apply output', () => {
   });
 
   it('human, a failed deployment with its logs and the table of steps', async () => {
-    h = await startHarness({ deployDurationMs: 100, failDeployGlob: 'web' });
+    h = await startHarness({ deployDurationMs: 1, failDeployGlob: 'web' });
     minimal();
     const r = await h.run(['apply', 'm', ...ARGS]);
     expect(r.code).toBe(1);
@@ -72,7 +72,7 @@ describe('apply output', () => {
   });
 
   it('json events', async () => {
-    h = await startHarness({ deployDurationMs: 100 });
+    h = await startHarness({ deployDurationMs: 1 });
     minimal();
     const r = await h.run(['apply', 'm', '--json', ...ARGS]);
     expect(r.code).toBe(0);
