@@ -34,6 +34,8 @@ const CRUD_OPERATIONS = [
   'PUT /project/{projectId}',
   'DELETE /project/{projectId}',
   'GET /project/{projectId}/environment',
+  'GET /organization/{organizationId}/environments',
+  'GET /organization/{organizationId}/services',
   'POST /project/{projectId}/environment',
   'GET /environment/{environmentId}',
   'PUT /environment/{environmentId}',
@@ -136,6 +138,7 @@ async function scenario(): Promise<void> {
   await c.get(`/project/${project.id}`);
   await c.put(`/project/${project.id}`, { name: 'contract', description: 'x' });
   await c.get(`/project/${project.id}/environment`);
+  await c.get(`/organization/${org}/environments`);
   await c.put(`/environment/${env.id}`, { mode: 'STAGING' });
   const ann = (await c.post(`/organization/${org}/annotationsGroups`, { name: 'a', annotations: [{ key: 'k', value: 'v' }], scopes: ['PODS'] })).body;
   const lab = (await c.post(`/organization/${org}/labelsGroups`, { name: 'l', labels: [{ key: 'k', value: 'v', propagate_to_cloud_provider: false }] })).body;
@@ -154,6 +157,7 @@ async function scenario(): Promise<void> {
   await c.post(`/environment/${env.id}/job`, cronBody(reg));
   await c.get(`/environment/${env.id}/services`);
   await c.get(`/environment/${env.id}/services?page=1&page_size=2`);
+  await c.get(`/organization/${org}/services?environment_id=${env.id}`);
   const stage = (await c.post(`/environment/${env.id}/deploymentStage`, { name: 'late' })).body;
   const stages = (await c.get(`/environment/${env.id}/deploymentStage`)).body.results;
   const someService = stages[0].services[0].service_id;

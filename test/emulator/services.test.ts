@@ -119,6 +119,23 @@ describe('services', () => {
     ).sort());
   });
 
+  it('lists every environment and service summary of the organization, filtered by project, environment or cluster', async () => {
+    const org = c.em.organizationId;
+    const { project, env } = await projectAndEnv(c, 'summaries');
+    const { staging } = await clusters(c);
+    const stg = (await c.post(`/project/${project.id}/environment`, { name: 'staging', cluster_id: staging.id })).body;
+    const api = (await c.post(`/environment/${env.id}/application`, appBody('api'))).body;
+    const db = (await c.post(`/environment/${stg.id}/database`, databaseBody('db'))).body;
+    const envs = (await c.get(`/organization/${org}/environments`)).body.results;
+    expect(envs.find((e: any) => e.id === stg.id)).toEqual({ id: stg.id, created_at: stg.created_at, updated_at: stg.updated_at, name: 'staging', organization: { id: org }, project: { id: project.id }, mode: 'DEVELOPMENT' });
+    const inProject = (await c.get(`/organization/${org}/services?project_id=${project.id}`)).body.results;
+    expect(inProject.map((x: any) => x.id).sort()).toEqual([api.id, db.id].sort());
+    expect(inProject.find((x: any) => x.id === db.id)).toMatchObject({ name: 'db', service_type: 'DATABASE', project_name: 'summaries', environment_name: 'staging', cluster_id: staging.id });
+    expect((await c.get(`/organization/${org}/services?environment_id=${env.id}`)).body.results.map((x: any) => x.id)).toEqual([api.id]);
+    expect((await c.get(`/organization/${org}/services?cluster_id=${staging.id}&project_id=${project.id}`)).body.results.map((x: any) => x.id)).toEqual([db.id]);
+    expect((await c.get(`/organization/${org}/services?project_id=nope`)).status).toBe(400);
+  });
+
   it('names are unique in an environment across kinds, case-insensitively', async () => {
     const { env } = await projectAndEnv(c, 'unique');
     expect((await c.post(`/environment/${env.id}/application`, appBody('Front'))).status).toBe(201);

@@ -80,6 +80,54 @@ export function projectRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
   // ---- environments ----
   const environment = schema('Environment');
 
+  app.get<{ Params: { organizationId: string } }>(
+    '/organization/:organizationId/environments',
+    { schema: { ...doc('Environments', 'Every environment of the organization (light records, no cluster)'), params: uuidParams('organizationId'), querystring: listQuery(), response: { 200: listOf('EnvironmentLight'), ...errorResponses() } } },
+    async (req) => {
+      checkOrganization(ctx, req.params.organizationId);
+      return { results: Object.values(s.environments) };
+    },
+  );
+
+  app.get<{ Params: { organizationId: string }; Querystring: { project_id?: string; environment_id?: string; cluster_id?: string } }>(
+    '/organization/:organizationId/services',
+    {
+      schema: {
+        ...doc('Environments', 'Summaries of every service of the organization, optionally filtered'),
+        params: uuidParams('organizationId'),
+        querystring: {
+          type: 'object',
+          properties: {
+            ...listQuery().properties as object,
+            project_id: { type: 'string', format: 'uuid' },
+            environment_id: { type: 'string', format: 'uuid' },
+            cluster_id: { type: 'string', format: 'uuid' },
+          },
+        },
+        response: { 200: listOf('ServiceLight'), ...errorResponses() },
+      },
+    },
+    async (req) => {
+      checkOrganization(ctx, req.params.organizationId);
+      const q = req.query;
+      const out = [];
+      for (const svc of Object.values(s.services)) {
+        const env = s.environments[svc.environment.id];
+        if (!env) continue;
+        if (q.environment_id && env.id !== q.environment_id) continue;
+        if (q.project_id && env.project.id !== q.project_id) continue;
+        if (q.cluster_id && env.cluster_id !== q.cluster_id) continue;
+        const project = s.projects[env.project.id];
+        out.push({
+          id: svc.id, name: svc.name, description: svc.description ?? null, icon_uri: svc.icon_uri ?? null, service_type: svc.service_type,
+          project_id: env.project.id, project_name: project?.name, environment_id: env.id, environment_name: env.name, cluster_id: env.cluster_id,
+          job_type: svc.job_type ?? null,
+        });
+      }
+      return { results: out };
+    },
+  );
+
   app.get<{ Params: { projectId: string } }>(
     '/project/:projectId/environment',
     { schema: { ...doc('Environments', 'List environments of a project'), params: uuidParams('projectId'), querystring: listQuery(), response: { 200: listOf('Environment'), ...errorResponses() } } },
