@@ -293,7 +293,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   }
   const body = strip({
     key: a.key,
-    value: a.value ?? (type === 'EXTERNAL_SECRET' ? String(a.reference ?? '') : ''),
+    value: a.value ?? (type === 'EXTERNAL_SECRET' ? (a.reference ?? '') : ''),
     mount_path: a.mount_path,
     is_secret: a.is_secret === true,
     variable_scope: scope,
@@ -382,7 +382,8 @@ async function updateVariable(d: DesiredResource, record: ApiRecord, ctx: WriteC
   const own = a.description !== undefined ? (a.description as string | null) : splitFingerprintMarker(record.description as string | null).description;
   const body = strip({
     key: a.key,
-    value: a.variable_type === 'ALIAS' ? undefined : a.value,
+    // An external secret's reference is written as its value.
+    value: a.variable_type === 'ALIAS' ? undefined : a.variable_type === 'EXTERNAL_SECRET' ? (a.value ?? a.reference) : a.value,
     description: variableDescription(d, ctx, own),
     enable_interpolation_in_file: a.enable_interpolation_in_file,
     secret_manager_access_id: a.secret_manager_access_id,

@@ -44,9 +44,10 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
     put(attrs, 'enable_interpolation_in_file', v.enable_interpolation_in_file);
     if (v.external_secret) {
       attrs.secret_manager_access_id = v.external_secret.secret_manager_access_id;
-      put(attrs, 'reference', v.external_secret.reference);
+      // A secret's value (here the reference) is never returned: it is compared by fingerprint.
+      put(attrs, 'reference', isSecret ? secret(v.external_secret.reference) : v.external_secret.reference);
     }
-    const sensitive = isSecret && attrs.value !== undefined ? ['value'] : [];
+    const sensitive = isSecret && attrs.value !== undefined ? ['value'] : isSecret && attrs.reference !== undefined ? ['reference'] : [];
     checkDescription(b, v.description, sensitive, address, sourceOf(v, 'description'));
     const res = b.add({
       address,

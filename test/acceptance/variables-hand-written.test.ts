@@ -54,4 +54,33 @@ projects:
     });
     await converge('overrides');
   });
+
+  it('an external secret whose reference changes in Git, and one marked secret (the API hides its reference)', async () => {
+    const manifest = (ref: string, secretRef: string) => `version: 1
+projects:
+  - name: Vault
+    environments:
+      - name: prod
+        cluster: production-cluster
+        variables:
+          - key: DB_URL
+            external_secret:
+              secret_manager_access_id: 5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a
+              reference: ${ref}
+          - key: API_KEY
+            secret: true
+            external_secret:
+              secret_manager_access_id: 5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a
+              reference: ${secretRef}
+`;
+    h.write({ 'external/main.yaml': manifest('prod/db-url', 'prod/api-key') });
+    await converge('external');
+    h.write({ 'external/main.yaml': manifest('prod/db-url-v2', 'prod/api-key-v2') });
+    const plan = await h.run(['plan', 'external', '--format', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const changed = JSON.parse(plan.stdout).resource_changes.filter((c: any) => c.change.actions[0] !== 'no-op').map((c: any) => c.address).sort();
+    expect(changed).toEqual(['project.Vault/environment.prod/variable.API_KEY', 'project.Vault/environment.prod/variable.DB_URL']);
+    expect(plan.stdout).not.toContain('prod/api-key');
+    await converge('external');
+  });
 });
