@@ -36,6 +36,8 @@ export interface Proxy {
   rule: (req: { n: number; method: string; path: string }) => Rule;
   /** Requests currently held by a 'hold' rule. */
   held(): number;
+  /** Response headers removed from the emulator's answers (lower case). */
+  stripHeaders: string[];
   /** Called when a request is held. */
   onHold?: (s: Seen) => void;
   /** Forwards every held request; resolves once the emulator answered them all. */
@@ -55,6 +57,7 @@ export async function startProxy(target: string): Promise<Proxy> {
     url: '',
     seen: [],
     rule: () => undefined,
+    stripHeaders: [],
     held: () => heldQueue.length,
     async release() {
       const q = heldQueue;
@@ -95,6 +98,7 @@ export async function startProxy(target: string): Promise<Proxy> {
           entry.injected = entry.status >= 500 && out.toString('utf8').includes('injected fault');
           const headers = { ...upRes.headers };
           delete headers['transfer-encoding'];
+          for (const name of proxy.stripHeaders) delete headers[name];
           headers['content-length'] = String(out.length);
           if (swallow) {
             hung.add(res);
