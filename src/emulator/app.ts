@@ -143,7 +143,7 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   const faultRandom = seededRandom(ctx.options.faultSeed);
 
   app.addHook('onRequest', async (req, reply) => {
-    if (ctx.options.latencyMs > 0) await new Promise((r) => setTimeout(r, ctx.options.latencyMs));
+    if (ctx.options.latencyMs > 0) await ctx.sleep(ctx.options.latencyMs);
     const config = (req.routeOptions.config ?? {}) as RouteAuthConfig;
     const { token, rate, headers } = rateHeaders(req.headers.authorization);
     reply.headers(headers);

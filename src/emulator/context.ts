@@ -135,6 +135,8 @@ export interface EmulatorContext {
   timers: Set<NodeJS.Timeout>;
   /** Schedules background work that is cancelled when the emulator closes. */
   later(ms: number, fn: () => void): void;
+  /** Waits (the --latency delay); injectable so tests can observe it without timing anything. */
+  sleep(ms: number): Promise<void>;
 }
 
 export interface ContextParts {
@@ -146,6 +148,7 @@ export interface ContextParts {
   commitForAck?: () => Promise<void>;
   logger?: Logger;
   hooks?: Partial<OpsHooks>;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export function createContext(parts: ContextParts): EmulatorContext {
@@ -163,6 +166,7 @@ export function createContext(parts: ContextParts): EmulatorContext {
     hooks: { ...defaultHooks, ...(parts.hooks ?? {}) },
     logger: parts.logger ?? silentLogger,
     timers,
+    sleep: parts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     later(ms, fn) {
       const t = setTimeout(() => {
         timers.delete(t);

@@ -23,6 +23,8 @@ export interface StartOptions extends Partial<EmulatorOptions> {
   seed?: Partial<EmulatorState>;
   clock?: Clock;
   logger?: Logger;
+  /** How --latency waits (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface RunningEmulator {
@@ -93,6 +95,7 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     commit,
     commitForAck,
     logger: options.logger,
+    sleep: options.sleep,
     options: {
       rateLimit: options.rateLimit,
       rateWindowS: options.rateWindowS,

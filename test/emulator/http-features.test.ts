@@ -50,12 +50,18 @@ describe('pagination', () => {
 });
 
 describe('latency', () => {
-  it('delays every response by --latency', async () => {
-    c = await startClient({ latencyMs: 120 });
-    const t = performance.now();
-    await c.get('/organization');
-    // A lower bound only: the delay is the feature; no upper bound on a shared machine.
-    expect(performance.now() - t).toBeGreaterThanOrEqual(115);
+  it('delays every response by --latency, before the request is handled', async () => {
+    const waits: number[] = [];
+    let release!: () => void;
+    c = await startClient({ latencyMs: 120, sleep: (ms) => (waits.push(ms), new Promise<void>((r) => (release = r))) });
+    const pending = c.post(`/organization/${c.em.organizationId}/project`, { name: 'slow' });
+    while (waits.length === 0) await new Promise((r) => setImmediate(r));
+    expect(waits).toEqual([120]);
+    // Held at the delay: nothing was written yet.
+    expect(Object.values(c.em.state.projects).map((p) => p.name)).not.toContain('slow');
+    release();
+    expect((await pending).status).toBe(200);
+    expect(Object.values(c.em.state.projects).map((p) => p.name)).toContain('slow');
   });
 });
 
