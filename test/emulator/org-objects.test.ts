@@ -6,7 +6,7 @@ import { appBody, clusters, cronBody, projectAndEnv, registryId } from './fixtur
 let c: Client;
 let org: string;
 beforeAll(async () => {
-  c = await startClient({ deployDurationMs: 200 });
+  c = await startClient({ deployDurationMs: 1000 });
   org = c.em.organizationId;
 });
 afterAll(async () => {
@@ -171,7 +171,7 @@ describe('clusters, registries, instance types, terraform variables', () => {
     expect((await c.post(`/cluster/${staging.id}/upgrade`)).status).toBe(409);
     const seen = new Set<string>();
     let st = up.body;
-    for (let i = 0; i < 400 && st.status !== 'DEPLOYED'; i++) {
+    for (let i = 0; i < 1000 && st.status !== 'DEPLOYED'; i++) {
       await new Promise((r) => setTimeout(r, 5));
       st = (await c.get(`/organization/${org}/cluster/${staging.id}/status`)).body;
       seen.add(st.status);
