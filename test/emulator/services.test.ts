@@ -212,10 +212,6 @@ describe('services', () => {
     const status = async () => (await c.get(`/application/${app.id}/status`)).body;
     expect((await status()).service_deployment_status).toBe('NEVER_DEPLOYED');
     expect((await c.post(`/application/${app.id}/deploy`, { git_commit_id: 'abc123' }, c.em.tokens.DEPLOY)).status).toBe(202);
-    // An environment with an operation in progress cannot be deleted.
-    const busy = await c.del(`/environment/${env.id}`);
-    expect(busy.status).toBe(409);
-    expect(busy.body.message).toContain('operation in progress');
     let st = await status();
     for (let i = 0; i < 400 && st.state !== 'DEPLOYED'; i++) {
       await new Promise((r) => setTimeout(r, 10));
@@ -224,6 +220,22 @@ describe('services', () => {
     expect(st).toMatchObject({ state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' });
     await c.put(`/application/${app.id}`, { cpu: 600 });
     expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
+  });
+
+  it('refuses to delete an environment or its project while an operation runs in it', async () => {
+    const slow = await startClient({ deployDurationMs: 60_000 });
+    try {
+      const { project, env } = await projectAndEnv(slow, 'busy');
+      const app = (await slow.post(`/environment/${env.id}/application`, appBody())).body;
+      expect((await slow.post(`/application/${app.id}/deploy`, { git_commit_id: 'abc123' }, slow.em.tokens.DEPLOY)).status).toBe(202);
+      const busy = await slow.del(`/environment/${env.id}`);
+      expect(busy.status).toBe(409);
+      expect(busy.body.message).toContain('operation in progress');
+      expect((await slow.del(`/project/${project.id}`)).status).toBe(409);
+      expect((await slow.get(`/application/${app.id}`)).status).toBe(200);
+    } finally {
+      await slow.em.close();
+    }
   });
 
   it('deletes services, and an environment with everything in it', async () => {
