@@ -172,7 +172,7 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
       const ref = e.schemaPath.includes('/definitions/name/')
         ? 'Names are 1 to 255 characters with no path separator (/ or \\), no control or invisible formatting character, no template syntax (${ or {{) and no leading or trailing space.'
         : e.schemaPath.includes('/definitions/variable_key/')
-          ? 'Keys are letters, digits and underscores, and do not start with a digit.'
+          ? 'Keys are letters, digits, underscores, dots and dashes, and do not start with a digit.'
           : String(ps?.description ?? `It must match ${String((e.params as { pattern: string }).pattern)}.`);
       const isName = e.schemaPath.includes('/definitions/name/') || e.schemaPath.includes('/definitions/variable_key/');
       const what = e.schemaPath.includes('/definitions/variable_key/') ? 'key' : 'name';
