@@ -103,8 +103,8 @@ projects:
             provider_version: "1.9.0"
             tf_vars:
               region: eu-west-3
-              password: \${env:SEC}
-            sensitive_tf_vars: [password]
+              api_token: \${env:SEC}
+            sensitive_tf_vars: [api_token]
             job_resources: { cpu_milli: 500, ram_mib: 512, storage_gib: 1 }
           - type: job
             name: worker
