@@ -151,6 +151,9 @@ export async function createResource(c: ResourceChange, d: DesiredResource, ctx:
     case 'database':
       rec = d.cloneFrom ? await cloneDatabase(d, ctx) : await createGeneric(d, ctx);
       break;
+    case 'webhook':
+      rec = await createWebhook(d, ctx);
+      break;
     case 'organization':
     case 'cluster':
     case 'container_registry':
@@ -166,6 +169,25 @@ async function createGeneric(d: DesiredResource, ctx: WriteContext): Promise<Api
   const coll = collection(d.kind, d.address, ctx);
   const body = createBody(d.kind, d.attrs, bodyContext(d, ctx));
   return createOnce(ctx, coll.create, body, () => findIn(ctx, coll.list, identityMatch(d.kind, d.name)));
+}
+
+/**
+ * The API does not keep webhook target URLs unique, so two applies racing (two CI jobs) could
+ * each create one. After the create, the copies of this target URL are listed: the oldest is kept
+ * (ties by id, so every racer keeps the same one) and the others deleted.
+ */
+async function createWebhook(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  const created = await createGeneric(d, ctx);
+  const coll = collection('webhook', d.address, ctx);
+  const same = listResults(await ctx.api.get(coll.list)).filter(identityMatch('webhook', d.name));
+  if (same.length <= 1) return created;
+  same.sort((a, b) => String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')) || String(a.id).localeCompare(String(b.id)));
+  for (const extra of same.slice(1)) {
+    await ctx.api.delete(coll.item(String(extra.id))).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+  }
+  return same[0]!;
 }
 
 async function cloneDatabase(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
