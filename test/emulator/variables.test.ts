@@ -234,7 +234,7 @@ describe('legacy environmentVariable and secret routes', () => {
     const v = await c.post(base, { key: 'PORT', value: '8080' });
     expect(v.status).toBe(201);
     expect(v.body).toMatchObject({ key: 'PORT', value: '8080', scope: 'CONTAINER', variable_type: 'VALUE' });
-    expect(v.body.is_secret).toBeUndefined();
+    expect(v.body.is_secret).toBe(false); // seed 2.2: is_secret is required in the variable record
     const list = await c.get(base);
     expect(list.status).toBe(200);
     const keys = (list.body.results as any[]).map((x) => x.key);

@@ -2,8 +2,9 @@
  * Stored variable records -> API responses. The three shapes:
  *
  * - unified `VariableResponse` (api-notes §6b): `value` is null for secrets;
- * - legacy environment variable (seed 2.2): as unified, without `is_secret`;
- * - legacy secret (seed 2.3): no `value` at all, `overridden_secret` / `aliased_secret`.
+ * - legacy environment variable (seed 2.2, where `is_secret` is required): as unified;
+ * - legacy secret (seed 2.3, "same as the variable record" but): no `value` at all,
+ *   `overridden_secret` / `aliased_secret`.
  *
  * The internal fields `parent_id` / `target_id` are never output, and no secret value is read here.
  */
@@ -58,6 +59,7 @@ export function toUnified(v: ApiRecord, index: VariableIndex): Record<string, un
 export function toLegacyVariable(v: ApiRecord, index: VariableIndex): Record<string, unknown> {
   const out = common(v);
   out.value = v.value ?? null;
+  out.is_secret = Boolean(v.is_secret);
   const target = v.target_id ? index.get(v.target_id) : undefined;
   if (v.variable_type === 'ALIAS' && target) out.aliased_variable = pointer(target, true);
   if (v.variable_type === 'OVERRIDE' && target) out.overridden_variable = pointer(target, true);
@@ -66,6 +68,7 @@ export function toLegacyVariable(v: ApiRecord, index: VariableIndex): Record<str
 
 export function toLegacySecret(v: ApiRecord, index: VariableIndex): Record<string, unknown> {
   const out = common(v);
+  out.is_secret = true;
   const target = v.target_id ? index.get(v.target_id) : undefined;
   const secretPointer = (t: ApiRecord) => ({
     ...pointer(t, false),
