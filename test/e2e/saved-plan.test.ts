@@ -41,6 +41,7 @@ describe('saved plans', () => {
     expect(readFileSync(join(h.dir, 'change.plan'), 'utf8')).not.toContain(SECRET);
     const r = await h.run(['apply', 'change.plan', 'm', ...FAST], { env: SECRET_ENV });
     expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Applying the saved plan change.plan, unchanged since it was made. Plan: 0 to add, 1 to change, 0 to destroy, 1 to deploy.');
     expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 1 deployed.');
     expect(servicesByName(h).get('api')!.cpu).toBe(500);
   });

@@ -15,6 +15,7 @@ import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { createPalette, type Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
+import { summaryLine as planSummaryLine } from '../../render/describe.js';
 import { planHasChanges, type Plan } from '../../plan/types.js';
 import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
@@ -196,6 +197,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       }
       // From here `plan` is identical to the saved one, and computed against the live records
       // apply builds its request bodies from.
+      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}\n`);
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
     }
