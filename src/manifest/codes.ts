@@ -27,6 +27,7 @@ export type ManifestCode =
   | 'manifest.only-with'
   | 'manifest.override-scope'
   | 'manifest.range'
+  | 'manifest.prune-level'
   | 'schema.unknown-key'
   | 'schema.missing-key'
   | 'schema.wrong-type'

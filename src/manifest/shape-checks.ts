@@ -4,13 +4,27 @@
  * field types can be trusted. Pure: Manifest in, diagnostics out.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error } from './codes.js';
+import { error, warning } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf, keySourceOf } from './source-map.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';
 
 const present = (o: object, k: string) => (o as Record<string, unknown>)[k] !== undefined;
 const list = (keys: string[]) => keys.map((k) => `\`${k}\``).join(', ');
+
+/** Where each prune key takes effect. */
+const PRUNE_LEVELS: Record<string, { levels: string[]; where: string }> = {
+  projects: { levels: ['organization'], where: 'in the top-level `prune`' },
+  annotation_groups: { levels: ['organization'], where: 'in the top-level `prune`' },
+  label_groups: { levels: ['organization'], where: 'in the top-level `prune`' },
+  alert_receivers: { levels: ['organization'], where: 'in the top-level `prune`' },
+  alert_rules: { levels: ['organization'], where: 'in the top-level `prune`' },
+  webhooks: { levels: ['organization'], where: 'in the top-level `prune`' },
+  environments: { levels: ['project'], where: "in a project's `prune`" },
+  services: { levels: ['environment'], where: "in an environment's `prune`" },
+  deployment_stages: { levels: ['environment'], where: "in an environment's `prune`" },
+  variables: { levels: ['project', 'environment'], where: "in a project's or an environment's `prune`" },
+};
 
 export function checkShapes(m: Manifest): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -73,11 +87,25 @@ export function checkShapes(m: Manifest): Diagnostic[] {
     }
   }
 
+  // A prune key where it deletes nothing: the user expects a deletion that never happens.
+  const pruneLevel = (prune: unknown, level: 'organization' | 'project' | 'environment', address?: string) => {
+    if (prune === null || typeof prune !== 'object') return;
+    const on = level === 'organization' ? 'at the top level' : level === 'project' ? 'on a project' : 'on an environment';
+    for (const [key, value] of Object.entries(prune)) {
+      const rule = PRUNE_LEVELS[key];
+      if (value !== true || !rule || rule.levels.includes(level)) continue;
+      out.push(warning('manifest.prune-level', `prune key \`${key}\` has no effect ${on}`, { detail: `Nothing is deleted because of it: \`${key}\` takes effect ${rule.where}.`, range: at(prune, key), address }));
+    }
+  };
+  pruneLevel(m.prune, 'organization');
+
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
+    pruneLevel(p.prune, 'project', pa);
     checkVariables(p.variables, pa, 'project');
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
+      pruneLevel(e.prune, 'environment', ea);
       checkVariables(e.variables, ea, 'environment');
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
