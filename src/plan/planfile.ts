@@ -24,6 +24,11 @@ export interface PlanFileDocument {
   organization_id: string;
   /** sha256 of the JSON of `plan`: detects a truncated or hand-edited file. */
   checksum: string;
+  /**
+   * The manifest paths the plan was made from, as given on the command line (relative to where
+   * `plan` ran), so that `apply FILE` re-reads the same manifest without being told again.
+   */
+  manifest_paths?: string[];
   plan: Plan;
 }
 
@@ -32,13 +37,14 @@ function checksumOf(plan: Plan): string {
 }
 
 /** The file's text. `createdAt` is injected so the function stays pure. */
-export function serializePlanFile(plan: Plan, createdAt: string): string {
+export function serializePlanFile(plan: Plan, createdAt: string, manifestPaths?: string[]): string {
   const doc: PlanFileDocument = {
     kind: PLAN_FILE_KIND,
     format_version: PLAN_FORMAT_VERSION,
     created_at: createdAt,
     organization_id: plan.organization_id,
     checksum: checksumOf(plan),
+    ...(manifestPaths && manifestPaths.length > 0 ? { manifest_paths: manifestPaths } : {}),
     plan,
   };
   if (plan.api_url !== undefined) doc.api_url = plan.api_url;
@@ -118,8 +124,8 @@ export function findStaleObjects(plan: Plan, live: LiveState): StaleObject[] {
   return stale;
 }
 
-export async function writePlanFile(path: string, plan: Plan, createdAt: string = new Date().toISOString()): Promise<void> {
-  await writeFile(path, serializePlanFile(plan, createdAt), { encoding: 'utf8', mode: 0o600 });
+export async function writePlanFile(path: string, plan: Plan, createdAt: string = new Date().toISOString(), manifestPaths?: string[]): Promise<void> {
+  await writeFile(path, serializePlanFile(plan, createdAt, manifestPaths), { encoding: 'utf8', mode: 0o600 });
 }
 
 export async function readPlanFile(path: string, expect: PlanFileExpectations = {}): Promise<{ plan?: PlanFileDocument; diagnostics: Diagnostic[] }> {

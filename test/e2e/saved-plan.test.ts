@@ -46,6 +46,16 @@ describe('saved plans', () => {
     expect(servicesByName(h).get('api')!.cpu).toBe(500);
   });
 
+  it('re-reads the manifest the plan was made from when apply is given only the plan file', async () => {
+    await setUp();
+    expect((await h.run(['plan', 'm', '--out', 'change.plan'], { env: SECRET_ENV })).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(h.dir, 'change.plan'), 'utf8')).manifest_paths).toEqual(['m']);
+    const r = await h.run(['apply', 'change.plan', ...FAST], { env: SECRET_ENV });
+    expect(r.code).toBe(0);
+    expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 1 deployed.');
+    expect(servicesByName(h).get('api')!.cpu).toBe(500);
+  });
+
   it('refuses a stale plan when a managed object was edited in the console since, naming it, and changes nothing', async () => {
     await setUp();
     expect((await h.run(['plan', 'm', '--out', 'change.plan'], { env: SECRET_ENV })).code).toBe(0);

@@ -158,7 +158,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     return EXIT.error;
   }
   const planFile = planFiles[0];
-  const manifestPaths = paths.filter((p) => p !== planFile);
+  let manifestPaths = paths.filter((p) => p !== planFile);
 
   let saved: Plan | undefined;
   if (planFile) {
@@ -168,6 +168,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       return EXIT.error;
     }
     saved = read.plan.plan;
+    // Without explicit paths, re-read the manifest the plan was made from (CI applies the plan
+    // file from the same checkout), not whatever happens to be in the current directory.
+    if (manifestPaths.length === 0 && read.plan.manifest_paths) manifestPaths = read.plan.manifest_paths;
   }
 
   const r: RunPlanResult = await runPlan(

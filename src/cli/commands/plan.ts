@@ -57,7 +57,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       else io.stdout.write(renderPlanHuman(plan, { palette }));
       if (args.out) {
         try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, undefined, args.paths);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;
