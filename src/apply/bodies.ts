@@ -10,7 +10,7 @@
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
 import { parseAddress, addressOf } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
-import { withFingerprintMarker } from '../plan/fingerprint.js';
+import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { desiredFingerprints } from '../plan/compare.js';
 import type { ApiRecord } from '../live/read.js';
 import type { IdRegistry } from './refs.js';
@@ -203,7 +203,10 @@ const REPLACED_WHOLE = new Set(['source', 'schedule', 'values_override', 'ports'
 /** A full-replacement update body: live record (request fields only) with the desired attrs laid over it. */
 export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ctx: BodyContext): Obj {
   const base = recordToRequest(kind, record);
-  const desired = desiredToRequest(kind, attrs, ctx);
+  // A manifest that does not own the description still gets the fingerprint marker written into
+  // it: keep the description the record has (someone may have written it in the console).
+  const liveDescription = attrs.description === undefined ? splitFingerprintMarker(record.description as string | null | undefined).description : null;
+  const desired = desiredToRequest(kind, liveDescription !== null ? { ...attrs, description: liveDescription } : attrs, ctx);
   if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
   const body = overlay(base, desired, REPLACED_WHOLE);
   if (kind === 'job') keepUnownedJobFields(body, base);

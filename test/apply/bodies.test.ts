@@ -95,6 +95,18 @@ describe('createBody', () => {
     expect(Object.keys(fingerprints)).toEqual(['target_secret']);
   });
 
+  it('keeps the live description of a secret whose manifest does not own it, with a fresh marker', () => {
+    const record = {
+      id: 'wh-1', created_at: '2026-01-01T00:00:00Z', target_url: 'https://x', kind: 'STANDARD', enabled: true,
+      events: ['DEPLOYMENT_STARTED'], description: 'written in the console [driftless:v1 target_secret=AAAAAAAAAAAAAAAA]',
+    };
+    const body = updateBody('webhook', { target_url: 'https://x', target_secret: new SecretValue('rotated') }, record, { ...ctx, address: 'webhook.https:%2F%2Fx' });
+    const { description, fingerprints } = splitFingerprintMarker(body.description as string);
+    expect(description).toBe('written in the console');
+    expect(fingerprints.target_secret).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(fingerprints.target_secret).not.toBe('AAAAAAAAAAAAAAAA');
+  });
+
   it('names a reference that resolves to nothing, and who needs it', () => {
     expect(() => createBody('container', { name: 'web', registry: 'quay' }, ctx)).toThrow(UnresolvedReferenceError);
     expect(() => createBody('container', { name: 'web', registry: 'quay' }, ctx)).toThrow(
