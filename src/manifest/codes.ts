@@ -42,6 +42,7 @@ export type ManifestCode =
   | 'ref.unresolved'
   | 'ref.self'
   | 'ref.alias-of-alias'
+  | 'ref.override-mount-path'
   | 'ref.env-missing'
   | 'ref.bad-env-name'
   | 'ref.file-unreadable'

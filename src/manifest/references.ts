@@ -136,6 +136,19 @@ function checkVariableRefs(
     if (v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higher.length > 0) {
       if (!higherKeys.includes(v.key)) {
         unresolved('overridden variable', v.key, higherKeys, fieldSourceOf(v, 'key'), address, `at ${higherScopes} scope`);
+      } else if (typeof v.mount_path === 'string') {
+        // The API's override takes no mount_path: a file stays where the overridden variable mounts it.
+        const declaration = higher.flatMap((h) => h.vars ?? []).find((x) => x.key === v.key && x.override !== true);
+        const mount = declaration?.mount_path;
+        if (declaration && mount !== v.mount_path) {
+          out.push(
+            error('ref.override-mount-path', `variable \`${v.key}\` overrides ${typeof mount === 'string' ? `a file mounted at \`${mount}\`` : 'a variable that is not a file'}: an override cannot set another mount_path`, {
+              detail: typeof mount === 'string' ? `Remove mount_path, or write \`mount_path: ${mount}\`; to mount the file elsewhere, declare a new variable.` : 'Remove mount_path: an override keeps the type of the variable it overrides; to add a file, declare a new variable.',
+              range: fieldSourceOf(v, 'mount_path'),
+              address,
+            }),
+          );
+        }
       }
     }
   }
