@@ -189,8 +189,12 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
       return error('schema.bad-format', `${fieldLabel} must be a valid ${(e.params as { format: string }).format}`, { detail: ps?.description as string | undefined, range: range() });
     case 'minLength':
       return error('schema.too-short', `${fieldLabel} must not be empty`, { range: range() });
-    case 'maxLength':
+    case 'maxLength': {
+      // The limit is on the text: `$${` is the YAML spelling of a literal `${` (one character less).
+      const value = segs.reduce<unknown>((node, seg) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[seg] : undefined), root);
+      if (typeof value === 'string' && [...value.replaceAll('$${', '${')].length <= (e.params as { limit: number }).limit) return undefined;
       return error('schema.too-long', `${fieldLabel} is longer than ${(e.params as { limit: number }).limit} characters`, { range: range() });
+    }
     case 'minItems':
       return error('schema.too-few', `${fieldLabel} needs at least ${(e.params as { limit: number }).limit} item(s)`, { detail: ps?.description as string | undefined, range: range() });
     case 'minProperties':
