@@ -452,3 +452,32 @@ describe('seed 5, 7, 8, 4.1: auth, errors, rate-limit headers, generic paginatio
     expect(keys(r.body.pagination)).toEqual(['page', 'page_size', 'total_count', 'total_pages']);
   });
 });
+
+describe('beyond the seed: shapes of the real API (reference)', () => {
+  const statusKeys = ['id', 'state', 'service_deployment_status', 'is_part_last_deployment', 'status_details', 'deployment_request_id', 'deployment_requests_count'];
+
+  it('POST /environment/{id}/deploy and /service/restart-service answer 202 with a Status record (deployEnvironment, rebootServices)', async () => {
+    const env = (await c.post(`/project/${projectId}/environment`, { name: 'restarts', mode: 'STAGING', cluster_id: stagingCluster.id })).body;
+    const db = (await c.post(`/environment/${env.id}/database`, { name: 'rdb', type: 'REDIS', version: '7', mode: 'CONTAINER' })).body;
+    const d = await c.call('POST', `/environment/${env.id}/deploy`);
+    expect(d.status).toBe(202);
+    for (const f of statusKeys) expect(d.body, f).toHaveProperty(f);
+    expect(d.body.id).toBe(env.id);
+    expect(d.body.status_details).toMatchObject({ action: 'DEPLOY', sub_action: 'NONE' });
+    await settled(db.id, 'database');
+    const r = await c.post(`/environment/${env.id}/service/restart-service`, { database_ids: [db.id] });
+    expect(r.status).toBe(202);
+    for (const f of statusKeys) expect(r.body, f).toHaveProperty(f);
+    expect(r.body.status_details).toMatchObject({ action: 'RESTART' });
+    await settled(db.id, 'database');
+  });
+
+  it('the OpenAPI document declares only the codes a route answers: service/delete and service/stop 200 without body, restart-service 202', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    const codes = (p: string) => Object.keys(doc.paths[p].post.responses).filter((k) => k < '300');
+    expect(codes('/environment/{environmentId}/service/delete')).toEqual(['200']);
+    expect(codes('/environment/{environmentId}/service/stop')).toEqual(['200']);
+    expect(codes('/environment/{environmentId}/service/restart-service')).toEqual(['202']);
+    expect(codes('/environment/{environmentId}/deploy')).toEqual(['202']);
+  });
+});

@@ -15,7 +15,7 @@ import { environmentIdOfService } from '../variables/scopes.js';
 import { pageOf } from './history.js';
 import { type Q, currentVersion, deployRequest, triggeredBy } from './requests.js';
 import { type ServiceRequest, startOperation } from './start.js';
-import { environmentStatus, environmentStatuses } from './status-view.js';
+import { environmentActionStatus, environmentStatus, environmentStatuses } from './status-view.js';
 import type { Action } from './timeline.js';
 
 const BATCH_FIELDS: Array<{ field: string; type: string; idField?: string }> = [
@@ -66,6 +66,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
   const params = uuidParams('environmentId');
   const envIdOf = (req: { params: unknown }) => String((req.params as Q).environmentId);
   const envStatusSchema = schema('EnvironmentStatus');
+  const statusSchema = schema('Status');
 
   app.post(
     '/environment/:environmentId/service/deploy',
@@ -107,7 +108,8 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
   for (const [path, action, summary] of wholeEnvironment) {
     app.post(
       `/environment/:environmentId/${path}`,
-      { config: needs('DEPLOY'), schema: { ...doc('Environment Actions', summary), params, response: { 202: envStatusSchema, ...errorResponses(402, 409) } } },
+      // deployEnvironment answers a Status, stop and redeploy an EnvironmentStatus (the real API).
+      { config: needs('DEPLOY'), schema: { ...doc('Environment Actions', summary), params, response: { 202: path === 'deploy' ? statusSchema : envStatusSchema, ...errorResponses(402, 409) } } },
       async (req, reply) => {
         const envId = requireEnvironment(ctx, envIdOf(req)).id;
         const services = action === 'STOP' ? servicesOfEnvironment(ctx.state, envId) : unskippedServices(ctx, envId);
@@ -115,7 +117,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
         const requests = services.map((s) => (path === 'redeploy' ? deployRequest(s, currentVersion(s)) : { service: s }));
         startOperation(ctx, { action, environmentId: envId, services: requests, staged: true, triggeredBy: triggeredBy(req, ctx) });
         reply.code(202);
-        return environmentStatus(ctx, envId);
+        return path === 'deploy' ? environmentActionStatus(ctx, envId, 'DEPLOY') : environmentStatus(ctx, envId);
       },
     );
   }
@@ -130,7 +132,13 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
       `/environment/:environmentId/service/${path}`,
       {
         config: action === 'DELETE' ? needs('WRITE') : needs('DEPLOY'),
-        schema: { ...doc('Environment Actions', summary), params, body: schema(bodyName), response: { 200: { type: 'null', description: 'accepted; the work continues asynchronously' }, 202: envStatusSchema, ...errorResponses(402, 409) } },
+        // rebootServices answers 202 Status; deleteSelectedServices and stopSelectedServices 200 without a body.
+        schema: {
+          ...doc('Environment Actions', summary),
+          params,
+          body: schema(bodyName),
+          response: { ...(action === 'RESTART' ? { 202: statusSchema } : { 200: { type: 'null', description: 'accepted; the work continues asynchronously' } }), ...errorResponses(402, 409) },
+        },
       },
       async (req, reply) => {
         const envId = requireEnvironment(ctx, envIdOf(req)).id;
@@ -144,7 +152,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
         startOperation(ctx, { action, environmentId: envId, services, staged: true, triggeredBy: triggeredBy(req, ctx) });
         if (action === 'RESTART') {
           reply.code(202);
-          return environmentStatus(ctx, envId);
+          return environmentActionStatus(ctx, envId, 'RESTART');
         }
         // api-notes §3: 200 with no body; the services move on in the background.
         reply.code(200).send();

@@ -57,6 +57,28 @@ export function environmentStatus(ctx: EmulatorContext, environmentId: string, s
   };
 }
 
+/**
+ * The `Status` record the real service answers to `POST /environment/{id}/deploy` and
+ * `POST /environment/{id}/service/restart-service` (deployEnvironment, rebootServices: 202 Status,
+ * unlike stop/redeploy/service/deploy, which answer an EnvironmentStatus): the environment's id and
+ * state, with the request just queued.
+ */
+export function environmentActionStatus(ctx: EmulatorContext, environmentId: string, action: 'DEPLOY' | 'RESTART'): Record<string, unknown> {
+  const env = environmentStatus(ctx, environmentId);
+  const op = ongoingOperation(ctx, environmentId);
+  return {
+    id: environmentId,
+    state: env.state,
+    service_deployment_status: env.deployment_status,
+    last_deployment_date: env.last_deployment_date ?? undefined,
+    is_part_last_deployment: true,
+    ...(op ? { execution_id: op.execution_id } : {}),
+    status_details: { action, status: op ? 'QUEUED' : 'SUCCESS', sub_action: 'NONE' },
+    deployment_request_id: env.deployment_request_id ?? null,
+    deployment_requests_count: op ? 1 : 0,
+  };
+}
+
 export function environmentStatuses(ctx: EmulatorContext, environmentId: string): Record<string, unknown> {
   const out: Record<string, ApiRecord[]> = { applications: [], containers: [], jobs: [], databases: [], helms: [], terraforms: [] };
   const all: ApiRecord[] = [];
