@@ -49,8 +49,9 @@ export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = 
     'labels_groups', 'icon_uri', 'disk_type',
   ],
   job: [
-    'name', 'description', 'cpu', 'memory', 'gpu', 'max_nb_restart', 'max_duration_seconds', 'auto_preview', 'port',
-    'healthchecks', 'auto_deploy', 'annotations_groups', 'labels_groups', 'icon_uri', 'source', 'schedule',
+    'name', 'description', 'cpu', 'memory', 'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'max_nb_restart',
+    'max_duration_seconds', 'auto_preview', 'port', 'healthchecks', 'auto_deploy', 'annotations_groups', 'labels_groups',
+    'icon_uri', 'source', 'schedule',
   ],
   helm: [
     'name', 'description', 'timeout_sec', 'auto_preview', 'auto_deploy', 'arguments', 'allow_cluster_wide_resources',
@@ -210,6 +211,11 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
   const body = overlay(base, desired, REPLACED_WHOLE);
   if (kind === 'job') keepUnownedJobFields(body, base);
+  // values_override: each part the manifest sets replaces the live one; set_json, and a values file
+  // from git, cannot be declared and stay unless the manifest sets a values file of its own.
+  if (kind === 'helm' && isObj(desired.values_override) && isObj(base.values_override)) {
+    body.values_override = { ...base.values_override, ...desired.values_override };
+  }
   const fields = new Set(REQUEST_FIELDS[kind] ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
 }

@@ -1,7 +1,7 @@
 /**
  * Acceptance: fields a manifest cannot declare survive an apply that updates the service. A
  * console user sets them (a lifecycle job's lifecycle_type, a job built from an inline Dockerfile,
- * a helm port's service name and namespace); the team adopts the organization with `export` and
+ * a helm port's service name and namespace, helm set_json and values files from git); the team adopts the organization with `export` and
  * later changes something the manifest owns; the full-replacement PUT must not wipe what it does
  * not own.
  */
@@ -35,6 +35,11 @@ beforeAll(async () => {
     values_override: { set: [], set_string: [] }, arguments: [], timeout_sec: 600,
     ports: [{ name: 'web', internal_port: 3000, external_port: 443, service_name: 'grafana-svc', namespace: 'monitoring', protocol: 'HTTP' }],
   })).id;
+  ids.values = (await api('POST', `/environment/${env.id}/helm`, {
+    name: 'values', source: { helm_repository: { repository: 'bitnami', chart_name: 'x', chart_version: '1.0.0' } },
+    values_override: { set: [['replicas', '1']], set_string: [], set_json: [['resources', '{"cpu":1}']], file: { git: { git_repository: { url: 'https://github.com/acme/values.git', branch: 'main' }, paths: ['prod.yaml'] } } },
+    arguments: [],
+  })).id;
   await api('POST', `/environment/${env.id}/deploy`);
 }, 30_000);
 
@@ -44,11 +49,12 @@ afterAll(async () => {
 });
 
 describe('an update keeps the fields the manifest does not own', () => {
-  it('lifecycle_type, dockerfile_raw, docker_target_build_stage and helm port service_name/namespace survive a cpu/description change', async () => {
+  it('lifecycle_type, dockerfile_raw, docker_target_build_stage, helm port service_name/namespace, helm set_json and git values files survive an update', async () => {
     const file = path.join(tmp.dir, 'org.yaml');
     expect((await run(['export', '--project', 'ops', '--out', file], emu.env())).code).toBe(0);
     const text = readFileSync(file, 'utf8');
-    const edited = text.replaceAll('cpu: 200', 'cpu: 300').replace('type: helm', 'type: helm\n            description: dashboards');
+    const edited = text.replaceAll('cpu: 200', 'cpu: 300').replace('type: helm', 'type: helm\n            description: dashboards').replace('replicas: "1"', 'replicas: "2"');
+    expect(edited).toContain('replicas: "2"');
     expect(edited).not.toBe(text);
     writeFileSync(file, edited);
     const applied = await run(['apply', file, '--auto-approve'], emu.env());
@@ -64,6 +70,11 @@ describe('an update keeps the fields the manifest does not own', () => {
     const helm = await emu.api('GET', `/helm/${ids.helm}`);
     expect(helm.description).toBe('dashboards');
     expect(helm.ports[0]).toMatchObject({ service_name: 'grafana-svc', namespace: 'monitoring', internal_port: 3000 });
+
+    const values = await emu.api('GET', `/helm/${ids.values}`);
+    expect(values.values_override.set).toEqual([['replicas', '2']]);
+    expect(values.values_override.set_json).toEqual([['resources', '{"cpu":1}']]);
+    expect(values.values_override.file.git.paths).toEqual(['prod.yaml']);
 
     const again = await run(['plan', file, '--detailed-exitcode'], emu.env());
     expect(again.code, again.stdout).toBe(0);
