@@ -480,4 +480,20 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     expect(codes('/environment/{environmentId}/service/restart-service')).toEqual(['202']);
     expect(codes('/environment/{environmentId}/deploy')).toEqual(['202']);
   });
+
+  it('container and job records carry the real fields: registry_id, maximum_gpu; job ephemeral_storage_in_gib and cpu_architecture are kept', async () => {
+    const reg = await registryId(c);
+    const ct = await c.post(`/environment/${env2Id}/container`, { name: 'ref-web', registry_id: reg, image_name: 'nginx', tag: '1.27' });
+    expect(ct.status).toBe(201);
+    expect(ct.body).toMatchObject({ registry_id: reg, maximum_gpu: 0 });
+    const body = { name: 'ref-job', cpu_architecture: 'ARM64', ephemeral_storage_in_gib: 5, source: { image: { image_name: 'acme/x', tag: 'v1', registry_id: reg } }, schedule: { on_start: { arguments: ['go'] } } };
+    const j = await c.post(`/environment/${env2Id}/job`, body);
+    expect(j.status).toBe(201);
+    expect(j.body).toMatchObject({ cpu_architecture: 'ARM64', ephemeral_storage_in_gib: 5, maximum_gpu: 0 });
+    const got = await c.get(`/job/${j.body.id}`);
+    expect(got.body).toMatchObject({ cpu_architecture: 'ARM64', ephemeral_storage_in_gib: 5 });
+    const bad = await c.post(`/environment/${env2Id}/job`, { ...body, name: 'ref-job2', cpu_architecture: 'RISCV' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('cpu_architecture');
+  });
 });

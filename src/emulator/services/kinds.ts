@@ -146,6 +146,8 @@ export const KINDS: KindDef[] = [
         cpu: b.cpu ?? 500,
         memory: b.memory ?? 512,
         gpu: b.gpu ?? 0,
+        ephemeral_storage_in_gib: b.ephemeral_storage_in_gib ?? null,
+        cpu_architecture: b.cpu_architecture ?? 'AMD64',
         max_nb_restart: b.max_nb_restart ?? 0,
         max_duration_seconds: b.max_duration_seconds ?? 300,
         auto_preview: b.auto_preview ?? false,
@@ -264,7 +266,8 @@ export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord 
     labels_groups: expand(rec.labels_groups, ctx.state.labelsGroups),
   };
   if (env && rec.service_type !== 'HELM' && rec.service_type !== 'TERRAFORM') Object.assign(out, limits(ctx, env));
-  if (rec.service_type === 'APPLICATION') out.maximun_gpu = 0;
+  if (rec.service_type === 'APPLICATION') out.maximun_gpu = 0; // sic, as the real Application record
+  if (rec.service_type === 'CONTAINER' || rec.service_type === 'JOB') out.maximum_gpu = 0;
   if (rec.service_type === 'DATABASE') out.host = `z${rec.id.slice(0, 8)}-${String(rec.name).toLowerCase()}`;
   return out;
 }
