@@ -58,9 +58,13 @@ export function shouldUseColor(opts: { isTTY?: boolean; env: Record<string, stri
   return opts.isTTY === true;
 }
 
-/** Replaces terminal control characters (ESC, CSI, BEL...) with `?`; keeps newlines when asked. */
+/**
+ * Replaces terminal control characters (ESC, CSI, BEL...), line and paragraph separators and bidi
+ * overrides / isolates (which reorder what is shown: "evil\u202egnp.exe" reads "evilexe.png") with
+ * `?`, one character for one so that carets stay aligned; keeps newlines when asked.
+ */
 export function sanitize(s: string, keepNewlines = false): string {
-  return s.replace(keepNewlines ? /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g : /[\x00-\x1f\x7f-\x9f]/g, (c) => (c === '\t' ? ' ' : '?'));
+  return s.replace(keepNewlines ? /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g : /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => (c === '\t' ? ' ' : '?'));
 }
 
 function severityLabel(sev: Severity, p: Palette): string {

@@ -18,6 +18,7 @@ import type { ReferenceContext } from '../../manifest/references.js';
 import { fetchReferenceNames } from '../../manifest/remote-names.js';
 import { resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
+import { escapeJsonText } from '../../render/escape.js';
 
 export interface ValidateArgs {
   paths?: string[];
@@ -56,7 +57,8 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {
       // For editors and scripts: ranges are 1-based line/col, like everywhere else.
-      io.stdout.write(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2) + '\n');
+      // escapeJsonText: bidi overrides and line separators from the manifest as \u escapes (same value, inert text).
+      io.stdout.write(escapeJsonText(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2)) + '\n');
       return invalid ? EXIT.error : EXIT.ok;
     }
     if (args.format === 'github') {
