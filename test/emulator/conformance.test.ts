@@ -479,6 +479,8 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     expect(codes('/environment/{environmentId}/service/stop')).toEqual(['200']);
     expect(codes('/environment/{environmentId}/service/restart-service')).toEqual(['202']);
     expect(codes('/environment/{environmentId}/deploy')).toEqual(['202']);
+    for (const k of ['application/{applicationId}', 'container/{containerId}', 'database/{databaseId}', 'helm/{helmId}', 'terraform/{terraformId}']) expect(codes(`/${k}/deploy`), k).toEqual(['202']);
+    expect(codes('/job/{jobId}/deploy')).toEqual(['200', '202']);
   });
 
   it('container and job records carry the real fields: registry_id, maximum_gpu; job ephemeral_storage_in_gib and cpu_architecture are kept', async () => {

@@ -50,7 +50,8 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
           params,
           ...(bodyName ? { body: schema(bodyName) } : {}),
           ...(querystring ? { querystring } : {}),
-          response: { 202: isApp ? schema('ApplicationDeployResponse') : statusSchema, 200: statusSchema, ...errorResponses(402, 409) },
+          // 200: a job given a forceEvent it lacks is not deployed (seed 4.2); other kinds always answer 202.
+          response: { 202: isApp ? schema('ApplicationDeployResponse') : statusSchema, ...(kind.type === 'JOB' ? { 200: statusSchema } : {}), ...errorResponses(402, 409) },
         },
       },
       async (req, reply) => {
