@@ -253,7 +253,8 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
     // An alias takes its mount path from the file it points to; a manifest alias cannot set one.
     if (type !== 'ALIAS') doc.mount_path = a.mount_path;
     doc.description = a.description;
-    Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
+    // The flag means something for a file only; a manifest takes it only with a mount_path.
+    if (doc.mount_path !== undefined && doc.mount_path !== null) Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
     return [clean(doc)];
   });
 }
