@@ -1,6 +1,7 @@
 /**
- * Acceptance: a cron job scheduled with a macro (@daily, @hourly, ...), which the API accepts as
- * Kubernetes does, exports to a manifest that validates and plans with no changes.
+ * Acceptance: values the API accepts from the console export to a manifest that validates and
+ * plans with no changes: cron jobs scheduled with a macro (@daily, @hourly, ...), as Kubernetes
+ * takes them, and a container scaled to zero (max_running_instances 0).
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   for (const [name, at] of [['daily', '@daily'], ['hourly', '@hourly'], ['weekly', '@weekly']]) {
     await api('POST', `/environment/${env.id}/job`, { name, source: { image: { registry_id: registry, image_name: 'acme/job', tag: '1' } }, schedule: { cronjob: { scheduled_at: at } } });
   }
+  await api('POST', `/environment/${env.id}/container`, { name: 'paused', registry_id: registry, image_name: 'acme/web', tag: '1', min_running_instances: 0, max_running_instances: 0 });
   await api('POST', `/environment/${env.id}/deploy`);
   await waitForDeployments(emu, [env.id]);
 }, 30_000);
@@ -29,7 +31,7 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-describe('export of cron jobs scheduled with a macro', () => {
+describe('export of cron macros and of a container scaled to zero', () => {
   it('validates and plans with no changes', async () => {
     const file = path.join(tmp.dir, 'org.yaml');
     expect((await run(['export', '--out', file], emu.env())).code).toBe(0);
