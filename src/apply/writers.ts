@@ -271,9 +271,21 @@ async function createAlertRule(d: DesiredResource, ctx: WriteContext): Promise<A
 
 async function createStage(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
   const coll = collection('deployment_stage', d.address, ctx);
-  const rec = await createOnce(ctx, coll.create, createBody('deployment_stage', d.attrs, bodyContext(d, ctx)), () =>
-    findIn(ctx, coll.list, identityMatch('deployment_stage', d.name)),
-  );
+  const find = () => findIn(ctx, coll.list, identityMatch('deployment_stage', d.name));
+  const body = createBody('deployment_stage', d.attrs, bodyContext(d, ctx));
+  let rec: ApiRecord;
+  try {
+    rec = await createOnce(ctx, coll.create, body, find);
+  } catch (e) {
+    // The API creates a DEFAULT stage with every environment: a manifest declaring it for an
+    // environment created by this apply finds it there (409). Adopt it, with the declared fields.
+    const existing = errorStatus(e) === 409 ? await find() : undefined;
+    if (!existing) throw e;
+    rec = existing;
+    if ((body.name !== undefined && body.name !== rec.name) || (body.description !== undefined && body.description !== rec.description)) {
+      rec = await ctx.api.put<ApiRecord>(`/deploymentStage/${rec.id}`, updateBody('deployment_stage', d.attrs, rec, bodyContext(d, ctx)));
+    }
+  }
   ctx.refs.set(d.address, rec);
   await arrangeStage(d, rec, [], undefined, ctx);
   return rec;
