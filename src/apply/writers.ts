@@ -179,7 +179,13 @@ async function createGeneric(d: DesiredResource, ctx: WriteContext): Promise<Api
 async function createWebhook(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
   const created = await createGeneric(d, ctx);
   const coll = collection('webhook', d.address, ctx);
-  const same = listResults(await ctx.api.get(coll.list)).filter(identityMatch('webhook', d.name));
+  let same: ApiRecord[];
+  try {
+    same = listResults(await ctx.api.get(coll.list)).filter(identityMatch('webhook', d.name));
+  } catch {
+    // The webhook exists: a check that could not run (interrupted, API failing) does not undo that.
+    return created;
+  }
   if (same.length <= 1) return created;
   same.sort((a, b) => String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')) || String(a.id).localeCompare(String(b.id)));
   for (const extra of same.slice(1)) {

@@ -46,7 +46,7 @@ describe('apply interrupted with SIGINT', () => {
       const answered = proxy.seen.filter((s) => isWrite(s) && s.status >= 200 && s.status < 300 && !s.path.endsWith('/validate')).length;
       const appliedRows = out.split('\n').filter((l) => /^\s+applied\s/.test(l)).length;
       const notStartedRows = out.split('\n').filter((l) => /^\s+not started\s/.test(l)).length;
-      expect(appliedRows).toBe(answered);
+      expect(appliedRows, `${out}\nanswered writes:\n${proxy.seen.filter((s) => isWrite(s) && s.status >= 200 && s.status < 300).map((s) => `${s.method} ${s.path} ${s.status}`).join('\n')}`).toBe(answered);
       expect(notStartedRows).toBeGreaterThan(0);
       expect(out).toMatch(/Apply interrupted: \d+ steps? failed, \d+ skipped, \d+ not started\./);
       // A step whose next call was not sent says so (a multi-call step cut between two calls).
