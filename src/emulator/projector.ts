@@ -19,7 +19,9 @@ export function projector(schema: Schema | undefined): Projector {
     return (v) => (Array.isArray(v) ? v.map(item) : v);
   }
   if (schema.type === 'object' || schema.properties) {
-    const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, projector(s)] as const);
+    // A null for a property the schema does not declare nullable is omitted (the real API leaves an
+    // unset optional field out rather than answering null where its document says string/object).
+    const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, projector(s), omitsNull(s)] as const);
     const extra = schema.additionalProperties;
     if (extra === true || (props.length === 0 && extra === undefined)) return identity;
     const extraProjector = extra && typeof extra === 'object' ? projector(extra) : undefined;
@@ -30,14 +32,19 @@ export function projector(schema: Schema | undefined): Projector {
       if (extraProjector) {
         for (const k of Object.keys(src)) out[k] = extraProjector(src[k]);
       }
-      for (const [k, p] of props) {
+      for (const [k, p, dropNull] of props) {
         const x = src[k];
-        if (x !== undefined) out[k] = p(x);
+        if (x === undefined || (x === null && dropNull)) continue;
+        out[k] = p(x);
       }
       return out;
     };
   }
   return identity;
+}
+
+function omitsNull(s: Schema): boolean {
+  return Boolean(s) && s.nullable !== true && typeof s.type === 'string' && !s.anyOf && !s.oneOf && !s.allOf;
 }
 
 /**

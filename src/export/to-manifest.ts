@@ -279,7 +279,8 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
     name: s.name,
     type: s.kind,
     description: a.description,
-    icon_uri: a.icon_uri,
+    // The API's default icon of the kind (set when none was given) is not worth writing down.
+    icon_uri: a.icon_uri === `app://qovery-console/${s.kind}` ? undefined : a.icon_uri,
     annotation_groups: a.annotations_groups,
     label_groups: a.labels_groups,
   };

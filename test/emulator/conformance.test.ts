@@ -498,4 +498,20 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('cpu_architecture');
   });
+
+  it('records answer no null where the real document (and seed 2.4) says string: service description / icon_uri / entrypoint, project description', async () => {
+    const p = await c.post(`/organization/${org}/project`, { name: 'no-desc' });
+    expect(p.body).not.toHaveProperty('description');
+    const reg = await registryId(c);
+    const ct = await c.post(`/environment/${env2Id}/container`, { name: 'bare-web', registry_id: reg, image_name: 'nginx', tag: '1.27' });
+    const db = await c.post(`/environment/${env2Id}/database`, { name: 'bare-db', type: 'REDIS', version: '7', mode: 'CONTAINER' });
+    for (const r of [ct, db]) {
+      expect(r.status).toBe(201);
+      expect(r.body).not.toHaveProperty('description');
+      expect(r.body).not.toHaveProperty('entrypoint');
+      expect(typeof r.body.icon_uri).toBe('string');
+    }
+    expect(db.body.icon_uri).toBe('app://qovery-console/database');
+    expect(db.body.instance_type).toBeNull(); // seed 2.4: null for container mode
+  });
 });

@@ -256,6 +256,8 @@ export function stashTerraformSecrets(ctx: EmulatorContext, serviceId: string, f
   }
 }
 
+export const defaultIconUri = (serviceType: string): string => `app://qovery-console/${serviceType.toLowerCase()}`;
+
 /** The service as the API returns it: groups embedded in full, current cluster limits. */
 export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord {
   const env = ctx.state.environments[rec.environment.id];
@@ -266,6 +268,8 @@ export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord 
     labels_groups: expand(rec.labels_groups, ctx.state.labelsGroups),
   };
   if (env && rec.service_type !== 'HELM' && rec.service_type !== 'TERRAFORM') Object.assign(out, limits(ctx, env));
+  // The real records always carry an icon (icon_uri is required there): a default per kind when none was set.
+  out.icon_uri = rec.icon_uri ?? defaultIconUri(String(rec.service_type));
   if (rec.service_type === 'APPLICATION') out.maximun_gpu = 0; // sic, as the real Application record
   if (rec.service_type === 'CONTAINER' || rec.service_type === 'JOB') out.maximum_gpu = 0;
   if (rec.service_type === 'DATABASE') out.host = `z${rec.id.slice(0, 8)}-${String(rec.name).toLowerCase()}`;
