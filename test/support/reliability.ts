@@ -55,11 +55,38 @@ export function render(): void {
     const figs = Object.entries(row.figures).map(([k, v]) => `${k}: **${v}**`).join('<br>');
     out.push(`| \`${row.file}\` | ${row.title} | ${figs} | \`${row.command}\` | ${row.date} (Node ${row.node}) |`);
   }
-  out.push('');
+  out.push('', ...NOTES, '');
   const tmp = join(ROOT, `.RELIABILITY.md.${process.pid}.tmp`);
   writeFileSync(tmp, out.join('\n'));
   renameSync(tmp, join(ROOT, 'RELIABILITY.md'));
 }
+
+/** How the suite works and what it does not cover (prose; no figure in it). */
+const NOTES = [
+  '## How to run and tune',
+  '',
+  '- `npm run test:chaos` builds, then runs `test/chaos/**` (the SIGKILL and SIGINT tests drive `node bin/driftless.js`;',
+  '  the others run the CLI in-process through `main(argv, io)`), all against `startEmulator` on 127.0.0.1, most through',
+  '  `test/support/proxy.ts`, a counting HTTP proxy that also injects 401/403/429, holds, hangs or swallows requests.',
+  '- Knobs for a longer run: `CHAOS_SEEDS` (faults, default 20 per rate), `CHAOS_RATES` (default `0.1,0.3`), `CHAOS_KILLS`',
+  '  (default 20), `CHAOS_CONCURRENT` (default 5 pairs), `CHAOS_POOL` (runs in parallel, default 4), `FUZZ_RUNS`',
+  '  (default 10,000) and `FUZZ_SEED`.',
+  '- Duplicates and losses are counted through the API (`test/support/census.ts`, the list endpoints the export reads),',
+  '  against the census of one fault-free apply of the same manifest.',
+  '- The per-request timeout is `DRIFTLESS_REQUEST_TIMEOUT` (seconds, default 30); every retry the client makes is printed',
+  '  on stderr (`API: GET /path failed (timeout); retrying (attempt 2) in 180ms`).',
+  '',
+  '## Known limits (not covered, or covered differently)',
+  '',
+  '- driftless has no log-level option: the canary runs every output format and the `--json` event stream instead.',
+  '- Two concurrent applies end with one copy of each object; the run that loses a race exits 1 with the API\'s 409',
+  '  naming the object (it does not adopt it); running apply again is a no-op. Webhooks, which the API does not keep',
+  '  unique, are de-duplicated after their create (the oldest copy is kept).',
+  '- A step of two calls cut by Ctrl-C between them (an alert receiver validated, not yet created) is listed as',
+  '  `failed: interrupted before the request was sent`, not as `not started`.',
+  '- The client keeps the later of two reset times announced within one rate-limit window: a gateway answering 429 with',
+  '  an earlier `X-RateLimit-Reset` than the window the API announced is waited out to the later one (safe, slower).',
+];
 
 function rank(id: string): number {
   const i = ORDER.findIndex((p) => id.startsWith(p));
