@@ -52,6 +52,23 @@ describe('timeouts and retries', () => {
     }
   });
 
+  it('an invalid DRIFTLESS_REQUEST_TIMEOUT is refused before any request, naming the variable', async () => {
+    const h = await startHarness();
+    const proxy = await startProxy(h.emu.url);
+    try {
+      const dir = copyRealistic(h);
+      for (const bad of ['0', '-1', 'ten', '1e3', '7200']) {
+        const r = await h.run(['plan', dir], { env: { ...secretEnv(), DRIFTLESS_API_URL: proxy.url, DRIFTLESS_REQUEST_TIMEOUT: bad } });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('DRIFTLESS_REQUEST_TIMEOUT must be a number of seconds');
+      }
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+      await h.close();
+    }
+  });
+
   it('latency spikes: timed-out reads are retried and the plan succeeds; a create whose answer is lost is looked up, not sent twice', async () => {
     const ref = await referenceCensus();
     const h = await startHarness();
