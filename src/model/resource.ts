@@ -60,17 +60,23 @@ export function addressOf(kind: ResourceKind, name: string | undefined, parent?:
 
 /**
  * Kinds whose names the API compares case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are
- * the same database, so live and desired are matched on `matchKey`, not on the raw address.
+ * the same database, so live and desired are matched on `matchKey`, not on the raw address. The
+ * API keeps service names unique case-insensitively within an environment, whatever their kind.
  */
 export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
   'organization',
   'database',
   'deployment_stage',
+  'application',
+  'container',
+  'job',
+  'helm',
+  'terraform',
 ]);
 
 /** The address with case-insensitive names folded, used to pair live and desired resources. */
 export function matchKey(address: Address): string {
-  if (!/(^|\/)(database|deployment_stage)\./.test(address)) return address;
+  if (!/(^|\/)(database|deployment_stage|application|container|job|helm|terraform)\./.test(address)) return address;
   return address
     .split('/')
     .map((seg) => {
