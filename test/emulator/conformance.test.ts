@@ -514,4 +514,21 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     expect(db.body.icon_uri).toBe('app://qovery-console/database');
     expect(db.body.instance_type).toBeNull(); // seed 2.4: null for container mode
   });
+
+  it('job source and schedule: the unset alternative is left out (real oneOf), an image carries its registry; terraform carries auto_deploy; webhook description never null', async () => {
+    const reg = await registryId(c);
+    const j = await c.post(`/environment/${env2Id}/job`, { name: 'shape-job', source: { image: { image_name: 'acme/x', tag: 'v1', registry_id: reg } }, schedule: { on_start: { arguments: ['go'] } } });
+    expect(j.status).toBe(201);
+    expect(Object.keys(j.body.source)).toEqual(['image']);
+    expect(j.body.source.image.registry).toMatchObject({ id: reg, name: 'docker-hub' });
+    expect(j.body.schedule.on_start).toEqual({ arguments: ['go'] });
+    for (const k of ['on_stop', 'on_delete', 'cronjob']) expect(j.body.schedule, k).not.toHaveProperty(k);
+    const cron = await c.post(`/environment/${env2Id}/job`, { name: 'shape-cron', source: { image: { image_name: 'acme/x', tag: 'v1', registry_id: reg } }, schedule: { cronjob: { scheduled_at: '0 3 * * *' } } });
+    expect(Object.keys(cron.body.schedule)).toEqual(['cronjob']);
+    expect(cron.body.schedule.cronjob).not.toHaveProperty('entrypoint');
+    const tf = await c.get(`/terraform/${terraformId}`);
+    expect(tf.body.auto_deploy).toBe(false);
+    const wh = await c.post(`/organization/${org}/webhook`, { target_url: 'https://hooks.example.test/y', events: ['DEPLOYMENT_FAILED'], enabled: true });
+    expect(wh.body).not.toHaveProperty('description');
+  });
 });

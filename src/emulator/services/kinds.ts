@@ -272,6 +272,11 @@ export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord 
   out.icon_uri = rec.icon_uri ?? defaultIconUri(String(rec.service_type));
   if (rec.service_type === 'APPLICATION') out.maximun_gpu = 0; // sic, as the real Application record
   if (rec.service_type === 'CONTAINER' || rec.service_type === 'JOB') out.maximum_gpu = 0;
+  if (rec.service_type === 'TERRAFORM') out.auto_deploy = Boolean(rec.auto_deploy_config?.auto_deploy);
+  if (rec.service_type === 'JOB' && rec.source?.image) {
+    const reg = ctx.state.containerRegistries[rec.source.image.registry_id];
+    if (reg) out.source = { ...rec.source, image: { ...rec.source.image, registry: { id: reg.id, name: reg.name, url: reg.url, kind: reg.kind } } };
+  }
   if (rec.service_type === 'DATABASE') out.host = `z${rec.id.slice(0, 8)}-${String(rec.name).toLowerCase()}`;
   return out;
 }
