@@ -61,7 +61,9 @@ export function addressOf(kind: ResourceKind, name: string | undefined, parent?:
 /**
  * Kinds whose names the API compares case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are
  * the same database, so live and desired are matched on `matchKey`, not on the raw address. The
- * API keeps service names unique case-insensitively within an environment, whatever their kind.
+ * API keeps every name unique case-insensitively in its scope (services of an environment whatever
+ * their kind, projects, environments, groups, receivers, alert rules); variable keys are
+ * case-sensitive.
  */
 export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
   'organization',
@@ -72,11 +74,19 @@ export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<Resourc
   'job',
   'helm',
   'terraform',
+  'project',
+  'environment',
+  'annotations_group',
+  'labels_group',
+  'alert_receiver',
+  'alert_rule',
 ]);
+
+const CASE_INSENSITIVE_SEGMENT = new RegExp(`(^|/)(${[...CASE_INSENSITIVE_KINDS].join('|')})\\.`);
 
 /** The address with case-insensitive names folded, used to pair live and desired resources. */
 export function matchKey(address: Address): string {
-  if (!/(^|\/)(database|deployment_stage|application|container|job|helm|terraform)\./.test(address)) return address;
+  if (!CASE_INSENSITIVE_SEGMENT.test(address)) return address;
   return address
     .split('/')
     .map((seg) => {

@@ -188,10 +188,36 @@ function sanitizedAttrs(d: DesiredResource, fps: Record<string, string>): Record
 
 /** For kinds named case-insensitively, a name that differs only in case is the same name. */
 function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
-  const n = attrs.name;
-  if (!CASE_INSENSITIVE_KINDS.has(d.kind) || typeof n !== 'string' || typeof d.attrs.name !== 'string') return attrs;
-  if (n === d.attrs.name || n.toLowerCase() !== d.attrs.name.toLowerCase()) return attrs;
-  return { ...attrs, name: d.attrs.name };
+  const out = sameNameRefs(d, attrs);
+  const n = out.name;
+  if (!CASE_INSENSITIVE_KINDS.has(d.kind) || typeof n !== 'string' || typeof d.attrs.name !== 'string') return out;
+  if (n === d.attrs.name || n.toLowerCase() !== d.attrs.name.toLowerCase()) return out;
+  return { ...out, name: d.attrs.name };
+}
+
+/** Names of case-insensitive objects referred to by name (groups, receivers, a target, a stage): live spelled as desired when they only differ in case. */
+function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
+  const fold = (live: unknown, want: unknown): unknown => {
+    if (typeof live === 'string' && typeof want === 'string') return live !== want && live.toLowerCase() === want.toLowerCase() ? want : live;
+    if (Array.isArray(live) && Array.isArray(want)) {
+      const spelled = new Map(want.filter((w): w is string => typeof w === 'string').map((w) => [w.toLowerCase(), w]));
+      return live.map((x) => (typeof x === 'string' ? spelled.get(x.toLowerCase()) ?? x : x));
+    }
+    return live;
+  };
+  let out = attrs;
+  for (const f of ['annotations_groups', 'labels_groups', 'alert_receivers', 'after']) {
+    if (attrs[f] === undefined || d.attrs[f] === undefined) continue;
+    const v = fold(attrs[f], d.attrs[f]);
+    if (v !== attrs[f]) out = { ...out, [f]: v };
+  }
+  const lt = attrs.target, dt = d.attrs.target;
+  if (lt && dt && typeof lt === 'object' && typeof dt === 'object' && !Array.isArray(lt)) {
+    const t: Record<string, unknown> = { ...(lt as Record<string, unknown>) };
+    for (const k of ['project', 'environment', 'service']) t[k] = fold(t[k], (dt as Record<string, unknown>)[k]);
+    out = { ...out, target: t };
+  }
+  return out;
 }
 
 function guardDataLoss(c: ResourceChange, allowDataLoss: boolean): void {

@@ -1,7 +1,8 @@
 /**
- * Acceptance: the API compares service names case-insensitively within an environment (creating
- * `Web` beside `web` is a 409). A manifest that writes `Web` for the live `web` (or an export of a
- * console-made `API` edited by hand to `api`) must pair them, not plan a create that cannot succeed.
+ * Acceptance: the API compares names case-insensitively (creating `Web` beside `web` in an
+ * environment is a 409; so for projects, environments, groups, receivers and alert rules). A
+ * manifest that writes `Web` for the live `web` (or an export of a console-made `API` edited by hand
+ * to `api`) must pair them, not plan a create that cannot succeed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
@@ -55,5 +56,36 @@ describe('service names that differ only in case', () => {
     const again = await h.run(['plan', 'cased', '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('No changes.');
+  });
+
+  it('so are projects, environments and groups (the API keeps all their names unique case-insensitively)', async () => {
+    const m = (project: string, env: string, group: string) => `version: 1
+label_groups:
+  - name: ${group}
+    labels:
+      - key: team
+        value: shop
+projects:
+  - name: ${project}
+    environments:
+      - name: ${env}
+        cluster: staging-cluster
+        services:
+          - type: container
+            name: api
+            registry: docker-hub
+            image_name: acme/api
+            tag: "1"
+            label_groups: [${group}]
+`;
+    h.write({ 'groups/main.yaml': m('Shop', 'Prod', 'Team') });
+    const first = await h.run(['apply', 'groups', '--auto-approve', ...FAST]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    h.write({ 'groups/main.yaml': m('shop', 'prod', 'team') });
+    const applied = await h.run(['apply', 'groups', '--auto-approve', ...FAST]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).not.toContain('will be created');
+    const again = await h.run(['plan', 'groups', '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
   });
 });
