@@ -26,6 +26,8 @@ interface Tally {
   twoRuns: number;
   duplicates: number;
   lost: number;
+  /** What made first runs fail: "create alert_rule (HTTP 503)"... */
+  firstRunFailures: string[];
 }
 
 async function oneSeed(rate: number, seed: number, ref: Census, t: Tally): Promise<void> {
@@ -55,6 +57,12 @@ async function checkSeed(h: Harness, proxy: Proxy, seed: number, ref: Census, t:
     // A clear message: what failed and why, in words (no stack trace, no "[object Object]").
     expect(out1, `seed ${seed}`).toMatch(/Apply failed: \d+ steps? failed|Error: .*failed: /);
     expect(out1).not.toContain('[object Object]');
+    for (const row of out1.split('\n').filter((l) => /^\s+failed\s/.test(l))) {
+      const [, action, address, detail] = /^\s+failed\s+(\S+)\s+(\S+)\s*(.*)$/.exec(row) ?? [];
+      const why = /HTTP \d+|connection failed[^:]*|timeout|interrupted/.exec(detail ?? '')?.[0] ?? 'other';
+      t.firstRunFailures.push(`${action} ${String(address).split('/').pop()!.replace(/\..*/, '')} (${why})`);
+    }
+    if (!/^\s+failed\s/m.test(out1)) t.firstRunFailures.push((/Error: ([^\n]{0,80})/.exec(out1)?.[1] ?? 'other').trim());
     const second = await apply();
     t.runs++;
     expect(second.stdout + second.stderr, `seed ${seed}`).not.toMatch(STACK);
@@ -88,7 +96,7 @@ describe('apply of examples/realistic under injected faults', () => {
     it(`converges at --fault-rate ${rate} for ${SEEDS} seeds, with no duplicate and nothing lost`, async () => {
       const ref = await referenceCensus();
       expect(ref.counts.service).toBeGreaterThanOrEqual(6);
-      const t: Tally = { runs: 0, requests: 0, faults: 0, faultsOnWrites: 0, oneRun: 0, twoRuns: 0, duplicates: 0, lost: 0 };
+      const t: Tally = { runs: 0, requests: 0, faults: 0, faultsOnWrites: 0, oneRun: 0, twoRuns: 0, duplicates: 0, lost: 0, firstRunFailures: [] };
       const seeds = Array.from({ length: SEEDS }, (_, i) => (i + 1) * 7919 + Math.round(rate * 100));
       await pool(seeds, POOL, (seed) => oneSeed(rate, seed, ref, t));
       expect(t.faults).toBeGreaterThan(0);
@@ -105,6 +113,7 @@ describe('apply of examples/realistic under injected faults', () => {
           'converged in one run': `${t.oneRun}/${SEEDS}`,
           'converged in two runs': `${t.twoRuns}/${SEEDS}`,
           'not converged': SEEDS - t.oneRun - t.twoRuns,
+          'why first runs failed': t.firstRunFailures.length ? t.firstRunFailures.join('; ') : 'none',
           'duplicates found': t.duplicates,
           'resources lost': t.lost,
         },
