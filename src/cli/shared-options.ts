@@ -29,7 +29,11 @@ export function connectionOptions(y: Argv): Argv<any> {
  * pause is never a mystery. Paths carry ids only (no query string, no body, no header).
  */
 export function apiEventReporter(io: CliIO, onRateLimit?: (seconds: number) => void): (e: ApiEvent) => void {
+  const debug = logLevel(io.env) === 'debug';
   return (e) => {
+    // The most verbose level: one line per HTTP exchange (method, path without query, status, time).
+    // Nothing else of a request is ever logged: not its body, nor any header.
+    if (debug && e.type === 'response') io.stderr.write(`debug: API ${e.method} ${e.path} -> ${e.status} in ${Math.round(e.durationMs)}ms (attempt ${e.attempt})\n`);
     if (e.type === 'retry' && !e.reason.startsWith('rate limited')) {
       // 429s are reported by the rate-limit-wait event below.
       io.stderr.write(`API: ${e.method} ${e.path} failed (${e.reason}); retrying (attempt ${e.attempt}) in ${e.delayMs < 10_000 ? `${e.delayMs}ms` : `${Math.round(e.delayMs / 1000)}s`}\n`);
@@ -39,4 +43,16 @@ export function apiEventReporter(io: CliIO, onRateLimit?: (seconds: number) => v
       else io.stderr.write(`API rate limit: waiting ${e.seconds}s (until ${e.until}) to stay within the limit\n`);
     }
   };
+}
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * DRIFTLESS_LOG_LEVEL: `debug` adds a line per API request and response on stderr; the default
+ * `info` reports retries and rate-limit waits only. An unknown value falls back to `info`.
+ */
+export function logLevel(env: NodeJS.ProcessEnv): LogLevel {
+  const v = (env.DRIFTLESS_LOG_LEVEL ?? '').toLowerCase();
+  return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LogLevel) : 'info';
 }

@@ -59,7 +59,8 @@ describe('secret canary', () => {
         DRIFTLESS_FINGERPRINT_KEY: rnd('fpkey_canary_'),
       };
       Object.assign(canaries, secrets, { DRIFTLESS_API_TOKEN: token });
-      const env = { ...secrets, DRIFTLESS_API_TOKEN: token };
+      // The most verbose level: every API exchange is logged, and none of it may carry a secret.
+      const env = { ...secrets, DRIFTLESS_API_TOKEN: token, DRIFTLESS_LOG_LEVEL: 'debug' };
       const dir = copyRealistic(h);
       const run = async (what: string, argv: string[], extra: Record<string, string> = {}): Promise<RunResult> => {
         const r = await h.run(argv, { env: { ...env, ...extra } });
