@@ -6,48 +6,12 @@
  * characters are neutralised here so that a crafted name cannot drive the terminal or forge an
  * extra GitHub workflow command.
  */
-import kleur from 'kleur';
 import type { Diagnostic, Severity } from './diagnostic.js';
 import { formatRange } from './excerpt.js';
+import { createPalette, type Palette } from '../render/palette.js';
 
-export interface Palette {
-  enabled: boolean;
-  red(s: string): string;
-  yellow(s: string): string;
-  cyan(s: string): string;
-  green(s: string): string;
-  bold(s: string): string;
-  dim(s: string): string;
-}
-
-/**
- * A palette that colours when `enabled`. kleur's own switch is global; callers pass a palette
- * instead of toggling it (a test rendering without colour must not change another's output).
- */
-export function createPalette(enabled: boolean): Palette {
-  const id = (s: string) => s;
-  if (!enabled) return { enabled, red: id, yellow: id, cyan: id, green: id, bold: id, dim: id };
-  // kleur decides at import time from the process (not from the injected IO); force it on for the
-  // duration of each synchronous call and restore it, so no global state leaks between renderers.
-  const paint = (fn: (s: string) => string) => (s: string) => {
-    const prev = kleur.enabled;
-    kleur.enabled = true;
-    try {
-      return fn(s);
-    } finally {
-      kleur.enabled = prev;
-    }
-  };
-  return {
-    enabled,
-    red: paint((s) => kleur.red(s)),
-    yellow: paint((s) => kleur.yellow(s)),
-    cyan: paint((s) => kleur.cyan(s)),
-    green: paint((s) => kleur.green(s)),
-    bold: paint((s) => kleur.bold(s)),
-    dim: paint((s) => kleur.dim(s)),
-  };
-}
+// One palette for every human renderer (diagnostics use a subset of its colours).
+export { createPalette, type Palette } from '../render/palette.js';
 
 /** Colour only for a terminal, and never when NO_COLOR is set, TERM is dumb or --no-color was given. */
 export function shouldUseColor(opts: { isTTY?: boolean; env: Record<string, string | undefined>; noColor?: boolean }): boolean {
