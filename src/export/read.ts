@@ -12,7 +12,7 @@
 import type { ApiPort } from '../live/api-port.js';
 import { mapWithLimit } from '../live/limit.js';
 import { serviceKindOf } from '../live/normalize.js';
-import { listResults, ORG_LIST_PATHS, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
+import { listResults, readOrganizationLists, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
 
 export interface ExportScope {
   /** Only this project (exact name). */
@@ -27,20 +27,7 @@ const ORG_LISTS: OrgListName[] = ['projects', 'clusters', 'containerRegistries',
 
 export async function readOrganization(api: ApiPort, scope: ExportScope = {}, opts: { parallelism?: number } = {}): Promise<LiveRecords> {
   const limit = opts.parallelism ?? 8;
-  const orgResp = await api.get<unknown>('/organization');
-  const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
-  const out: LiveRecords = {
-    organization,
-    lists: {},
-    environments: new Map(),
-    variables: new Map(),
-    services: new Map(),
-    stages: new Map(),
-    statuses: new Map(),
-  };
-  await mapWithLimit(ORG_LISTS, limit, async (name) => {
-    out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](organization.id)));
-  });
+  const out = await readOrganizationLists(api, ORG_LISTS, limit);
 
   let projects = out.lists.projects ?? [];
   if (scope.project !== undefined) {

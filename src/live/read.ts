@@ -130,11 +130,13 @@ export interface ReadOptions {
   parallelism?: number;
 }
 
-export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: ReadOptions = {}): Promise<LiveRecords> {
-  const limit = opts.parallelism ?? 8;
+/**
+ * The organization and the given organization-level lists, in a `LiveRecords` whose per-project and
+ * per-environment maps are still empty: the common start of the plan's and the export's readers.
+ */
+export async function readOrganizationLists(api: ApiPort, names: Iterable<OrgListName>, limit: number): Promise<LiveRecords> {
   const orgResp = await api.get<unknown>('/organization');
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
-  const orgId = organization.id;
   const out: LiveRecords = {
     organization,
     lists: {},
@@ -144,11 +146,15 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     stages: new Map(),
     statuses: new Map(),
   };
-
-  const lists = [...orgListsNeeded(graph)];
-  await mapWithLimit(lists, limit, async (name) => {
-    out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](orgId)));
+  await mapWithLimit([...names], limit, async (name) => {
+    out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](organization.id)));
   });
+  return out;
+}
+
+export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: ReadOptions = {}): Promise<LiveRecords> {
+  const limit = opts.parallelism ?? 8;
+  const out = await readOrganizationLists(api, orgListsNeeded(graph), limit);
 
   const children = indexChildren(graph);
   const wants = (r: DesiredResource, kind: ResourceKind): boolean =>
