@@ -4,7 +4,7 @@
  * (`liveStateFromRecords`) turns both into identical attrs. The plan reads what a manifest
  * declares; an export reads everything (or one project / environment).
  *
- * Requests: the organization, 7 organization-level lists, then per project its environment list,
+ * Requests: the organization, 8 organization-level lists, then per project its environment list,
  * per environment its service and stage lists, and per scope holding variables one unified
  * `/variable` list (a service's list also covers its environment and project, which are then not
  * read again).
