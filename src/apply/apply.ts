@@ -19,7 +19,9 @@ import type { ApiPort } from '../live/api-port.js';
 import { errorMessage, isAmbiguousFailure } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
-import type { ApplyEvent, ApplyEventSink, StepAction } from './events.js';
+import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
+
+export type { ApplySummary } from './events.js';
 import { IdRegistry } from './refs.js';
 import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, type ChangeAction } from './steps.js';
 
@@ -70,16 +72,6 @@ export interface StepReport {
   /** For skipped steps: the failed step's address. */
   because?: Address;
   logs?: string[];
-}
-
-export interface ApplySummary {
-  add: number;
-  change: number;
-  destroy: number;
-  deploy: number;
-  failed: number;
-  skipped: number;
-  not_started: number;
 }
 
 export interface ApplyResult {

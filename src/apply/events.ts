@@ -16,6 +16,17 @@ export interface StepRef {
   action: StepAction;
 }
 
+/** What an apply did, step by step counted (the result's `summary` and the `change_summary` event). */
+export interface ApplySummary {
+  add: number;
+  change: number;
+  destroy: number;
+  deploy: number;
+  failed: number;
+  skipped: number;
+  not_started: number;
+}
+
 export type ApplyEvent =
   | ({ type: 'apply_start' } & StepRef)
   /** A deployment moved to a new state (one event per service per state change). */
@@ -28,17 +39,10 @@ export type ApplyEvent =
   | { type: 'backup_created'; address: Address; backup_name: string; backup_id: string }
   /** The client is pacing itself to stay under the API's rate limit. */
   | { type: 'rate_limited'; wait_seconds: number }
-  | {
+  | ({
       type: 'change_summary';
-      add: number;
-      change: number;
-      destroy: number;
-      deploy: number;
-      failed: number;
-      skipped: number;
-      not_started: number;
       /** HTTP requests the apply made (writes, deploys, polls), after the plan's reads. */
       requests: number;
-    };
+    } & ApplySummary);
 
 export type ApplyEventSink = (e: ApplyEvent) => void;
