@@ -24,6 +24,16 @@ export function connectionOptions(y: Argv): Argv<any> {
     });
 }
 
+/** The `[paths..]` positional of the commands that read a manifest. */
+export function pathsPositional(y: Argv<any>): Argv<any> {
+  return y.positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' });
+}
+
+/** The connection settings runPlan takes, from the parsed arguments. */
+export function connectionOf(args: ConnectionArgs): ConnectionArgs {
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism };
+}
+
 /**
  * Tells the user (on stderr) what the client retries and when it waits for the rate limit, so a
  * pause is never a mystery. Paths carry ids only (no query string, no body, no header).

@@ -22,7 +22,7 @@ import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '.
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { colourEnabled } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
-import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { onInterrupt } from '../interrupt.js';
@@ -176,9 +176,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
   const r: RunPlanResult = await runPlan(
     manifestPaths,
     {
-      apiUrl: args.apiUrl,
-      authScheme: args.authScheme,
-      parallelism: args.parallelism,
+      ...connectionOf(args),
       allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
       maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
     },

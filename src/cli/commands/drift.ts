@@ -13,7 +13,7 @@ import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { createPalette } from '../../render/palette.js';
 import { colourEnabled } from '../config.js';
 import { runPlan } from '../run-plan.js';
-import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
 import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
@@ -29,13 +29,12 @@ export const driftCommand: CliCommand<DriftArgs> = {
   command: 'drift [paths..]',
   describe: 'Compare the live platform with Git: exit 0 in sync, 2 drift, 1 error',
   builder: (y: Argv) =>
-    connectionOptions(y)
-      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+    pathsPositional(connectionOptions(y))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
-    const r = await runPlan(args.paths ?? [], { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');

@@ -17,7 +17,7 @@ import type { DesiredGraph } from '../../model/resource.js';
 import type { Plan } from '../../plan/types.js';
 import { colourEnabled } from '../config.js';
 import { runPlan } from '../run-plan.js';
-import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface GraphArgs extends ConnectionArgs {
   paths?: string[];
@@ -30,8 +30,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
   command: 'graph [paths..]',
   describe: "Draw the plan's dependency graph (Graphviz DOT or Mermaid)",
   builder: (y: Argv) =>
-    connectionOptions(y)
-      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+    pathsPositional(connectionOptions(y))
       .option('format', { choices: ['dot', 'mermaid'] as const, default: 'dot' as const, describe: 'Graphviz DOT, or Mermaid (GitHub renders it in comments)' })
       .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' }),
   run: async (args: GraphArgs, io: CliIO): Promise<number> => {
@@ -48,7 +47,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
         graph = built.graph;
       }
     } else {
-      const r = await runPlan(args.paths ?? [], { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+      const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
       await r.session?.close();
       diagnostics = r.diagnostics;
       graph = r.graph;

@@ -17,7 +17,7 @@ import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { colourEnabled } from '../config.js';
 import { runPlan } from '../run-plan.js';
-import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
   paths?: string[];
@@ -34,8 +34,7 @@ export const planCommand: CliCommand<PlanArgs> = {
   command: 'plan [paths..]',
   describe: 'Show what apply would change, create, delete and deploy (read-only)',
   builder: (y: Argv) =>
-    connectionOptions(y)
-      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories (default: the current directory)' })
+    pathsPositional(connectionOptions(y))
       .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
       .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
@@ -46,7 +45,7 @@ export const planCommand: CliCommand<PlanArgs> = {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const palette = createPalette(colourEnabled(io, args));
     const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
-    const r = await runPlan(args.paths ?? [], { ...connection(args), allowDataLoss: args.allowDataLoss, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
@@ -72,7 +71,3 @@ export const planCommand: CliCommand<PlanArgs> = {
     }
   },
 };
-
-function connection(args: ConnectionArgs) {
-  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism };
-}
