@@ -5,6 +5,7 @@
  * history and process listings. Nothing here ever puts the token into a message.
  */
 import { error, type Diagnostic } from '../diag/diagnostic.js';
+import { shouldUseColor } from '../diag/render.js';
 import type { CliIO } from './io.js';
 
 export type AuthScheme = 'Token' | 'Bearer';
@@ -101,9 +102,10 @@ export function resolveApiConfig(
   };
 }
 
-/** Colour only on a terminal, and never when NO_COLOR is set or --no-color was given. */
+/**
+ * Whether `io.stdout` gets colour: the same rule as the diagnostics' (`shouldUseColor`: a terminal,
+ * FORCE_COLOR, never with NO_COLOR, TERM=dumb or --no-color), so every command decides alike.
+ */
 export function colourEnabled(io: CliIO, args: { color?: boolean; noColor?: boolean }): boolean {
-  if (args.color === false || args.noColor === true) return false;
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  return io.stdout.isTTY === true;
+  return shouldUseColor({ isTTY: io.stdout.isTTY, env: io.env, noColor: args.color === false || args.noColor === true });
 }

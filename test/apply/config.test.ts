@@ -51,4 +51,10 @@ describe('colourEnabled', () => {
     expect(colourEnabled(io(true, { NO_COLOR: '1' }), {})).toBe(false);
     expect(colourEnabled(io(true), { color: false })).toBe(false);
   });
+  it('decides as validate does: off for TERM=dumb, on with FORCE_COLOR (plan, drift and apply coloured a dumb terminal)', () => {
+    expect(colourEnabled(io(true, { TERM: 'dumb' }), {})).toBe(false);
+    expect(colourEnabled(io(false, { FORCE_COLOR: '1' }), {})).toBe(true);
+    expect(colourEnabled(io(false, { FORCE_COLOR: '1' }), { color: false })).toBe(false);
+    expect(colourEnabled(io(true, { FORCE_COLOR: '1', NO_COLOR: '1' }), {})).toBe(false);
+  });
 });
