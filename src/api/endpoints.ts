@@ -547,7 +547,3 @@ function pick(o: DeployOptions, keys: Array<keyof DeployOptions>): Body | undefi
   for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
   return Object.keys(out).length ? out : undefined;
 }
-
-export function createInfraApi(client: ApiClient): InfraApi {
-  return new InfraApi(client);
-}

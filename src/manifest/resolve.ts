@@ -35,13 +35,6 @@ function clip(s: string): string {
   return s.length > 60 ? s.slice(0, 57) + '...' : s;
 }
 
-/** Whether a string holds a `${...}` reference (as opposed to plain text). */
-export function hasReference(s: string): boolean {
-  REFERENCE.lastIndex = 0;
-  for (let m = REFERENCE.exec(s); m; m = REFERENCE.exec(s)) if (m[0] !== '$${') return true;
-  return false;
-}
-
 /** Resolves the references of one string. Returns undefined (and diagnostics) when one fails. */
 export function resolveString(
   s: string,

@@ -20,14 +20,6 @@ export function escapeControl(s: string): string {
   return s.replace(CONTROL_RE, hex);
 }
 
-/** True when the string holds characters escapeControl would rewrite. */
-export function hasControl(s: string): boolean {
-  CONTROL_RE.lastIndex = 0;
-  const r = CONTROL_RE.test(s);
-  CONTROL_RE.lastIndex = 0;
-  return r;
-}
-
 /**
  * JSON text with the characters JSON.stringify leaves raw (DEL, C1 controls, U+2028/2029, bidi
  * controls) written as \u escapes: the parsed value is unchanged, the text is safe to print.

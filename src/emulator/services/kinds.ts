@@ -235,8 +235,6 @@ export const KINDS: KindDef[] = [
   },
 ];
 
-const KIND_BY_TYPE = new Map(KINDS.map((k) => [k.type, k]));
-
 /**
  * Secret terraform variables are write-only: their value is kept in `secretValues` and the record
  * holds null. A PUT that sends a secret variable without a value keeps the stored one.
@@ -285,8 +283,4 @@ export function findService(ctx: EmulatorContext, kind: KindDef, id: string): Ap
   const rec = ctx.state.services[id];
   if (!rec || rec.service_type !== kind.type) throw notFound(kind.kind, id);
   return rec;
-}
-
-export function kindOfType(type: string): KindDef | undefined {
-  return KIND_BY_TYPE.get(type);
 }
