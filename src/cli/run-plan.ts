@@ -1,7 +1,8 @@
 /**
- * runPlan(paths, options, deps): the plan pipeline shared by `plan`, `apply`, `drift`, `export`
- * and `graph`: load the manifest, build the desired graph, read the live state with the fewest
- * requests, compute the plan. Never prints: problems come back as diagnostics.
+ * runPlan(paths, options, deps): the plan pipeline shared by `plan`, `apply`, `drift` and `graph`:
+ * load the manifest, build the desired graph, read the live state with the fewest requests, compute
+ * the plan. Never prints: problems come back as diagnostics. (`export` and `validate` use only its
+ * openSession and apiDiagnostic.)
  *
  * The API client it opens is returned (in `session`) so that apply reuses its connection pool and
  * request counter; the caller closes it.

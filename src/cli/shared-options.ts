@@ -1,6 +1,6 @@
 /**
- * Options shared by the commands that talk to the API (plan, apply, and the drift / export / graph
- * commands built on runPlan), and the reporting of the HTTP client's own progress.
+ * Options shared by the commands that talk to the API (plan, apply, drift and graph, built on
+ * runPlan, and export), and the reporting of the HTTP client's own progress.
  */
 import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
