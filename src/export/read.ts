@@ -12,7 +12,7 @@
 import type { ApiPort } from '../live/api-port.js';
 import { mapWithLimit } from '../live/limit.js';
 import { serviceKindOf } from '../live/normalize.js';
-import { listResults, readOrganizationLists, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
+import { listResults, readOrganizationLists, readVariableLists, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
 
 export interface ExportScope {
   /** Only this project (exact name). */
@@ -86,15 +86,6 @@ export async function readOrganization(api: ApiPort, scope: ExportScope = {}, op
     variableReads.push({ id: p.id, scope: 'PROJECT', projectId: p.id });
     covered.set(p.id, { listOf: p.id, scope: 'PROJECT' });
   }
-  const fullLists = new Map<string, ApiRecord[]>();
-  await mapWithLimit(variableReads, limit, async ({ id, scope: s }) => {
-    const all = listResults(await api.get('/variable', { parent_id: id, scope: s }));
-    fullLists.set(id, all);
-    out.variables.set(id, all.filter((v) => v.scope === s));
-  });
-  for (const [parentId, { listOf, scope: s }] of covered) {
-    if (out.variables.has(parentId)) continue;
-    out.variables.set(parentId, (fullLists.get(listOf) ?? []).filter((v) => v.scope === s));
-  }
+  await readVariableLists(api, out, variableReads, covered, limit);
   return out;
 }

@@ -230,13 +230,30 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   for (const { desired, rec } of projects) {
     if (wants(desired, 'variable') && !covered.has(rec.id)) scopeReads.push({ id: rec.id, scope: 'PROJECT' });
   }
+  await readVariableLists(api, out, [...serviceReads, ...scopeReads], covered, limit);
+  return out;
+}
+
+/**
+ * Reads the unified `/variable` list of each of `reads` into `out.variables` (the variables declared
+ * at exactly that scope), then gives each environment or project in `covered` its own variables
+ * from the list that covers it (api-notes 6b: a service's list also holds its environment's and
+ * project's).
+ */
+export async function readVariableLists(
+  api: ApiPort,
+  out: LiveRecords,
+  reads: ReadonlyArray<{ id: string; scope: string }>,
+  covered: ReadonlyMap<string, { listOf: string; scope: string }>,
+  limit: number,
+): Promise<void> {
   // Only the lists that cover an environment or a project are kept whole, and only until their
   // scopes are extracted: each service's list also holds every BUILT_IN of its environment (two
   // per sibling service), so keeping them all held ~200 records per service (bench: 350 MB for
   // 1,000 services).
   const coveringLists = new Set([...covered.values()].map((c) => c.listOf));
   const fullLists = new Map<string, ApiRecord[]>();
-  await mapWithLimit([...serviceReads, ...scopeReads], limit, async ({ id, scope }) => {
+  await mapWithLimit(reads, limit, async ({ id, scope }) => {
     const all = listResults(await api.get('/variable', { parent_id: id, scope }));
     if (coveringLists.has(id)) fullLists.set(id, all.filter((v) => v.scope === 'ENVIRONMENT' || v.scope === 'PROJECT'));
     // The list also returns inherited and built-in variables: each scope keeps its own.
@@ -247,5 +264,4 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     const all = fullLists.get(listOf);
     if (all) out.variables.set(parentId, all.filter((v) => v.scope === scope));
   }
-  return out;
 }
