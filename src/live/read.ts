@@ -18,6 +18,7 @@ import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../mo
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
 import { mapWithLimit } from './limit.js';
+import { serviceKindOf } from './normalize.js';
 
 export type ApiRecord = Record<string, unknown> & { id: string };
 
@@ -202,8 +203,8 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     out.services.set(t.rec.id, services);
     const byKindName = new Map<string, ApiRecord>();
     for (const s of services) {
-      const kind = String(s.service_type ?? '').toLowerCase() as ResourceKind;
-      if (!isServiceKind(kind)) continue;
+      const kind = serviceKindOf(s);
+      if (!kind) continue;
       byKindName.set(matchKey(addressOf(kind, String(s.name ?? ''), t.desired.address)), s);
     }
     for (const c of children.get(t.desired.address) ?? []) {
