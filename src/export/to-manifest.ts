@@ -18,6 +18,7 @@
  */
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
 import { MANIFEST_DEFAULTS, withoutDefaults } from './defaults.js';
 import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
 
@@ -253,6 +254,12 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
     // An alias takes its mount path from the file it points to; a manifest alias cannot set one.
     if (type !== 'ALIAS') doc.mount_path = a.mount_path;
     doc.description = a.description;
+    // A secret driftless writes keeps its fingerprint marker in the description, within the API's limit.
+    const room = DESCRIPTION_MAX_LENGTH - markerLength(['value']);
+    if (isSecret && doc.value !== undefined && typeof a.description === 'string' && a.description.length > room) {
+      doc.description = a.description.slice(0, room).trimEnd();
+      ctx.warnings.push(`${v.address}: description shortened to ${room} characters (from ${a.description.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
+    }
     // The flag means something for a file only; a manifest takes it only with a mount_path.
     if (doc.mount_path !== undefined && doc.mount_path !== null) Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
     return [clean(doc)];

@@ -1,0 +1,46 @@
+/**
+ * Acceptance: a secret made in the console with a description longer than a fingerprinted secret
+ * can keep (driftless appends its marker; the API allows 255 characters). The export used to give a
+ * manifest whose plan stopped with an error; now the export shortens the description (saying so
+ * on stderr), the plan lists the secret once, and after one apply the plan is clean.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, startEmu, tempDir, type Emu } from '../export/helpers.js';
+
+let emu: Emu;
+const tmp = tempDir('driftless-acceptance-');
+const description = 'Rotated every quarter by the platform team; ask #platform before changing. '.repeat(4).slice(0, 250);
+
+beforeAll(async () => {
+  emu = await startEmu();
+  const { api } = emu;
+  const org = emu.em.organizationId;
+  const project = await api('POST', `/organization/${org}/project`, { name: 'Secrets' });
+  await api('POST', '/variable', { key: 'TOKEN', value: 'tok-0123', is_secret: true, description, variable_scope: 'PROJECT', variable_parent_id: project.id });
+}, 30_000);
+
+afterAll(async () => {
+  await emu.close();
+  tmp.cleanup();
+});
+
+describe('export of a secret whose description leaves no room for the fingerprint', () => {
+  it('plans the secret once, applies, then plans clean', async () => {
+    const file = path.join(tmp.dir, 'org.yaml');
+    const exp = await run(['export', '--out', file], emu.env());
+    expect(exp.code, exp.stderr).toBe(0);
+    expect(exp.stderr).toContain('shortened');
+    expect(readFileSync(file, 'utf8')).not.toContain('tok-0123');
+    const env = emu.env({ SECRETS_TOKEN: 'tok-0123' });
+    const plan = await run(['plan', file, '--format', 'json'], env);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const changed = JSON.parse(plan.stdout).resource_changes.filter((c: any) => c.change.actions[0] !== 'no-op').map((c: any) => c.address);
+    expect(changed).toEqual(['project.Secrets/variable.TOKEN']);
+    const applied = await run(['apply', file, '--auto-approve'], env);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const again = await run(['plan', file, '--detailed-exitcode'], env);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+});
