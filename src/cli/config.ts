@@ -6,6 +6,7 @@
  */
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { shouldUseColor } from '../diag/render.js';
+import { createPalette, type Palette } from '../render/palette.js';
 import type { CliIO } from './io.js';
 
 export type AuthScheme = 'Token' | 'Bearer';
@@ -108,4 +109,9 @@ export function resolveApiConfig(
  */
 export function colourEnabled(io: CliIO, args: { color?: boolean; noColor?: boolean }): boolean {
   return shouldUseColor({ isTTY: io.stdout.isTTY, env: io.env, noColor: args.color === false || args.noColor === true });
+}
+
+/** The palettes of a command's stdout and stderr, each coloured (or not) for its own stream. */
+export function palettesOf(io: CliIO, args: { color?: boolean; noColor?: boolean }): { out: Palette; err: Palette } {
+  return { out: createPalette(colourEnabled(io, args)), err: createPalette(colourEnabled({ ...io, stdout: io.stderr }, args)) };
 }

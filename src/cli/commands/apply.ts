@@ -13,14 +13,14 @@ import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
-import { createPalette, type Palette } from '../../render/palette.js';
+import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
 import { planHasChanges, type Plan } from '../../plan/types.js';
 import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
-import { colourEnabled } from '../config.js';
+import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
@@ -109,8 +109,7 @@ export const applyCommand: CliCommand<ApplyArgs> = {
 };
 
 export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
-  const palette = createPalette(colourEnabled(io, args));
-  const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+  const { out: palette, err: errPalette } = palettesOf(io, args);
   const json = args.json === true;
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {

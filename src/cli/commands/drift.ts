@@ -10,8 +10,7 @@ import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
-import { createPalette } from '../../render/palette.js';
-import { colourEnabled } from '../config.js';
+import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
@@ -33,7 +32,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
-    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
@@ -44,7 +43,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
-      else io.stdout.write(renderDriftHuman(report, ctx, createPalette(colourEnabled(io, args))));
+      else io.stdout.write(renderDriftHuman(report, ctx, palette));
       if (args.jsonFile !== undefined) {
         try {
           writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));

@@ -10,8 +10,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { error, type Diagnostic } from '../../diag/diagnostic.js';
-import { createPalette, renderDiagnosticsHuman, shouldUseColor } from '../../diag/render.js';
-import { resolveApiConfig } from '../config.js';
+import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
@@ -38,7 +38,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
       .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
-    const errPalette = createPalette(shouldUseColor({ isTTY: io.stderr.isTTY, env: io.env, noColor: args.color === false }));
+    const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
       io.stderr.write(renderDiagnosticsHuman(diags, errPalette) + '\n');
       return EXIT.error;

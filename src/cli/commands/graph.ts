@@ -9,13 +9,12 @@ import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
-import { createPalette } from '../../render/palette.js';
 import { renderGraphDot, renderGraphMermaid } from '../../render/graph.js';
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
 import type { DesiredGraph } from '../../model/resource.js';
 import type { Plan } from '../../plan/types.js';
-import { colourEnabled } from '../config.js';
+import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
@@ -34,7 +33,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
       .option('format', { choices: ['dot', 'mermaid'] as const, default: 'dot' as const, describe: 'Graphviz DOT, or Mermaid (GitHub renders it in comments)' })
       .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' }),
   run: async (args: GraphArgs, io: CliIO): Promise<number> => {
-    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    const errPalette = palettesOf(io, args).err;
     let graph: DesiredGraph | undefined;
     let plan: Plan | undefined;
     let diagnostics: Diagnostic[];

@@ -9,13 +9,12 @@ import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
-import { createPalette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanJson } from '../../render/json.js';
 import { renderPlanMarkdown } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
-import { colourEnabled } from '../config.js';
+import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
@@ -43,8 +42,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('max-destroy', { type: 'number', describe: 'Mark the plan as an error when it deletes more than N resources' }),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
-    const palette = createPalette(colourEnabled(io, args));
-    const errPalette = createPalette(colourEnabled({ ...io, stdout: io.stderr }, args));
+    const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);

@@ -11,12 +11,12 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { createPalette, renderDiagnosticsGithub, renderDiagnosticsHuman, shouldUseColor, summarizeDiagnostics } from '../../diag/render.js';
+import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics } from '../../diag/render.js';
 import { loadManifest } from '../../manifest/load.js';
 import type { Manifest } from '../../manifest/types.js';
 import type { ReferenceContext } from '../../manifest/references.js';
 import { fetchReferenceNames } from '../../manifest/remote-names.js';
-import { resolveApiConfig } from '../config.js';
+import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
 
@@ -67,9 +67,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       io.stderr.write(invalid ? `Invalid manifest${counts ? `: ${counts}` : ''}.\n` : `Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
       return invalid ? EXIT.error : EXIT.ok;
     }
-    const noColor = args.color === false || args['no-color'] === true;
-    const errPalette = createPalette(shouldUseColor({ isTTY: io.stderr.isTTY, env: io.env, noColor }));
-    const palette = createPalette(shouldUseColor({ isTTY: io.stdout.isTTY, env: io.env, noColor }));
+    const { out: palette, err: errPalette } = palettesOf(io, { color: args.color, noColor: args['no-color'] === true });
     const text = renderDiagnosticsHuman(result.diagnostics, errPalette);
     if (text) io.stderr.write(text + '\n');
     if (invalid) {
