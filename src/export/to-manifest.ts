@@ -149,6 +149,15 @@ function labelGroup(r: LiveResource): Doc {
   return { name: r.name, labels };
 }
 
+/** A secret driftless writes keeps its fingerprint marker in the description, within the API's limit: a longer description is shortened, with a warning. */
+function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: Ctx): void {
+  const d = doc.description;
+  const room = DESCRIPTION_MAX_LENGTH - markerLength(secretFields);
+  if (typeof d !== 'string' || d.length <= room) return;
+  doc.description = d.slice(0, room).trimEnd();
+  ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
+}
+
 function receiver(r: LiveResource, ctx: Ctx): Doc {
   const a = r.attrs;
   const secret = (field: string) =>
@@ -160,6 +169,7 @@ function receiver(r: LiveResource, ctx: Ctx): Doc {
   Object.assign(doc, { to: a.to, from: a.from, smarthost: a.smarthost, auth_username: a.auth_username });
   if (a.type === 'EMAIL' && a.auth_username !== undefined) doc.auth_password = secret('auth_password');
   Object.assign(doc, withoutDefaults('alert_receiver', { require_tls: a.require_tls }));
+  fitDescription(doc, r.address, ['webhook_url', 'auth_password'].filter((f) => doc[f] !== undefined), ctx);
   return clean(doc);
 }
 
@@ -191,6 +201,7 @@ function webhook(r: LiveResource, ctx: Ctx): Doc {
   }
   doc.project_names_filter = a.project_names_filter;
   doc.environment_types_filter = a.environment_types_filter;
+  if (doc.secret !== undefined) fitDescription(doc, r.address, ['target_secret'], ctx);
   return clean(doc);
 }
 
@@ -254,12 +265,7 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
     // An alias takes its mount path from the file it points to; a manifest alias cannot set one.
     if (type !== 'ALIAS') doc.mount_path = a.mount_path;
     doc.description = a.description;
-    // A secret driftless writes keeps its fingerprint marker in the description, within the API's limit.
-    const room = DESCRIPTION_MAX_LENGTH - markerLength(['value']);
-    if (isSecret && doc.value !== undefined && typeof a.description === 'string' && a.description.length > room) {
-      doc.description = a.description.slice(0, room).trimEnd();
-      ctx.warnings.push(`${v.address}: description shortened to ${room} characters (from ${a.description.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
-    }
+    if (isSecret && doc.value !== undefined) fitDescription(doc, v.address, ['value'], ctx);
     // The flag means something for a file only; a manifest takes it only with a mount_path.
     if (doc.mount_path !== undefined && doc.mount_path !== null) Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
     return [clean(doc)];

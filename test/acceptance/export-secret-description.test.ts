@@ -19,6 +19,8 @@ beforeAll(async () => {
   const org = emu.em.organizationId;
   const project = await api('POST', `/organization/${org}/project`, { name: 'Secrets' });
   await api('POST', '/variable', { key: 'TOKEN', value: 'tok-0123', is_secret: true, description, variable_scope: 'PROJECT', variable_parent_id: project.id });
+  await api('POST', `/organization/${org}/webhook`, { kind: 'STANDARD', target_url: 'https://ci.example.com/hook', events: ['DEPLOYMENT_FAILED'], enabled: true, target_secret: 'hook-0123', description });
+  await api('POST', '/alert-receivers', { organization_id: org, name: 'ops', description, type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.com/services/T0/B0/x0123' });
 }, 30_000);
 
 afterAll(async () => {
@@ -26,18 +28,18 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-describe('export of a secret whose description leaves no room for the fingerprint', () => {
+describe('export of secrets (variable, webhook, receiver) whose description leaves no room for the fingerprint', () => {
   it('plans the secret once, applies, then plans clean', async () => {
     const file = path.join(tmp.dir, 'org.yaml');
     const exp = await run(['export', '--out', file], emu.env());
     expect(exp.code, exp.stderr).toBe(0);
     expect(exp.stderr).toContain('shortened');
-    expect(readFileSync(file, 'utf8')).not.toContain('tok-0123');
-    const env = emu.env({ SECRETS_TOKEN: 'tok-0123' });
+    for (const s of ['tok-0123', 'hook-0123', 'x0123']) expect(readFileSync(file, 'utf8') + exp.stderr).not.toContain(s);
+    const env = emu.env({ SECRETS_TOKEN: 'tok-0123', WEBHOOK_CI_EXAMPLE_COM_HOOK_SECRET: 'hook-0123', ALERT_RECEIVER_OPS_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/x0123' });
     const plan = await run(['plan', file, '--format', 'json'], env);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     const changed = JSON.parse(plan.stdout).resource_changes.filter((c: any) => c.change.actions[0] !== 'no-op').map((c: any) => c.address);
-    expect(changed).toEqual(['project.Secrets/variable.TOKEN']);
+    expect(changed.sort()).toEqual(['alert_receiver.ops', 'project.Secrets/variable.TOKEN', 'webhook.https:%2F%2Fci.example.com%2Fhook']);
     const applied = await run(['apply', file, '--auto-approve'], env);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const again = await run(['plan', file, '--detailed-exitcode'], env);
