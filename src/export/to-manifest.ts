@@ -346,6 +346,7 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
       break;
   }
   const doc = clean({ ...head, ...body });
+  if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx);
   if (s.kind !== 'database') {
     const vars = variables(s, ctx, path);
     if (vars.length > 0) doc.variables = vars;
