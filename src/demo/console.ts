@@ -58,6 +58,7 @@ export async function editApplicationCpu(api: ApiPort, orgId: string, project: s
     annotations_groups: ((app.annotations_groups ?? []) as ApiRecord[]).map((g) => ({ id: g.id })),
     labels_groups: ((app.labels_groups ?? []) as ApiRecord[]).map((g) => ({ id: g.id })),
   };
-  await api.put(`/application/${app.id}`, JSON.parse(JSON.stringify(body)));
+  // Undefined fields are left out by the client's JSON serialisation.
+  await api.put(`/application/${app.id}`, body);
   return { description: `${project}/${environment}: application ${name} cpu ${String(app.cpu)} -> ${cpu} millicores` };
 }
