@@ -4,6 +4,7 @@
  * The token comes from DRIFTLESS_API_TOKEN only: a command-line argument would end up in shell
  * history and process listings. Nothing here ever puts the token into a message.
  */
+import { looksLikeJwt } from '../api/index.js';
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { shouldUseColor } from '../diag/render.js';
 import { createPalette, type Palette } from '../render/palette.js';
@@ -24,10 +25,8 @@ export interface ApiConfigArgs {
   authScheme?: string;
 }
 
-/** A JWT is three base64url segments; such tokens are sent as `Bearer`, API tokens as `Token`. */
-export function looksLikeJwt(token: string): boolean {
-  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
-}
+/** A JWT is sent as `Bearer`, an API token as `Token`: the client's own test (api/auth.ts). */
+export { looksLikeJwt };
 
 export function resolveApiConfig(
   args: ApiConfigArgs,

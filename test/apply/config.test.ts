@@ -23,6 +23,12 @@ describe('resolveApiConfig', () => {
     expect(resolveApiConfig({ authScheme: 'token' }, env).config?.authScheme).toBe('Token');
   });
 
+  it('sends a dotted API token that is not a JWT as Token, as the client would (three dotted parts were enough for Bearer)', () => {
+    const env = { DRIFTLESS_API_URL: 'https://api.example.com', DRIFTLESS_API_TOKEN: 'qov.abc123.def456' };
+    expect(looksLikeJwt('qov.abc123.def456')).toBe(false);
+    expect(resolveApiConfig({}, env).config?.authScheme).toBe('Token');
+  });
+
   it('names every missing or invalid setting and never echoes the token', () => {
     const r = resolveApiConfig({ authScheme: 'Basic' }, { DRIFTLESS_API_URL: 'ftp://x' });
     expect(r.config).toBeUndefined();
