@@ -17,6 +17,7 @@ import { listResults, type ApiRecord } from '../live/read.js';
 import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody } from './bodies.js';
 import type { IdRegistry } from './refs.js';
 import type { Timing } from './deploy.js';
+import { parentOf } from './steps.js';
 
 export interface WriteContext {
   api: ApiPort;
@@ -37,11 +38,6 @@ export class StepError extends Error {
     super(message);
     this.name = 'StepError';
   }
-}
-
-function parentOf(address: Address): Address {
-  const i = address.lastIndexOf('/');
-  return i < 0 ? '' : address.slice(0, i);
 }
 
 function sameName(kind: ResourceKind, a: unknown, b: string): boolean {
