@@ -9,6 +9,7 @@
 import type { Address, ServiceKind } from '../model/resource.js';
 import { errorMessage, errorStatus, isAmbiguousFailure, type ApiPort } from '../live/api-port.js';
 import type { ApplyEventSink } from './events.js';
+import { compact } from '../graph/attrs.js';
 
 export interface DeployTarget {
   address: Address;
@@ -104,30 +105,26 @@ export function deployRequestBody(services: DeployTarget[]): Record<string, unkn
   for (const s of services) {
     switch (s.kind) {
       case 'application':
-        body.applications!.push(strip({ application_id: s.id, git_commit_id: s.git_commit_id }));
+        body.applications!.push(compact({ application_id: s.id, git_commit_id: s.git_commit_id }));
         break;
       case 'container':
-        body.containers!.push(strip({ id: s.id, image_tag: s.image_tag }));
+        body.containers!.push(compact({ id: s.id, image_tag: s.image_tag }));
         break;
       case 'database':
         body.databases!.push(s.id);
         break;
       case 'job':
-        body.jobs!.push(strip({ id: s.id, image_tag: s.image_tag, git_commit_id: s.image_tag ? undefined : s.git_commit_id }));
+        body.jobs!.push(compact({ id: s.id, image_tag: s.image_tag, git_commit_id: s.image_tag ? undefined : s.git_commit_id }));
         break;
       case 'helm':
-        body.helms!.push(strip({ id: s.id, chart_version: s.chart_version, git_commit_id: s.git_commit_id }));
+        body.helms!.push(compact({ id: s.id, chart_version: s.chart_version, git_commit_id: s.git_commit_id }));
         break;
       case 'terraform':
-        body.terraforms!.push(strip({ id: s.id, git_commit_id: s.git_commit_id }));
+        body.terraforms!.push(compact({ id: s.id, git_commit_id: s.git_commit_id }));
         break;
     }
   }
   return body;
-}
-
-function strip(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
 type StatusRecord = { id: string; state?: string; deployment_request_id?: string | null };

@@ -10,7 +10,7 @@
 import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
-import { VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
+import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { isAmbiguousFailure, isNotFound, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
@@ -326,11 +326,11 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
     const targetId = await variableTargetId(d, targetScope, targetKey, parentId, scope, ctx);
     const body =
       type === 'ALIAS'
-        ? strip({ key: a.key, alias_scope: scope, alias_parent_id: parentId, description })
-        : strip({ value: a.value, override_scope: scope, override_parent_id: parentId, description });
+        ? compact({ key: a.key, alias_scope: scope, alias_parent_id: parentId, description })
+        : compact({ value: a.value, override_scope: scope, override_parent_id: parentId, description });
     return createOnce(ctx, `/variable/${targetId}/${type === 'ALIAS' ? 'alias' : 'override'}`, body, find);
   }
-  const body = strip({
+  const body = compact({
     key: a.key,
     value: a.value ?? (type === 'EXTERNAL_SECRET' ? (a.reference ?? '') : ''),
     mount_path: a.mount_path,
@@ -342,10 +342,6 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
     secret_manager_access_id: a.secret_manager_access_id,
   });
   return createOnce(ctx, '/variable', body, find);
-}
-
-function strip(o: Obj): Obj {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
 function variableDescription(d: DesiredResource, ctx: WriteContext, description: string | null | undefined): string | null | undefined {
@@ -419,7 +415,7 @@ export async function updateResource(c: ResourceChange, d: DesiredResource, ctx:
 async function updateVariable(d: DesiredResource, record: ApiRecord, ctx: WriteContext): Promise<ApiRecord> {
   const a = d.attrs;
   const own = a.description !== undefined ? (a.description as string | null) : splitFingerprintMarker(record.description as string | null).description;
-  const body = strip({
+  const body = compact({
     key: a.key,
     // An external secret's reference is written as its value.
     value: a.variable_type === 'ALIAS' ? undefined : a.variable_type === 'EXTERNAL_SECRET' ? (a.value ?? a.reference) : a.value,
