@@ -4,15 +4,10 @@
  * through the narrow ApiPort that live-state reading uses, so this is testable with a fake.
  */
 import type { ApiPort } from '../live/api-port.js';
+import { listResults } from '../live/read.js';
 import type { ReferenceContext } from './references.js';
 
 type Named = { id?: unknown; name?: unknown };
-
-function listOf(body: unknown): Named[] {
-  if (Array.isArray(body)) return body as Named[];
-  if (body && typeof body === 'object' && Array.isArray((body as { results?: unknown }).results)) return (body as { results: Named[] }).results;
-  return [];
-}
 
 const names = (items: Named[]) => items.map((i) => i.name).filter((n): n is string => typeof n === 'string');
 
@@ -23,11 +18,11 @@ const names = (items: Named[]) => items.map((i) => i.name).filter((n): n is stri
 export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceContext> {
   const orgBody = await port.get<unknown>('/organization');
   // The seed returns one record, the real API a list.
-  const orgs = orgBody && typeof orgBody === 'object' && !Array.isArray(orgBody) && !('results' in orgBody) ? [orgBody as Named] : listOf(orgBody);
+  const orgs: Named[] = orgBody && typeof orgBody === 'object' && !Array.isArray(orgBody) && !('results' in orgBody) ? [orgBody as Named] : listResults(orgBody);
   if (orgs.length !== 1 || typeof orgs[0]!.id !== 'string') {
     throw new Error(orgs.length === 0 ? 'the API token gives access to no organization' : `the API token sees ${orgs.length} organizations; remote checks need exactly one`);
   }
   const org = encodeURIComponent(orgs[0]!.id as string);
   const [clusters, registries] = await Promise.all([port.get<unknown>(`/organization/${org}/cluster`), port.get<unknown>(`/organization/${org}/containerRegistry`)]);
-  return { clusters: names(listOf(clusters)), registries: names(listOf(registries)) };
+  return { clusters: names(listResults(clusters)), registries: names(listResults(registries)) };
 }
