@@ -136,7 +136,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   };
   const backups: ApplyResult['backups'] = [];
   const reports = new Map<string, StepReport>();
-  const report = (r: StepReport) => reports.set(`${r.action} ${r.address}`, r);
+  /** One report per action and address: a service changed and deployed has two. */
+  const keyOf = (t: { action: StepAction; address: Address }) => `${t.action} ${t.address}`;
+  const report = (r: StepReport) => reports.set(keyOf(r), r);
 
   const planned = planSteps(plan);
   const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
@@ -319,21 +321,21 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     if (c.status !== 'planned' || c.via_parent === undefined || c.actions[0] !== 'delete') continue;
     let root: Address | undefined = c.via_parent;
     while (root !== undefined && !byAddress.has(root)) root = viaParentOf.get(root);
-    const parentReport = root === undefined ? undefined : (reports.get(`delete ${root}`) ?? reports.get(`replace ${root}`));
+    const parentReport = root === undefined ? undefined : (reports.get(keyOf({ action: 'delete', address: root })) ?? reports.get(keyOf({ action: 'replace', address: root })));
     if (parentReport?.status === 'applied') report({ address: c.address, action: 'delete', status: 'applied' });
   }
   // A step that threw before reporting anything (a bug or an unexpected error) still shows.
   for (const f of exec.failed) {
     for (const t of targets(f.id)) {
-      if (!reports.has(`${t.action} ${t.address}`)) report({ address: t.address, action: t.action, status: 'failed', error: errorMessage(f.error) });
+      if (!reports.has(keyOf(t))) report({ address: t.address, action: t.action, status: 'failed', error: errorMessage(f.error) });
     }
   }
 
   // Reports in plan order, deploys last.
   const order = new Map<string, number>();
   let n = 0;
-  for (const p of planned) for (const t of targetsOf(p)) order.set(`${t.action} ${t.address}`, n++);
-  const stepReports = [...reports.values()].sort((a, b) => (order.get(`${a.action} ${a.address}`) ?? 0) - (order.get(`${b.action} ${b.address}`) ?? 0));
+  for (const p of planned) for (const t of targetsOf(p)) order.set(keyOf(t), n++);
+  const stepReports = [...reports.values()].sort((a, b) => (order.get(keyOf(a)) ?? 0) - (order.get(keyOf(b)) ?? 0));
 
   const summary = emptySummary();
   for (const r of stepReports) {
