@@ -44,6 +44,9 @@ const RUNS = Number(opt('runs', QUICK ? 1 : 3));
 const LATENCY = Number(opt('latency', 50));
 const DEPLOY_MS = Number(opt('deploy-ms', 5000));
 const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim());
+/** Client parallelism of driftless (CLI --parallelism) and of the baseline; default: driftless's own (8). */
+const PARALLELISM = opt('parallelism', undefined);
+const PAR_ARGS = PARALLELISM ? ['--parallelism', PARALLELISM] : [];
 const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator')).split(','));
 /** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
 const CLONE = !flag('no-clone');
@@ -71,7 +74,7 @@ const results = {
   date: new Date().toISOString(),
   command: `node bench/run.mjs ${argv.join(' ')}`.trim(),
   machine: machine(),
-  options: { quick: QUICK, runs: RUNS, latencyMs: LATENCY, deployMs: DEPLOY_MS, sizes: SIZES },
+  options: { quick: QUICK, runs: RUNS, latencyMs: LATENCY, deployMs: DEPLOY_MS, sizes: SIZES, parallelism: PARALLELISM ? Number(PARALLELISM) : 8 },
   sizes: [],
   apply: [],
   core: [],
@@ -137,7 +140,7 @@ async function benchSize(label) {
     if (ONLY.has('plan')) {
       for (let i = 0; i < RUNS; i++) {
         await emu.stats({ reset: true });
-        const r = await runNode([CLI, 'plan', dir, '--detailed-exitcode'], { env: readEnv });
+        const r = await runNode([CLI, 'plan', dir, '--detailed-exitcode', ...PAR_ARGS], { env: readEnv });
         const s = await emu.stats({ reset: true });
         out.plan.push({
           wallMs: r.wallMs,
@@ -160,7 +163,7 @@ async function benchSize(label) {
       const n = counts.services > BASELINE_ONCE_ABOVE ? 1 : RUNS;
       for (let i = 0; i < n; i++) {
         await emu.stats({ reset: true });
-        const r = await runNode([BASELINE], { env: readEnv });
+        const r = await runNode([BASELINE, ...PAR_ARGS], { env: readEnv });
         const s = await emu.stats({ reset: true });
         if (!r.json) throw new Error(`baseline failed: ${r.stderr.slice(0, 500)}`);
         out.baseline.push({
@@ -194,7 +197,7 @@ async function benchSize(label) {
         writeManifest(orgSpec(size, { changed: `c${i + 1}` }), cdir);
         await emu.stats({ reset: true });
         await emu.log(true);
-        const r = await runNode([CLI, 'apply', cdir, '--auto-approve'], { env: adminEnv });
+        const r = await runNode([CLI, 'apply', cdir, '--auto-approve', ...PAR_ARGS], { env: adminEnv });
         const entries = await emu.log(false);
         await emu.stats({ reset: true });
         out.change.push({ wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
@@ -222,7 +225,7 @@ async function benchApply({ label, runs }) {
     try {
       await emu.set({ latencyMs: LATENCY });
       await emu.log(true);
-      const r = await runNode([CLI, 'apply', dir, '--auto-approve'], { env: baseEnv(emu, emu.tokens.ADMIN) });
+      const r = await runNode([CLI, 'apply', dir, '--auto-approve', ...PAR_ARGS], { env: baseEnv(emu, emu.tokens.ADMIN) });
       const entries = await emu.log(false);
       const summary = await emu.summary();
       out.runs.push({ wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, deployed: summary.deployed, ...analyseLog(entries), stderr: r.code === 0 ? undefined : (r.stderr + r.stdout).slice(-2000) });
@@ -306,6 +309,19 @@ async function benchEmulator() {
 
 // ------------------------------------------------------------------------------------------------
 
+/** --rerender FILE: the tables and verdicts of saved raw figures, without measuring again. */
+async function rerender(file) {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const { renderReport, evaluateTargets } = await import('./lib/report.mjs');
+  saved.targets = evaluateTargets(saved);
+  const md = renderReport(saved);
+  process.stdout.write(md + '\n');
+  if (WRITE) {
+    writeFileSync(file, JSON.stringify(saved, null, 2) + '\n');
+    writeReport(md);
+  }
+}
+
 async function main() {
   // Other engineers rebuild dist/ while the benchmark runs (npm test builds first): every child
   // process loads a private snapshot taken now, so a half-written file never breaks a run.
@@ -376,7 +392,7 @@ function writeReport(md) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((e) => {
+  (opt('rerender') ? rerender(opt('rerender')) : main()).catch((e) => {
     log(`benchmark failed: ${e instanceof Error ? e.stack : String(e)}`);
     rmSync(tmpRoot, { recursive: true, force: true });
     process.exitCode = 1;
