@@ -49,7 +49,7 @@ export function defaultState(deps: SeedDeps): EmulatorState {
     };
     clusterStatuses[id] = {
       cluster_id: id, status: 'DEPLOYED', is_deployed: true, next_k8s_available_version: '1.31',
-      last_execution_id: null, cluster_lock: null, last_deployment_date: now, reason: null,
+      last_execution_id: null, cluster_lock: null, last_deployment_date: now, reason: 'UNSPECIFIED',
     };
   };
   addCluster('production-cluster', 'AWS', 'eu-west-3', 't3.xlarge', true, true);

@@ -531,4 +531,32 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     const wh = await c.post(`/organization/${org}/webhook`, { target_url: 'https://hooks.example.test/y', events: ['DEPLOYMENT_FAILED'], enabled: true });
     expect(wh.body).not.toHaveProperty('description');
   });
+
+  it('database clone answers the presented record (groups in full, limits, host, icon) and respects the target cluster bounds', async () => {
+    const g = await c.post(`/organization/${org}/labelsGroups`, { name: 'clone-labels', labels: [{ key: 'team', value: 'data', propagate_to_cloud_provider: false }] });
+    const src = await c.post(`/environment/${envId}/database`, { name: 'clone-src', type: 'MYSQL', version: '8', mode: 'CONTAINER', cpu: 250, memory: 512, labels_groups: [{ id: g.body.id }] });
+    expect(src.status).toBe(201);
+    const r = await c.post(`/database/${src.body.id}/clone`, { name: 'clone-dst', environment_id: env2Id });
+    expect(r.status).toBe(202);
+    expect(r.body.labels_groups[0]).toMatchObject({ id: g.body.id, name: 'clone-labels' });
+    for (const f of ['maximum_cpu', 'maximum_memory', 'host', 'icon_uri']) expect(r.body, f).toHaveProperty(f);
+    expect(r.body).toEqual((await c.get(`/database/${r.body.id}`)).body);
+    const big = await c.post(`/environment/${envId}/database`, { name: 'clone-big', type: 'MYSQL', version: '8', mode: 'CONTAINER', cpu: 6000, memory: 512 });
+    expect(big.status).toBe(201);
+    const refused = await c.post(`/database/${big.body.id}/clone`, { name: 'clone-big2', environment_id: env2Id });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('cpu');
+    expect((await c.get(`/environment/${env2Id}/database`)).body.results.some((d: any) => d.name === 'clone-big2')).toBe(false);
+  });
+
+  it('cluster status reason is a DeploymentInfraReason; stage description never null; variable pointers keep mount_path (seed 2.2 lists it)', async () => {
+    const st = await c.get(`/organization/${org}/cluster/${prodCluster.id}/status`);
+    expect(['UNSPECIFIED', 'MAINTENANCE']).toContain(st.body.reason);
+    const stage = await c.post(`/environment/${env2Id}/deploymentStage`, { name: 'no-desc-stage' });
+    expect(stage.body).not.toHaveProperty('description');
+    const pv = await c.post(`/project/${projectId}/environmentVariable`, { key: 'PTR', value: 'x' });
+    const ov = await c.post(`/application/${appId}/environmentVariable/${pv.body.id}/override`, { value: 'y' });
+    expect(ov.status).toBe(201);
+    expect(ov.body.overridden_variable).toHaveProperty('mount_path', null);
+  });
 });

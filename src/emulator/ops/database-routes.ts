@@ -13,6 +13,8 @@ import { badRequest, invalidField } from '../errors.js';
 import { doc, errorResponses, uuidParams } from '../routes/common.js';
 import { schema } from '../schemas.js';
 import { createServiceStatus } from '../service-status.js';
+import { checkResources } from '../services/fields.js';
+import { presentService } from '../services/kinds.js';
 import { firstStage, placeService } from '../stages.js';
 import type { ApiRecord } from '../state.js';
 import { assertUniqueName } from '../store.js';
@@ -59,11 +61,13 @@ export function databaseRoutes(app: FastifyInstance, ctx: EmulatorContext): void
       if (!target) throw invalidField('environment_id', `no environment with id '${b.environment_id}'`);
       assertUniqueName(servicesOfEnvironment(ctx.state, target.id), b.name, 'service in the target environment');
       const clone = cloneDatabaseRecord(source, { id: ctx.newId(), name: b.name, environmentId: target.id, now: ctx.nowIso() });
+      // The copied cpu/memory must fit the target environment's cluster (maximum_cpu/maximum_memory).
+      checkResources(ctx, target, clone);
       ctx.state.services[clone.id] = clone;
       createServiceStatus(ctx, clone.id);
       placeService(ctx, firstStage(ctx, target.id).id, clone);
       reply.code(202);
-      return clone;
+      return presentService(ctx, clone);
     },
   );
 

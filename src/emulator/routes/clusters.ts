@@ -76,7 +76,7 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
       const target = st && st.next_k8s_available_version !== undefined ? st.next_k8s_available_version : nextK8sVersion(cluster.version);
       if (!target) throw badRequest(`cluster '${cluster.name}' has no newer Kubernetes version available (it runs ${cluster.version}; next_k8s_available_version is null)`);
       const executionId = `${id}-${ctx.newId().slice(0, 8)}`;
-      s.clusterStatuses[id] = { ...(st ?? { cluster_id: id }), status: 'DEPLOYMENT_QUEUED', is_deployed: true, last_execution_id: executionId, next_k8s_available_version: target, reason: null };
+      s.clusterStatuses[id] = { ...(st ?? { cluster_id: id }), status: 'DEPLOYMENT_QUEUED', is_deployed: true, last_execution_id: executionId, next_k8s_available_version: target, reason: 'UNSPECIFIED' };
       const step = Math.max(1, Math.floor(ctx.options.deployDurationMs / 2));
       ctx.later(step, () => {
         if (!s.clusterStatuses[id]) return;
