@@ -309,6 +309,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     dependsOn: built.dependsOn,
     sensitiveFields: built.sensitiveFields.length > 0 ? built.sensitiveFields : undefined,
     deploy: built.deploy,
+    ...(built.noDeploy ? { noDeploy: true as const } : {}),
     prune: pruneKinds((s as { prune?: PruneSpec }).prune, 'service'),
     cloneFrom: built.cloneFrom,
     source: sourceOf(s),

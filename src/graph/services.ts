@@ -24,6 +24,8 @@ export interface ServiceBuild {
   dependsOn: Address[];
   sensitiveFields: string[];
   deploy?: DesiredResource['deploy'];
+  /** `deploy: false` in the manifest (DesiredResource.noDeploy). */
+  noDeploy?: true;
   cloneFrom?: Address;
 }
 
@@ -32,6 +34,7 @@ export function serviceAttrs(s: ServiceSpec, env: Address, b: GraphBuilder): Ser
   const a = out.attrs;
   if (s.description !== undefined) a.description = desc(s.description);
   put(a, 'icon_uri', s.icon_uri);
+  if (s.deploy === false) out.noDeploy = true;
   if (s.annotation_groups) {
     a.annotations_groups = sortedSet(s.annotation_groups);
     for (const g of a.annotations_groups as string[]) depend(b, out, addressOf('annotations_group', g));

@@ -214,6 +214,8 @@ interface ServiceCommon extends Located {
   label_groups?: string[];
   variables?: VariableSpec[];
   icon_uri?: string;
+  /** false: driftless creates and configures the service but never deploys it (a service that is not running yet); default true. */
+  deploy?: boolean;
 }
 
 export interface GitRepositorySpec extends Located {

@@ -127,6 +127,11 @@ export interface DesiredResource {
   dependsOn: Address[];
   /** For services: what is deployed with it (commit, image tag). A change marks the service for deploy. */
   deploy?: { git_commit_id?: string; image_tag?: string };
+  /**
+   * Services: the manifest says `deploy: false`: the plan never marks the service for deploy, for
+   * any reason (creation, change, pin, NEVER_DEPLOYED), and drift never reports it as not deployed.
+   */
+  noDeploy?: true;
   /** The manifest opts into deleting unmanaged children of these kinds under this resource. */
   prune?: ResourceKind[];
   /** Databases: created as a clone of this database (address) instead of from scratch. */

@@ -5,7 +5,8 @@
  * other than description / icon_uri), when a variable it sees changed (its own, its environment's,
  * its project's: created, updated, replaced or pruned), when an annotations or labels group it uses
  * changed, when its pinned git_commit_id differs from the deployed commit, or when the live service
- * reports NEVER_DEPLOYED.
+ * reports NEVER_DEPLOYED. A service the manifest declares with `deploy: false` (DesiredResource.noDeploy)
+ * is never marked, for any of these reasons: driftless creates and configures it, nothing more.
  *
  * NOTE: NEVER_DEPLOYED marks a deploy so that an apply interrupted (or failed) between creating a
  * service and deploying it converges on the next run, and so that `drift` reports a declared service
@@ -40,7 +41,7 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
     if (!isServiceKind(c.kind) || c.status !== 'planned') continue;
     if (c.actions[0] === 'delete' && c.actions.length === 1) continue;
     const desired = graph.resources.get(c.address);
-    if (!desired) continue;
+    if (!desired || desired.noDeploy) continue;
     const reasons: string[] = [];
     if (c.actions[0] === 'create') reasons.push('created');
     else if (c.actions.length === 2) reasons.push('replaced');
