@@ -14,6 +14,8 @@ export const MANIFEST_DEFAULTS = {
   variable: { override: false, secret: false, enable_interpolation_in_file: false },
   git_repository: { branch: 'main', root_path: '/' },
   port: { protocol: 'HTTP', publicly_accessible: false },
+  /** Every service kind. */
+  service: { deploy: true },
   application: { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 1, build_mode: 'DOCKER' },
   container: { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 1 },
   database: { accessibility: 'PRIVATE', cpu: 250, storage: 10 },

@@ -5,7 +5,7 @@
  * declares; an export reads everything (or one project / environment).
  *
  * Requests: the organization, 8 organization-level lists, then per project its environment list,
- * per environment its service and stage lists, and per scope holding variables one unified
+ * per environment its service, stage and status lists, and per scope holding variables one unified
  * `/variable` list (a service's list also covers its environment and project, which are then not
  * read again).
  */
@@ -56,12 +56,15 @@ export async function readOrganization(api: ApiPort, scope: ExportScope = {}, op
 
   const variableReads: Array<{ id: string; scope: string; envId?: string; projectId: string }> = [];
   await mapWithLimit(envs, limit, async ({ env, projectId }) => {
-    const [services, stages] = await Promise.all([
+    const [services, stages, statuses] = await Promise.all([
       api.get(`/environment/${env.id}/services`).then(listResults),
       api.get(`/environment/${env.id}/deploymentStage`).then(listResults),
+      // Which services were never deployed: they are exported with `deploy: false`.
+      api.get(`/environment/${env.id}/statuses`) as Promise<Record<string, unknown>>,
     ]);
     out.services.set(env.id, services);
     out.stages.set(env.id, stages);
+    out.statuses.set(env.id, statuses);
     for (const s of services) {
       const kind = serviceKindOf(s);
       // Databases hold no variables (api-notes 4).

@@ -7,6 +7,8 @@
  * read from, and `plan` shows no changes.
  *
  * - Names, never UUIDs (the normaliser already turned ids into names).
+ * - A service whose status is NEVER_DEPLOYED is written with `deploy: false`: the plan of the
+ *   export leaves it undeployed, as it is live.
  * - Fields equal to their schema default are left out (./defaults.ts), as are empty lists and
  *   descriptions.
  * - Values the API never returns (secret variables, receiver webhook URLs and passwords, webhook
@@ -296,6 +298,8 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
     icon_uri: a.icon_uri === `app://qovery-console/${s.kind}` ? undefined : a.icon_uri,
     annotation_groups: a.annotations_groups,
     label_groups: a.labels_groups,
+    // A service never deployed stays so (`deploy: false`): else the plan would deploy it ("never deployed").
+    ...withoutDefaults('service', { deploy: s.status?.service_deployment_status !== 'NEVER_DEPLOYED' }),
   };
   let body: Doc = {};
   const compute = (kind: 'application' | 'container') =>

@@ -56,10 +56,11 @@ describe('driftless export', () => {
     const exp = await run(['export', '--out', file], emu.env());
     expect(exp.code).toBe(0);
     expect(exp.stdout).toBe('');
-    // List endpoints only: the organization and 8 organization-level lists, 1 per project, 2 per
-    // environment, 1 variable list per service holding variables (databases have none).
+    // List endpoints only: the organization and 8 organization-level lists, 1 per project, 3 per
+    // environment (services, stages, statuses), 1 variable list per service holding variables
+    // (databases have none).
     const requests = Number(/in (\d+) API requests/.exec(exp.stderr)?.[1]);
-    expect(requests).toBeLessThanOrEqual(9 + 1 + 2 * 2 + 9);
+    expect(requests).toBeLessThanOrEqual(9 + 1 + 3 * 2 + 9);
     // The variables to set are listed on stderr, names only.
     for (const name of Object.keys(secretEnv())) expect(exp.stderr).toContain(name);
     const text = readFileSync(file, 'utf8');
