@@ -559,4 +559,14 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
     expect(ov.status).toBe(201);
     expect(ov.body.overridden_variable).toHaveProperty('mount_path', null);
   });
+
+  it('service summaries (ServiceLightResponse) carry description and icon_uri as strings', async () => {
+    const r = await c.get(`/organization/${org}/services?environment_id=${env2Id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.results.length).toBeGreaterThan(0);
+    for (const s of r.body.results) {
+      expect(typeof s.description, s.name).toBe('string');
+      expect(typeof s.icon_uri, s.name).toBe('string');
+    }
+  });
 });

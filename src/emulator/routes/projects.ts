@@ -12,6 +12,7 @@ import { listOf, schema } from '../schemas.js';
 import type { ApiRecord } from '../state.js';
 import { assertUniqueName, checkOrganization, mustGet, newRecord, updatedRecord } from '../store.js';
 import { createStage, DEFAULT_STAGE_NAME } from '../stages.js';
+import { defaultIconUri } from '../services/kinds.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
 
 type Body = Record<string, any>;
@@ -119,7 +120,8 @@ export function projectRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
         if (q.cluster_id && env.cluster_id !== q.cluster_id) continue;
         const project = s.projects[env.project.id];
         out.push({
-          id: svc.id, name: svc.name, description: svc.description ?? null, icon_uri: svc.icon_uri ?? null, service_type: svc.service_type,
+          // Real ServiceLightResponse: description and icon_uri are required strings.
+          id: svc.id, name: svc.name, description: svc.description ?? '', icon_uri: svc.icon_uri ?? defaultIconUri(String(svc.service_type)), service_type: svc.service_type,
           project_id: env.project.id, project_name: project?.name, environment_id: env.id, environment_name: env.name, cluster_id: env.cluster_id,
           job_type: svc.job_type ?? null,
         });
