@@ -569,4 +569,16 @@ describe('beyond the seed: shapes of the real API (reference)', () => {
       expect(typeof s.icon_uri, s.name).toBe('string');
     }
   });
+
+  it('an alert rule on a service shows target.service like a service summary (description, icon_uri strings)', async () => {
+    const rc = (await c.post('/alert-receivers', { organization_id: org, name: 'svc-target-rc', description: 'd', type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.test/t' })).body;
+    const r = await c.post('/alert-rules', {
+      organization_id: org, cluster_id: prodCluster.id, name: 'svc-target', description: 'd', tag: 't',
+      condition: { kind: 'CUSTOM', promql: 'up == 0', operator: 'NONE', threshold: 0, function: 'NONE' },
+      for_duration: 'PT5M', severity: 'LOW', presentation: {}, enabled: true, alert_receiver_ids: [rc.id],
+      target: { target_type: 'APPLICATION', target_id: appId },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.target.service).toMatchObject({ id: appId, description: expect.any(String), icon_uri: 'app://qovery-console/application' });
+  });
 });

@@ -14,6 +14,7 @@ import { listOf, schema } from '../schemas.js';
 import type { ApiRecord } from '../state.js';
 import { assertUniqueName, checkOrganization, mustGet, newRecord, updatedRecord } from '../store.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
+import { defaultIconUri } from '../services/kinds.js';
 
 type Body = Record<string, any>;
 
@@ -253,7 +254,8 @@ function serviceSummary(ctx: EmulatorContext, t: { target_type: string; target_i
   const env = ctx.state.environments[svc.environment.id];
   const project = env ? ctx.state.projects[env.project.id] : undefined;
   return {
-    id: svc.id, name: svc.name, description: svc.description ?? null, icon_uri: svc.icon_uri ?? null, service_type: svc.service_type,
+    // Same as a service summary (ServiceLightResponse): description and icon_uri are strings.
+    id: svc.id, name: svc.name, description: svc.description ?? '', icon_uri: svc.icon_uri ?? defaultIconUri(String(svc.service_type)), service_type: svc.service_type,
     project_id: project?.id, project_name: project?.name, environment_id: env?.id, environment_name: env?.name, cluster_id: env?.cluster_id,
     job_type: svc.job_type ?? null,
   };
