@@ -165,7 +165,7 @@ describe('secret canary', () => {
       expect(Object.values(h.emu.state.secretValues)).toContain(changed);
 
       record('canary', {
-        title: 'Secret canary: unique random secret values and tokens through validate (3 formats), plan (3 formats, `--out`), apply (human and JSON events), drift (3 formats, `--json-file`), export (stdout and directory), graph and the demo, with injected faults, a failing deployment, refused and unsendable tokens, a clear-text secret next to a manifest error, a stale saved plan, a secret changed in the console and one rotated in the environment; stdout, stderr, every file written and the emulator log searched',
+        title: 'Secret canary, at the most verbose log level (`DRIFTLESS_LOG_LEVEL=debug`): unique random secret values and tokens through validate (3 formats), plan (3 formats, `--out`), apply (human and JSON events), drift (3 formats, `--json-file`), export (stdout and directory), graph and the demo, with injected faults, a failing deployment, refused and unsendable tokens, a clear-text secret next to a manifest error, a stale saved plan, a secret changed in the console and one rotated in the environment; stdout, stderr, every file written and the emulator log searched',
         file: 'test/chaos/canary.test.ts',
         command: 'npm run test:chaos',
         figures: {

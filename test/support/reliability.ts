@@ -78,7 +78,6 @@ const NOTES = [
   '',
   '## Known limits (not covered, or covered differently)',
   '',
-  '- The canary runs at the most verbose level (`DRIFTLESS_LOG_LEVEL=debug`: a line per API exchange), every output format and the `--json` event stream.',
   '- Two concurrent applies end with one copy of each object; the run that loses a race exits 1 with the API\'s 409',
   '  naming the object (it does not adopt it); running apply again is a no-op. Webhooks, which the API does not keep',
   '  unique, are de-duplicated after their create (the oldest copy is kept).',
