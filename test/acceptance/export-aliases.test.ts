@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, startEmu, tempDir, type Emu } from '../export/helpers.js';
+import { expectValidAndInSync, run, startEmu, tempDir, type Emu } from '../export/helpers.js';
 
 let emu: Emu;
 const tmp = tempDir('driftless-acceptance-');
@@ -35,10 +35,6 @@ describe('export of an alias of a file variable, and of the interpolation flag o
     const file = path.join(tmp.dir, 'org.yaml');
     expect((await run(['export', '--out', file], emu.env())).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('alias: APP_CONFIG');
-    const validate = await run(['validate', file], emu.env());
-    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
-    const plan = await run(['plan', file, '--detailed-exitcode'], emu.env());
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes.');
+    await expectValidAndInSync(file, emu.env());
   });
 });

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { startEmulator, type RunningEmulator, type StartOptions } from '../../src/emulator/server.js';
 import { main } from '../../src/cli/main.js';
 
@@ -78,4 +79,13 @@ export async function waitForDeployments(emu: Emu, envIds: string[]): Promise<vo
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('deployments did not finish');
+}
+
+/** The manifest at `file` validates and its plan against the emulator is `No changes.` (exit 0). */
+export async function expectValidAndInSync(file: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const validate = await run(['validate', file], env);
+  expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  const plan = await run(['plan', file, '--detailed-exitcode'], env);
+  expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('No changes.');
 }
