@@ -4,13 +4,11 @@
  * own GET /openapi.json.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { webhookDispatcher } from '../../src/emulator/webhooks/index.js';
 import { startClient, type Client } from './helpers.js';
+import { checkExchanges } from './contract-check.js';
 import { createEnvironment, settle, world } from './ops-helpers.js';
 
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 let c: Client;
 let doc: any;
 
@@ -100,62 +98,10 @@ async function scenario(): Promise<void> {
 it('every request sent and response received by the ops and variables routes validates against /openapi.json', async () => {
   c.log.length = 0;
   await scenario();
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const cache = new Map<unknown, ValidateFunction>();
-  const compile = (s: unknown) => {
-    let v = cache.get(s);
-    if (!v) cache.set(s, (v = ajv.compile(resolveRefs(s))));
-    return v;
-  };
-  const paths = Object.keys(doc.paths);
-  const problems: string[] = [];
-  const statuses = new Set<number>();
-  for (const ex of c.log) {
-    const template = findTemplate(paths, ex.path);
-    const op = template && doc.paths[template][ex.method.toLowerCase()];
-    if (!op) {
-      problems.push(`${ex.method} ${ex.path}: not in the document (status ${ex.res.status})`);
-      continue;
-    }
-    statuses.add(ex.res.status);
-    const reqSchema = op.requestBody?.content?.['application/json']?.schema;
-    if (ex.body !== undefined && reqSchema && ex.res.status < 400) {
-      const v = compile(reqSchema);
-      if (!v(structuredClone(ex.body))) problems.push(`${ex.method} ${template} request: ${ajv.errorsText(v.errors)}`);
-    }
-    const declared = op.responses[String(ex.res.status)];
-    if (!declared) {
-      problems.push(`${ex.method} ${template}: status ${ex.res.status} not declared`);
-      continue;
-    }
-    const resSchema = declared.content?.['application/json']?.schema;
-    if (resSchema) {
-      const v = compile(resSchema);
-      if (!v(ex.res.body)) problems.push(`${ex.method} ${template} ${ex.res.status} response: ${ajv.errorsText(v.errors)}`);
-    } else if (ex.res.body !== undefined) {
-      problems.push(`${ex.method} ${template} ${ex.res.status}: a body was sent but none is declared`);
-    }
-  }
+  const { problems, statuses } = checkExchanges(doc, c.log);
   expect(problems).toEqual([]);
   // The scenario covers successes and the documented refusals.
   for (const s of [200, 201, 202, 204, 400, 402, 409]) expect(statuses.has(s), `status ${s} exercised`).toBe(true);
 });
 
-function findTemplate(paths: string[], path: string): string | undefined {
-  const clean = path.split('?')[0].replace(/^\/api\/v1(?=\/)/, '');
-  const candidates = paths.filter((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(clean));
-  return candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))[0];
-}
 
-/** Inlines `#/components/...` references of the document so ajv can compile a fragment alone. */
-function resolveRefs(node: any, seen: string[] = []): any {
-  if (Array.isArray(node)) return node.map((n) => resolveRefs(n, seen));
-  if (!node || typeof node !== 'object') return node;
-  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-    if (seen.includes(node.$ref)) return {};
-    const target = node.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
-    return resolveRefs(target, [...seen, node.$ref]);
-  }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolveRefs(v, seen)]));
-}
