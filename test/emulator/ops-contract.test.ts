@@ -47,6 +47,12 @@ async function scenario(): Promise<void> {
   await c.post(`/container/${w.container.id}/environmentVariable/${penv.id}/override`, { value: 'o' });
   await c.del(`/application/${w.app.id}/environmentVariable/${ev.id}`);
   await c.del(`/variable/${pv.id}`);
+  // Variable import, unified and legacy, a secret (no value in the answer), an overwrite and a refusal.
+  const importPath = `/variable/import?service_id=${w.app.id}&service_type=APPLICATION`;
+  await c.post(importPath, { overwrite: false, vars: [{ name: 'I', value: 'i', scope: 'APPLICATION', is_secret: false }, { name: 'IS', value: 's', scope: 'ENVIRONMENT', is_secret: true }] });
+  await c.post(importPath, { overwrite: true, vars: [{ name: 'I', value: 'j', scope: 'APPLICATION', is_secret: false }, { name: 'IS', value: 't', scope: 'ENVIRONMENT', is_secret: false }] });
+  await c.post(`/variable/import?service_id=${w.helm.id}&service_type=HELM`, { overwrite: false, vars: [{ name: 'B', value: 'b', scope: 'BUILT_IN', is_secret: false }] });
+  await c.post(`/container/${w.container.id}/environmentVariable/import`, { overwrite: false, vars: [{ name: 'CI', value: 'c', scope: 'PROJECT', is_secret: false }] });
   // Webhook deliveries.
   const hook = (await c.post(`/organization/${org}/webhook`, { target_url: 'http://127.0.0.1:9/nowhere', events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_FAILED'] })).body;
   // Actions, statuses, histories, logs.
@@ -98,8 +104,9 @@ async function scenario(): Promise<void> {
 it('every request sent and response received by the ops and variables routes validates against /openapi.json', async () => {
   c.log.length = 0;
   await scenario();
-  const { problems, statuses } = checkExchanges(doc, c.log);
+  const { problems, statuses, covered } = checkExchanges(doc, c.log);
   expect(problems).toEqual([]);
+  for (const op of ['POST /variable/import', 'POST /container/{containerId}/environmentVariable/import']) expect(covered.has(op), op).toBe(true);
   // The scenario covers successes and the documented refusals.
   for (const s of [200, 201, 202, 204, 400, 402, 409]) expect(statuses.has(s), `status ${s} exercised`).toBe(true);
 });

@@ -8,6 +8,7 @@ import type { EmulatorContext } from '../context.js';
 import { syncBuiltIns, forgetSynced } from './builtins.js';
 import { forgetService, removeVariablesOf, variableDeps } from './cascade.js';
 import { trackServices } from './services-by-environment.js';
+import { importVariableRoutes } from './import-routes.js';
 import { legacyVariableRoutes, unifiedVariableRoutes } from './routes.js';
 
 export { forgetService, markParentOutOfDate, removeVariablesOf, variableDeps } from './cascade.js';
@@ -18,6 +19,7 @@ export { variableIndex } from './variable-index.js';
 export function variableRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   unifiedVariableRoutes(app, ctx);
   legacyVariableRoutes(app, ctx);
+  importVariableRoutes(app, ctx);
 }
 
 export function initVariables(ctx: EmulatorContext): void {

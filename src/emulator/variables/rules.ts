@@ -1,6 +1,7 @@
 /**
  * The rules of variables and secrets (seed 2.2, 2.3, 4.2; api-notes §6), shared by the unified
- * `/variable` API and the legacy per-parent `environmentVariable` / `secret` routes:
+ * `/variable` API, the legacy per-parent `environmentVariable` / `secret` routes and the import
+ * (import.ts, which names the offending var's field, e.g. `vars[3].name`, through `checkKey`):
  *
  * - keys are case-sensitive and unique per parent (409 on a clash);
  * - secret values are stored apart (`state.secretValues`) and never rendered;
@@ -254,11 +255,12 @@ function checkPointsUp(target: ApiRecord, parent: VariableParent, what: 'alias' 
   }
 }
 
-function checkKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string' || key.length === 0) throw invalidField('key', 'is required and must be a non-empty string');
-  if (key.length > 255) throw invalidField('key', 'must be at most 255 characters');
+/** Key syntax; `field` names the key in the request (`key`, or `vars[3].name` for an import). */
+export function checkKey(key: unknown, field = 'key'): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0) throw invalidField(field, 'is required and must be a non-empty string');
+  if (key.length > 255) throw invalidField(field, 'must be at most 255 characters');
   if (!KEY_PATTERN.test(key)) {
-    throw invalidField('key', `'${key}' is not a valid variable name (letters, digits, '_', '.', '-', not starting with a digit)`);
+    throw invalidField(field, `'${key}' is not a valid variable name (letters, digits, '_', '.', '-', not starting with a digit)`);
   }
 }
 
@@ -272,7 +274,12 @@ function checkMountPath(mountPath: string): void {
   if (!mountPath.startsWith('/')) throw invalidField('mount_path', `must be an absolute path starting with '/' (got '${mountPath}')`);
 }
 
+/** The variable of `parentId` itself (not inherited) whose key is `key` (case-sensitive). */
+export function ownVariableWithKey(index: VariableIndex, parentId: string, key: string): ApiRecord | undefined {
+  return index.ofParent(parentId).find((v) => v.key === key);
+}
+
 function checkKeyFree(index: VariableIndex, parentId: string, key: string): void {
-  const clash = index.ofParent(parentId).find((v) => v.key === key);
+  const clash = ownVariableWithKey(index, parentId, key);
   if (clash) throw conflict(`a variable with key '${key}' already exists at this scope (id ${clash.id}); keys are unique per scope and case-sensitive`);
 }
