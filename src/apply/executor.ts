@@ -7,8 +7,13 @@
  *  - a failed step skips everything that depends on it (transitively); independent steps go on;
  *  - once the signal is aborted no new step starts; steps already running are awaited, never
  *    abandoned, so the result always says truthfully what was done;
- *  - among ready steps, the caller's order wins (it is the graph's topological order), so runs
- *    with parallelism 1 are deterministic.
+ *  - among ready steps, the one heading the longest remaining chain goes first (critical path
+ *    first: the chain's length is the sum of the `weight`s along it, so a step that a long wait
+ *    such as a deployment depends on is not queued behind hundreds of unrelated writes); ties go
+ *    to the caller's order (the graph's topological order), so runs with parallelism 1 are
+ *    deterministic;
+ *  - `background` steps (waits on the platform: a deployment being polled) do not take one of
+ *    the `parallelism` places, so configuration writes go on while a deployment runs.
  */
 
 export interface Step {
@@ -17,6 +22,10 @@ export interface Step {
   /** Ids of steps that must succeed first. Unknown ids are a programming error. */
   dependsOn: readonly string[];
   run: (signal: AbortSignal) => Promise<void>;
+  /** Relative duration, for critical-path-first scheduling; default 1. */
+  weight?: number;
+  /** Mostly waiting (one request per poll): does not count against `parallelism`. */
+  background?: boolean;
 }
 
 export interface StepFailure {
@@ -61,7 +70,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
   const dependents = new Map<string, string[]>();
   const waitingOn = new Map<string, number>();
   for (const s of steps) {
-    for (const d of s.dependsOn) {
+    for (const d of new Set(s.dependsOn)) {
       if (!byId.has(d)) throw new Error(`executeSteps: step ${s.id} depends on unknown step ${d}`);
       const list = dependents.get(d);
       if (list) list.push(s.id);
@@ -72,11 +81,16 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
   assertAcyclic(steps, byId);
 
   const position = new Map(steps.map((s, i) => [s.id, i]));
-  const ready = new MinHeap<string>((a, b) => position.get(a)! - position.get(b)!);
-  for (const s of steps) if (waitingOn.get(s.id) === 0) ready.push(s.id);
+  const rank = remainingChain(steps, dependents);
+  const before = (a: string, b: string) => rank.get(b)! - rank.get(a)! || position.get(a)! - position.get(b)!;
+  const ready = new MinHeap<string>(before);
+  const readyBackground = new MinHeap<string>(before);
+  const markReady = (id: string) => (byId.get(id)!.background ? readyBackground : ready).push(id);
+  for (const s of steps) if (waitingOn.get(s.id) === 0) markReady(s.id);
   const result: ExecutionResult = { applied: [], failed: [], skipped: [], notStarted: [], interrupted: false };
   const done = new Set<string>();
   const running = new Map<string, Promise<void>>();
+  let foreground = 0;
   const signal = opts.signal ?? new AbortController().signal;
 
   const skipDependentsOf = (root: string): void => {
@@ -94,6 +108,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
 
   const start = (id: string): void => {
     const step = byId.get(id)!;
+    if (!step.background) foreground++;
     opts.onStepStart?.(id);
     const p = (async () => {
       try {
@@ -104,7 +119,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
         for (const dep of dependents.get(id) ?? []) {
           const left = waitingOn.get(dep)! - 1;
           waitingOn.set(dep, left);
-          if (left === 0 && !done.has(dep)) ready.push(dep);
+          if (left === 0 && !done.has(dep)) markReady(dep);
         }
       } catch (error) {
         done.add(id);
@@ -113,16 +128,21 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
         skipDependentsOf(id);
       } finally {
         running.delete(id);
+        if (!step.background) foreground--;
       }
     })();
     running.set(id, p);
   };
 
   for (;;) {
-    while (!signal.aborted && running.size < parallelism && ready.size > 0) {
+    // Background steps start as soon as they are ready; the others while a place is free.
+    while (!signal.aborted && readyBackground.size > 0) {
+      const id = readyBackground.pop()!;
+      if (!done.has(id)) start(id);
+    }
+    while (!signal.aborted && foreground < parallelism && ready.size > 0) {
       const id = ready.pop()!;
-      if (done.has(id)) continue;
-      start(id);
+      if (!done.has(id)) start(id);
     }
     if (running.size === 0) break;
     await Promise.race(running.values());
@@ -135,6 +155,31 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
     throw new Error(`executeSteps: steps never became ready: ${result.notStarted.join(', ')}`);
   }
   return result;
+}
+
+/**
+ * For each step, the heaviest chain from it to the end of the graph (its own weight plus the
+ * heaviest chain among its dependents). Iterative, in reverse topological order, so deep graphs
+ * of thousands of steps cannot overflow the stack. `dependents` lists each dependent once.
+ */
+function remainingChain(steps: readonly Step[], dependents: Map<string, string[]>): Map<string, number> {
+  const rank = new Map<string, number>();
+  const pending = new Map(steps.map((s) => [s.id, (dependents.get(s.id) ?? []).length]));
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const queue = steps.filter((s) => pending.get(s.id) === 0).map((s) => s.id);
+  while (queue.length > 0) {
+    const id = queue.pop()!;
+    const s = byId.get(id)!;
+    let heaviest = 0;
+    for (const d of dependents.get(id) ?? []) heaviest = Math.max(heaviest, rank.get(d)!);
+    rank.set(id, Math.max(0, s.weight ?? 1) + heaviest);
+    for (const dep of new Set(s.dependsOn)) {
+      const left = pending.get(dep)! - 1;
+      pending.set(dep, left);
+      if (left === 0) queue.push(dep);
+    }
+  }
+  return rank;
 }
 
 function assertAcyclic(steps: readonly Step[], byId: Map<string, Step>): void {
@@ -150,7 +195,7 @@ function assertAcyclic(steps: readonly Step[], byId: Map<string, Step>): void {
   for (const s of steps) visit(s.id, []);
 }
 
-/** A binary min-heap: ready steps come out in the caller's order in O(log n), whatever their number. */
+/** A binary min-heap: ready steps come out in scheduling order in O(log n), whatever their number. */
 class MinHeap<T> {
   readonly #items: T[] = [];
   constructor(private readonly cmp: (a: T, b: T) => number) {}

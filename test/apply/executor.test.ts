@@ -155,4 +155,59 @@ describe('executeSteps', () => {
     const r = await executeSteps([]);
     expect(r).toEqual({ applied: [], failed: [], skipped: [], notStarted: [], interrupted: false });
   });
+  it('runs first the steps that the heaviest remaining chain waits for (critical path first)', async () => {
+    const log: string[] = [];
+    // Caller order puts 50 unrelated writes first; the deploy (weight 100) waits for cfg-a only.
+    const writes = Array.from({ length: 50 }, (_, i) => instant(`w${i}`, [], log));
+    const steps: Step[] = [...writes, instant('cfg-a', [], log), { ...instant('deploy-a', ['cfg-a'], log), weight: 100 }];
+    await executeSteps(steps, { parallelism: 1 });
+    expect(log.slice(0, 2)).toEqual(['cfg-a', 'deploy-a']);
+    expect(log.slice(2)).toEqual(writes.map((w) => w.id));
+  });
+
+  it('orders equally heavy chains by the caller order, and longer chains of writes first', async () => {
+    const log: string[] = [];
+    const steps = [instant('a', [], log), instant('b', [], log), instant('c', ['b'], log), instant('d', [], log)];
+    await executeSteps(steps, { parallelism: 1 });
+    // b heads a chain of two; a and d (one each) keep their order.
+    expect(log).toEqual(['b', 'a', 'c', 'd']);
+  });
+
+  it('does not count background steps (a deployment being waited on) against the parallelism', async () => {
+    const deploy = controlled('deploy');
+    const write = controlled('write');
+    const p = executeSteps([{ ...deploy.step, background: true }, write.step], { parallelism: 1 });
+    await tick();
+    expect(deploy.isStarted()).toBe(true);
+    expect(write.isStarted()).toBe(true);
+    write.resolve();
+    deploy.resolve();
+    const r = await p;
+    expect(r.applied.sort()).toEqual(['deploy', 'write']);
+  });
+
+  it('still bounds the foreground steps while background steps run', async () => {
+    let running = 0;
+    let peak = 0;
+    const bg = controlled('bg');
+    const steps: Step[] = [
+      { ...bg.step, background: true },
+      ...Array.from({ length: 10 }, (_, i) => ({
+        id: `s${i}`,
+        dependsOn: [],
+        run: async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await tick();
+          running--;
+        },
+      })),
+    ];
+    const p = executeSteps(steps, { parallelism: 2 });
+    for (let i = 0; i < 20; i++) await tick();
+    expect(peak).toBe(2);
+    expect(bg.isStarted()).toBe(true);
+    bg.resolve();
+    expect((await p).applied).toHaveLength(11);
+  });
 });
