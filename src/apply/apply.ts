@@ -9,7 +9,8 @@
  *   failed step skips what depends on it; independent steps go on.
  * - Deploy steps: per environment, one per stage, each after the previous stage and after every
  *   configuration step its services see (their own subtree, their environment's and project's
- *   variables, stage membership).
+ *   variables, their moves into the stage) and nothing else: the first stage deploys while later
+ *   stages are still configured, and the executor writes first what the deployments wait for.
  */
 import type { Address, DesiredGraph, LiveState, ServiceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
@@ -28,10 +29,13 @@ import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, typ
 export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
 import { refusals } from './refusals.js';
-import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, StepError, updateResource, type WriteContext } from './writers.js';
+import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
+import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60 * 1000;
+/** A deployment's weight in scheduling, against 1 for a write: minutes against a fraction of a second. */
+export const DEPLOY_WEIGHT = 1000;
 
 export interface ApplyDeps {
   api: ApiPort;
@@ -125,7 +129,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
   const requestsBefore = deps.api.requestCount;
   const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
-  const ctx: WriteContext = {
+  const ctx: WriteContext & ImportSupport = {
+    variableImport: true,
     api: deps.api,
     refs,
     organizationId: plan.organization_id,
@@ -170,6 +175,38 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       report({ address, action, status: 'applied' });
     } catch (e) {
       fail(address, action, e, started);
+      throw e;
+    }
+  };
+
+  /** The plain variables a service gains, with one import request (see variable-import.ts). */
+  const runVariableImport = async (service: Address, list: ResourceChange[]): Promise<void> => {
+    const started = timing.now();
+    for (const c of list) emit({ type: 'apply_start', address: c.address, action: 'create' });
+    const items = list.map((change) => ({ change, desired: desiredOf(change) }));
+    const outcomes = await importVariables(service, items, ctx, async ({ change, desired }) => {
+      await createResource(change, desired, ctx);
+    });
+    let firstError: unknown;
+    for (const o of outcomes) {
+      if (o.error === undefined) {
+        emit({ type: 'apply_complete', address: o.address, action: 'create', elapsed_seconds: elapsed(started) });
+        report({ address: o.address, action: 'create', status: 'applied' });
+      } else {
+        fail(o.address, 'create', o.error, started);
+        firstError ??= o.error;
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+  };
+
+  /** One service moved into its stage: a failure shows on the stage's change. */
+  const runStageMove = async (stage: ResourceChange, member: string): Promise<void> => {
+    const started = timing.now();
+    try {
+      await moveIntoStage(stage, member, ctx);
+    } catch (e) {
+      fail(stage.address, stepActionOf(stage)!, e, started);
       throw e;
     }
   };
@@ -286,15 +323,27 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     report({ address, action: 'deploy', status: 'applied' });
   };
 
+  const runStep = (p: (typeof planned)[number]): Promise<void> => {
+    switch (p.type) {
+      case 'change':
+        return runChangeStep(p.change, p.action);
+      case 'delete-services':
+        return runServiceDeletes(p.environment, p.changes);
+      case 'import-variables':
+        return runVariableImport(p.service, p.changes);
+      case 'stage-member':
+        return runStageMove(p.stage, p.member);
+      case 'deploy':
+        return runDeployStage(p.environment, p.stage, p.services);
+    }
+  };
+  // A deployment is waited on, not worked: it holds none of the `parallelism` places, and it
+  // weighs far more than a write, so what it waits for is written first (critical path first).
   const steps: Step[] = planned.map((p) => ({
     id: p.id,
     dependsOn: p.dependsOn,
-    run: () =>
-      p.type === 'change'
-        ? runChangeStep(p.change, p.action)
-        : p.type === 'delete-services'
-          ? runServiceDeletes(p.environment, p.changes)
-          : runDeployStage(p.environment, p.stage, p.services),
+    run: () => runStep(p),
+    ...(p.type === 'deploy' ? { background: true, weight: DEPLOY_WEIGHT } : {}),
   }));
   const exec = await executeSteps(steps, {
     parallelism: opts.parallelism ?? DEFAULT_PARALLELISM,

@@ -289,25 +289,29 @@ async function createStage(d: DesiredResource, ctx: WriteContext): Promise<ApiRe
     }
   }
   ctx.refs.set(d.address, rec);
-  await arrangeStage(d, rec, [], undefined, ctx);
+  await orderStage(d, rec, undefined, ctx);
   return rec;
 }
 
-/** Moves the services the manifest lists into the stage, and the stage after its predecessor. */
-async function arrangeStage(d: DesiredResource, rec: ApiRecord, liveServices: string[], liveAfter: unknown, ctx: WriteContext): Promise<void> {
+/**
+ * Puts the stage after its predecessor. Its members are moved in by `moveIntoStage`, one step per
+ * service (see steps.ts), so that the stage does not wait for the creation of all its services.
+ */
+async function orderStage(d: DesiredResource, rec: ApiRecord, liveAfter: unknown, ctx: WriteContext): Promise<void> {
   const env = parentOf(d.address);
-  const want = (d.attrs.services as string[] | undefined) ?? [];
-  for (const name of want) {
-    if (liveServices.includes(name)) continue;
-    const svc = ctx.refs.serviceAddress(env, name);
-    if (!svc) throw new StepError(`${d.address}: service ${name} is not in ${env}`);
-    await ctx.api.put(`/deploymentStage/${rec.id}/service/${ctx.refs.id(svc, d.address)}`);
-  }
   const after = d.attrs.after as string | undefined;
   if (after !== undefined && after !== liveAfter) {
     const afterId = ctx.refs.id(addressOf('deployment_stage', after, env), d.address);
     await ctx.api.put(`/deploymentStage/${rec.id}/moveAfter/${afterId}`);
   }
+}
+
+/** Moves one service the manifest lists into its stage (the stage exists: its step ran first). */
+export async function moveIntoStage(stage: ResourceChange, member: string, ctx: WriteContext): Promise<void> {
+  const env = parentOf(stage.address);
+  const svc = ctx.refs.serviceAddress(env, member);
+  if (!svc) throw new StepError(`${stage.address}: service ${member} is not in ${env}`);
+  await ctx.api.put(`/deploymentStage/${ctx.refs.id(stage.address)}/service/${ctx.refs.id(svc, stage.address)}`);
 }
 
 async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
@@ -388,10 +392,8 @@ export async function updateResource(c: ResourceChange, d: DesiredResource, ctx:
       if (changed.has('name') || changed.has('description')) {
         rec = await ctx.api.put<ApiRecord>(`/deploymentStage/${id}`, updateBody('deployment_stage', d.attrs, record, bc));
       }
-      const before = c.fields.find((f) => f.field === 'services')?.before;
-      const liveServices = Array.isArray(before) ? (before as string[]) : ((c.before?.services as string[] | undefined) ?? []);
       const liveAfter = changed.has('after') ? c.fields.find((f) => f.field === 'after')?.before : d.attrs.after;
-      await arrangeStage(d, { ...record, id }, liveServices, liveAfter, ctx);
+      await orderStage(d, { ...record, id }, liveAfter, ctx);
       break;
     }
     case 'variable':
