@@ -17,6 +17,9 @@
  * (src/live/stale-secrets.ts), so the plan shows the value as unknown and it is reported here as
  * replaced outside Git (apply writes it again).
  *
+ * Live objects outside the manifest's scope (projects of other teams, see src/plan/scope.ts) are
+ * not in the plan's changes, so they are never drift; the report only counts them.
+ *
  * The fingerprint is a hash of what drifted (addresses, kinds of drift, fields and their values),
  * never of timestamps, ids or request counts: the same drift gives the same fingerprint on every
  * run, so a workflow can keep one issue per drift. Pure: no I/O, no clock.
@@ -25,7 +28,7 @@ import { createHash } from 'node:crypto';
 import type { SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
-import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
 
@@ -77,6 +80,11 @@ export interface DriftReport {
   /** Resources compared. */
   checked: number;
   request_count: number;
+  /**
+   * Organization-level objects outside the manifest's scope (src/plan/scope.ts), counted by kind:
+   * not drift, not in the fingerprint; shown so that nobody wonders why they are not reported.
+   */
+  out_of_scope?: OutOfScope;
 }
 
 export interface DetectOptions {
@@ -113,7 +121,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0 };
   for (const i of items) summary[i.origin]++;
-  return {
+  const report: DriftReport = {
     format_version: DRIFT_FORMAT_VERSION,
     in_sync: items.length === 0,
     fingerprint: driftFingerprint(items),
@@ -122,6 +130,8 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     checked: plan.changes.length,
     request_count: plan.request_count,
   };
+  if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
+  return report;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { REDACTED } from '../model/secret.js';
 import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
+import { outOfScopeLine } from '../plan/scope.js';
 import type { DriftField, DriftItem, DriftOrigin, DriftReport } from './detect.js';
 
 export interface DriftRenderContext {
@@ -51,7 +52,8 @@ const ICON: Record<DriftItem['drift'], string> = { changed: '🔧', missing: '�
 const DRIFT_TEXT: Record<DriftItem['drift'], string> = { changed: 'changed', missing: 'missing live', unmanaged: 'not in Git', not_deployed: 'not deployed' };
 
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n`;
+  const scope = outOfScopeLine(r.out_of_scope);
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
@@ -65,6 +67,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
   lines.push(`To make the platform match Git again, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
   lines.push('To keep a change made outside Git instead, write it into the manifest (driftless export shows the live values).');
@@ -88,6 +91,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   const out: string[] = [fingerprintMarker(r)];
   if (r.in_sync) {
     out.push('### ✅ No drift', '', `The live platform matches Git (${r.checked} resources compared).`);
+    const scope = outOfScopeLine(r.out_of_scope);
+    if (scope) out.push('', escapeMarkdown(scope));
     return out.join('\n') + '\n';
   }
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
@@ -132,6 +137,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
   const fence = fenceFor(cmd);
   out.push(`${fence}sh`, cmd, fence, '', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
+  const scope = outOfScopeLine(r.out_of_scope);
+  if (scope) out.push(md(scope), '');
   out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
   return out.join('\n') + '\n';
 }

@@ -114,6 +114,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
   const graph: DesiredGraph = { resources: b.resources, order };
   const topPrune = pruneKinds(m.prune, 'organization');
   if (topPrune.length > 0) graph.prune = topPrune;
+  if (m.scope !== undefined) graph.scope = m.scope;
   return { graph, diagnostics: b.diagnostics };
 }
 

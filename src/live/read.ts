@@ -82,6 +82,9 @@ export function orgListsNeeded(graph: DesiredGraph): Set<OrgListName> {
     kinds.add(r.kind);
   }
   for (const p of graph.prune ?? []) pruned.add(p);
+  // `scope: organization` owns every organization-level kind: its lists are read so that an
+  // undeclared one (a webhook added in the console) is reported, even when none is declared.
+  if (graph.scope === 'organization') for (const k of ['project', 'annotations_group', 'labels_group', 'alert_receiver', 'alert_rule', 'webhook'] as const) pruned.add(k);
   const has = (k: ResourceKind) => kinds.has(k) || pruned.has(k);
   const need = new Set<OrgListName>();
   if (has('project')) need.add('projects');

@@ -28,6 +28,7 @@ export type ManifestCode =
   | 'manifest.override-scope'
   | 'manifest.range'
   | 'manifest.prune-level'
+  | 'manifest.scope-prune'
   | 'schema.unknown-key'
   | 'schema.missing-key'
   | 'schema.wrong-type'

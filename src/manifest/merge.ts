@@ -2,8 +2,8 @@
  * Merging the files of a manifest directory into one Manifest.
  *
  * Each file is a partial manifest: its top-level lists are concatenated in file order (files are
- * sorted by path, so the result is deterministic); `organization` and `prune` may be written in one
- * file only. Whether a resource ended up declared twice is checked afterwards (duplicates.ts) over
+ * sorted by path, so the result is deterministic); `organization`, `prune` and `scope` may be
+ * written in one file only. Whether a resource ended up declared twice is checked afterwards (duplicates.ts) over
  * the merged result, so that it does not matter whether both copies came from one file or two.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
@@ -13,7 +13,7 @@ import type { Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 
 const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'projects'] as const;
-const SINGLE_KEYS = ['organization', 'prune'] as const;
+const SINGLE_KEYS = ['organization', 'prune', 'scope'] as const;
 
 export interface PartialFile {
   file: string;

@@ -98,6 +98,19 @@ export function checkShapes(m: Manifest): Diagnostic[] {
     }
   };
   pruneLevel(m.prune, 'organization');
+  // `scope: declared` says undeclared organization-level objects are someone else's; a top-level
+  // prune of a kind would delete exactly those. Refused rather than letting either one win silently.
+  if (m.scope === 'declared' && m.prune) {
+    for (const [key, value] of Object.entries(m.prune)) {
+      if (value !== true || !PRUNE_LEVELS[key]?.levels.includes('organization')) continue;
+      out.push(
+        error('manifest.scope-prune', `\`prune.${key}\` deletes ${key.replace(/_/g, ' ')} this manifest does not declare, but \`scope: declared\` says those belong to someone else`, {
+          detail: 'Remove the top-level prune key, or set `scope: organization` (or remove `scope`) if this manifest owns the whole organization.',
+          range: at(m.prune, key),
+        }),
+      );
+    }
+  }
 
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);

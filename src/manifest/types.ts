@@ -15,6 +15,7 @@
  */
 import type { SecretValue } from '../model/secret.js';
 import type { SourceRange } from '../diag/diagnostic.js';
+import type { ManifestScope } from '../model/resource.js';
 
 export const SOURCE: unique symbol = Symbol('driftless.source');
 
@@ -51,6 +52,11 @@ export interface Manifest extends Located {
   projects?: ProjectSpec[];
   /** Organization-level pruning: delete live objects of these kinds that the manifest does not declare. */
   prune?: PruneSpec;
+  /**
+   * How much of the organization this manifest owns: what plan and drift report as unmanaged
+   * outside the projects it declares. Omitted: `kinds`. See ManifestScope.
+   */
+  scope?: ManifestScope;
 }
 
 export interface PruneSpec extends Located {

@@ -14,6 +14,7 @@ export type ResourceKind =
   | 'organization'
   | 'cluster'
   | 'container_registry'
+  | 'helm_repository'
   | 'annotations_group'
   | 'labels_group'
   | 'alert_receiver'
@@ -139,12 +140,24 @@ export interface DesiredResource {
   source?: SourceRange;
 }
 
+/**
+ * How much of the organization a manifest owns (`scope:` at the top of the manifest; see
+ * src/plan/scope.ts for the rule): `organization`, every undeclared project and organization-level
+ * object is its business; `kinds` (the default), undeclared organization-level objects of the kinds
+ * it declares, never undeclared projects; `declared`, nothing undeclared at organization level.
+ * Inside the projects it declares, undeclared objects are always its business.
+ */
+export type ManifestScope = 'organization' | 'kinds' | 'declared';
+export const DEFAULT_MANIFEST_SCOPE: ManifestScope = 'kinds';
+
 export interface DesiredGraph {
   resources: Map<Address, DesiredResource>;
   /** Topological order: every resource after its parent and its dependsOn. */
   order: Address[];
   /** Organization-level pruning (`prune:` at the top of the manifest): kinds without a parent resource. */
   prune?: ResourceKind[];
+  /** `scope:` of the manifest; absent means DEFAULT_MANIFEST_SCOPE. */
+  scope?: ManifestScope;
 }
 
 /** One resource as the API has it, normalised to the same attrs as the desired side. */

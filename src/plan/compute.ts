@@ -8,7 +8,8 @@ import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, R
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
-import type { ActionList, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
+import { manifestScope, ownsUndeclaredAtTop } from './scope.js';
+import type { ActionList, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
@@ -129,7 +130,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     changes.push(c);
   }
 
-  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, allowDataLoss));
+  const outOfScope: OutOfScope['counts'] = {};
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, allowDataLoss, outOfScope));
   markDeploys(changes, graph, live, liveOf);
 
   const summary = summarize(changes);
@@ -152,6 +154,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error'),
     diagnostics,
   };
+  if (Object.keys(outOfScope).length > 0) plan.out_of_scope = { scope: manifestScope(graph), counts: outOfScope };
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
   return plan;
@@ -240,7 +243,8 @@ function namesOf(live: LiveState, kind: ResourceKind): string[] {
 /**
  * Live resources the manifest does not declare: deleted with a replaced or pruned ancestor, deleted
  * when their scope opts into pruning their kind, otherwise listed as unmanaged. Children of an
- * unmanaged resource are not listed (the unmanaged ancestor stands for them).
+ * unmanaged resource are not listed (the unmanaged ancestor stands for them). Organization-level
+ * objects outside the manifest's scope (./scope.ts) are only counted, by kind, into `outOfScope`.
  * Returned children-first (reverse address order), the order deletions must run in.
  */
 function undeclared(
@@ -250,7 +254,9 @@ function undeclared(
   recreated: Set<Address>,
   liveOf: Map<Address, Address>,
   allowDataLoss: boolean,
+  outOfScope: OutOfScope['counts'],
 ): ResourceChange[] {
+  const owns = ownsUndeclaredAtTop(graph);
   // Live address of a parent -> desired resource, for prune scopes.
   const desiredOfLive = new Map<Address, DesiredResource>();
   for (const [d, l] of liveOf) desiredOfLive.set(l, graph.resources.get(d)!);
@@ -283,6 +289,11 @@ function undeclared(
     const parentFate = l.parent === undefined ? undefined : fate.get(l.parent);
     if (parentFate === 'unmanaged' || parentFate === 'hidden') {
       fate.set(l.address, 'hidden');
+      continue;
+    }
+    if (l.parent === undefined && !owns(l.kind)) {
+      fate.set(l.address, 'hidden');
+      outOfScope[l.kind] = (outOfScope[l.kind] ?? 0) + 1;
       continue;
     }
     let deleteReason: string | undefined;

@@ -11,7 +11,7 @@
  * - `reasons` and `FieldChange.reason` are for display only; apply decides from `actions`, `status`,
  *   `fields` and `deploy`.
  */
-import type { Address, ResourceKind } from '../model/resource.js';
+import type { Address, ManifestScope, ResourceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 
 export const PLAN_FORMAT_VERSION = '1.0';
@@ -170,6 +170,16 @@ export interface Plan {
   /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
   applyable: boolean;
   diagnostics: Diagnostic[];
+  /**
+   * Live organization-level objects outside the manifest's scope (src/plan/scope.ts), counted by
+   * kind: not changes, not unmanaged, never touched. Absent when none was left out.
+   */
+  out_of_scope?: OutOfScope;
+}
+
+export interface OutOfScope {
+  scope: ManifestScope;
+  counts: Partial<Record<ResourceKind, number>>;
 }
 
 /** True when the plan changes or deploys anything (the `--detailed-exitcode` test). */

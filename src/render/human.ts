@@ -9,6 +9,7 @@ import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
 import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
+import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
 
@@ -65,6 +66,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     for (const c of blocked) out.push(`  ${p.red('!')} ${escapeControl(c.address)}`);
     out.push('');
   }
+  const scope = outOfScopeLine(plan.out_of_scope);
+  if (scope) out.push(p.dim(scope));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
   return out.join('\n') + '\n';
 }

@@ -40,11 +40,13 @@ export interface JsonPlan {
   request_count: number;
   applyable: boolean;
   diagnostics: Diagnostic[];
+  /** Organization-level objects outside the manifest's scope, counted by kind (absent when none). */
+  out_of_scope?: Plan['out_of_scope'];
 }
 
 /** The document as a value (for tests and for embedding). */
 export function planToJson(plan: Plan): JsonPlan {
-  return {
+  const out: JsonPlan = {
     format_version: plan.format_version,
     organization_id: plan.organization_id,
     summary: plan.summary,
@@ -54,6 +56,8 @@ export function planToJson(plan: Plan): JsonPlan {
     applyable: plan.applyable,
     diagnostics: plan.diagnostics,
   };
+  if (plan.out_of_scope) out.out_of_scope = plan.out_of_scope;
+  return out;
 }
 
 /** The document as text: one line (NDJSON-friendly) unless `pretty`. */

@@ -13,6 +13,7 @@ import type { Plan, ResourceChange } from '../plan/types.js';
 import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
+import { outOfScopeLine } from '../plan/scope.js';
 
 export interface MarkdownOptions {
   /** Maximum length of the whole comment. Default 60,000 characters. */
@@ -82,6 +83,8 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   if (plan.deploy_order.length > 0) {
     tail.push('<details><summary>Deploy order</summary>', '', '```mermaid', renderDeployMermaid(plan).trimEnd(), '```', '', '</details>', '');
   }
+  const scope = outOfScopeLine(plan.out_of_scope);
+  if (scope) tail.push(`${escapeMarkdown(scope)}`, '');
   tail.push(`**${summaryLine(plan)}** ${requestLine(plan)}`);
 
   const managed: ResourceChange[] = [];

@@ -42,8 +42,9 @@ describe('defaults left out of an export', () => {
     walk(schema);
     const ours = new Set<string>();
     for (const table of Object.values(MANIFEST_DEFAULTS)) for (const [k, v] of Object.entries(table)) ours.add(`${k}=${JSON.stringify(v)}`);
-    // Not fields of exported objects: the format version, cluster upgrades and prune switches (an export never prunes or upgrades).
-    const notExported = [...found].filter((d) => d.startsWith('version=') || d === 'upgrade_kubernetes=false' || /^(projects|annotation_groups|label_groups|alert_receivers|alert_rules|webhooks|environments|services|deployment_stages|variables)=false$/.test(d));
+    // Not fields of exported objects: the format version, the manifest's scope (an export always
+    // writes it: organization or declared), cluster upgrades and prune switches (an export never prunes or upgrades).
+    const notExported = [...found].filter((d) => d.startsWith('version=') || d === 'scope="kinds"' || d === 'upgrade_kubernetes=false' || /^(projects|annotation_groups|label_groups|alert_receivers|alert_rules|webhooks|environments|services|deployment_stages|variables)=false$/.test(d));
     expect([...ours].sort()).toEqual([...found].filter((d) => !notExported.includes(d)).sort());
   });
 });

@@ -277,12 +277,23 @@ describe('computePlan: undeclared live resources', () => {
   };
 
   it('lists them as unmanaged without deleting, and hides the children of an unmanaged parent', () => {
-    const plan = planOf(fullManifest(), withRecords(extra));
+    const m = fullManifest();
+    m.scope = 'organization'; // owns the whole organization, undeclared projects included
+    const plan = planOf(m, withRecords(extra));
     const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged').map((c) => c.address);
     expect(unmanaged).toEqual([`${PROD}/database.olddb`, `${API}/variable.STRAY`, 'project.legacy']);
     expect(plan.changes.some((c) => c.address.startsWith('project.legacy/'))).toBe(false);
     expect(plan.summary).toMatchObject({ destroy: 0, unmanaged: 3 });
     expect(planHasChanges(plan)).toBe(false);
+  });
+
+  it('leaves an undeclared project out of scope by default: counted, not listed, its children hidden', () => {
+    const plan = planOf(fullManifest(), withRecords(extra));
+    const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged').map((c) => c.address);
+    expect(unmanaged).toEqual([`${PROD}/database.olddb`, `${API}/variable.STRAY`]);
+    expect(plan.changes.some((c) => c.address.startsWith('project.legacy'))).toBe(false);
+    expect(plan.out_of_scope).toEqual({ scope: 'kinds', counts: { project: 1 } });
+    expect(plan.summary).toMatchObject({ destroy: 0, unmanaged: 2 });
   });
 
   it('deletes them where the manifest opts into pruning, children first, and blocks database deletion', () => {

@@ -12,7 +12,11 @@ import { createPalette } from '../../src/render/palette.js';
 import { escapeControl, escapeMarkdown, fenceFor } from '../../src/render/escape.js';
 import { ALL_SECRETS, KEY, apiRecords, fullManifest, id, liveFrom } from '../plan/fixtures.js';
 
-/** A plan with every kind of change: create, update (scalar, multi-line, secret), replace (blocked), deploy, unmanaged. */
+/**
+ * A plan with every kind of change: create, update (scalar, multi-line, secret), replace (blocked),
+ * deploy, unmanaged (a webhook: the manifest declares webhooks, so it owns them), and a project
+ * outside the manifest's scope (counted in one line, not listed).
+ */
 function mixedPlan(): { plan: Plan; manifest: Manifest } {
   const m = fullManifest();
   m.projects![0]!.variables![1]!.value = new SecretValue('sk_live_ROTATED_DO_NOT_PRINT');
@@ -22,7 +26,8 @@ function mixedPlan(): { plan: Plan; manifest: Manifest } {
   r.services.splice(1, 1); // web is missing: created
   r.stages[2]!.services.splice(1, 1);
   r.variables[id('production')]![2]!.value = 'a: 1\nb: 3\nc: 4\n';
-  r.webhooks = [];
+  // The declared webhook is missing (created); another one exists live only (unmanaged).
+  r.webhooks = [{ id: 'w-old', kind: 'STANDARD', target_url: 'https://old.example.com/hook', target_secret_set: false, description: null, enabled: true, events: ['DEPLOYMENT_FAILED'], project_names_filter: [], environment_types_filter: [], created_at: 'x', updated_at: 'x' }];
   r.projects.push({ id: 'p2', name: 'legacy', created_at: 'x' });
   const plan = computePlan(buildGraph(m).graph, liveFrom(r, 12), { fingerprintKey: KEY });
   return { plan, manifest: m };
@@ -80,7 +85,9 @@ describe('human renderer', () => {
     expect(text).toMatch(/~ value:\n {10}  a: 1\n {10}- b: 3\n {10}- c: 4\n {10}\+ b: 2\n/);
     expect(text).toContain('  > job "nightly"\n      > deploy: variables CONFIG_FILE, API_KEY changed (tag 2.0)');
     expect(text).toContain('Project shop / environment production');
-    expect(text).toContain('  ? project.legacy');
+    expect(text).toContain('  ? webhook.https:%2F%2Fold.example.com%2Fhook');
+    expect(text).not.toContain('project.legacy');
+    expect(text).toContain('\n1 project outside this manifest is not managed by it (scope: kinds, the default).\nPlan: ');
   });
 
   it('shows only the changed sub-fields of an object', () => {
