@@ -6,7 +6,7 @@ import type { ApiPort } from '../live/api-port.js';
 import { liveStateFromRecords } from '../live/fetch.js';
 import type { DesiredGraph, DesiredResource } from '../model/resource.js';
 import { readOrganization, type ExportScope } from './read.js';
-import { exportManifest, type ExportResult } from './to-manifest.js';
+import { exportManifest, type ExportedManifest, type ExportResult } from './to-manifest.js';
 
 export { ExportScopeError, type ExportScope } from './read.js';
 
@@ -25,5 +25,10 @@ export async function exportOrganization(api: ApiPort, scope: ExportScope = {}):
   const live = liveStateFromRecords(records, WANTS_ORGANIZATION);
   const partial = scope.project !== undefined || scope.environment !== undefined;
   const result = exportManifest(live, { partial });
-  return { ...result, organizationName: String(records.organization.name ?? ''), requestCount: api.requestCount - before };
+  // The export says how much of the organization it owns (src/plan/scope.ts): a full export all of
+  // it, so that a project or webhook added by hand later is drift; a partial one only what it
+  // declares, so that the other teams' projects and groups of a shared organization are not.
+  const { version, ...rest } = result.manifest;
+  const manifest: ExportedManifest = { version, scope: partial ? 'declared' : 'organization', ...rest };
+  return { ...result, manifest, organizationName: String(records.organization.name ?? ''), requestCount: api.requestCount - before };
 }

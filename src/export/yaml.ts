@@ -17,7 +17,7 @@ export interface ExportFile {
 
 export const SINGLE_FILE_NAME = 'driftless.yaml';
 
-const ORG_KEYS = ['organization', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks'] as const;
+const ORG_KEYS = ['scope', 'organization', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks'] as const;
 
 export function renderExport(result: ExportResult, layout: ExportLayout, header: string): ExportFile[] {
   const m = result.manifest;

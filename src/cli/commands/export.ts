@@ -65,7 +65,14 @@ export const exportCommand: CliCommand<ExportArgs> = {
           }),
         ]);
       }
-      const header = [`driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`, 'Review it, commit it, and run `driftless plan` against it: it shows no changes, except secrets', 'driftless did not write itself (their value is unknown): each is listed once as to be written.'].join('\n');
+      const header = [
+        `driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`,
+        'Review it, commit it, and run `driftless plan` against it: it shows no changes, except secrets',
+        'driftless did not write itself (their value is unknown): each is listed once as to be written.',
+        result.manifest.scope === 'declared'
+          ? '`scope: declared`: plan and drift leave the projects and organization-level objects it does not declare alone.'
+          : '`scope: organization`: plan and drift report every project or organization-level object it does not declare.',
+      ].join('\n');
       const files = renderExport(result, layout, header);
       try {
         writeOutput(files, layout, args.out, io);
