@@ -1,7 +1,7 @@
 /**
  * The state a fresh emulator starts from: one organization, two clusters on two providers, one
- * container registry and one API token per scope. Other tracks depend on these names
- * (`production-cluster`, `staging-cluster`, `docker-hub`).
+ * container registry, two helm repositories and one API token per scope. Other tracks depend on
+ * these names (`production-cluster`, `staging-cluster`, `docker-hub`, `bitnami`).
  *
  * `--seed FILE` gives a JSON document with any subset of the state's top-level keys; keys it omits
  * come from this default (so a fixture may hold only projects, for example).
@@ -72,12 +72,31 @@ export function defaultState(deps: SeedDeps): EmulatorState {
         description: 'Docker Hub', url: 'https://docker.io', cluster: null,
       },
     },
+    helmRepositories: defaultHelmRepositories(deps),
     projects: {}, environments: {}, services: {}, serviceStatuses: {}, advancedSettings: {},
     deploymentStages: {}, variables: {}, secretValues: {}, annotationsGroups: {}, labelsGroups: {},
     alertReceivers: {}, alertReceiverSecrets: {}, alertRules: {}, webhooks: {}, webhookSecrets: {},
     webhookDeliveries: {}, environmentHistory: {}, serviceHistory: {}, backups: {}, receiverValidations: [],
     logs: {}, operations: {},
   };
+}
+
+/**
+ * The helm repositories of a fresh organization: public HTTPS chart repositories, so that a helm
+ * service can be created (its `source.helm_repository.repository` is the id of one of these).
+ * Also given to a `--data` file written before the emulator had helm repositories.
+ */
+export function defaultHelmRepositories(deps: SeedDeps): Record<string, ApiRecord> {
+  const now = deps.nowIso();
+  const out: Record<string, ApiRecord> = {};
+  for (const [name, url, description] of [
+    ['bitnami', 'https://charts.bitnami.com/bitnami', 'Bitnami charts'],
+    ['prometheus-community', 'https://prometheus-community.github.io/helm-charts', 'Prometheus community charts'],
+  ]) {
+    const id = deps.newId();
+    out[id] = { id, created_at: now, updated_at: now, name, kind: 'HTTPS', description, url, skip_tls_verification: false, config: {} };
+  }
+  return out;
 }
 
 /** Merges a `--seed` fixture over the default state; throws a readable error when it is malformed. */
@@ -119,6 +138,7 @@ const REQUIRED_LINKS: Record<string, string[]> = {
   deploymentStages: ['name', 'environment.id', 'deployment_order', 'services'],
   clusters: ['name', 'cloud_provider', 'region'],
   containerRegistries: ['name'],
+  helmRepositories: ['name', 'kind', 'url'],
   annotationsGroups: ['name'],
   labelsGroups: ['name'],
   alertReceivers: ['name', 'type'],

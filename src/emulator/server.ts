@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { createContext, type Clock, type EmulatorContext, type EmulatorOptions, type Logger, systemClock } from './context.js';
 import { buildApp } from './app.js';
 import { DataFile, trackState } from './persistence.js';
-import { defaultState, mergeSeed, tokensByScope } from './seed.js';
+import { defaultHelmRepositories, defaultState, mergeSeed, tokensByScope } from './seed.js';
 import type { EmulatorState, TokenScope } from './state.js';
 
 export interface StartOptions extends Partial<EmulatorOptions> {
@@ -71,6 +71,10 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
       }
     }
   }
+
+  // A --data file written before the emulator had helm repositories: give it the default ones
+  // (the snapshot below folds them into the file).
+  if (!raw.helmRepositories) raw.helmRepositories = defaultHelmRepositories({ newId: randomUUID, nowIso });
 
   let state = raw;
   let commit = () => {};

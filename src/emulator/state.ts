@@ -32,6 +32,8 @@ export interface EmulatorState {
   /** cluster id -> cluster status record (2.13) */
   clusterStatuses: Record<string, ClusterStatusRecord>;
   containerRegistries: Record<string, ApiRecord>;
+  /** Organization helm repositories (HelmRepositoryResponse without `associated_services_count`). */
+  helmRepositories: Record<string, ApiRecord>;
   projects: Record<string, ApiRecord>;
   environments: Record<string, ApiRecord>;
   /** All services of every kind, discriminated by `service_type`. */
@@ -43,7 +45,11 @@ export interface EmulatorState {
   deploymentStages: Record<string, ApiRecord>;
   /** Variables and secrets of every scope (unified /variable records, including is_secret). */
   variables: Record<string, ApiRecord>;
-  /** variable id -> clear secret value. Never serialised into any response. */
+  /**
+   * variable id -> clear secret value; also `tfvar:<service id>:<key>` (secret terraform variables)
+   * and `helmrepo:<repository id>:<config field>` (helm repository credentials). Never serialised
+   * into any response.
+   */
   secretValues: Record<string, string>;
   annotationsGroups: Record<string, ApiRecord>;
   labelsGroups: Record<string, ApiRecord>;

@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startClient, type Client } from './helpers.js';
 import { checkExchanges, resolveRefs } from './contract-check.js';
-import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
+import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, helmRepositoryId, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 let c: Client;
@@ -96,6 +96,11 @@ const CRUD_OPERATIONS = [
   'GET /organization/{organizationId}/cluster/{clusterId}/status',
   'POST /cluster/{clusterId}/upgrade',
   'GET /organization/{organizationId}/containerRegistry',
+  'GET /organization/{organizationId}/helmRepository',
+  'POST /organization/{organizationId}/helmRepository',
+  'GET /organization/{organizationId}/helmRepository/{helmRepositoryId}',
+  'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}',
+  'DELETE /organization/{organizationId}/helmRepository/{helmRepositoryId}',
   'GET /gcp/instanceType/{region}',
   'GET /aws/eks/instanceType/{region}',
   'GET /scaleway/instanceType/{zone}',
@@ -139,9 +144,13 @@ async function scenario(): Promise<void> {
   const lab = (await c.post(`/organization/${org}/labelsGroups`, { name: 'l', labels: [{ key: 'k', value: 'v', propagate_to_cloud_provider: false }] })).body;
   await c.get(`/organization/${org}/annotationsGroups`);
   await c.get(`/organization/${org}/labelsGroups/${lab.id}`);
+  const charts = (await c.post(`/organization/${org}/helmRepository`, { name: 'charts', kind: 'OCI_GITHUB_CR', url: 'oci://ghcr.io/acme/charts', skip_tls_verification: false, config: { username: 'bot', password: 'helm-repo-password' } })).body;
+  await c.put(`/organization/${org}/helmRepository/${charts.id}`, { name: 'acme-charts', kind: 'OCI_GITHUB_CR', url: 'oci://ghcr.io/acme/charts', skip_tls_verification: true, config: { username: 'bot' } });
+  await c.get(`/organization/${org}/helmRepository/${charts.id}`);
+  await c.get(`/organization/${org}/helmRepository`);
   const bodies: Record<string, unknown> = {
     application: { ...appBody(), annotations_groups: [{ id: ann.id }], labels_groups: [{ id: lab.id }], healthchecks: { readiness_probe: { type: { http: { path: '/health', port: 8080 } }, period_seconds: 5 } } },
-    container: containerBody(reg), database: databaseBody(), job: jobBody(reg), helm: helmBody(), terraform: terraformBody(),
+    container: containerBody(reg), database: databaseBody(), job: jobBody(reg), helm: helmBody(await helmRepositoryId(c)), terraform: terraformBody(),
   };
   for (const [kind, body] of Object.entries(bodies)) {
     const made = (await c.post(`/environment/${env.id}/${kind}`, body)).body;
@@ -150,6 +159,8 @@ async function scenario(): Promise<void> {
     await c.put(`/${kind}/${made.id}`, kind === 'database' ? { storage: 30 } : body);
   }
   await c.post(`/environment/${env.id}/job`, cronBody(reg));
+  // The other helm source: a chart kept in git (the response's `git` alternative).
+  await c.post(`/environment/${env.id}/helm`, { ...helmBody(charts.id, 'git-chart'), source: { git_repository: { url: 'https://github.com/acme/charts.git', root_path: '/redis' } } });
   await c.get(`/environment/${env.id}/services`);
   await c.get(`/environment/${env.id}/services?page=1&page_size=2`);
   await c.get(`/organization/${org}/services?environment_id=${env.id}`);
@@ -217,6 +228,7 @@ async function scenario(): Promise<void> {
   await c.put(`/organization/${org}/annotationsGroups/${ann.id}`, { name: 'a', annotations: [], scopes: [] });
   await c.put(`/organization/${org}/labelsGroups/${lab.id}`, { name: 'l', labels: [] });
   for (let i = 0; i < 200 && (await c.get(`/environment/${env.id}/services`)).body.results.length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await c.del(`/organization/${org}/helmRepository/${charts.id}`);
   await c.del(`/organization/${org}/annotationsGroups/${ann.id}`);
   await c.del(`/organization/${org}/labelsGroups/${lab.id}`);
   await c.del(`/alert-receivers/${recv.id}`);
@@ -267,7 +279,7 @@ describe('OpenAPI contract', () => {
     expect(problems).toEqual([]);
     // Write-only values sent in the scenario never come back in any answer.
     const answers = JSON.stringify(c.log.map((ex) => ex.res.body));
-    for (const secret of ['s3cr3t-tf', 'hooks.slack.com/services/x', 'email-pw-value', 'hook-signing-secret']) expect(answers).not.toContain(secret);
+    for (const secret of ['s3cr3t-tf', 'hooks.slack.com/services/x', 'email-pw-value', 'hook-signing-secret', 'helm-repo-password']) expect(answers).not.toContain(secret);
     expect(CRUD_OPERATIONS.filter((op) => !covered.has(op))).toEqual([]);
     // The list above is the document's, not a wish list.
     const documented = new Set(Object.entries<any>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)));

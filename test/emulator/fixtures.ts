@@ -12,6 +12,12 @@ export async function registryId(c: Client): Promise<string> {
   return r.body.results.find((x: any) => x.name === 'docker-hub').id;
 }
 
+/** The id of a helm repository of the default organization (`bitnami` or `prometheus-community`). */
+export async function helmRepositoryId(c: Client, name = 'bitnami'): Promise<string> {
+  const r = await c.get(`/organization/${c.em.organizationId}/helmRepository`);
+  return r.body.results.find((x: any) => x.name === name).id;
+}
+
 /** A project with one environment on the production cluster. */
 export async function projectAndEnv(c: Client, name = 'shop'): Promise<{ project: any; env: any }> {
   const project = (await c.post(`/organization/${c.em.organizationId}/project`, { name, description: 'd' })).body;
@@ -43,9 +49,9 @@ export const cronBody = (registry_id: string, name = 'nightly') => ({
   schedule: { cronjob: { scheduled_at: '0 3 * * *' } },
 });
 
-export const helmBody = (name = 'redis-chart') => ({
+export const helmBody = (repository: string, name = 'redis-chart') => ({
   name,
-  source: { helm_repository: { repository: 'https://charts.bitnami.com/bitnami', chart_name: 'redis', chart_version: '19.0.0' } },
+  source: { helm_repository: { repository, chart_name: 'redis', chart_version: '19.0.0' } },
   values_override: { set: [['replica.count', '2']] },
 });
 

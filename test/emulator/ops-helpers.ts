@@ -28,6 +28,10 @@ export function registryId(c: Client): string {
   return Object.values(c.em.state.containerRegistries)[0].id;
 }
 
+export function helmRepositoryId(c: Client, name = 'bitnami'): string {
+  return Object.values(c.em.state.helmRepositories).find((r) => r.name === name)!.id;
+}
+
 async function created(p: Promise<{ status: number; body: any }>, what: string): Promise<any> {
   const r = await p;
   if (r.status !== 200 && r.status !== 201) throw new Error(`creating ${what}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -66,7 +70,7 @@ export async function world(c: Client, opts: { cluster?: string } = {}): Promise
     'job',
   );
   const helm = await created(
-    c.post(`/environment/${env.id}/helm`, { name: 'redis-chart', source: { helm_repository: { repository: 'https://charts.bitnami.com/bitnami', chart_name: 'redis', chart_version: '18.0.0' } } }),
+    c.post(`/environment/${env.id}/helm`, { name: 'redis-chart', source: { helm_repository: { repository: helmRepositoryId(c), chart_name: 'redis', chart_version: '18.0.0' } } }),
     'helm',
   );
   const terraform = await created(

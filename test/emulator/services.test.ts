@@ -1,7 +1,7 @@
 /** Projects, environments and services of every kind over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClient, type Client } from './helpers.js';
-import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
+import { appBody, clusters, containerBody, cronBody, databaseBody, helmBody, helmRepositoryId, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
 
 let c: Client;
 beforeAll(async () => {
@@ -77,7 +77,7 @@ describe('services', () => {
       container: await c.post(`/environment/${env.id}/container`, containerBody(reg)),
       database: await c.post(`/environment/${env.id}/database`, databaseBody()),
       job: await c.post(`/environment/${env.id}/job`, jobBody(reg)),
-      helm: await c.post(`/environment/${env.id}/helm`, helmBody()),
+      helm: await c.post(`/environment/${env.id}/helm`, helmBody(await helmRepositoryId(c))),
       terraform: await c.post(`/environment/${env.id}/terraform`, terraformBody()),
     };
     for (const [kind, r] of Object.entries(made)) {
@@ -106,7 +106,10 @@ describe('services', () => {
     expect(made.database.body).toMatchObject({ type: 'POSTGRESQL', mode: 'CONTAINER', port: 5432, instance_type: null, disk_type: null });
     expect(made.job.body.job_type).toBe('LIFECYCLE');
     expect((await c.post(`/environment/${env.id}/job`, cronBody(reg))).body.job_type).toBe('CRON');
-    expect(made.helm.body.source.helm_repository.chart_name).toBe('redis');
+    // The real HelmResponse source: the chart and the repository it comes from, by id, name and url.
+    expect(made.helm.body.source).toEqual({
+      repository: { chart_name: 'redis', chart_version: '19.0.0', repository: { id: await helmRepositoryId(c), name: 'bitnami', url: 'https://charts.bitnami.com/bitnami' } },
+    });
     // A secret terraform variable is write-only.
     const vars = made.terraform.body.terraform_variables_source.tf_vars;
     expect(vars).toEqual([{ key: 'region', value: 'eu-west-3', secret: false }, { key: 'token', value: null, secret: true }]);
@@ -266,7 +269,8 @@ describe('services', () => {
     const noSchedule = await c.post(`/environment/${env.id}/job`, { ...jobBody(reg), schedule: {} });
     expect(noSchedule.status).toBe(400);
     expect(noSchedule.body.message).toContain("field 'schedule'");
-    const twoSources = await c.post(`/environment/${env.id}/helm`, { ...helmBody(), source: { ...helmBody().source, git_repository: { url: 'https://github.com/a/b' } } });
+    const chart = helmBody(await helmRepositoryId(c));
+    const twoSources = await c.post(`/environment/${env.id}/helm`, { ...chart, source: { ...chart.source, git_repository: { url: 'https://github.com/a/b' } } });
     expect(twoSources.status).toBe(400);
     expect(twoSources.body.message).toContain("field 'source'");
   });

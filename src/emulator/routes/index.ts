@@ -13,6 +13,7 @@ import { serviceRoutes } from './services.js';
 import { stageRoutes } from './stages.js';
 import { groupRoutes } from './groups.js';
 import { clusterRoutes } from './clusters.js';
+import { helmRepositoryRoutes } from './helm-repositories.js';
 import { alertRoutes } from './alerts.js';
 import { webhookRoutes } from './webhooks.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
@@ -29,6 +30,7 @@ export const routePlugins: RoutePlugin[] = [
   stageRoutes,
   groupRoutes,
   clusterRoutes,
+  helmRepositoryRoutes,
   alertRoutes,
   webhookRoutes,
   variableRoutes,

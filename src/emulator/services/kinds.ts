@@ -9,6 +9,7 @@ import type { EmulatorContext } from '../context.js';
 import { invalidField, notFound } from '../errors.js';
 import type { ApiRecord } from '../state.js';
 import { AWS_MANAGED_DB_INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
+import { buildHelmSource, presentHelmSource } from './helm-source.js';
 import { type Body, type Fields, NO_HEALTHCHECKS, checkRegistry, checkResources, clusterOf, computeCommon, gitRepository, groupRefs, limits } from './fields.js';
 
 export type ServiceKindName = 'application' | 'container' | 'database' | 'job' | 'helm' | 'terraform';
@@ -171,10 +172,7 @@ export const KINDS: KindDef[] = [
     kind: 'helm', type: 'HELM', tag: 'Helms',
     responseSchema: 'Helm', createSchema: 'HelmRequest', editSchema: 'HelmRequest',
     build(ctx, _env, b, old) {
-      const src = b.source ?? {};
-      if ((src.git_repository != null) === (src.helm_repository != null)) {
-        throw invalidField('source', 'give exactly one of source.git_repository or source.helm_repository');
-      }
+      const source = buildHelmSource(ctx, b.source, old?.source);
       const vo = b.values_override ?? {};
       return {
         name: b.name,
@@ -184,9 +182,7 @@ export const KINDS: KindDef[] = [
         auto_deploy: b.auto_deploy ?? false,
         arguments: b.arguments ?? [],
         allow_cluster_wide_resources: b.allow_cluster_wide_resources ?? false,
-        source: src.git_repository != null
-          ? { git_repository: { ...gitRepository(src.git_repository) }, helm_repository: null }
-          : { git_repository: null, helm_repository: { repository: src.helm_repository.repository ?? null, chart_name: src.helm_repository.chart_name, chart_version: src.helm_repository.chart_version } },
+        source,
         values_override: { set: vo.set ?? [], set_string: vo.set_string ?? [], set_json: vo.set_json ?? [], file: vo.file ?? null },
         ports: (b.ports ?? []).map((p: Body, i: number) => {
           const known = new Set((old?.ports ?? []).map((x: Body) => x.id));
@@ -275,6 +271,7 @@ export function presentService(ctx: EmulatorContext, rec: ApiRecord): ApiRecord 
     const reg = ctx.state.containerRegistries[rec.source.image.registry_id];
     if (reg) out.source = { ...rec.source, image: { ...rec.source.image, registry: { id: reg.id, name: reg.name, url: reg.url, kind: reg.kind } } };
   }
+  if (rec.service_type === 'HELM') out.source = presentHelmSource(ctx, rec.source);
   if (rec.service_type === 'DATABASE') out.host = `z${rec.id.slice(0, 8)}-${String(rec.name).toLowerCase()}`;
   return out;
 }
