@@ -9,8 +9,9 @@
  *    abandoned, so the result always says truthfully what was done;
  *  - among ready steps, the one heading the longest remaining chain goes first (critical path
  *    first: the chain's length is the sum of the `weight`s along it, so a step that a long wait
- *    such as a deployment depends on is not queued behind hundreds of unrelated writes); ties go
- *    to the caller's order (the graph's topological order), so runs with parallelism 1 are
+ *    such as a deployment depends on is not queued behind hundreds of unrelated writes); among
+ *    equally heavy chains, the step that more steps wait for (a stage its services move into);
+ *    then the caller's order (the graph's topological order), so runs with parallelism 1 are
  *    deterministic;
  *  - `background` steps (waits on the platform: a deployment being polled) do not take one of
  *    the `parallelism` places, so configuration writes go on while a deployment runs.
@@ -82,7 +83,8 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
 
   const position = new Map(steps.map((s, i) => [s.id, i]));
   const rank = remainingChain(steps, dependents);
-  const before = (a: string, b: string) => rank.get(b)! - rank.get(a)! || position.get(a)! - position.get(b)!;
+  const fanOut = (id: string) => dependents.get(id)?.length ?? 0;
+  const before = (a: string, b: string) => rank.get(b)! - rank.get(a)! || fanOut(b) - fanOut(a) || position.get(a)! - position.get(b)!;
   const ready = new MinHeap<string>(before);
   const readyBackground = new MinHeap<string>(before);
   const markReady = (id: string) => (byId.get(id)!.background ? readyBackground : ready).push(id);

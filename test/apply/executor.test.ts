@@ -210,4 +210,18 @@ describe('executeSteps', () => {
     bg.resolve();
     expect((await p).applied).toHaveLength(11);
   });
+  it('among equally heavy chains, runs first the step that more steps wait for', async () => {
+    const log: string[] = [];
+    // svc and stage both head a chain of 2 before the deploy; three moves wait for the stage.
+    const steps: Step[] = [
+      instant('svc', [], log),
+      instant('stage', [], log),
+      instant('move-1', ['stage'], log),
+      instant('move-2', ['stage'], log),
+      instant('move-3', ['stage', 'svc'], log),
+      { ...instant('deploy', ['move-1', 'move-2', 'move-3'], log), weight: 100 },
+    ];
+    await executeSteps(steps, { parallelism: 1 });
+    expect(log[0]).toBe('stage');
+  });
 });
