@@ -105,6 +105,20 @@ describe('drift rendering', () => {
     expect(JSON.parse(renderDriftJson(report, ctx))).toMatchObject({ fingerprint: report.fingerprint, reconcile_command: 'driftless apply infra', in_sync: false });
   });
 
+  it('says once what is outside the manifest, in sync or not, in every format, and only when something is', () => {
+    const line = '2 projects outside this manifest are not managed by it (scope: declared).';
+    const scoped: DriftReport = { ...report, out_of_scope: { scope: 'declared', counts: { project: 2 } } };
+    const sync: DriftReport = { ...scoped, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0 }, fingerprint: driftFingerprint([]) };
+    for (const r of [scoped, sync]) {
+      expect(renderDriftHuman(r, ctx, createPalette(false)).split(line).length - 1).toBe(1);
+      // Markdown escapes the punctuation of the line, never its words.
+      expect(renderDriftMarkdown(r, ctx).split('outside this manifest').length - 1).toBe(1);
+      expect(JSON.parse(renderDriftJson(r, ctx)).out_of_scope).toEqual({ scope: 'declared', counts: { project: 2 } });
+    }
+    expect(renderDriftHuman(report, ctx, createPalette(false))).not.toContain('outside this manifest');
+    expect(renderDriftMarkdown(report, ctx)).not.toContain('outside this manifest');
+  });
+
   it('fingerprint: same drift, same value whatever the order or the timestamps; another drift, another value', () => {
     const shuffled = [...items].reverse().map((i) => ({ ...i, since: '2030-01-01T00:00:00.000Z', summary: 'reworded' }));
     expect(driftFingerprint(shuffled)).toBe(report.fingerprint);
