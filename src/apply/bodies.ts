@@ -104,9 +104,7 @@ export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
   if (kind === 'job' && isObj(out.source)) out.source = jobSourceFromRecord(out.source);
-  if (kind === 'helm' && isObj(out.source) && isObj(out.source.git_repository)) {
-    out.source = { git_repository: gitRequest(out.source.git_repository) };
-  }
+  if (kind === 'helm' && isObj(out.source)) out.source = helmSourceFromRecord(out.source);
   if (kind === 'terraform' && isObj(out.terraform_files_source) && isObj(out.terraform_files_source.git_repository)) {
     out.terraform_files_source = { ...out.terraform_files_source, git_repository: gitRequest(out.terraform_files_source.git_repository) };
   }
@@ -123,6 +121,23 @@ function jobSourceFromRecord(src: Obj): Obj {
     const d = src.docker;
     return { docker: { ...pick(d, ['dockerfile_path', 'dockerfile_raw', 'docker_target_build_stage']), git_repository: gitRequest(d.git_repository) } };
   }
+  return src;
+}
+
+/**
+ * A helm record's source in request shape. The API answers `{repository: {chart_name,
+ * chart_version, repository: {id, name, url}}}` | `{git: {git_repository}}`; the request takes
+ * `{helm_repository: {repository: <id>, chart_name, chart_version}}` | `{git_repository}`. A source
+ * already in request shape passes through.
+ */
+function helmSourceFromRecord(src: Obj): Obj {
+  if (isObj(src.repository)) {
+    const r = src.repository;
+    return { helm_repository: { repository: isObj(r.repository) ? r.repository.id : r.repository, chart_name: r.chart_name, chart_version: r.chart_version } };
+  }
+  if (isObj(src.git) && isObj(src.git.git_repository)) return { git_repository: gitRequest(src.git.git_repository) };
+  if (isObj(src.git_repository)) return { git_repository: gitRequest(src.git_repository) };
+  if (isObj(src.helm_repository)) return { helm_repository: pick(src.helm_repository, ['repository', 'chart_name', 'chart_version']) };
   return src;
 }
 
@@ -181,6 +196,11 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     }
   }
   if (kind === 'helm' && isObj(a.source) && isObj(a.source.git_repository)) a.source = { git_repository: gitRequest(a.source.git_repository) };
+  // The manifest names the chart repository; the API wants the id of the organization's helm repository.
+  if (kind === 'helm' && isObj(a.source) && isObj(a.source.helm_repository) && typeof a.source.helm_repository.repository === 'string') {
+    const h = a.source.helm_repository;
+    a.source = { helm_repository: { ...h, repository: refs.idOf('helm_repository', h.repository as string, address) } };
+  }
   if (kind === 'terraform' && isObj(a.terraform_files_source)) {
     a.terraform_files_source = { ...a.terraform_files_source, git_repository: gitRequest(a.terraform_files_source.git_repository) };
   }

@@ -25,6 +25,8 @@
  *   false -> true = POST /cluster/{id}/upgrade. Clusters are never created, deleted or unmanaged.
  *
  * container_registry (`container_registry.NAME`): live only, for name -> id resolution.
+ * helm_repository (`helm_repository.NAME`): live only (read when the manifest has helm services),
+ *   for name -> id resolution of a helm source; attrs name, kind, url.
  *
  * annotations_group (`annotations_group.NAME`): name, annotations [{key, value}] sorted by key,
  *   scopes (sorted). Create/PUT body as is.
@@ -72,7 +74,7 @@
  *     schedule { cronjob: {scheduled_at, timezone, arguments, entrypoint} } | { on_start, on_stop,
  *     on_delete: {arguments, entrypoint} }. Deploy pins: git_commit_id, image_tag = source.image.tag.
  *   helm: timeout_sec, auto_deploy, arguments, allow_cluster_wide_resources,
- *     source { helm_repository: {repository, chart_name, chart_version} } | { git_repository:
+ *     source { helm_repository: {repository (NAME of a helm_repository -> id), chart_name, chart_version} } | { git_repository:
  *     {url, branch, root_path (= chart_path), provider} },
  *     values_override { set: [[k, v]] sorted, set_string: [[k, v]] sorted,
  *     file: { raw: { values: [{name: 'values.yaml', content}] } } }. Deploy pin: git_commit_id.

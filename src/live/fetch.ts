@@ -45,6 +45,7 @@ export function liveStateFromRecords(records: LiveRecords, graph: DesiredGraph):
   const lookup = buildLiveLookup({
     clusters: lists.clusters,
     registries: lists.containerRegistries,
+    helmRepositories: lists.helmRepositories,
     annotationsGroups: lists.annotationsGroups,
     labelsGroups: lists.labelsGroups,
     alertReceivers: lists.alertReceivers,
@@ -62,6 +63,7 @@ export function liveStateFromRecords(records: LiveRecords, graph: DesiredGraph):
   const statusByCluster = new Map((lists.clusterStatuses ?? []).map((s) => [String(s.cluster_id ?? s.id), s]));
   for (const c of lists.clusters ?? []) add(normalizeLive('cluster', c, undefined, lookup, { clusterStatus: statusByCluster.get(c.id) }));
   for (const r of lists.containerRegistries ?? []) add(normalizeLive('container_registry', r, undefined, lookup));
+  for (const r of lists.helmRepositories ?? []) add(normalizeLive('helm_repository', r, undefined, lookup));
   for (const g of lists.annotationsGroups ?? []) add(normalizeLive('annotations_group', g, undefined, lookup));
   for (const g of lists.labelsGroups ?? []) add(normalizeLive('labels_group', g, undefined, lookup));
   for (const r of lists.alertReceivers ?? []) add(normalizeLive('alert_receiver', r, undefined, lookup));

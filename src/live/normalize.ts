@@ -28,6 +28,8 @@ export interface LiveServiceRef {
 export interface LiveLookup {
   clusters: Map<string, string>;
   registries: Map<string, string>;
+  /** Helm repository id -> name (empty when the read did not need the list). */
+  helmRepositories: Map<string, string>;
   annotationsGroups: Map<string, string>;
   labelsGroups: Map<string, string>;
   alertReceivers: Map<string, string>;
@@ -37,6 +39,7 @@ export interface LiveLookup {
 export interface LiveLookupInput {
   clusters?: ApiRecord[];
   registries?: ApiRecord[];
+  helmRepositories?: ApiRecord[];
   annotationsGroups?: ApiRecord[];
   labelsGroups?: ApiRecord[];
   alertReceivers?: ApiRecord[];
@@ -54,6 +57,7 @@ export function buildLiveLookup(input: LiveLookupInput): LiveLookup {
   return {
     clusters: byName(input.clusters),
     registries: byName(input.registries),
+    helmRepositories: byName(input.helmRepositories),
     annotationsGroups: byName(input.annotationsGroups),
     labelsGroups: byName(input.labelsGroups),
     alertReceivers: byName(input.alertReceivers),
@@ -159,6 +163,7 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
       };
     }
     case 'container_registry':
+    case 'helm_repository':
       return { attrs: compact({ name: r.name, kind: r.kind, url: r.url }) };
     case 'annotations_group':
       return {
@@ -409,12 +414,9 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
           allow_cluster_wide_resources: r.allow_cluster_wide_resources ?? undefined,
         }),
       );
-      const src = r.source ?? {};
-      if (src.helm_repository) {
-        const h = src.helm_repository;
-        const repo = typeof h.repository === 'object' && h.repository !== null ? (h.repository.name ?? h.repository.id) : h.repository;
-        a.source = { helm_repository: compact({ repository: repo ?? undefined, chart_name: h.chart_name, chart_version: h.chart_version === undefined ? undefined : String(h.chart_version) }) };
-      } else if (src.git_repository) {
+      const src = helmSource(r.source, lookup);
+      if (src.helm_repository) a.source = { helm_repository: src.helm_repository };
+      else if (src.git_repository) {
         a.source = { git_repository: gitRepo(src.git_repository) };
         if (src.git_repository.deployed_commit_id) deployed = { git_commit_id: src.git_repository.deployed_commit_id };
       }
@@ -454,6 +456,30 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
     }
   }
   return deployed ? { attrs: a, deployed } : { attrs: a };
+}
+
+/**
+ * A helm record's source in the attrs shape (`helm_repository: {repository: NAME, chart_name,
+ * chart_version}` | `git_repository`). The API answers `{repository: {chart_name, chart_version,
+ * repository: {id, name, url}}}` | `{git: {git_repository}}` (HelmResponse); the request shape
+ * (`helm_repository` with the repository's id, `git_repository`) is read too, defensively. The
+ * repository becomes its name: the embedded one, else the lookup's, else an id that stays visible.
+ */
+export function helmSource(source: unknown, lookup: Pick<LiveLookup, 'helmRepositories'>): { helm_repository?: Record<string, unknown>; git_repository?: ApiRecord } {
+  const s = (source ?? {}) as ApiRecord;
+  const chart = s.repository && typeof s.repository === 'object' ? s.repository : s.helm_repository;
+  if (chart && typeof chart === 'object') {
+    const ref = chart.repository;
+    const name =
+      ref && typeof ref === 'object'
+        ? typeof ref.name === 'string' ? ref.name : nameOf(lookup.helmRepositories, ref.id)
+        : typeof ref === 'string' ? lookup.helmRepositories.get(ref) ?? ref : undefined;
+    return {
+      helm_repository: compact({ repository: name, chart_name: chart.chart_name, chart_version: chart.chart_version === undefined || chart.chart_version === null ? undefined : String(chart.chart_version) }),
+    };
+  }
+  const git = s.git && typeof s.git === 'object' ? s.git.git_repository : s.git_repository;
+  return git && typeof git === 'object' ? { git_repository: git } : {};
 }
 
 /** Helm key/values: the API's [[k, v]] list, or {key, value} objects from some responses. */

@@ -9,8 +9,9 @@
  * holds the variables the service inherits, so an environment's or project's own list is read only
  * when no service list below it covers it. Never a GET per resource: the lists return full records.
  *
- * So: requests <= 1 per service with variables + 3 per environment + 2 per project + 10 (the
- * organization and at most nine organization-level lists; a manifest of projects only needs three).
+ * So: requests <= 1 per service with variables + 3 per environment + 2 per project + 11 (the
+ * organization and at most ten organization-level lists; a manifest of projects only needs three;
+ * the helm repository list only when it has helm services).
  * (An environment with stages and variables but no service with variables costs 4, paid for by
  * its project's variable list, which it then covers.)
  */
@@ -27,6 +28,7 @@ export type OrgListName =
   | 'clusters'
   | 'clusterStatuses'
   | 'containerRegistries'
+  | 'helmRepositories'
   | 'annotationsGroups'
   | 'labelsGroups'
   | 'alertReceivers'
@@ -38,6 +40,7 @@ export const ORG_LIST_PATHS: Record<OrgListName, (orgId: string) => string> = {
   clusters: (o) => `/organization/${o}/cluster`,
   clusterStatuses: (o) => `/organization/${o}/cluster/status`,
   containerRegistries: (o) => `/organization/${o}/containerRegistry`,
+  helmRepositories: (o) => `/organization/${o}/helmRepository`,
   annotationsGroups: (o) => `/organization/${o}/annotationsGroups`,
   labelsGroups: (o) => `/organization/${o}/labelsGroups`,
   alertReceivers: (o) => `/organization/${o}/alert-receivers`,
@@ -93,6 +96,9 @@ export function orgListsNeeded(graph: DesiredGraph): Set<OrgListName> {
   // Upgrades need next_k8s_available_version, which only the status list has.
   if (kinds.has('cluster')) need.add('clusterStatuses');
   if (has('container_registry') || has('container') || has('job')) need.add('containerRegistries');
+  // Helm services name their chart repository; a live helm record embeds the repository's name, so
+  // the list is read only when the manifest declares (or prunes) helm services.
+  if (has('helm_repository') || has('helm')) need.add('helmRepositories');
   if (has('annotations_group') || hasGroupRefs(graph, 'annotations_groups')) need.add('annotationsGroups');
   if (has('labels_group') || hasGroupRefs(graph, 'labels_groups')) need.add('labelsGroups');
   if (has('alert_receiver') || has('alert_rule')) need.add('alertReceivers');

@@ -16,6 +16,8 @@ export interface ReferenceContext {
   clusters?: readonly string[];
   /** Container registry names of the organization. Omitted: not checked. */
   registries?: readonly string[];
+  /** Helm repository names of the organization. Omitted: not checked. */
+  helmRepositories?: readonly string[];
 }
 
 /** Built-in variables (QOVERY_*) exist on the platform only; aliases of them cannot be checked here. */
@@ -90,6 +92,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
           checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out);
         }
         checkRegistry(s, ctx, sa, unresolved);
+        checkHelmRepository(s, ctx, sa, unresolved);
         if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
       }
     }
@@ -163,6 +166,15 @@ function checkRegistry(s: ServiceSpec, ctx: ReferenceContext, address: string, u
   };
   if (s.type === 'container') check(s, s.registry);
   if (s.type === 'job' && 'image' in s.source && s.source.image) check(s.source.image, s.source.image.registry);
+}
+
+function checkHelmRepository(s: ServiceSpec, ctx: ReferenceContext, address: string, unresolved: Unresolved): void {
+  if (!ctx.helmRepositories || s.type !== 'helm' || !('helm_repository' in s.source) || !s.source.helm_repository) return;
+  const h = s.source.helm_repository;
+  // Exact names, as apply resolves them.
+  if (typeof h.repository === 'string' && !ctx.helmRepositories.includes(h.repository)) {
+    unresolved('helm repository', h.repository, ctx.helmRepositories, fieldSourceOf(h, 'repository'), address, 'in the organization');
+  }
 }
 
 function checkCloneSource(m: Manifest, p: ProjectSpec, e: EnvironmentSpec, s: ServiceSpec & { type: 'database' }, address: string, unresolved: Unresolved, out: Diagnostic[]): void {

@@ -305,6 +305,7 @@ export interface LifecycleHook {
 export interface HelmSpec extends ServiceCommon {
   type: 'helm';
   source:
+    /** `repository`: the NAME of an organization helm repository (resolved to its id at apply). */
     | { helm_repository: { repository: string; chart_name: string; chart_version: string } }
     | { git_repository: GitRepositorySpec; chart_path?: string };
   /** Values passed to the chart: a YAML document (multi-line string) and/or --set pairs. */

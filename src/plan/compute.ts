@@ -8,12 +8,13 @@ import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, R
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
+import { checkHelmRepositoryNames } from './helm-repositories.js';
 import { manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
-const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry']);
+const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
 
 /**
  * The stage every environment is created with (services in no stage live there). It belongs to the
@@ -26,13 +27,14 @@ function isPlatformStage(l: LiveResource): boolean {
 const REFERENCE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
   'cluster',
   'container_registry',
+  'helm_repository',
   'annotations_group',
   'labels_group',
   'alert_receiver',
 ]);
 
 export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanOptions = {}): Plan {
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = checkHelmRepositoryNames(graph, live);
   const allowDataLoss = options.allowDataLoss === true;
   const key = options.fingerprintKey;
 

@@ -20,6 +20,7 @@ beforeAll(async () => {
   const org = emu.em.organizationId;
   const clusters = (await api('GET', `/organization/${org}/cluster`)).results as any[];
   const registry = ((await api('GET', `/organization/${org}/containerRegistry`)).results as any[])[0].id as string;
+  const bitnami = ((await api('GET', `/organization/${org}/helmRepository`)).results as any[]).find((r) => r.name === 'bitnami').id as string;
   const project = await api('POST', `/organization/${org}/project`, { name: 'ops' });
   const env = await api('POST', `/project/${project.id}/environment`, { name: 'prod', mode: 'PRODUCTION', cluster_id: clusters[0].id });
   ids.lifecycle = (await api('POST', `/environment/${env.id}/job`, {
@@ -31,12 +32,12 @@ beforeAll(async () => {
     schedule: { cronjob: { scheduled_at: '0 * * * *' } },
   })).id;
   ids.helm = (await api('POST', `/environment/${env.id}/helm`, {
-    name: 'grafana', source: { helm_repository: { repository: 'bitnami', chart_name: 'grafana', chart_version: '1.0.0' } },
+    name: 'grafana', source: { helm_repository: { repository: bitnami, chart_name: 'grafana', chart_version: '1.0.0' } },
     values_override: { set: [], set_string: [] }, arguments: [], timeout_sec: 600,
     ports: [{ name: 'web', internal_port: 3000, external_port: 443, service_name: 'grafana-svc', namespace: 'monitoring', protocol: 'HTTP' }],
   })).id;
   ids.values = (await api('POST', `/environment/${env.id}/helm`, {
-    name: 'values', source: { helm_repository: { repository: 'bitnami', chart_name: 'x', chart_version: '1.0.0' } },
+    name: 'values', source: { helm_repository: { repository: bitnami, chart_name: 'x', chart_version: '1.0.0' } },
     values_override: { set: [['replicas', '1']], set_string: [], set_json: [['resources', '{"cpu":1}']], file: { git: { git_repository: { url: 'https://github.com/acme/values.git', branch: 'main' }, paths: ['prod.yaml'] } } },
     arguments: [],
   })).id;

@@ -34,6 +34,7 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
     WEBHOOK: 'hmac-key-4',
     TF_TOKEN: 'tf-secret-5',
     TLS_KEY: '-----BEGIN KEY-----\nsecret-file-6\n-----END KEY-----\n',
+    HELM_REPOSITORY: 'helm-repo-pass-7',
   };
 
   const ann = await api('POST', `/organization/${org}/annotationsGroups`, { name: 'observability', annotations: [{ key: 'prometheus.io/scrape', value: 'true' }], scopes: ['PODS', 'DEPLOYMENTS'] });
@@ -85,9 +86,14 @@ export async function buildOrganizationByHand(emu: Emu): Promise<HandBuiltOrg> {
   ids.cron = cron.id;
   const migrate = await api('POST', `/environment/${production.id}/job`, { name: 'migrate', source: { docker: { git_repository: { url: 'https://github.com/acme/migrate.git', branch: 'main' }, dockerfile_path: 'Dockerfile.migrate' } }, schedule: { on_start: { arguments: ['up'] }, on_delete: { entrypoint: '/bin/down' } } });
   ids.migrate = migrate.id;
+  // A chart repository of the organization's own (not one of the defaults), with a credential.
+  const charts = await api('POST', `/organization/${org}/helmRepository`, {
+    name: 'acme-charts', kind: 'OCI_GITHUB_CR', url: 'oci://ghcr.io/acme/charts', skip_tls_verification: false, config: { username: 'ci', password: secrets.HELM_REPOSITORY },
+  });
+  ids.charts = charts.id;
   const chart = await api('POST', `/environment/${production.id}/helm`, {
     name: 'cache',
-    source: { helm_repository: { repository: 'bitnami', chart_name: 'redis', chart_version: '19.0.0' } },
+    source: { helm_repository: { repository: charts.id, chart_name: 'redis', chart_version: '19.0.0' } },
     values_override: { set: [['replica.count', '2']], set_string: [['image.tag', '7.2']], file: { raw: { values: [{ name: 'values.yaml', content: 'auth:\n  enabled: false\n' }] } } },
     arguments: ['--wait'],
     timeout_sec: 900,

@@ -64,6 +64,8 @@ describe('driftless export', () => {
     // The variables to set are listed on stderr, names only.
     for (const name of Object.keys(secretEnv())) expect(exp.stderr).toContain(name);
     const text = readFileSync(file, 'utf8');
+    // A helm chart names its repository (made by hand, not a default one), as a manifest does.
+    expect(text).toMatch(/name: cache\n(?:.*\n)*?\s+source:\n\s+helm_repository:\n\s+repository: acme-charts\n\s+chart_name: redis\n\s+chart_version: "?19\.0\.0"?\n/);
     for (const value of Object.values(org.secrets)) {
       expect(text).not.toContain(value);
       expect(exp.stderr).not.toContain(value);

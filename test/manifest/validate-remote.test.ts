@@ -1,4 +1,4 @@
-/** `validate --remote` against the emulator: cluster and registry names checked with three reads. */
+/** `validate --remote` against the emulator: cluster, registry and helm repository names checked with four reads. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
@@ -47,6 +47,28 @@ describe('driftless validate --remote', () => {
     expect(r.stdout + r.stderr).not.toContain(emu.tokens.READ);
   });
 
+  it('reports an unknown helm repository where it is written, with the known names', async () => {
+    const helm = (repository: string) => `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: production-cluster
+        services:
+          - type: helm
+            name: cache
+            source:
+              helm_repository: {repository: ${repository}, chart_name: redis, chart_version: "19.0.0"}
+`;
+    const env = { DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ };
+    const ok = await run(['validate', '--remote'], tempTree({ 'm.yaml': helm('bitnami') }), env);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const r = await run(['validate', '--remote', '--format', 'github'], tempTree({ 'm.yaml': helm('bitnam') }), env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/::error file=m\.yaml,line=11,[^:]*title=ref\.unresolved::helm repository `bitnam` does not exist in the organization%0ADid you mean `bitnami`\? Known: bitnami, prometheus-community\./);
+  });
+
   it('does not call the API without --remote, and says why it cannot with a bad token', async () => {
     const dir = tempTree({ 'm.yaml': manifest('prodution-cluster', 'dockerhub') });
     const offline = await run(['validate'], dir, { DRIFTLESS_API_URL: 'http://127.0.0.1:9', DRIFTLESS_API_TOKEN: 'x' });
@@ -54,7 +76,7 @@ describe('driftless validate --remote', () => {
     const token = 'not-a-valid-token-canary-7d1e';
     const denied = await run(['validate', '--remote'], dir, { DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: token });
     expect(denied.code).toBe(1);
-    expect(denied.stderr).toContain('error[api.unauthorized]: Reading cluster and registry names failed');
+    expect(denied.stderr).toContain('error[api.unauthorized]: Reading cluster, registry and helm repository names failed');
     expect(denied.stdout + denied.stderr).not.toContain(token);
   });
 });

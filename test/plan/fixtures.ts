@@ -141,6 +141,9 @@ export function apiRecords() {
   ];
   const clusterStatuses: ApiRecord[] = [{ cluster_id: id('production-cluster'), status: 'DEPLOYED', next_k8s_available_version: null }];
   const registries: ApiRecord[] = [{ id: id('docker-hub'), name: 'docker-hub', kind: 'DOCKER_HUB', url: 'https://docker.io', created_at: T }];
+  const helmRepositories: ApiRecord[] = [
+    { id: id('bitnami'), name: 'bitnami', kind: 'HTTPS', url: 'https://charts.bitnami.com/bitnami', skip_tls_verification: false, config: {}, associated_services_count: 1, created_at: T },
+  ];
   const annotationsGroups: ApiRecord[] = [
     { id: id('group-monitoring'), name: 'monitoring', annotations: [{ key: 'prometheus.io/scrape', value: 'true' }, { key: 'a.b/c', value: 'x' }], scopes: ['DEPLOYMENTS', 'PODS'], created_at: T, updated_at: T },
   ];
@@ -213,7 +216,7 @@ export function apiRecords() {
       auto_deploy: false,
       arguments: ['--wait'],
       allow_cluster_wide_resources: false,
-      source: { helm_repository: { repository: { id: id('bitnami'), name: 'bitnami' }, chart_name: 'redis', chart_version: '19.0.0' } },
+      source: { repository: { chart_name: 'redis', chart_version: '19.0.0', repository: { id: id('bitnami'), name: 'bitnami', url: 'https://charts.bitnami.com/bitnami' } } },
       values_override: { set: [['auth.enabled', 'false']], set_string: [], set_json: [], file: { raw: { values: [{ name: 'values.yaml', content: 'replicas: 2\nimage:\n  tag: "7"\n' }] } } },
       created_at: T,
       updated_at: T,
@@ -304,7 +307,7 @@ export function apiRecords() {
     ],
     [id('api')]: [variable({ id: id('v-port'), key: 'PORT', value: '8080', scope: 'APPLICATION', variable_type: 'VALUE' })],
   };
-  return { organization, clusters, clusterStatuses, registries, annotationsGroups, labelsGroups, alertReceivers, alertRules, webhooks, projects, environments, stages, services, variables };
+  return { organization, clusters, clusterStatuses, registries, helmRepositories, annotationsGroups, labelsGroups, alertReceivers, alertRules, webhooks, projects, environments, stages, services, variables };
 }
 
 export type ApiRecords = ReturnType<typeof apiRecords>;
@@ -324,6 +327,7 @@ export function liveFrom(r: ApiRecords, requestCount = 7): LiveState {
   const lookup = buildLiveLookup({
     clusters: r.clusters,
     registries: r.registries,
+    helmRepositories: r.helmRepositories,
     annotationsGroups: r.annotationsGroups,
     labelsGroups: r.labelsGroups,
     alertReceivers: r.alertReceivers,
@@ -334,6 +338,7 @@ export function liveFrom(r: ApiRecords, requestCount = 7): LiveState {
   add(normalizeLive('organization', r.organization, undefined, lookup));
   for (const c of r.clusters) add(normalizeLive('cluster', c, undefined, lookup, { clusterStatus: r.clusterStatuses.find((s) => s.cluster_id === c.id) }));
   for (const x of r.registries) add(normalizeLive('container_registry', x, undefined, lookup));
+  for (const x of r.helmRepositories) add(normalizeLive('helm_repository', x, undefined, lookup));
   for (const x of r.annotationsGroups) add(normalizeLive('annotations_group', x, undefined, lookup));
   for (const x of r.labelsGroups) add(normalizeLive('labels_group', x, undefined, lookup));
   for (const x of r.alertReceivers) add(normalizeLive('alert_receiver', x, undefined, lookup));

@@ -5,7 +5,7 @@
  * Human output: diagnostics on stderr, the verdict on stdout. `--format github`: one GitHub
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
- * `--remote` also checks cluster and registry names against the API (the only API calls made).
+ * `--remote` also checks cluster, registry and helm repository names against the API (the only API calls made).
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -46,7 +46,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     y
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
-      .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster and container registry names against the API (3 read requests)' })
+      .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster, container registry and helm repository names against the API (4 read requests)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
       .option('auth-scheme', { type: 'string', describe: 'Authorization scheme for --remote: Token or Bearer' }),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
@@ -79,7 +79,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   },
 };
 
-/** Cluster and registry names from the API, or the diagnostic saying why they could not be read. */
+/** Cluster, registry and helm repository names from the API, or the diagnostic saying why they could not be read. */
 async function remoteReferences(args: ValidateArgs, io: CliIO): Promise<{ references?: ReferenceContext; diagnostics: Diagnostic[] }> {
   const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
   if (!cfg.config) return { diagnostics: cfg.diagnostics };
@@ -87,7 +87,7 @@ async function remoteReferences(args: ValidateArgs, io: CliIO): Promise<{ refere
   try {
     return { references: await fetchReferenceNames(session.port), diagnostics: cfg.diagnostics };
   } catch (e) {
-    return { diagnostics: [...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster and registry names')] };
+    return { diagnostics: [...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')] };
   } finally {
     await session.close();
   }
