@@ -2,7 +2,8 @@
  * A helm service whose chart comes from an organization helm repository made by hand through the
  * API: the manifest names the repository, apply sends its id, the next plan is empty; moving to
  * another repository is an in-place update; a name the organization lacks fails the plan before
- * any write, listing the known repositories.
+ * any write, listing the known repositories. And the other source, a chart kept in git, pinned to
+ * a commit: the deployed commit is read back from `source.git.git_repository`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from './helpers.js';
@@ -101,5 +102,40 @@ describe('helm service from an organization helm repository', () => {
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('helm repository `bitnam`');
     expect(Object.keys(h.emu.state.projects)).toEqual([]);
+  });
+});
+
+describe('helm service from a chart kept in git', () => {
+  it('pinned to a commit: deployed, then no changes; a new pin is a deploy only', async () => {
+    h = await startHarness();
+    const gitManifest = (commit: string) => `version: 1
+projects:
+  - name: charts
+    environments:
+      - name: dev
+        cluster: staging-cluster
+        services:
+          - type: helm
+            name: cache
+            source:
+              git_repository:
+                url: https://github.com/acme/charts.git
+                branch: main
+              chart_path: /redis
+            git_commit_id: ${commit}
+`;
+    h.write({ 'm/main.yaml': gitManifest('abcdef1') });
+    const a = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(cache()!.source.git.git_repository).toMatchObject({ url: 'https://github.com/acme/charts.git', root_path: '/redis', deployed_commit_id: 'abcdef1' });
+    const again = await h.run(['plan', 'm', '--detailed-exitcode']);
+    expect(again.stdout).toContain('No changes.');
+    expect(again.code).toBe(0);
+    h.write({ 'm/main.yaml': gitManifest('1234abc') });
+    const p = await h.run(['plan', 'm']);
+    expect(p.stderr).toBe('');
+    expect(p.stdout).toContain('Plan: 0 to add, 0 to change, 0 to destroy, 1 to deploy.');
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    expect((await h.run(['plan', 'm', '--detailed-exitcode'])).code).toBe(0);
   });
 });

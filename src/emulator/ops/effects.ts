@@ -152,6 +152,11 @@ function applyDeployedVersion(ctx: EmulatorContext, s: OpService): void {
   } else if (svc.git_repository && typeof svc.git_repository === 'object') {
     const commit = s.version?.git_commit_id ?? headCommit(svc);
     ctx.state.services[svc.id] = { ...svc, git_repository: { ...svc.git_repository, deployed_commit_id: commit, deployed_commit_date: new Date(ctx.clock.now()).toISOString() } };
+  } else if (svc.service_type === 'HELM' && svc.source?.git?.git_repository && typeof svc.source.git.git_repository === 'object') {
+    // A chart kept in git: its repository lives in source.git (HelmResponse), not at the top.
+    const commit = s.version?.git_commit_id ?? headCommit(svc);
+    const git = { ...svc.source.git.git_repository, deployed_commit_id: commit, deployed_commit_date: new Date(ctx.clock.now()).toISOString() };
+    ctx.state.services[svc.id] = { ...svc, source: { git: { ...svc.source.git, git_repository: git } } };
   }
 }
 
