@@ -17,7 +17,7 @@ import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
-import { errorMessage, isAmbiguousFailure } from '../live/api-port.js';
+import { errorMessage, errorStatus, isAmbiguousFailure } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
@@ -111,6 +111,12 @@ export class AbortedError extends Error {
     super('interrupted');
     this.name = 'AbortedError';
   }
+}
+
+function isAuthRefusal(e: unknown): boolean {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  const status = errorStatus(e);
+  return kind === 'unauthorized' || kind === 'forbidden' || status === 401 || status === 403;
 }
 
 function emptySummary(): ApplySummary {
@@ -339,14 +345,24 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   };
   // A deployment is waited on, not worked: it holds none of the `parallelism` places, and it
   // weighs far more than a write, so what it waits for is written first (critical path first).
+  // A refused token (401) or permission (403) refuses every further request too: start no more.
+  let refusedToken = false;
   const steps: Step[] = planned.map((p) => ({
     id: p.id,
     dependsOn: p.dependsOn,
-    run: () => runStep(p),
+    run: async () => {
+      try {
+        await runStep(p);
+      } catch (e) {
+        if (isAuthRefusal(e)) refusedToken = true;
+        throw e;
+      }
+    },
     ...(p.type === 'deploy' ? { background: true, weight: DEPLOY_WEIGHT } : {}),
   }));
   const exec = await executeSteps(steps, {
     parallelism: opts.parallelism ?? DEFAULT_PARALLELISM,
+    halted: () => refusedToken,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
 

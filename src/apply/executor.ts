@@ -5,8 +5,8 @@
  * Invariants:
  *  - a step starts only after every step it depends on has succeeded;
  *  - a failed step skips everything that depends on it (transitively); independent steps go on;
- *  - once the signal is aborted no new step starts; steps already running are awaited, never
- *    abandoned, so the result always says truthfully what was done;
+ *  - once the signal is aborted (or `halted()` says so) no new step starts; steps already running
+ *    are awaited, never abandoned, so the result always says truthfully what was done;
  *  - among ready steps, the one heading the longest remaining chain goes first (critical path
  *    first: the chain's length is the sum of the `weight`s along it, so a step that a long wait
  *    such as a deployment depends on is not queued behind hundreds of unrelated writes); among
@@ -55,6 +55,11 @@ export interface ExecuteOptions {
   /** Steps running at once; at least 1. */
   parallelism?: number;
   signal?: AbortSignal;
+  /**
+   * Checked before each start: once true, no new step starts (like an abort, but the run is not
+   * "interrupted": e.g. the token was refused, so every further request would be too).
+   */
+  halted?: () => boolean;
   onStepStart?: (id: string) => void;
   onStepEnd?: (id: string, outcome: { ok: true } | { ok: false; error: unknown }) => void;
 }
@@ -94,6 +99,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
   const running = new Map<string, Promise<void>>();
   let foreground = 0;
   const signal = opts.signal ?? new AbortController().signal;
+  const stopped = () => signal.aborted || opts.halted?.() === true;
 
   const skipDependentsOf = (root: string): void => {
     const queue = [root];
@@ -138,11 +144,11 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
 
   for (;;) {
     // Background steps start as soon as they are ready; the others while a place is free.
-    while (!signal.aborted && readyBackground.size > 0) {
+    while (!stopped() && readyBackground.size > 0) {
       const id = readyBackground.pop()!;
       if (!done.has(id)) start(id);
     }
-    while (!signal.aborted && foreground < parallelism && ready.size > 0) {
+    while (!stopped() && foreground < parallelism && ready.size > 0) {
       const id = ready.pop()!;
       if (!done.has(id)) start(id);
     }
@@ -152,7 +158,7 @@ export async function executeSteps(steps: readonly Step[], opts: ExecuteOptions 
 
   if (signal.aborted) result.interrupted = true;
   for (const s of steps) if (!done.has(s.id)) result.notStarted.push(s.id);
-  if (result.notStarted.length > 0 && !signal.aborted) {
+  if (result.notStarted.length > 0 && !stopped()) {
     // Only reachable if the graph had a cycle, which assertAcyclic rules out.
     throw new Error(`executeSteps: steps never became ready: ${result.notStarted.join(', ')}`);
   }

@@ -224,4 +224,18 @@ describe('executeSteps', () => {
     await executeSteps(steps, { parallelism: 1 });
     expect(log[0]).toBe('stage');
   });
+  it('starts nothing more once halted, without calling the run interrupted', async () => {
+    const log: string[] = [];
+    let halt = false;
+    const steps: Step[] = [
+      { id: 'a', dependsOn: [], run: async () => { log.push('a'); halt = true; throw new Error('401'); } },
+      instant('b', [], log),
+      instant('c', [], log),
+    ];
+    const r = await executeSteps(steps, { parallelism: 1, halted: () => halt });
+    expect(log).toEqual(['a']);
+    expect(r.failed.map((f) => f.id)).toEqual(['a']);
+    expect(r.notStarted).toEqual(['b', 'c']);
+    expect(r.interrupted).toBe(false);
+  });
 });

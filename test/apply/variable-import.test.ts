@@ -174,4 +174,14 @@ describe('variable import', () => {
     expect(r.steps.filter((x) => x.status === 'failed')).toHaveLength(2);
     expect(writes(api)).toEqual(['POST /variable/import']);
   });
+  it('starts no further step once the token is refused (every later request would be refused too)', async () => {
+    const s = setup([[services.api, 'A'], [services.api, 'B'], [services.web, 'X'], [services.web, 'Y']]);
+    const api = new FakeApi().on('POST', '/variable/import', () => {
+      throw new HttpError(401, 'invalid or expired token');
+    });
+    const r = await run(s, api);
+    expect(r.status).toBe('failed');
+    expect(writes(api)).toEqual(['POST /variable/import']);
+    expect(r.steps.filter((x) => x.status === 'not_started').map((x) => x.address)).toEqual([`${services.web}/variable.X`, `${services.web}/variable.Y`]);
+  });
 });
