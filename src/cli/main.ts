@@ -2,6 +2,7 @@
  * Entry point of the driftless CLI: builds the yargs parser from the command table and runs one
  * command. Returns the exit code; never calls process.exit itself.
  */
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import type { CliCommand } from './command.js';
 import { processIO, type CliIO, EXIT } from './io.js';
@@ -27,7 +28,21 @@ async function commandsFor(argv: string[]): Promise<CliCommand<any>[]> {
   return load ? [await load()] : (await import('./commands/index.js')).commands;
 }
 
+/** The installed package's version (package.json sits two levels above both src/cli and dist/cli). */
+function packageVersion(): string {
+  try {
+    return String(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+  } catch {
+    return 'unknown';
+  }
+}
+
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  // `driftless --version` (bug reports, CI logs); yargs' own would print outside `io`.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout.write(`driftless ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   let exitCode: number = EXIT.ok;
   let ran = false;
   const parser = yargs(argv)
