@@ -166,10 +166,12 @@ function receiver(r: LiveResource, ctx: Ctx): Doc {
     new EnvRef(ctx.secrets.allocate(['ALERT_RECEIVER', r.name, field], { address: r.address, field, fingerprinted: r.fingerprints?.[field] !== undefined }));
   const doc: Doc = { name: r.name, type: a.type, description: a.description };
   Object.assign(doc, withoutDefaults('alert_receiver', { send_resolved: a.send_resolved, owner: a.owner, severity: a.severity }));
-  // Write-only fields: SLACK always has a webhook URL; an EMAIL receiver a password when it logs in.
+  // Write-only fields: SLACK always has a webhook URL; an EMAIL receiver always has a password.
   if (a.type === 'SLACK') doc.webhook_url = secret('webhook_url');
   Object.assign(doc, { to: a.to, from: a.from, smarthost: a.smarthost, auth_username: a.auth_username });
-  if (a.type === 'EMAIL' && a.auth_username !== undefined) doc.auth_password = secret('auth_password');
+  // The API requires a password to create an EMAIL receiver (EmailAlertReceiverCreationRequest),
+  // with or without a user name: the manifest needs one to recreate the receiver.
+  if (a.type === 'EMAIL') doc.auth_password = secret('auth_password');
   Object.assign(doc, withoutDefaults('alert_receiver', { require_tls: a.require_tls }));
   fitDescription(doc, r.address, ['webhook_url', 'auth_password'].filter((f) => doc[f] !== undefined), ctx);
   return clean(doc);
@@ -350,12 +352,58 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
       break;
   }
   const doc = clean({ ...head, ...body });
+  const unowned = unmanagedFields(s);
+  if (unowned.length > 0)
+    ctx.warnings.push(`${s.address}: ${unowned.join(', ')} set in the API cannot be declared in a manifest; left out (plan never shows them, apply keeps them as they are).`);
   if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx);
   if (s.kind !== 'database') {
     const vars = variables(s, ctx, path);
     if (vars.length > 0) doc.variables = vars;
   }
   return doc;
+}
+
+/**
+ * Fields a console user sets that a manifest has no key for (the API returns them; driftless
+ * neither compares nor writes them), when they hold more than the API's default.
+ */
+export function unmanagedFields(s: Pick<LiveResource, 'kind' | 'record'>): string[] {
+  const r = (s.record ?? {}) as Doc;
+  const out: string[] = [];
+  if (s.kind === 'application' || s.kind === 'container' || s.kind === 'job') {
+    const hc = obj(r.healthchecks);
+    if ((hc.readiness_probe ?? null) !== null || (hc.liveness_probe ?? null) !== null) out.push('healthchecks');
+  }
+  if (s.kind === 'application' || s.kind === 'container') {
+    if (Array.isArray(r.storage) && r.storage.length > 0) out.push('storage');
+    if ((r.autoscaling ?? null) !== null) out.push('autoscaling');
+  }
+  if (s.kind === 'application' || s.kind === 'container' || s.kind === 'job') {
+    if (typeof r.gpu === 'number' && r.gpu > 0) out.push('gpu');
+    if (r.cpu_architecture !== undefined && r.cpu_architecture !== null && r.cpu_architecture !== 'AMD64') out.push('cpu_architecture');
+    if ((r.ephemeral_storage_in_gib ?? null) !== null) out.push('ephemeral_storage_in_gib');
+  }
+  if (s.kind === 'application' && (r.docker_target_build_stage ?? null) !== null) out.push('docker_target_build_stage');
+  if (s.kind === 'job') {
+    if (r.auto_deploy === true) out.push('auto_deploy');
+    const docker = obj(obj(r.source).docker);
+    if ((docker.dockerfile_raw ?? null) !== null) out.push('source.docker.dockerfile_raw');
+    if ((docker.docker_target_build_stage ?? null) !== null) out.push('source.docker.docker_target_build_stage');
+    const lt = obj(r.schedule).lifecycle_type;
+    if (typeof lt === 'string' && lt !== 'GENERIC') out.push('schedule.lifecycle_type');
+  }
+  if (s.kind === 'helm') {
+    if (Array.isArray(r.ports) && r.ports.length > 0) out.push('ports');
+    const vo = obj(r.values_override);
+    if (Array.isArray(vo.set_json) && vo.set_json.length > 0) out.push('values_override.set_json');
+    if ((obj(vo.file).git ?? null) !== null) out.push('values_override.file.git');
+  }
+  if (s.kind === 'terraform') {
+    if ((obj(r.backend).user_provided ?? null) !== null) out.push('backend (user_provided)');
+    if (r.use_cluster_credentials === true) out.push('use_cluster_credentials');
+    if (obj(r.provider_version).read_from_terraform_block === true) out.push('provider_version (read from the terraform block)');
+  }
+  return out;
 }
 
 function jobSource(source: unknown, deployed: LiveResource['deployed']): Doc {

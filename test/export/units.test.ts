@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envVarName, PlaceholderAllocator } from '../../src/export/placeholders.js';
 import { MANIFEST_DEFAULTS } from '../../src/export/defaults.js';
-import { exportManifest } from '../../src/export/to-manifest.js';
+import { exportManifest, unmanagedFields } from '../../src/export/to-manifest.js';
 import type { LiveResource, LiveState } from '../../src/model/resource.js';
 
 describe('placeholder names', () => {
@@ -75,5 +75,22 @@ describe('exportManifest (pure)', () => {
     // Defaults left out: DEVELOPMENT mode, container cpu 500 and memory 512.
     expect(p.environments[0]).toEqual({ name: 'e', cluster: 'c1', services: [{ name: 'web', type: 'container', label_groups: ['(unknown id 42)'], registry: 'hub', image_name: 'nginx', tag: '1' }] });
     expect(r.warnings).toEqual([expect.stringContaining('projects.p.environments.e.services.web.label_groups.0: refers to an object driftless could not find by name')]);
+  });
+
+  it('writes an EMAIL receiver\'s password as a placeholder even without a user name (the API requires one to create it)', () => {
+    const r = exportManifest(live([{ address: 'alert_receiver.pager', kind: 'alert_receiver', name: 'pager', attrs: { name: 'pager', type: 'EMAIL', description: null, to: 'a@b.c', from: 'b@b.c', smarthost: 'smtp:25', require_tls: false } }]));
+    expect((r.manifest.alert_receivers as any[])[0]).toMatchObject({ name: 'pager', auth_password: '${env:ALERT_RECEIVER_PAGER_AUTH_PASSWORD}' });
+    expect((r.manifest.alert_receivers as any[])[0].auth_username).toBeUndefined();
+  });
+
+  it('names the fields set in the API that a manifest cannot declare, and only those holding more than the default', () => {
+    const probe = { type: { http: { path: '/' } }, port: 80 };
+    expect(unmanagedFields({ kind: 'application', record: { healthchecks: { readiness_probe: probe, liveness_probe: null }, storage: [{ size: 1 }], autoscaling: null, gpu: 0, cpu_architecture: 'ARM64', docker_target_build_stage: 'final' } })).toEqual(['healthchecks', 'storage', 'cpu_architecture', 'docker_target_build_stage']);
+    expect(unmanagedFields({ kind: 'container', record: { healthchecks: { readiness_probe: null, liveness_probe: null }, storage: [], autoscaling: null, gpu: 0, cpu_architecture: 'AMD64', ephemeral_storage_in_gib: null } })).toEqual([]);
+    expect(unmanagedFields({ kind: 'job', record: { auto_deploy: true, source: { docker: { dockerfile_raw: 'FROM x' } }, schedule: { lifecycle_type: 'TERRAFORM' } } })).toEqual(['auto_deploy', 'source.docker.dockerfile_raw', 'schedule.lifecycle_type']);
+    expect(unmanagedFields({ kind: 'job', record: { auto_deploy: false, source: { image: {} }, schedule: { lifecycle_type: 'GENERIC' } } })).toEqual([]);
+    expect(unmanagedFields({ kind: 'helm', record: { ports: [{ internal_port: 80 }], values_override: { set_json: [['a', '1']], file: { git: { paths: ['v.yaml'] } } } } })).toEqual(['ports', 'values_override.set_json', 'values_override.file.git']);
+    expect(unmanagedFields({ kind: 'terraform', record: { backend: { kubernetes: {}, user_provided: null }, use_cluster_credentials: false, provider_version: { read_from_terraform_block: false } } })).toEqual([]);
+    expect(unmanagedFields({ kind: 'terraform', record: { backend: { user_provided: {} }, use_cluster_credentials: true, provider_version: { read_from_terraform_block: true } } })).toEqual(['backend (user_provided)', 'use_cluster_credentials', 'provider_version (read from the terraform block)']);
   });
 });
