@@ -220,12 +220,12 @@ function hostAndPath(url: string): string {
 
 function project(p: LiveResource, ctx: Ctx): Doc {
   const kids = ctx.children.get(p.address) ?? [];
-  return clean({
+  const doc = clean({
     name: p.name,
     description: p.attrs.description,
-    variables: variables(p, ctx, [p.name]),
     environments: kids.filter((k) => k.kind === 'environment').map((e) => environment(e, ctx, p.name)),
   });
+  return reorder({ ...doc, variables: variables(p, ctx, [p.name]) }, ['name', 'description', 'variables']);
 }
 
 function environment(e: LiveResource, ctx: Ctx, projectName: string): Doc {
@@ -235,14 +235,14 @@ function environment(e: LiveResource, ctx: Ctx, projectName: string): Doc {
     .sort((x, y) => Number(x.attrs.deployment_order ?? 0) - Number(y.attrs.deployment_order ?? 0) || cmp(x.name, y.name))
     .map((s) => clean({ name: s.name, description: s.attrs.description, services: s.attrs.services }));
   const services = kids.filter((k) => isServiceKind(k.kind)).sort((x, y) => cmp(x.name, y.name) || cmp(x.kind, y.kind));
-  return clean({
+  const doc = clean({
     name: e.name,
     cluster: e.attrs.cluster,
     ...withoutDefaults('environment', { mode: e.attrs.mode }),
-    variables: variables(e, ctx, [projectName, e.name]),
     deployment_stages: stages,
     services: services.map((s) => service(s, ctx, [projectName, e.name, s.name])),
   });
+  return reorder({ ...doc, variables: variables(e, ctx, [projectName, e.name]) }, ['name', 'cluster', 'mode', 'variables']);
 }
 
 function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
@@ -356,10 +356,9 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
   if (unowned.length > 0)
     ctx.warnings.push(`${s.address}: ${unowned.join(', ')} set in the API cannot be declared in a manifest; left out (plan never shows them, apply keeps them as they are).`);
   if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx);
-  if (s.kind !== 'database') {
-    const vars = variables(s, ctx, path);
-    if (vars.length > 0) doc.variables = vars;
-  }
+  // Every scope is written with its variables, `variables: []` when it has none: the manifest owns
+  // them, so a variable later added by hand is drift (a scope without the key owns none).
+  if (s.kind !== 'database') doc.variables = variables(s, ctx, path);
   return doc;
 }
 

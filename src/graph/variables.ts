@@ -24,6 +24,8 @@ export interface PendingVariable {
 const BUILT_IN_PREFIX = 'QOVERY_';
 
 export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined, scope: DesiredResource): void {
+  // A `variables:` list, even empty, makes the scope own its variables (one made by hand is drift).
+  if (specs !== undefined && !(scope.owns ?? []).includes('variable')) scope.owns = [...(scope.owns ?? []), 'variable'];
   for (const v of specs ?? []) {
     const address = addressOf('variable', v.key, scope.address);
     const attrs: Record<string, unknown> = { key: v.key };

@@ -5,7 +5,7 @@
  * organization itself); per project declared in the manifest and live: its environment list; per
  * environment declared and live: its service list (`GET /environment/{id}/services`, every kind in
  * full), its statuses, and its deployment-stage list when it declares or prunes stages; per service
- * declared and live that declares or prunes variables: one unified variable list. That list also
+ * declared and live that declares (even as an empty `variables: []`) or prunes variables: one unified variable list. That list also
  * holds the variables the service inherits, so an environment's or project's own list is read only
  * when no service list below it covers it. Never a GET per resource: the lists return full records.
  *
@@ -168,7 +168,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
 
   const children = indexChildren(graph);
   const wants = (r: DesiredResource, kind: ResourceKind): boolean =>
-    r.prune?.includes(kind) === true || (children.get(r.address) ?? []).some((c) => c.kind === kind);
+    r.prune?.includes(kind) === true || r.owns?.includes(kind) === true || (children.get(r.address) ?? []).some((c) => c.kind === kind);
 
   // Projects declared in the manifest and present live.
   const liveProjects = byName(out.lists.projects ?? [], 'project', undefined);

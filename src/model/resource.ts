@@ -135,6 +135,11 @@ export interface DesiredResource {
   noDeploy?: true;
   /** The manifest opts into deleting unmanaged children of these kinds under this resource. */
   prune?: ResourceKind[];
+  /**
+   * Kinds of children the manifest lists under this resource, even as an empty list
+   * (`variables: []`): the resource owns all of them, so a live one it does not list is unmanaged.
+   */
+  owns?: ResourceKind[];
   /** Databases: created as a clone of this database (address) instead of from scratch. */
   cloneFrom?: Address;
   source?: SourceRange;

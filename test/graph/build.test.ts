@@ -235,3 +235,28 @@ describe('topologicalOrder', () => {
     expect(order[49_999]).toBe('n49999');
   });
 });
+
+describe('buildGraph: a variables list, even empty, owns the variables of its scope', () => {
+  it('marks the scopes that list variables (so the live read fetches them and an unlisted one is unmanaged), not the others', () => {
+    const { graph } = buildGraph(
+      project({
+        name: 'p',
+        variables: [],
+        environments: [
+          {
+            name: 'e',
+            cluster: 'c',
+            services: [
+              { type: 'container', name: 'listed', registry: 'hub', image_name: 'x', tag: '1', variables: [] },
+              { type: 'container', name: 'silent', registry: 'hub', image_name: 'x', tag: '1' },
+            ],
+          } as any,
+        ],
+      }),
+    );
+    expect(graph.resources.get('project.p')!.owns).toEqual(['variable']);
+    expect(graph.resources.get('project.p/environment.e')!.owns).toBeUndefined();
+    expect(graph.resources.get('project.p/environment.e/container.listed')!.owns).toEqual(['variable']);
+    expect(graph.resources.get('project.p/environment.e/container.silent')!.owns).toBeUndefined();
+  });
+});
