@@ -41,7 +41,7 @@ async function editContainer(emu: Emu, id: string, change: Record<string, unknow
 /** The placeholders export listed on stderr, each set to a value (driftless never wrote them). */
 function placeholders(stderr: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of stderr.matchAll(/\b([A-Z][A-Z0-9_]{2,})\b/g)) if (m[1]!.includes('_')) out[m[1]!] = `value-of-${m[1]}`;
+  for (const m of stderr.matchAll(/\b([A-Z][A-Z0-9_]{2,})\b/g)) if (m[1]!.includes('_')) out[m[1]!] = m[1]!.endsWith('WEBHOOK_URL') ? `https://hooks.slack.com/services/T0/B0/${m[1]}` : `value-of-${m[1]}`;
   return out;
 }
 
@@ -265,5 +265,84 @@ describe('hand-built organization: two projects, every environment mode (DEVELOP
     const report = JSON.parse(drift.stdout);
     expect(report.items.map((i: any) => i.address)).toEqual(['project.back-office/environment.live/container.frontend']);
     expect(JSON.stringify(report.items[0])).toContain('cpu');
+  }, 120_000);
+});
+
+describe('hand-built organization: console edits of stage order, alert rule, webhook, cron schedule, helm chart and secrets', () => {
+  it('each edit is drift and named (changed outside Git where a deployment dates it)', async () => {
+    const emu = await startEmu();
+    emus.push(emu);
+    const { api } = emu;
+    const { org, cluster, registry } = await basics(emu);
+    const helmRepos = (await api('GET', `/organization/${org}/helmRepository`)).results as any[];
+    const bitnami = helmRepos.find((r) => r.name === 'bitnami').id as string;
+    const variable = (body: Record<string, unknown>) => api('POST', '/variable', { is_secret: false, ...body });
+    const project = await api('POST', `/organization/${org}/project`, { name: 'data-platform' });
+    const env = await api('POST', `/project/${project.id}/environment`, { name: 'main', mode: 'STAGING', cluster_id: cluster('staging-cluster') });
+    const pfile = await variable({ key: 'KAFKA_CA', value: 'ca-secret-9', is_secret: true, mount_path: '/etc/kafka/ca.pem', variable_scope: 'PROJECT', variable_parent_id: project.id, enable_interpolation_in_file: true });
+    await api('POST', `/variable/${pfile.id}/alias`, { key: 'BROKER_CA', alias_scope: 'ENVIRONMENT', alias_parent_id: env.id });
+    const envVar = await variable({ key: 'BATCH_SIZE', value: '500', variable_scope: 'ENVIRONMENT', variable_parent_id: env.id });
+    const etl = await api('POST', `/environment/${env.id}/job`, {
+      name: 'etl', cpu: 1000, memory: 2048, max_duration_seconds: 3600,
+      source: { image: { registry_id: registry, image_name: 'acme/etl', tag: '2024.11' } },
+      schedule: { cronjob: { scheduled_at: '*/15 * * * *', timezone: 'America/New_York', arguments: ['run'] } },
+    });
+    await api('POST', `/variable/${envVar.id}/override`, { value: '1000', override_scope: 'JOB', override_parent_id: etl.id, description: 'bigger batches for etl' });
+    const cleanup = await api('POST', `/environment/${env.id}/job`, {
+      name: 'teardown', source: { image: { registry_id: registry, image_name: 'acme/teardown', tag: '1' } },
+      schedule: { on_delete: { arguments: ['--force'] } },
+    });
+    const chart = await api('POST', `/environment/${env.id}/helm`, {
+      name: 'kafka', source: { helm_repository: { repository: bitnami, chart_name: 'kafka', chart_version: '26.0.0' } },
+      values_override: { set: [['controller.replicaCount', '3']], set_string: [['image.tag', '3.6']], file: { raw: { values: [{ name: 'values.yaml', content: 'listeners:\n  client:\n    protocol: SASL\n' }] } } },
+      arguments: [], timeout_sec: 1200, auto_deploy: false,
+    });
+    const tf = await api('POST', `/environment/${env.id}/terraform`, {
+      name: 'buckets', terraform_files_source: { git_repository: { url: 'https://gitlab.com/acme/buckets.git', branch: 'develop', root_path: '/tf' } },
+      terraform_variables_source: { tf_var_file_paths: ['a.tfvars', 'b.tfvars'], tf_vars: [{ key: 'prefix', value: 'acme-', secret: false }, { key: 'api_key', value: 'tf-key-10', secret: true }] },
+      engine: 'OPEN_TOFU', provider_version: { read_from_terraform_block: false, explicit_version: '1.7.2' }, job_resources: { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 20 },
+      auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' }, backend: { kubernetes: {} }, use_cluster_credentials: false,
+    });
+    const first = await api('POST', `/environment/${env.id}/deploymentStage`, { name: 'first' });
+    const second = await api('POST', `/environment/${env.id}/deploymentStage`, { name: 'second' });
+    await api('PUT', `/deploymentStage/${first.id}/service/${tf.id}`, {});
+    for (const id of [etl.id, cleanup.id, chart.id]) await api('PUT', `/deploymentStage/${second.id}/service/${id}`, {});
+    const receiver = await api('POST', '/alert-receivers', { organization_id: org, name: 'data-slack', type: 'SLACK', send_resolved: false, webhook_url: 'https://hooks.slack.com/services/T9/B9/data' });
+    const rule = await api('POST', '/alert-rules', {
+      organization_id: org, cluster_id: cluster('staging-cluster'), name: 'etl-slow', description: 'etl too slow', tag: 'etl',
+      condition: { kind: 'CUSTOM', promql: 'etl_duration_seconds > 600', operator: 'ABOVE', threshold: 600, function: 'MAX' },
+      for_duration: 'PT15M', severity: 'LOW', presentation: {}, enabled: true,
+      alert_receiver_ids: [receiver.id], target: { target_type: 'CRONJOB', target_id: etl.id },
+    });
+    const hook = await api('POST', `/organization/${org}/webhook`, { kind: 'STANDARD', target_url: 'https://ci.example.com/data', events: ['DEPLOYMENT_FAILED'], enabled: true, target_secret: 'hook-secret-11', project_names_filter: ['data-platform'], environment_types_filter: ['STAGING'] });
+    await api('POST', `/environment/${env.id}/deploy`);
+    await waitForDeployments(emu, [env.id]);
+
+    const { file, env: cliEnv, text } = await roundTrip(emu, 'data-platform', [env.id], ['ca-secret-9', 'tf-key-10', 'hook-secret-11', 'https://hooks.slack.com/services/T9/B9/data']);
+    expect(text).toContain('enable_interpolation_in_file: true');
+
+    // Console edits: stage order, alert rule threshold, webhook events, cron schedule, chart version.
+    await api('PUT', `/deploymentStage/${second.id}/moveBefore/${first.id}`);
+    const r = await api('GET', `/alert-rules/${rule.id}`);
+    await api('PUT', `/alert-rules/${rule.id}`, { name: r.name, description: r.description, tag: r.tag, condition: { ...r.condition, threshold: 900 }, for_duration: r.for_duration, severity: r.severity, enabled: r.enabled, alert_receiver_ids: r.alert_receiver_ids, presentation: r.presentation });
+    await api('PUT', `/organization/${org}/webhook/${hook.id}`, { kind: 'STANDARD', target_url: 'https://ci.example.com/data', events: ['DEPLOYMENT_FAILED', 'DEPLOYMENT_STARTED'], enabled: true, project_names_filter: ['data-platform'], environment_types_filter: ['STAGING'] });
+    const j = await api('GET', `/job/${etl.id}`);
+    await api('PUT', `/job/${etl.id}`, { name: j.name, cpu: j.cpu, memory: j.memory, max_duration_seconds: j.max_duration_seconds, max_nb_restart: j.max_nb_restart, source: { image: { registry_id: registry, image_name: 'acme/etl', tag: '2024.11' } }, schedule: { cronjob: { ...j.schedule.cronjob, scheduled_at: '0 * * * *' } } });
+    const h = await api('GET', `/helm/${chart.id}`);
+    await api('PUT', `/helm/${chart.id}`, { name: h.name, source: { helm_repository: { repository: bitnami, chart_name: 'kafka', chart_version: '26.1.0' } }, values_override: h.values_override, arguments: h.arguments, timeout_sec: h.timeout_sec, auto_deploy: h.auto_deploy, allow_cluster_wide_resources: h.allow_cluster_wide_resources });
+
+    const drift = await run(['drift', file, '--format', 'json'], cliEnv);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    const items = JSON.parse(drift.stdout).items as any[];
+    const byAddress = new Map(items.map((i) => [i.address, i]));
+    const fieldsOf = (a: string) => (byAddress.get(a)?.fields ?? []).map((f: any) => f.field);
+    expect(fieldsOf('project.data-platform/environment.main/job.etl'), JSON.stringify(items)).toContain('schedule');
+    expect(fieldsOf('project.data-platform/environment.main/helm.kafka'), JSON.stringify(items)).toEqual(expect.arrayContaining([expect.stringMatching(/source|chart_version/)]));
+    expect(fieldsOf('alert_rule.etl-slow'), JSON.stringify(items)).toEqual(expect.arrayContaining([expect.stringMatching(/condition|threshold/)]));
+    expect(fieldsOf('webhook.https:%2F%2Fci.example.com%2Fdata'), JSON.stringify(items)).toContain('events');
+    expect(JSON.stringify(items.filter((i) => i.kind === 'deployment_stage')), JSON.stringify(items)).toMatch(/order|first|second/);
+    // Organization-level objects have no deployment to date an edit against (src/drift/detect.ts).
+    for (const i of items) expect(i.origin, JSON.stringify(i)).toBe(i.address.startsWith('project.') ? 'outside_git' : 'unknown');
+    for (const v of ['ca-secret-9', 'tf-key-10', 'hook-secret-11']) expect(drift.stdout + drift.stderr).not.toContain(v);
   }, 120_000);
 });
