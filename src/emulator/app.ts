@@ -176,6 +176,13 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     // A bodiless POST/PUT on a route that takes a body is an empty object: required fields are
     // then reported by name, and all-optional bodies (stage moves, validations) need no `{}`.
     if (req.body === undefined && req.routeOptions.schema?.body && req.method !== 'GET') req.body = {};
+    // A nullable query parameter (seed 4.1: "pageSize is a number or null") given as the literal
+    // `null` is null, that is the default, as when it is left out.
+    const qProps = (req.routeOptions.schema?.querystring as { properties?: Record<string, { nullable?: boolean }> } | undefined)?.properties;
+    const query = req.query as Record<string, unknown> | undefined;
+    if (qProps && query && typeof query === 'object') {
+      for (const [k, v] of Object.entries(query)) if (v === 'null' && qProps[k]?.nullable === true) delete query[k];
+    }
     const body = req.body;
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       const allowId = (req.routeOptions.config as { allowIdInBody?: boolean } | undefined)?.allowIdInBody;

@@ -195,7 +195,7 @@ describe('clusters, registries, instance types, terraform variables', () => {
     expect(rds.body.results).toContainEqual({ name: 'db.t3.medium' });
     expect((await c.get('/aws/managedDatabase/instanceType/eu-west-3/REDIS')).body.results[0].name).toMatch(/^cache\./);
     expect((await c.get('/aws/managedDatabase/instanceType/eu-west-3/ORACLE')).status).toBe(400);
-    expect((await c.get('/aws/managedDatabase/type')).body.results.map((t: any) => t.type).sort()).toEqual(['MONGODB', 'MYSQL', 'POSTGRESQL', 'REDIS']);
+    expect((await c.get('/aws/managedDatabase/type')).body.results.map((t: any) => t.name).sort()).toEqual(['MONGODB', 'MYSQL', 'POSTGRESQL', 'REDIS']);
     const unknown = await c.get('/gcp/instanceType/mars-north1');
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('europe-west1');

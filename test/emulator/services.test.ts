@@ -112,7 +112,7 @@ describe('services', () => {
     });
     // A secret terraform variable is write-only.
     const vars = made.terraform.body.terraform_variables_source.tf_vars;
-    expect(vars).toEqual([{ key: 'region', value: 'eu-west-3', secret: false }, { key: 'token', value: null, secret: true }]);
+    expect(vars).toEqual([{ key: 'region', value: 'eu-west-3', secret: false }, { key: 'token', secret: true }]);
     expect(JSON.stringify(all.body)).not.toContain('s3cr3t-tf');
 
     // Every new service lands in the environment's first stage.

@@ -12,14 +12,14 @@ export interface InstanceType {
   bandwidth_in_gbps: string;
   bandwidth_guarantee: string;
   architecture: string;
-  gpu_info?: { count: number; name: string; manufacturer: string; memory_in_mib: string } | null;
+  gpu_info?: { count: number; name?: string; manufacturer?: string; memory_in_mib?: string };
   attributes: { instance_category: string; instance_generation: number; instance_family: string; instance_size: string; meets_resource_reqs: boolean };
 }
 
 function it(type: string, cpu: number, ram: number, bw: string, arch: 'AMD64' | 'ARM64', category: string, family: string, gen: number, size: string, gpu?: InstanceType['gpu_info']): InstanceType {
   return {
     type, name: type, cpu, ram_in_gb: ram, bandwidth_in_gbps: bw, bandwidth_guarantee: cpu >= 8 ? 'GUARANTEED' : 'BURSTABLE', architecture: arch,
-    gpu_info: gpu ?? null,
+    gpu_info: gpu ?? { count: 0 },
     attributes: { instance_category: category, instance_generation: gen, instance_family: family, instance_size: size, meets_resource_reqs: cpu >= 2 && ram >= 4 },
   };
 }

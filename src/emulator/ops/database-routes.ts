@@ -62,7 +62,8 @@ export function databaseRoutes(app: FastifyInstance, ctx: EmulatorContext): void
       assertUniqueName(servicesOfEnvironment(ctx.state, target.id), b.name, 'service in the target environment');
       const clone = cloneDatabaseRecord(source, { id: ctx.newId(), name: b.name, environmentId: target.id, now: ctx.nowIso() });
       // The copied cpu/memory must fit the target environment's cluster (maximum_cpu/maximum_memory).
-      checkResources(ctx, target, clone);
+      // (seed 2.4: ignored in managed mode, where instance_type sizes the database)
+      if (clone.mode !== 'MANAGED') checkResources(ctx, target, clone);
       ctx.state.services[clone.id] = clone;
       createServiceStatus(ctx, clone.id);
       placeService(ctx, firstStage(ctx, target.id).id, clone);

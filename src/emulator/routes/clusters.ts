@@ -131,7 +131,7 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
   app.get(
     '/aws/managedDatabase/type',
     { schema: { ...doc('Cloud provider', 'Managed database types available on AWS'), response: { 200: listOf('ManagedDatabaseType'), ...errorResponses() } } },
-    async () => ({ results: Object.keys(AWS_MANAGED_DB_INSTANCE_TYPES).map((type) => ({ type })) }),
+    async () => ({ results: Object.keys(AWS_MANAGED_DB_INSTANCE_TYPES).map((name) => ({ name })) }),
   );
 
   app.get<{ Params: { region: string; databaseType: string } }>(

@@ -51,7 +51,13 @@ export function providerOf(url: string): string {
   return 'GITHUB';
 }
 
-export function gitRepository(req: Body, old?: Body): Fields {
+/** A git URL the platform can clone: `http(s)://host/owner/name[.git]` or `git@host:owner/name[.git]`. */
+const GIT_URL = /^(?:https?:\/\/[^/\s]+\/|git@[^:\s]+:)[^\s]*[^/\s]\/[^/\s]+\/?$/i;
+
+export function gitRepository(req: Body, old?: Body, field = 'git_repository'): Fields {
+  if (typeof req.url !== 'string' || !GIT_URL.test(req.url)) {
+    throw invalidField(`${field}.url`, `'${String(req.url)}' is not a git repository URL; use https://<host>/<owner>/<name>[.git] or git@<host>:<owner>/<name>[.git]`);
+  }
   const path = req.url.replace(/\.git$/, '').replace(/^[a-z]+:\/\/[^/]+\//i, '').replace(/^git@[^:]+:/, '');
   const [owner, name] = [path.split('/').slice(0, -1).join('/') || path, path.split('/').pop() ?? path];
   return {

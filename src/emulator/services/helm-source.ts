@@ -27,7 +27,7 @@ export function buildHelmSource(ctx: EmulatorContext, src: Body | undefined, old
     throw invalidField('source', 'give exactly one of source.git_repository or source.helm_repository');
   }
   if (s.git_repository != null) {
-    return { git: { git_repository: gitRepository(s.git_repository, old?.git?.git_repository) } };
+    return { git: { git_repository: gitRepository(s.git_repository, old?.git?.git_repository, 'source.git_repository') } };
   }
   const h = s.helm_repository;
   const id = h.repository;

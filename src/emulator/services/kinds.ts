@@ -107,8 +107,10 @@ export const KINDS: KindDef[] = [
       if (mode === 'CONTAINER') {
         if (f.instance_type !== null) throw invalidField('instance_type', 'only MANAGED databases have an instance_type; CONTAINER databases use cpu and memory');
         if (f.disk_type !== null) throw invalidField('disk_type', 'only MANAGED databases have a disk_type (gp2, gp3)');
+        // Seed 2.4: cpu and memory are ignored in managed mode (instance_type sizes it), so only a
+        // container database is bounded by maximum_cpu / maximum_memory.
+        checkResources(ctx, env, f);
       }
-      checkResources(ctx, env, f);
       return f;
     },
   },
@@ -128,7 +130,7 @@ export const KINDS: KindDef[] = [
         source = {
           image: null,
           docker: {
-            git_repository: gitRepository(src.docker.git_repository),
+            git_repository: gitRepository(src.docker.git_repository, undefined, 'source.docker.git_repository'),
             dockerfile_path: src.docker.dockerfile_path ?? 'Dockerfile',
             dockerfile_raw: src.docker.dockerfile_raw ?? null,
             docker_target_build_stage: src.docker.docker_target_build_stage ?? null,
@@ -211,7 +213,7 @@ export const KINDS: KindDef[] = [
         name: b.name,
         description: b.description ?? null,
         auto_deploy_config: b.auto_deploy_config ?? { auto_deploy: false, terraform_action: 'DEFAULT' },
-        terraform_files_source: { git_repository: gitRepository(b.terraform_files_source.git_repository, old?.terraform_files_source?.git_repository) },
+        terraform_files_source: { git_repository: gitRepository(b.terraform_files_source.git_repository, old?.terraform_files_source?.git_repository, 'terraform_files_source.git_repository') },
         terraform_variables_source: { tf_var_file_paths: vs.tf_var_file_paths ?? [], tf_vars: tfVars },
         backend: b.backend ?? { kubernetes: {}, user_provided: null },
         engine: b.engine ?? 'TERRAFORM',
