@@ -447,9 +447,10 @@ function helm(a: Doc, s: LiveResource, ctx: Ctx): Doc {
   if (Array.isArray(vo.set) && vo.set.length > 0) values.set = record(vo.set);
   if (Array.isArray(vo.set_string) && vo.set_string.length > 0) values.set_string = record(vo.set_string);
   const files = (obj(obj(vo.file).raw).values as Array<{ name?: string; content?: string }> | undefined) ?? [];
-  if (files.length === 1 && files[0]!.name === 'values.yaml') values.file = files[0]!.content ?? '';
-  else if (files.length > 0)
-    ctx.warnings.push(`${s.address}: values_override files other than one values.yaml (${files.map((f) => f.name).join(', ')}) cannot be written in a manifest; left out.`);
+  // One raw file, whatever its name (a label only), is the manifest's values document.
+  if (files.length === 1) values.file = files[0]!.content ?? '';
+  else if (files.length > 1)
+    ctx.warnings.push(`${s.address}: ${files.length} raw values_override files (${files.map((f) => f.name).join(', ')}) cannot be written in a manifest, which holds one values document; left out.`);
   body.values_override = values;
   Object.assign(body, { arguments: strs(a.arguments) }, withoutDefaults('helm', { timeout_sec: a.timeout_sec, allow_cluster_wide_resources: a.allow_cluster_wide_resources }), { auto_deploy: a.auto_deploy });
   return body;

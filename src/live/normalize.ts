@@ -425,7 +425,12 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
         const out: Record<string, unknown> = {};
         if (Array.isArray(vo.set)) out.set = pairs(vo.set);
         if (Array.isArray(vo.set_string)) out.set_string = pairs(vo.set_string);
-        if (vo.file?.raw?.values) out.file = { raw: { values: vo.file.raw.values.map((v: ApiRecord) => ({ name: v.name, content: v.content })) } };
+        if (vo.file?.raw?.values) {
+          const files = vo.file.raw.values as ApiRecord[];
+          // One raw file is one values document whatever the console named it (a label only): it
+          // compares with a manifest's `values_override.file`, which driftless sends as values.yaml.
+          out.file = { raw: { values: files.map((v) => ({ name: files.length === 1 ? 'values.yaml' : v.name, content: v.content })) } };
+        }
         a.values_override = out;
       }
       break;

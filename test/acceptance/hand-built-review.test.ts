@@ -255,7 +255,10 @@ describe('hand-built organization: two projects, every environment mode (DEVELOP
     }
     await waitForDeployments(emu, envIds);
 
-    const { file, env } = await roundTrip(emu, 'two-projects', envIds, Object.values(secret));
+    const { file, env, text, stderr } = await roundTrip(emu, 'two-projects', envIds, Object.values(secret));
+    // A single raw values file is the manifest's values document, whatever the console named it.
+    expect(text).toContain('file: |\n                env: live\n');
+    expect(stderr).not.toContain('values_override');
 
     // A console user raises the live frontend's CPU in back-office.
     const id = ids['back-office/live']!;

@@ -57,3 +57,20 @@ describe('normalisation: desired and live of the same objects are equal', () => 
     expect(a).not.toBe(b);
   });
 });
+
+describe('normalisation of a helm chart\'s raw values files', () => {
+  const helmRecord = (values: Array<{ name: string; content: string }>) => ({
+    id: 'h1', name: 'cache', service_type: 'HELM', environment: { id: 'e1' }, source: { git_repository: { url: 'https://github.com/acme/c.git', branch: 'main', root_path: '/' } },
+    values_override: { set: [], set_string: [], file: { raw: { values } } }, arguments: [], timeout_sec: 600, auto_deploy: false, allow_cluster_wide_resources: false,
+  });
+  const lookup = buildLiveLookup({} as any);
+
+  it('names a single file values.yaml (the console\'s name is a label), and keeps the names of several', async () => {
+    const { normalizeAttrs } = await import('../../src/live/normalize.js');
+    const one = normalizeAttrs('helm', helmRecord([{ name: 'override', content: 'a: 1\n' }]) as any, lookup);
+    expect((one.attrs.values_override as any).file).toEqual({ raw: { values: [{ name: 'values.yaml', content: 'a: 1\n' }] } });
+    const two = normalizeAttrs('helm', helmRecord([{ name: 'a', content: 'x' }, { name: 'b', content: 'y' }]) as any, lookup);
+    expect((two.attrs.values_override as any).file.raw.values.map((v: any) => v.name)).toEqual(['a', 'b']);
+  });
+});
+
