@@ -183,4 +183,51 @@ describe.skipIf(!existsSync(REFERENCE))('answers against the real API document (
     }
     expect(problems).toEqual([]);
   });
+
+  it('deployment statuses and histories: step names and stage statuses are the reference enumerations', async () => {
+    const real = typelessNullable(parseYaml(readFileSync(REFERENCE, 'utf8')));
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    const reg = await registryId(c);
+    const { env } = await projectAndEnv(c, 'review-history');
+    const ct = (await c.post(`/environment/${env.id}/container`, { name: 'web', registry_id: reg, image_name: 'nginx', tag: '1.27' })).body;
+    const app = (await c.post(`/environment/${env.id}/application`, appBody('built'))).body;
+    expect((await c.post(`/environment/${env.id}/job`, jobBody(reg, 'hist-job'))).status).toBe(201);
+    expect((await c.post(`/environment/${env.id}/deploy`)).status).toBe(202);
+    const end = Date.now() + 5000;
+    while (Date.now() < end && (await c.get(`/container/${ct.id}/status`)).body.state !== 'DEPLOYED') await new Promise((r) => setTimeout(r, 10));
+    while (Date.now() < end && (await c.get(`/environment/${env.id}/status`)).body.state !== 'DEPLOYED') await new Promise((r) => setTimeout(r, 10));
+    expect((await c.post(`/container/${ct.id}/stop`)).status).toBe(202);
+    while (Date.now() < end && (await c.get(`/container/${ct.id}/status`)).body.state !== 'STOPPED') await new Promise((r) => setTimeout(r, 10));
+    const problems: string[] = [];
+    const check = async (path: string, template: string) => {
+      const r = await c.get(path);
+      expect(r.status, path).toBe(200);
+      const v = ajv.compile(resolveRefs(real.paths[template].get.responses['200'].content['application/json'].schema, real));
+      if (!v(r.body)) problems.push(`GET ${template}: ${ajv.errorsText(v.errors)}`);
+      return r.body;
+    };
+    // The reference's DeploymentHistoryServiceDetails is a oneOf whose helm branch requires nothing,
+    // so every entry matches two branches: check the envelope with any details, then each entry's
+    // details against the branch of its service type.
+    const branches: any[] = real.components.schemas.DeploymentHistoryServiceDetails.oneOf;
+    real.components.schemas.DeploymentHistoryServiceDetails = { type: 'object' };
+    const branchOf: Record<string, number> = { APPLICATION: 0, CONTAINER: 1, JOB: 2, HELM: 3 };
+    const checkDetails = (entries: any[]) => {
+      for (const e of entries) {
+        const v = ajv.compile(resolveRefs(branches[branchOf[e.identifier.service_type]!], real));
+        if (!v(e.details)) problems.push(`${e.identifier.service_type} details: ${ajv.errorsText(v.errors)}`);
+      }
+    };
+    const stopped = await check(`/container/${ct.id}/status`, '/container/{containerId}/status');
+    expect(stopped.steps.details.map((d: any) => d.step_name)).toEqual(['REGISTRY_CREATE_REPOSITORY', 'DEPLOYMENT']);
+    await check(`/environment/${env.id}/statuses`, '/environment/{environmentId}/statuses');
+    const history = await check(`/environment/${env.id}/deploymentHistoryV2`, '/environment/{environmentId}/deploymentHistoryV2');
+    const deploy = history.results.find((e: any) => e.trigger_action === 'DEPLOY');
+    expect(deploy.stages.map((s: any) => s.status)).toEqual(['DONE']);
+    checkDetails(history.results.flatMap((e: any) => e.stages.flatMap((st: any) => st.services)));
+    expect(deploy.stages[0].services.find((x: any) => x.identifier.service_id === ct.id).details).toMatchObject({ image_name: 'nginx', tag: '1.27', arguments: [] });
+    expect(deploy.stages[0].services.find((x: any) => x.identifier.name === 'hist-job').details).toMatchObject({ image_name: 'acme/migrate', tag: 'v1', job_type: 'LIFECYCLE' });
+    checkDetails((await check(`/application/${app.id}/deploymentHistoryV2`, '/application/{applicationId}/deploymentHistoryV2')).results);
+    expect(problems).toEqual([]);
+  });
 });

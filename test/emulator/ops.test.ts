@@ -194,7 +194,7 @@ describe('batch deploys and deployment stages', () => {
     const entry = history.results[0];
     expect(entry).toMatchObject({ status: 'DEPLOYED', trigger_action: 'DEPLOY', action_status: 'SUCCESS', identifier: { environment_id: env.id } });
     expect(entry.stages.map((s: any) => s.name)).toEqual([firstStage.name, secondStage.name]);
-    expect(entry.stages.map((s: any) => s.status)).toEqual(['SUCCESS', 'SUCCESS']);
+    expect(entry.stages.map((s: any) => s.status)).toEqual(['DONE', 'DONE']);
     expect(entry.stages[0].services.map((s: any) => s.identifier.service_id)).toEqual([db.id]);
     expect(entry.stages[1].services.map((s: any) => s.identifier.service_id)).toEqual([app.id]);
     expect(entry.stages[1].services[0].details.commit.git_commit_id).toBe('cafe1234');

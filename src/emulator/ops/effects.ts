@@ -30,24 +30,58 @@ function versionLabel(svc: ApiRecord, s: OpService): string | undefined {
   return s.version?.git_commit_id ?? s.version?.image_tag ?? s.version?.chart_version ?? svc.tag ?? svc.git_repository?.deployed_commit_id;
 }
 
+/** The history's schedule leaves unset hooks and fields out (JobLifecyleSchedule has no nullable field). */
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, withoutNulls(x)]));
+}
+
+function commitOf(op: Operation, commit: string, url: unknown): Record<string, string> {
+  return {
+    created_at: iso(op.started_at),
+    git_commit_id: commit,
+    tag: commit.slice(0, 7),
+    message: `Deploy ${commit.slice(0, 7)}`,
+    author_name: 'driftless emulator',
+    author_avatar_url: '',
+    commit_page_url: `${String(url ?? '').replace(/\.git$/, '')}/commit/${commit}`,
+  };
+}
+
 export function serviceEntry(ctx: EmulatorContext, op: Operation, s: OpService, svc: ApiRecord | undefined, at: number): ApiRecord {
   const state = s.phase === -2 ? 'CANCELED' : currentState(s);
   const details: Record<string, unknown> = {};
   if (svc?.git_repository) {
     const commit = s.version?.git_commit_id ?? headCommit(svc);
-    details.commit = {
-      created_at: iso(op.started_at),
-      git_commit_id: commit,
-      tag: commit.slice(0, 7),
-      message: `Deploy ${commit.slice(0, 7)}`,
-      author_name: 'driftless emulator',
-      author_avatar_url: '',
-      commit_page_url: `${String(svc.git_repository.url ?? '').replace(/\.git$/, '')}/commit/${commit}`,
-    };
+    details.commit = commitOf(op, commit, svc.git_repository.url);
     details.build_pod_name = `${shortId(s.service_id).toLowerCase()}-build-${op.execution_id.slice(0, 8)}`;
   } else if (svc?.service_type === 'CONTAINER') {
+    // The reference's ContainerDeploymentHistoryData: image_name, tag, arguments (required), entrypoint.
     details.image_name = svc.image_name;
     details.tag = s.version?.image_tag ?? svc.tag;
+    details.arguments = Array.isArray(svc.arguments) ? svc.arguments : [];
+    if (typeof svc.entrypoint === 'string') details.entrypoint = svc.entrypoint;
+  } else if (svc?.service_type === 'JOB') {
+    // JobDeploymentHistoryDetails: image_name, tag, job_type (required), schedule; a job built from
+    // git also has the commit and its build pod, its image being named after the job.
+    const image = svc.source?.image;
+    const git = svc.source?.docker?.git_repository;
+    if (git) {
+      const commit = s.version?.git_commit_id ?? git.deployed_commit_id ?? headCommit({ ...svc, git_repository: git });
+      details.commit = commitOf(op, commit, git.url);
+      details.build_pod_name = `${shortId(s.service_id).toLowerCase()}-build-${op.execution_id.slice(0, 8)}`;
+      details.image_name = svc.name;
+      details.tag = commit;
+    } else {
+      details.image_name = image?.image_name ?? svc.name;
+      details.tag = s.version?.image_tag ?? image?.tag ?? '';
+    }
+    details.job_type = svc.job_type;
+    if (svc.schedule) details.schedule = withoutNulls(svc.schedule);
+  } else if (svc?.service_type === 'HELM' && svc.source?.repository) {
+    // HelmDeploymentHistoryDetails: the chart deployed.
+    details.repository = { chart_name: svc.source.repository.chart_name, chart_version: s.version?.chart_version ?? svc.source.repository.chart_version };
   }
   const started = s.started_at ?? op.started_at;
   return {
@@ -83,8 +117,9 @@ export function environmentEntry(ctx: EmulatorContext, op: Operation, at: number
     total_duration: isoDuration(at - op.started_at),
     stages: op.stages.map((st) => {
       const states = st.service_ids.map((id) => (op.services[id].phase === -2 ? 'CANCELED' : op.services[id].phase < 0 ? 'QUEUED' : currentState(op.services[id])));
-      // Stage statuses use the status_details vocabulary: QUEUED, ONGOING, SUCCESS, ERROR, CANCELED.
-      const stStatus = st.started_at === undefined ? (states.every((x) => x === 'CANCELED') ? 'CANCELED' : 'QUEUED') : (states.some(isErrorState) ? 'ERROR' : st.finished_at !== undefined ? 'SUCCESS' : 'ONGOING');
+      // Stage statuses are the reference's StageStatusEnum: QUEUED (seed 2.10's observed value),
+      // ONGOING, DONE, ERROR, CANCELED (SKIPPED is never produced).
+      const stStatus = st.started_at === undefined ? (states.every((x) => x === 'CANCELED') ? 'CANCELED' : 'QUEUED') : (states.some(isErrorState) ? 'ERROR' : st.finished_at !== undefined ? 'DONE' : 'ONGOING');
       return {
         name: st.name,
         status: stStatus,
@@ -134,7 +169,9 @@ function setStatus(ctx: EmulatorContext, op: Operation, s: OpService, state: str
       total_duration_sec: secs,
       total_computing_duration_sec: secs,
       details: s.phases.slice(0, -1).map((p, i) => ({
-        step_name: p.state === 'BUILDING' ? 'BUILD' : p.state.endsWith('QUEUED') ? 'REGISTRY_CREATE_REPOSITORY' : p.state,
+        // The reference's ServiceStepMetricNameEnum: the queued phase is REGISTRY_CREATE_REPOSITORY
+        // (seed 2.9's observed step), a build BUILD, the deploy/stop/restart/delete work DEPLOYMENT.
+        step_name: p.state === 'BUILDING' ? 'BUILD' : p.state.endsWith('QUEUED') ? 'REGISTRY_CREATE_REPOSITORY' : 'DEPLOYMENT',
         status: isErrorState(state) && i === s.phases.length - 2 ? 'ERROR' : 'SUCCESS',
         duration_sec: Math.round(p.ms / 1000),
       })),
