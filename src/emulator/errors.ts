@@ -88,8 +88,11 @@ export function describeValidationError(e: AjvErrorLike, part: string): string {
       return `${where}: field '${fieldPath(e.instancePath)}' ${e.message ?? 'is out of range'}`;
     case 'format':
       return `${where}: field '${fieldPath(e.instancePath)}' must be a valid ${e.params.format}`;
-    case 'pattern':
-      return `${where}: field '${fieldPath(e.instancePath)}' must match ${e.params.pattern}`;
+    case 'pattern': {
+      const pattern = String(e.params.pattern);
+      const text = pattern.startsWith('^P(') ? 'an ISO 8601 duration of days, hours, minutes and seconds such as PT30S, PT5M, PT1H30M or P1D' : `text matching ${pattern}`;
+      return `${where}: field '${fieldPath(e.instancePath)}' must be ${text}`;
+    }
     default:
       return `${where}: field '${fieldPath(e.instancePath) || '(root)'}' ${e.message ?? 'is invalid'}`;
   }

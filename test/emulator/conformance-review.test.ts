@@ -80,6 +80,22 @@ describe('seed 4.2: git_repository {url, branch}: a 4xx says what, where and wha
   });
 });
 
+describe('seed 2.11: for_duration is "ISO 8601 duration"', () => {
+  it('a refusal says so in words (not a regular expression), names the field, and creates nothing', async () => {
+    const receiver = (await c.post('/alert-receivers', { organization_id: org, name: 'duration-slack', description: 'd', type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.com/services/d' })).body;
+    const body = {
+      organization_id: org, cluster_id: production.id, name: 'duration-rule', description: 'd', tag: 't',
+      condition: { kind: 'CUSTOM', promql: 'up == 0', operator: 'NONE', threshold: 0, function: 'NONE' }, for_duration: '5 minutes', severity: 'LOW',
+      presentation: {}, enabled: true, alert_receiver_ids: [receiver.id], target: { target_type: 'CLUSTER', target_id: production.id },
+    };
+    const r = await c.post('/alert-rules', body);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe("request body: field 'for_duration' must be an ISO 8601 duration of days, hours, minutes and seconds such as PT30S, PT5M, PT1H30M or P1D");
+    expect((await c.get(`/organization/${org}/alert-rules`)).body.results.map((x: any) => x.name)).not.toContain('duration-rule');
+    for (const ok of ['PT30S', 'PT1H30M', 'P1D']) expect((await c.post('/alert-rules', { ...body, name: `duration-${ok}`, for_duration: ok })).status, ok).toBe(201);
+  });
+});
+
 describe('no null where the real document says string or object (an unset optional field is left out)', () => {
   it('application ports, instance types, alert rules, service summaries, terraform secrets, managed database types', async () => {
     const noNull = (what: string, v: unknown) => expect(v, what).not.toBeNull();
