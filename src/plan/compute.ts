@@ -82,6 +82,15 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
           }),
         );
       }
+      if (d.kind === 'alert_receiver' && d.attrs.type === 'EMAIL' && d.attrs.auth_password === undefined) {
+        diagnostics.push(
+          error('plan.receiver-password', `alert receiver "${d.name}" (EMAIL) does not exist yet and has no auth_password: the API requires one to create an EMAIL receiver`, {
+            detail: 'Add `auth_password: ${env:NAME}` to it (the password of its SMTP server, from the environment); once it exists, leaving it out keeps the live one.',
+            address,
+            range: d.source,
+          }),
+        );
+      }
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       if (d.cloneFrom) {

@@ -391,3 +391,22 @@ describe('computePlan: determinism', () => {
     expect(a).toBe(b);
   });
 });
+
+describe('computePlan: an EMAIL alert receiver without auth_password', () => {
+  const mail = { name: 'oncall', type: 'EMAIL' as const, to: 'a@example.com', from: 'b@example.com', smarthost: 'smtp.example.com:25' };
+
+  it('is an error when it must be created (the API requires a password to create one), naming the receiver and the fix', () => {
+    const plan = planOf({ ...fullManifest(), alert_receivers: [...(fullManifest().alert_receivers ?? []), mail] }, emptyLive());
+    const d = plan.diagnostics.filter((x) => x.code === 'plan.receiver-password');
+    expect(d).toHaveLength(1);
+    expect(d[0]!.severity).toBe('error');
+    expect(d[0]!.summary).toContain('alert receiver "oncall" (EMAIL)');
+    expect(d[0]!.detail).toContain('auth_password: ${env:NAME}');
+    expect(plan.applyable).toBe(false);
+  });
+
+  it('is fine when the manifest gives a password', () => {
+    const withPassword = planOf({ ...fullManifest(), alert_receivers: [...(fullManifest().alert_receivers ?? []), { ...mail, auth_password: new SecretValue('pw') as any }] }, emptyLive());
+    expect(withPassword.diagnostics.filter((x) => x.code === 'plan.receiver-password')).toEqual([]);
+  });
+});
