@@ -190,6 +190,12 @@ describe.skipIf(!existsSync(REFERENCE))('answers against the real API document (
     await check('/gcp/instanceType/europe-west1', '/gcp/instanceType/{region}');
     await check('/aws/eks/instanceType/eu-west-3', '/aws/eks/instanceType/{region}');
     await check('/aws/managedDatabase/type', '/aws/managedDatabase/type');
+    // The reference has GET of one container registry (the emulator served only the list).
+    const reg = await registryId(c);
+    await check(`/organization/${org}/containerRegistry/${reg}`, '/organization/{organizationId}/containerRegistry/{containerRegistryId}');
+    const missing = await c.get(`/organization/${org}/containerRegistry/00000000-0000-4000-8000-000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toContain("container registry '00000000-0000-4000-8000-000000000000' not found");
     await check(`/organization/${org}/services`, '/organization/{organizationId}/services');
     for (const rule of rules) {
       // AlertRuleResponse alone: the reference's oneOf with GhostAlertRuleResponse matches any managed rule twice.

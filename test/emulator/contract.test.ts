@@ -96,6 +96,7 @@ const CRUD_OPERATIONS = [
   'GET /organization/{organizationId}/cluster/{clusterId}/status',
   'POST /cluster/{clusterId}/upgrade',
   'GET /organization/{organizationId}/containerRegistry',
+  'GET /organization/{organizationId}/containerRegistry/{containerRegistryId}',
   'GET /organization/{organizationId}/helmRepository',
   'POST /organization/{organizationId}/helmRepository',
   'GET /organization/{organizationId}/helmRepository/{helmRepositoryId}',
@@ -193,6 +194,7 @@ async function scenario(): Promise<void> {
   await c.get(`/organization/${org}/cluster/${production.id}/status`);
   await c.post(`/cluster/${production.id}/upgrade`);
   await c.get(`/organization/${org}/containerRegistry`);
+  await c.get(`/organization/${org}/containerRegistry/${reg}`);
   await c.get('/gcp/instanceType/europe-west1');
   await c.get('/aws/eks/instanceType/eu-west-3');
   await c.get('/scaleway/instanceType/fr-par-2');

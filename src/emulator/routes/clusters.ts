@@ -12,7 +12,7 @@ import type { EmulatorContext } from '../context.js';
 import { ApiError, badRequest, conflict, invalidField, notFound } from '../errors.js';
 import { needs } from '../auth.js';
 import { listOf, schema } from '../schemas.js';
-import { checkOrganization, nextTimestamp } from '../store.js';
+import { checkOrganization, mustGet, nextTimestamp } from '../store.js';
 import { AWS_MANAGED_DB_INSTANCE_TYPES, INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
 import { parseRepository } from '../terraform-vars.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
@@ -103,6 +103,15 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
     async (req) => {
       checkOrganization(ctx, req.params.organizationId);
       return { results: Object.values(s.containerRegistries) };
+    },
+  );
+
+  app.get<{ Params: { organizationId: string; containerRegistryId: string } }>(
+    '/organization/:organizationId/containerRegistry/:containerRegistryId',
+    { schema: { ...doc('Container registries', 'Get a container registry'), params: uuidParams('organizationId', 'containerRegistryId'), response: { 200: schema('ContainerRegistry'), ...errorResponses() } } },
+    async (req) => {
+      checkOrganization(ctx, req.params.organizationId);
+      return mustGet(s.containerRegistries, req.params.containerRegistryId, 'container registry');
     },
   );
 
