@@ -80,6 +80,17 @@ describe('seed 4.2: git_repository {url, branch}: a 4xx says what, where and wha
   });
 });
 
+describe('seed 4.2: PUT /organization/{id} with the seed fields; the reference makes the urls and admin_emails nullable', () => {
+  it('null url fields and null admin_emails are accepted (admin_emails then empty); a plan sent by a real client is ignored', async () => {
+    const r = await c.put(`/organization/${org}`, { name: 'Acme', description: 'd', website_url: null, repository: null, logo_url: null, icon_url: null, admin_emails: null, plan: 'FREE' });
+    expect(r.status).toBe(200);
+    expect(r.body.admin_emails).toEqual([]);
+    expect(r.body.plan).toBe('TEAM_2025');
+    const back = await c.put(`/organization/${org}`, { name: 'Acme', admin_emails: ['admin@example.com'] });
+    expect(back.body.admin_emails).toEqual(['admin@example.com']);
+  });
+});
+
 describe('seed 2.11: for_duration is "ISO 8601 duration"', () => {
   it('a refusal says so in words (not a regular expression), names the field, and creates nothing', async () => {
     const receiver = (await c.post('/alert-receivers', { organization_id: org, name: 'duration-slack', description: 'd', type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.com/services/d' })).body;

@@ -32,7 +32,9 @@ export function organizationRoutes(app: FastifyInstance, ctx: EmulatorContext): 
     },
     async (req) => {
       checkOrganization(ctx, req.params.organizationId);
-      ctx.state.organization = updatedRecord(ctx, ctx.state.organization, req.body);
+      // The reference's OrganizationEditRequest makes admin_emails nullable: null is no admin e-mail.
+      const body = req.body.admin_emails === null ? { ...req.body, admin_emails: [] } : req.body;
+      ctx.state.organization = updatedRecord(ctx, ctx.state.organization, body);
       return ctx.state.organization;
     },
   );
