@@ -1,7 +1,9 @@
 /**
- * The defaults of schemas/manifest.schema.json, per manifest object. An export leaves out every
- * field equal to its default, so that what remains is what someone chose. (Omitting a field also
- * means the manifest does not own it; since the live value is the default, nothing diffs either way.)
+ * The defaults of schemas/manifest.schema.json, per manifest object. An export leaves out the
+ * structural fields equal to their default (a variable's `secret: false`, a port's protocol); the
+ * settings of services, environments and organization-level objects it writes even at their default
+ * (OWNED_AT_DEFAULT): omitting a field means the manifest does not own it, and a console edit of it
+ * would not be drift.
  *
  * test/export/defaults.test.ts checks this table against the schema, so the two cannot drift apart.
  */
@@ -29,9 +31,22 @@ export const MANIFEST_DEFAULTS = {
 
 export type DefaultsOf = keyof typeof MANIFEST_DEFAULTS;
 
-/** The object without its members that are undefined, null, or equal to the default of `kind`. */
+/**
+ * Objects whose settings an export writes even at their default: a manifest owns only what it
+ * declares, so an alert rule left out as `enabled: true`, or a service's cpu left out at 500, would
+ * not be drift when a console user disables the rule or changes the cpu. (Structural flags and
+ * nested details, such as a variable's `secret: false` or a port's protocol, stay implicit.)
+ */
+const OWNED_AT_DEFAULT: ReadonlySet<DefaultsOf> = new Set<DefaultsOf>([
+  'alert_receiver', 'alert_rule', 'webhook', 'application', 'container', 'database', 'job', 'helm', 'terraform', 'terraform_job_resources', 'environment',
+]);
+
+/**
+ * The object without its members that are undefined or null, nor (for the kinds whose settings an
+ * export does not own at their default) those equal to the default of `kind`.
+ */
 export function withoutDefaults<T extends Record<string, unknown>>(kind: DefaultsOf, obj: T): Partial<T> {
-  const defaults = MANIFEST_DEFAULTS[kind] as Record<string, unknown>;
+  const defaults = (OWNED_AT_DEFAULT.has(kind) ? {} : MANIFEST_DEFAULTS[kind]) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (v === undefined || v === null) continue;

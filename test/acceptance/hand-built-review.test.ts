@@ -145,7 +145,7 @@ describe('hand-built organization: one project, rich services', () => {
     for (const id of [app.id, worker.id, settle.id]) await api('PUT', `/deploymentStage/${s3.id}/service/${id}`, {});
 
     const rcv = await api('POST', '/alert-receivers', { organization_id: org, name: 'pager', description: 'pager duty mail', type: 'EMAIL', send_resolved: true, to: 'pd@example.com', from: 'alerts@example.com', smarthost: 'smtp.example.com:25', auth_password: secret.DB + '-smtp', require_tls: false });
-    await api('POST', '/alert-rules', {
+    const rule = await api('POST', '/alert-rules', {
       organization_id: org, cluster_id: cluster('production-cluster'), name: 'gateway-5xx', description: '5xx rate', tag: 'http',
       condition: { kind: 'CUSTOM', promql: 'rate(http_5xx[5m]) > 1', operator: 'ABOVE', threshold: 1, function: 'NONE' },
       for_duration: 'PT2M', severity: 'CRITICAL', presentation: { summary: 'gateway errors' }, enabled: true,
@@ -204,14 +204,18 @@ describe('hand-built organization: one project, rich services', () => {
     await api('PUT', `/variable/${region.id}`, { key: 'REGION', value: 'eu-west-1', description: 'cloud region' });
     await api('PUT', `/deploymentStage/${s2.id}/service/${settle.id}`, {});
     await variable({ key: 'EXTRA', value: '1', variable_scope: 'CONTAINER', variable_parent_id: worker.id });
+    // Settings at their default when exported: the alert rule disabled, the seed job's restarts raised.
+    const r = await api('GET', `/alert-rules/${rule.id}`);
+    await api('PUT', `/alert-rules/${rule.id}`, { name: r.name, description: r.description, tag: r.tag, condition: r.condition, for_duration: r.for_duration, severity: r.severity, enabled: false, alert_receiver_ids: r.alert_receiver_ids, presentation: r.presentation });
     const drift2 = await run(['drift', file, '--format', 'json'], env);
     expect(drift2.code, drift2.stdout + drift2.stderr).toBe(2);
     const items = JSON.parse(drift2.stdout).items as any[];
     const addresses = items.map((i) => i.address);
     expect(addresses).toContain('project.payments/environment.prod/variable.REGION');
     expect(addresses).toContain('project.payments/environment.prod/container.worker/variable.EXTRA');
+    expect(JSON.stringify(items.find((i) => i.address === 'alert_rule.gateway-5xx')?.fields)).toContain('enabled');
     expect(JSON.stringify(items.filter((i) => /deployment_stage|job\.settle/.test(i.address)))).toContain('settle');
-    for (const i of items) expect(i.origin, JSON.stringify(i)).toBe('outside_git');
+    for (const i of items) expect(i.origin, JSON.stringify(i)).toBe(i.address.startsWith('project.') ? 'outside_git' : 'unknown');
   }, 120_000);
 });
 
@@ -241,10 +245,10 @@ describe('hand-built organization: two projects, every environment mode (DEVELOP
           healthchecks: { readiness_probe: { type: { http: { path: '/', scheme: 'HTTP' } }, port: 3000, initial_delay_seconds: 1, period_seconds: 5, timeout_seconds: 1, success_threshold: 1, failure_threshold: 2 }, liveness_probe: null },
         });
         ids[`${projectName}/${envName}`] = c.id;
-        await api('POST', `/variable/${plain.id}/alias`, { key: 'TIMEZONE', alias_scope: 'CONTAINER', alias_parent_id: c.id });
+        ids[`${projectName}/${envName}/TIMEZONE`] = (await api('POST', `/variable/${plain.id}/alias`, { key: 'TIMEZONE', alias_scope: 'CONTAINER', alias_parent_id: c.id })).id;
         await variable({ key: 'SETTINGS', value: 'debug = false\nport = 3000\n', mount_path: '/app/settings.toml', variable_scope: 'CONTAINER', variable_parent_id: c.id, description: 'settings file' });
         await variable({ key: 'KEYS', value: secret.SVC, is_secret: true, mount_path: '/app/keys.json', variable_scope: 'CONTAINER', variable_parent_id: c.id });
-        await api('POST', `/environment/${e.id}/database`, { name: 'cache', type: 'REDIS', version: '7', mode: 'CONTAINER', accessibility: 'PRIVATE' });
+        ids[`${projectName}/${envName}/cache`] = (await api('POST', `/environment/${e.id}/database`, { name: 'cache', type: 'REDIS', version: '7', mode: 'CONTAINER', accessibility: 'PRIVATE' })).id;
         await api('POST', `/environment/${e.id}/helm`, {
           name: 'metrics', source: { git_repository: { url: 'https://github.com/acme/charts.git', branch: 'main', root_path: '/metrics' } },
           values_override: { set: [['replicas', envName === 'live' ? '3' : '1']], set_string: [], file: { raw: { values: [{ name: 'override', content: `env: ${envName}\n` }] } } },
@@ -268,6 +272,18 @@ describe('hand-built organization: two projects, every environment mode (DEVELOP
     const report = JSON.parse(drift.stdout);
     expect(report.items.map((i: any) => i.address)).toEqual(['project.back-office/environment.live/container.frontend']);
     expect(JSON.stringify(report.items[0])).toContain('cpu');
+
+    // More console edits: an alias deleted, a database at the default accessibility made public.
+    // (A description set where there was none is not drift: an export cannot write "no description".)
+    await api('DELETE', `/variable/${ids['Storefront/dev/TIMEZONE']}`);
+    const db = await api('GET', `/database/${ids['Storefront/preview/cache']}`);
+    await api('PUT', `/database/${db.id}`, { name: db.name, version: db.version, accessibility: 'PUBLIC', cpu: db.cpu, memory: db.memory, storage: db.storage });
+    const drift2 = await run(['drift', file, '--format', 'json'], env);
+    expect(drift2.code, drift2.stdout + drift2.stderr).toBe(2);
+    const items = JSON.parse(drift2.stdout).items as any[];
+    const byAddress = new Map(items.map((i) => [i.address, i]));
+    expect(byAddress.get('project.Storefront/environment.dev/container.frontend/variable.TIMEZONE')?.drift, JSON.stringify(items)).toBe('missing');
+    expect(JSON.stringify(byAddress.get('project.Storefront/environment.preview/database.cache')?.fields), JSON.stringify(items)).toContain('accessibility');
   }, 120_000);
 });
 

@@ -72,9 +72,10 @@ describe('exportManifest (pure)', () => {
     const r = exportManifest(state);
     const p = (r.manifest.projects as any[])[0];
     expect(p.variables).toEqual([{ key: 'T', value: 'a $${b} $$${c}' }]);
-    // Defaults left out: DEVELOPMENT mode, container cpu 500 and memory 512. A scope without
-    // variables says so (`variables: []`): it owns them, so one added by hand later is drift.
-    expect(p.environments[0]).toEqual({ name: 'e', cluster: 'c1', variables: [], services: [{ name: 'web', type: 'container', label_groups: ['(unknown id 42)'], registry: 'hub', image_name: 'nginx', tag: '1', variables: [] }] });
+    // Settings are written even at their default (DEVELOPMENT mode, container cpu 500 and memory
+    // 512): the manifest owns them, so a console edit is drift. A scope without variables says so
+    // (`variables: []`): it owns them, so one added by hand later is drift.
+    expect(p.environments[0]).toEqual({ name: 'e', cluster: 'c1', mode: 'DEVELOPMENT', variables: [], services: [{ name: 'web', type: 'container', label_groups: ['(unknown id 42)'], registry: 'hub', image_name: 'nginx', tag: '1', cpu: 500, memory: 512, variables: [] }] });
     expect(r.warnings).toEqual([expect.stringContaining('projects.p.environments.e.services.web.label_groups.0: refers to an object driftless could not find by name')]);
   });
 
