@@ -1,7 +1,8 @@
 /**
  * The defaults of schemas/manifest.schema.json, per manifest object. An export leaves out the
  * structural fields equal to their default (a variable's `secret: false`, a port's protocol); the
- * settings of services, environments and organization-level objects it writes even at their default
+ * settings of services (their git repository's branch and root path too), environments and
+ * organization-level objects it writes even at their default
  * (OWNED_AT_DEFAULT): omitting a field means the manifest does not own it, and a console edit of it
  * would not be drift.
  *
@@ -38,7 +39,7 @@ export type DefaultsOf = keyof typeof MANIFEST_DEFAULTS;
  * nested details, such as a variable's `secret: false` or a port's protocol, stay implicit.)
  */
 const OWNED_AT_DEFAULT: ReadonlySet<DefaultsOf> = new Set<DefaultsOf>([
-  'alert_receiver', 'alert_rule', 'webhook', 'application', 'container', 'database', 'job', 'helm', 'terraform', 'terraform_job_resources', 'environment',
+  'alert_receiver', 'alert_rule', 'webhook', 'application', 'container', 'database', 'job', 'helm', 'terraform', 'terraform_job_resources', 'environment', 'git_repository',
 ]);
 
 /**

@@ -204,7 +204,9 @@ describe('hand-built organization: one project, rich services', () => {
     await api('PUT', `/variable/${region.id}`, { key: 'REGION', value: 'eu-west-1', description: 'cloud region' });
     await api('PUT', `/deploymentStage/${s2.id}/service/${settle.id}`, {});
     await variable({ key: 'EXTRA', value: '1', variable_scope: 'CONTAINER', variable_parent_id: worker.id });
-    // Settings at their default when exported: the alert rule disabled, the seed job's restarts raised.
+    // Settings at their default when exported: the alert rule disabled, the gateway's branch.
+    const g = await api('GET', `/application/${app.id}`);
+    await api('PUT', `/application/${app.id}`, { name: g.name, git_repository: { ...g.git_repository, branch: 'develop' }, build_mode: g.build_mode, dockerfile_path: g.dockerfile_path, cpu: g.cpu, memory: g.memory, min_running_instances: g.min_running_instances, max_running_instances: g.max_running_instances, ports: g.ports, healthchecks: g.healthchecks, storage: g.storage, arguments: g.arguments, entrypoint: g.entrypoint, auto_deploy: g.auto_deploy });
     const r = await api('GET', `/alert-rules/${rule.id}`);
     await api('PUT', `/alert-rules/${rule.id}`, { name: r.name, description: r.description, tag: r.tag, condition: r.condition, for_duration: r.for_duration, severity: r.severity, enabled: false, alert_receiver_ids: r.alert_receiver_ids, presentation: r.presentation });
     const drift2 = await run(['drift', file, '--format', 'json'], env);
@@ -214,6 +216,7 @@ describe('hand-built organization: one project, rich services', () => {
     expect(addresses).toContain('project.payments/environment.prod/variable.REGION');
     expect(addresses).toContain('project.payments/environment.prod/container.worker/variable.EXTRA');
     expect(JSON.stringify(items.find((i) => i.address === 'alert_rule.gateway-5xx')?.fields)).toContain('enabled');
+    expect(JSON.stringify(items.find((i) => i.address === 'project.payments/environment.prod/application.gateway')?.fields), JSON.stringify(items)).toContain('develop');
     expect(JSON.stringify(items.filter((i) => /deployment_stage|job\.settle/.test(i.address)))).toContain('settle');
     for (const i of items) expect(i.origin, JSON.stringify(i)).toBe(i.address.startsWith('project.') ? 'outside_git' : 'unknown');
   }, 120_000);
