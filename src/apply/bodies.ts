@@ -67,6 +67,8 @@ export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = 
 const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
 const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
 
+const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
+
 function pick(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
@@ -100,6 +102,7 @@ export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
   if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
   if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
   if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pick(p, PORT_FIELDS));
+  if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pick(st, STORAGE_FIELDS));
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
@@ -162,6 +165,17 @@ function portsWithIds(desired: unknown, live: unknown): unknown {
   });
 }
 
+/** Desired storage matched to live storage by mount_point, so that the PUT keeps their ids. */
+function storageWithIds(desired: unknown, live: unknown): unknown {
+  if (!Array.isArray(desired)) return desired;
+  const byMount = new Map<string, Obj>();
+  if (Array.isArray(live)) for (const st of live as Obj[]) byMount.set(String(st.mount_point), st);
+  return (desired as Obj[]).map((st) => {
+    const ls = byMount.get(String(st.mount_point));
+    return { ...(ls && ls.id !== undefined ? { id: ls.id } : {}), ...st };
+  });
+}
+
 export interface BodyContext {
   address: Address;
   refs: IdRegistry;
@@ -219,7 +233,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
   return a;
 }
 
-const REPLACED_WHOLE = new Set(['source', 'schedule', 'values_override', 'ports', 'annotations', 'labels', 'scopes', 'events']);
+const REPLACED_WHOLE = new Set(['source', 'schedule', 'values_override', 'ports', 'healthchecks', 'storage', 'annotations', 'labels', 'scopes', 'events']);
 
 /** A full-replacement update body: live record (request fields only) with the desired attrs laid over it. */
 export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ctx: BodyContext): Obj {
@@ -229,6 +243,8 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   const liveDescription = attrs.description === undefined ? splitFingerprintMarker(record.description as string | null | undefined).description : null;
   const desired = desiredToRequest(kind, liveDescription !== null ? { ...attrs, description: liveDescription } : attrs, ctx);
   if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
+  // A service's storage; a database's `storage` is its size (a number), left as it is.
+  if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);
   const body = overlay(base, desired, REPLACED_WHOLE);
   if (kind === 'job') keepUnownedJobFields(body, base);
   // values_override: each part the manifest sets replaces the live one; set_json, and a values file

@@ -17,6 +17,11 @@ export const MANIFEST_DEFAULTS = {
   variable: { override: false, secret: false, enable_interpolation_in_file: false },
   git_repository: { branch: 'main', root_path: '/' },
   port: { protocol: 'HTTP', publicly_accessible: false },
+  /** A probe's timings (the API's defaults). */
+  probe: { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 },
+  probe_http: { path: '/', scheme: 'HTTP' },
+  /** A service's persistent storage volume. */
+  storage_volume: { type: 'FAST_SSD' },
   /** Every service kind. */
   service: { deploy: true },
   application: { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 1, build_mode: 'DOCKER' },

@@ -290,6 +290,27 @@ function ports(list: unknown): Doc[] | undefined {
   );
 }
 
+/** A normalized probe (src/graph/attrs.ts normalizeProbe) as a manifest writes it: API defaults left out. */
+function probe(p: unknown): Doc | undefined {
+  if (!p || typeof p !== 'object') return undefined;
+  const pr = p as Doc;
+  const type: Doc = {};
+  for (const [k, v] of Object.entries(obj(pr.type))) type[k] = k === 'http' ? withoutDefaults('probe_http', obj(v)) : withoutDefaults('probe', obj(v));
+  return { type, ...withoutDefaults('probe', { initial_delay_seconds: pr.initial_delay_seconds, period_seconds: pr.period_seconds, timeout_seconds: pr.timeout_seconds, success_threshold: pr.success_threshold, failure_threshold: pr.failure_threshold }) };
+}
+
+/** Written only when the service has a probe: then the manifest owns both (one left out is none). */
+function healthchecks(h: unknown): Doc | undefined {
+  const hc = obj(h);
+  const out = clean({ readiness_probe: probe(hc.readiness_probe), liveness_probe: probe(hc.liveness_probe) });
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function storage(list: unknown): Doc[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return list.map((st: Doc) => withoutDefaults('storage_volume', { type: st.type, size: st.size, mount_point: st.mount_point }));
+}
+
 function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
   const a = s.attrs;
   const head: Doc = {
@@ -311,7 +332,7 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
       min_running_instances: a.min_running_instances,
       max_running_instances: a.max_running_instances,
     });
-  const rest = { ports: ports(a.ports), arguments: strs(a.arguments), entrypoint: a.entrypoint, auto_deploy: a.auto_deploy };
+  const rest = { ports: ports(a.ports), healthchecks: healthchecks(a.healthchecks), storage: storage(a.storage), arguments: strs(a.arguments), entrypoint: a.entrypoint, auto_deploy: a.auto_deploy };
   switch (s.kind) {
     case 'application':
       body = {
@@ -369,12 +390,12 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
 export function unmanagedFields(s: Pick<LiveResource, 'kind' | 'record'>): string[] {
   const r = (s.record ?? {}) as Doc;
   const out: string[] = [];
-  if (s.kind === 'application' || s.kind === 'container' || s.kind === 'job') {
+  // An application's or container's healthchecks and storage are exported (see service()).
+  if (s.kind === 'job') {
     const hc = obj(r.healthchecks);
     if ((hc.readiness_probe ?? null) !== null || (hc.liveness_probe ?? null) !== null) out.push('healthchecks');
   }
   if (s.kind === 'application' || s.kind === 'container') {
-    if (Array.isArray(r.storage) && r.storage.length > 0) out.push('storage');
     if ((r.autoscaling ?? null) !== null) out.push('autoscaling');
   }
   if (s.kind === 'application' || s.kind === 'container' || s.kind === 'job') {

@@ -61,12 +61,19 @@
  * Services (`.../environment.E/<kind>.NAME`), all: name, description, icon_uri,
  *   annotations_groups, labels_groups ([names], sorted; -> [{id}]).
  *   application: git_repository {url, branch, root_path, provider}, build_mode, dockerfile_path,
- *     cpu, memory, min_running_instances, max_running_instances, ports, arguments, entrypoint,
- *     auto_deploy. Deploy pin: git_commit_id (DesiredResource.deploy).
+ *     cpu, memory, min_running_instances, max_running_instances, ports, healthchecks, storage,
+ *     arguments, entrypoint, auto_deploy. Deploy pin: git_commit_id (DesiredResource.deploy).
  *   ports: [{name, internal_port, external_port, protocol, publicly_accessible}] sorted by
  *     internal_port (PUT: match live ports by internal_port to keep their ids).
+ *   healthchecks (application, container): {readiness_probe, liveness_probe}, each null (none) or
+ *     {type: {tcp: {port, host|null}} | {http: {path, scheme, port}} | {exec: {command}} |
+ *     {grpc: {port, service|null}}, initial_delay_seconds, period_seconds, timeout_seconds,
+ *     success_threshold, failure_threshold}, the API's defaults filled in (normalizeHealthchecks).
+ *     Declaring the key owns both probes (one left out is none); without it the live ones stay.
+ *   storage (application, container): [{type, size (GB), mount_point}] sorted by mount_point
+ *     (PUT: match live storage by mount_point to keep their ids).
  *   container: registry (NAME -> registry_id), image_name, tag, cpu, memory, min/max_running_instances,
- *     ports, arguments, entrypoint, auto_deploy. Deploy pin: image_tag = tag.
+ *     ports, healthchecks, storage, arguments, entrypoint, auto_deploy. Deploy pin: image_tag = tag.
  *   database: type, version (string), mode, accessibility, cpu, memory, storage, instance_type,
  *     disk_type. Immutable: type, mode. `DesiredResource.cloneFrom`: create via POST /database/{src}/clone.
  *   job: cpu, memory, max_nb_restart, max_duration_seconds, auto_deploy,
@@ -170,6 +177,63 @@ export function normalizePorts(ports: ReadonlyArray<Record<string, unknown>>): P
         }) as PortAttrs,
     )
     .sort((a, b) => a.internal_port - b.internal_port);
+}
+
+/** The API's probe defaults (OpenAPI `Probe`), filled in on both sides so a probe is owned whole. */
+export const PROBE_DEFAULTS = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 } as const;
+export const PROBE_TYPES = ['tcp', 'http', 'exec', 'grpc'] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function probeType(kind: (typeof PROBE_TYPES)[number], t: Record<string, unknown>): Record<string, unknown> {
+  switch (kind) {
+    case 'tcp':
+      return compact({ port: num(t.port), host: strOrNull(t.host) });
+    case 'http':
+      return compact({ path: typeof t.path === 'string' && t.path !== '' ? t.path : '/', scheme: typeof t.scheme === 'string' ? t.scheme.toUpperCase() : 'HTTP', port: num(t.port) });
+    case 'exec':
+      return { command: Array.isArray(t.command) ? t.command.map(String) : [] };
+    case 'grpc':
+      return compact({ port: num(t.port), service: strOrNull(t.service) });
+  }
+}
+
+/**
+ * A probe (manifest or API record) in one shape: `type` holds the one probe kind set (the API may
+ * return the others as null), optional members at their API default; null when there is no probe.
+ */
+export function normalizeProbe(p: unknown): Record<string, unknown> | null {
+  if (!isRecord(p)) return null;
+  const t = isRecord(p.type) ? p.type : {};
+  const kind = PROBE_TYPES.find((k) => isRecord(t[k]));
+  return {
+    type: kind ? { [kind]: probeType(kind, t[kind] as Record<string, unknown>) } : {},
+    initial_delay_seconds: num(p.initial_delay_seconds) ?? PROBE_DEFAULTS.initial_delay_seconds,
+    period_seconds: num(p.period_seconds) ?? PROBE_DEFAULTS.period_seconds,
+    timeout_seconds: num(p.timeout_seconds) ?? PROBE_DEFAULTS.timeout_seconds,
+    success_threshold: num(p.success_threshold) ?? PROBE_DEFAULTS.success_threshold,
+    failure_threshold: num(p.failure_threshold) ?? PROBE_DEFAULTS.failure_threshold,
+  };
+}
+
+/** Both probes, each null when not set: the healthchecks a manifest declares or a record has. */
+export function normalizeHealthchecks(h: unknown): { readiness_probe: Record<string, unknown> | null; liveness_probe: Record<string, unknown> | null } {
+  const r = isRecord(h) ? h : {};
+  return { readiness_probe: normalizeProbe(r.readiness_probe), liveness_probe: normalizeProbe(r.liveness_probe) };
+}
+
+export interface StorageAttrs {
+  type: string;
+  size?: number;
+  mount_point: string;
+}
+
+/** Persistent storage without ids, type defaulting to FAST_SSD, sorted by mount_point. */
+export function normalizeStorage(list: ReadonlyArray<Record<string, unknown>>): StorageAttrs[] {
+  return list
+    .map((s) => compact({ type: typeof s.type === 'string' ? s.type : 'FAST_SSD', size: num(s.size), mount_point: String(s.mount_point ?? '') }) as StorageAttrs)
+    .sort((a, b) => (a.mount_point < b.mount_point ? -1 : a.mount_point > b.mount_point ? 1 : 0));
 }
 
 export function normalizeGitRepository(g: Record<string, unknown>): Record<string, unknown> {

@@ -15,7 +15,7 @@ import type {
 import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource } from '../model/resource.js';
 import { addressOf, parseAddress } from '../model/resource.js';
-import { compact, desc, keyValuePairs, normalizeGitRepository, normalizePorts, num, put, sortedSet } from './attrs.js';
+import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, put, sortedSet } from './attrs.js';
 import type { GraphBuilder } from './build.js';
 import { checkDescription, secret } from './build.js';
 
@@ -81,6 +81,9 @@ function compute(s: ApplicationSpec | ContainerSpec, a: Record<string, unknown>)
   put(a, 'min_running_instances', num(s.min_running_instances));
   put(a, 'max_running_instances', num(s.max_running_instances));
   if (s.ports) a.ports = normalizePorts(s.ports as unknown as Array<Record<string, unknown>>);
+  // Declaring healthchecks owns both probes (one left out is none); without the key the live ones stay.
+  if (s.healthchecks) a.healthchecks = normalizeHealthchecks(s.healthchecks);
+  if (s.storage) a.storage = normalizeStorage(s.storage as unknown as Array<Record<string, unknown>>);
   put(a, 'arguments', s.arguments ? [...s.arguments] : undefined);
   put(a, 'entrypoint', s.entrypoint);
   put(a, 'auto_deploy', s.auto_deploy);

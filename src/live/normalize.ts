@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf } from '../model/resource.js';
-import { compact, desc, keyValuePairs, normalizeGitRepository, normalizePorts, num, sortedSet } from '../graph/attrs.js';
+import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 
 export type ApiRecord = Record<string, any>;
@@ -341,6 +341,8 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
         min_running_instances: num(r.min_running_instances),
         max_running_instances: num(r.max_running_instances),
         ports: Array.isArray(r.ports) ? normalizePorts(r.ports) : undefined,
+        healthchecks: normalizeHealthchecks(r.healthchecks),
+        storage: Array.isArray(r.storage) ? normalizeStorage(r.storage) : undefined,
         arguments: args(r.arguments),
         entrypoint: r.entrypoint ?? undefined,
         auto_deploy: r.auto_deploy ?? undefined,

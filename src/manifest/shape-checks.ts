@@ -127,6 +127,18 @@ export function checkShapes(m: Manifest): Diagnostic[] {
         if ((s.type === 'application' || s.type === 'container') && s.min_running_instances !== undefined && s.max_running_instances !== undefined && s.min_running_instances > s.max_running_instances) {
           out.push(error('manifest.range', `${what}: min_running_instances (${s.min_running_instances}) is above max_running_instances (${s.max_running_instances})`, { range: at(s, 'min_running_instances'), address: sa }));
         }
+        if (s.type === 'application' || s.type === 'container') {
+          for (const k of ['readiness_probe', 'liveness_probe'] as const) {
+            const probe = s.healthchecks?.[k];
+            if (probe && typeof probe.type === 'object' && probe.type !== null) exactlyOne(probe.type, ['tcp', 'http', 'exec', 'grpc'], `the type of the ${k} of ${what}`, sa);
+          }
+          const seen = new Set<string>();
+          for (const st of s.storage ?? []) {
+            if (typeof st.mount_point !== 'string') continue;
+            if (seen.has(st.mount_point)) out.push(error('manifest.duplicate', `${what}: two storage volumes are mounted at \`${st.mount_point}\``, { detail: 'A volume is identified by its mount_point: give each one its own.', range: at(st, 'mount_point'), address: sa }));
+            seen.add(st.mount_point);
+          }
+        }
         if (s.type === 'application' && (s.build_mode ?? 'DOCKER') === 'DOCKER' && !present(s, 'dockerfile_path')) {
           out.push(error('schema.missing-key', `${what} is missing \`dockerfile_path\``, { detail: 'build_mode DOCKER (the default) builds from a Dockerfile: give its path relative to root_path, e.g. `Dockerfile`.', range: sourceOf(s), address: sa }));
         }

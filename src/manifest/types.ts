@@ -239,12 +239,43 @@ export interface PortSpec extends Located {
   publicly_accessible?: boolean;
 }
 
+/** Exactly one probe kind (the API's `Probe.type`). */
+export type ProbeTypeSpec =
+  | { tcp: { port?: number; host?: string } }
+  | { http: { port?: number; path?: string; scheme?: string } }
+  | { exec: { command: string[] } }
+  | { grpc: { port?: number; service?: string } };
+
+export interface ProbeSpec extends Located {
+  type: ProbeTypeSpec;
+  initial_delay_seconds?: number;
+  period_seconds?: number;
+  timeout_seconds?: number;
+  success_threshold?: number;
+  failure_threshold?: number;
+}
+
+/** Declared, owns both probes: one left out means none. */
+export interface HealthchecksSpec extends Located {
+  readiness_probe?: ProbeSpec;
+  liveness_probe?: ProbeSpec;
+}
+
+export interface StorageSpec extends Located {
+  type?: 'FAST_SSD';
+  /** GB, at least 4. */
+  size: number;
+  mount_point: string;
+}
+
 interface ComputeCommon {
   cpu?: number;
   memory?: number;
   min_running_instances?: number;
   max_running_instances?: number;
   ports?: PortSpec[];
+  healthchecks?: HealthchecksSpec;
+  storage?: StorageSpec[];
   arguments?: string[];
   entrypoint?: string;
   auto_deploy?: boolean;

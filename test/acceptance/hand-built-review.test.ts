@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { runPlan } from '../../src/cli/run-plan.js';
 import { expectValidAndInSync, run, startEmu, tempDir, waitForDeployments, type Emu } from '../export/helpers.js';
 
@@ -156,7 +157,7 @@ describe('hand-built organization: one project, rich services', () => {
     await api('POST', `/environment/${prod.id}/deploy`);
     await waitForDeployments(emu, [prod.id]);
 
-    const { file, env, stderr, changed } = await roundTrip(emu, 'payments', [prod.id], [...Object.values(secret), secret.DB + '-smtp']);
+    const { file, env, stderr, changed, text } = await roundTrip(emu, 'payments', [prod.id], [...Object.values(secret), secret.DB + '-smtp']);
     // The EMAIL receiver's password (required to create one) is a placeholder, written once.
     expect(changed).toEqual([
       'alert_receiver.pager auth_password',
@@ -164,7 +165,15 @@ describe('hand-built organization: one project, rich services', () => {
       'project.payments/environment.prod/variable.CA_BUNDLE value',
     ]);
     // What a manifest cannot declare is named on stderr, never silently dropped.
-    expect(stderr).toContain('project.payments/environment.prod/application.gateway: healthchecks, storage set in the API cannot be declared in a manifest');
+    // The gateway's probes and storage are declarable: exported (so the round trip above owns
+    // them), and no longer named as left out.
+    expect(stderr).not.toContain('project.payments/environment.prod/application.gateway:');
+    const gateway = (YAML.parse(text).projects[0].environments[0].services as any[]).find((s) => s.name === 'gateway');
+    expect(gateway.healthchecks).toEqual({
+      readiness_probe: { type: { http: { path: '/ready' } }, initial_delay_seconds: 5, timeout_seconds: 2, failure_threshold: 3 },
+      liveness_probe: { type: { tcp: {} }, failure_threshold: 3 },
+    });
+    expect(gateway.storage).toEqual([{ size: 10, mount_point: '/data' }]);
     expect(stderr).toContain('project.payments/environment.prod/terraform.dns: backend (user_provided), use_cluster_credentials, provider_version (read from the terraform block) set in the API');
     expect(stderr).toContain('project.payments/environment.prod/job.settle: auto_deploy set in the API');
 

@@ -87,7 +87,10 @@ describe('exportManifest (pure)', () => {
 
   it('names the fields set in the API that a manifest cannot declare, and only those holding more than the default', () => {
     const probe = { type: { http: { path: '/' } }, port: 80 };
-    expect(unmanagedFields({ kind: 'application', record: { healthchecks: { readiness_probe: probe, liveness_probe: null }, storage: [{ size: 1 }], autoscaling: null, gpu: 0, cpu_architecture: 'ARM64', docker_target_build_stage: 'final' } })).toEqual(['healthchecks', 'storage', 'cpu_architecture', 'docker_target_build_stage']);
+    // An application's or container's probes and storage are exported: not named.
+    expect(unmanagedFields({ kind: 'application', record: { healthchecks: { readiness_probe: probe, liveness_probe: null }, storage: [{ size: 1 }], autoscaling: null, gpu: 0, cpu_architecture: 'ARM64', docker_target_build_stage: 'final' } })).toEqual(['cpu_architecture', 'docker_target_build_stage']);
+    // A job's probes still have no key in a manifest.
+    expect(unmanagedFields({ kind: 'job', record: { healthchecks: { readiness_probe: probe, liveness_probe: null }, auto_deploy: false, source: { image: {} } } })).toEqual(['healthchecks']);
     expect(unmanagedFields({ kind: 'container', record: { healthchecks: { readiness_probe: null, liveness_probe: null }, storage: [], autoscaling: null, gpu: 0, cpu_architecture: 'AMD64', ephemeral_storage_in_gib: null } })).toEqual([]);
     expect(unmanagedFields({ kind: 'job', record: { auto_deploy: true, source: { docker: { dockerfile_raw: 'FROM x' } }, schedule: { lifecycle_type: 'TERRAFORM' } } })).toEqual(['auto_deploy', 'source.docker.dockerfile_raw', 'schedule.lifecycle_type']);
     expect(unmanagedFields({ kind: 'job', record: { auto_deploy: false, source: { image: {} }, schedule: { lifecycle_type: 'GENERIC' } } })).toEqual([]);

@@ -18,6 +18,10 @@ const prune = { projects: true, annotation_groups: true, label_groups: true, ale
 const common = { description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField };
 const compute = { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 2, ports: [{ name: 'http', internal_port: 80, external_port: 443, protocol: 'HTTP' as const, publicly_accessible: true }], arguments: ['a'], entrypoint: '/e', auto_deploy: true };
 
+const timings = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 };
+const appProbes = { healthchecks: { readiness_probe: { type: { http: { port: 80, path: '/ready', scheme: 'HTTP' } }, ...timings }, liveness_probe: { type: { tcp: { port: 80, host: 'localhost' } } } }, storage: [{ type: 'FAST_SSD' as const, size: 10, mount_point: '/data' }] };
+const ctrProbes = { healthchecks: { readiness_probe: { type: { exec: { command: ['true'] } } }, liveness_probe: { type: { grpc: { port: 9000, service: 'health' } } } }, storage: [{ size: 4, mount_point: '/cache' }] };
+
 const kitchenSink: Manifest = {
   version: 1,
   organization: { name: 'acme', description: 'd', website_url: 'https://acme.example', repository: 'https://github.com/acme', logo_url: 'https://acme.example/l.png', icon_url: 'https://acme.example/i.png', admin_emails: ['ops@acme.example'] },
@@ -50,8 +54,8 @@ const kitchenSink: Manifest = {
           prune,
           deployment_stages: [{ name: 's', description: 'd', services: ['app'] }],
           services: [
-            { type: 'application', name: 'app', ...common, ...compute, git_repository: git, build_mode: 'DOCKER', dockerfile_path: 'Dockerfile', git_commit_id: 'abcdef1' },
-            { type: 'container', name: 'ctr', ...common, ...compute, registry: 'docker-hub', image_name: 'nginx', tag: '1' },
+            { type: 'application', name: 'app', ...common, ...compute, ...appProbes, git_repository: git, build_mode: 'DOCKER', dockerfile_path: 'Dockerfile', git_commit_id: 'abcdef1' },
+            { type: 'container', name: 'ctr', ...common, ...compute, ...ctrProbes, registry: 'docker-hub', image_name: 'nginx', tag: '1' },
             { type: 'database', name: 'db', description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'x', deploy: true, database_type: 'POSTGRESQL', version: '16', mode: 'MANAGED', accessibility: 'PRIVATE', cpu: 250, memory: 256, storage: 10, instance_type: 't3.medium', disk_type: 'gp3', clone_from: { project: 'p', environment: 'e', database: 'db2' } },
             { type: 'job', name: 'cron', ...common, cpu: 1, memory: 1, max_nb_restart: 0, max_duration_seconds: 60, source: { image: { registry: 'docker-hub', image_name: 'i', tag: '1' } }, schedule: { cron: { scheduled_at: '0 3 * * *', timezone: 'Etc/UTC', arguments: ['a'], entrypoint: 'e' } }, git_commit_id: 'abcdef1' },
             { type: 'job', name: 'life', source: { git_repository: git, dockerfile_path: 'Dockerfile' }, schedule: { on_start: { arguments: ['a'], entrypoint: 'e' }, on_stop: {}, on_delete: {} } },
