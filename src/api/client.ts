@@ -47,6 +47,11 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Retries of a retryable failure (5xx, timeout, dropped connection), default 4. */
   retries?: number;
+  /**
+   * Retries of a quick retryable failure (5xx, dropped connection), default 6, or `retries` when
+   * that is given: a timeout costs a whole request timeout, a 5xx a few milliseconds.
+   */
+  fastRetries?: number;
   /** How many 429s in a row one request waits out before giving up (default 20). */
   rateLimitRetries?: number;
   onEvent?: (event: ApiEvent) => void;
@@ -134,6 +139,7 @@ class HttpApiClient implements ApiClient {
   readonly #counter = new RequestCounter();
   readonly #timeoutMs: number;
   readonly #retries: number;
+  readonly #fastRetries: number;
   readonly #rateLimitRetries: number;
   readonly #onEvent?: (e: ApiEvent) => void;
   readonly #now: () => number;
@@ -161,6 +167,7 @@ class HttpApiClient implements ApiClient {
     this.#forbidden = [this.#authorization, token];
     this.#timeoutMs = positive(o.timeoutMs ?? 30_000, 'timeoutMs');
     this.#retries = nonNegative(o.retries ?? 4, 'retries');
+    this.#fastRetries = nonNegative(o.fastRetries ?? o.retries ?? 6, 'fastRetries');
     this.#rateLimitRetries = nonNegative(o.rateLimitRetries ?? 20, 'rateLimitRetries');
     this.#onEvent = o.onEvent;
     this.#now = o.now ?? Date.now;
@@ -247,7 +254,7 @@ class HttpApiClient implements ApiClient {
     } catch {
       throw this.#abortedError(method, path);
     }
-    const policy: RetryPolicy = { retryable, retries: this.#retries, rateLimitRetries: this.#rateLimitRetries };
+    const policy: RetryPolicy = { retryable, retries: this.#retries, fastRetries: this.#fastRetries, rateLimitRetries: this.#rateLimitRetries };
     const state: AttemptState = { failures: 0, rateLimited: 0 };
     try {
       for (let attempt = 1; ; attempt++) {

@@ -38,7 +38,14 @@ export interface AttemptState {
 export interface RetryPolicy {
   /** GET/PUT/DELETE, or a POST that opted in. */
   retryable: boolean;
+  /** Retries after timeouts (each one cost a whole request timeout). */
   retries: number;
+  /**
+   * Retries after quick failures (5xx, dropped or refused connection): cheap to repeat, and a
+   * flaky API produces several in a row more often than a dead one produces timeouts. Default:
+   * `retries`.
+   */
+  fastRetries?: number;
   rateLimitRetries: number;
 }
 
@@ -51,7 +58,8 @@ export function decideNext(outcome: AttemptOutcome, state: AttemptState, policy:
     const code = outcome.type === 'network' ? outcome.code : undefined;
     const safeToRepeat = policy.retryable || (outcome.type === 'network' && !outcome.sent);
     if (!safeToRepeat) return { type: 'fail', error: { kind: 'ambiguous', reason: outcome.type, code } };
-    if (state.failures >= policy.retries) return { type: 'fail', error: { kind: outcome.type, code } };
+    const budget = outcome.type === 'timeout' ? policy.retries : (policy.fastRetries ?? policy.retries);
+    if (state.failures >= budget) return { type: 'fail', error: { kind: outcome.type, code } };
     const reason = outcome.type === 'timeout' ? 'timeout' : `connection failed${code ? ` (${code})` : ''}`;
     return { type: 'retry', reason, minDelayMs: 0 };
   }
@@ -79,7 +87,7 @@ export function decideNext(outcome: AttemptOutcome, state: AttemptState, policy:
   const kind = kindForStatus(status, message ?? '');
   if (kind !== 'server') return { type: 'fail', error: { kind, status, serverMessage: message } };
   if (!policy.retryable) return { type: 'fail', error: { kind: 'ambiguous', reason: 'server', status, serverMessage: message } };
-  if (state.failures >= policy.retries) return { type: 'fail', error: { kind: 'server', status, serverMessage: message } };
+  if (state.failures >= (policy.fastRetries ?? policy.retries)) return { type: 'fail', error: { kind: 'server', status, serverMessage: message } };
   // A 503 may say when to come back: never sooner than that (within reason).
   const after = parseRetryAfter(headers.get('retry-after'), nowMs);
   return { type: 'retry', reason: `HTTP ${status}`, minDelayMs: after === undefined ? 0 : Math.min(MAX_SERVER_RETRY_AFTER_MS, after - nowMs) };

@@ -96,6 +96,15 @@ describe('5xx', () => {
     expect(err.message).toBe('PUT /variable/v1 (HTTP 500): server error: db down');
   });
 
+  it('by default retries a 5xx 6 times: a flaky API fails several times in a row, and a 5xx costs little to repeat', async () => {
+    const time = fakeTime();
+    const scope = nock(BASE).get('/project/p1').times(7).reply(503, { message: 'busy' });
+    const c = createApiClient({ baseUrl: BASE, token: 'tok', now: time.clock, sleep: time.sleep, random: half });
+    const err = await failure(c.get('/project/{projectId}', { params: { projectId: 'p1' } }));
+    expect(scope.isDone()).toBe(true);
+    expect(err).toMatchObject({ kind: 'server', status: 503, attempts: 7 });
+  });
+
   it('does not retry a POST: a 5xx after a create is ambiguous', async () => {
     const scope = nock(BASE).post('/organization/o1/project').reply(500, { message: 'oops' });
     const { c, events } = client();

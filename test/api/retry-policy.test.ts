@@ -18,6 +18,17 @@ describe('decideNext', () => {
     expect(decideNext(res(502), { failures: 2, rateLimited: 0 }, GET, T0, [])).toEqual({ type: 'fail', error: { kind: 'server', status: 502, serverMessage: undefined } });
   });
 
+  it('gives quick failures (5xx, dropped connection) their own budget, timeouts the plain one', () => {
+    const policy = { ...GET, retries: 2, fastRetries: 4 };
+    const after = (failures: number) => ({ failures, rateLimited: 0 });
+    expect(decideNext(res(503), after(3), policy, T0, [])).toMatchObject({ type: 'retry' });
+    expect(decideNext(res(503), after(4), policy, T0, [])).toMatchObject({ type: 'fail', error: { kind: 'server' } });
+    expect(decideNext({ type: 'network', code: 'UND_ERR_SOCKET', sent: true }, after(3), policy, T0, [])).toMatchObject({ type: 'retry' });
+    expect(decideNext({ type: 'network', code: 'UND_ERR_SOCKET', sent: true }, after(4), policy, T0, [])).toMatchObject({ type: 'fail', error: { kind: 'network' } });
+    expect(decideNext({ type: 'timeout' }, after(1), policy, T0, [])).toMatchObject({ type: 'retry' });
+    expect(decideNext({ type: 'timeout' }, after(2), policy, T0, [])).toMatchObject({ type: 'fail', error: { kind: 'timeout' } });
+  });
+
   it('makes a failed non-retryable request ambiguous, whatever the failure', () => {
     expect(decideNext(res(500, '{"message":"x"}'), fresh, POST, T0, [])).toMatchObject({ type: 'fail', error: { kind: 'ambiguous', reason: 'server', status: 500 } });
     expect(decideNext({ type: 'timeout' }, fresh, POST, T0, [])).toMatchObject({ type: 'fail', error: { kind: 'ambiguous', reason: 'timeout' } });
