@@ -17,7 +17,7 @@ import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
-import { errorMessage, errorStatus, isAmbiguousFailure } from '../live/api-port.js';
+import { errorMessage, isAmbiguousFailure, isAuthRefusal } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
@@ -111,12 +111,6 @@ export class AbortedError extends Error {
     super('interrupted');
     this.name = 'AbortedError';
   }
-}
-
-function isAuthRefusal(e: unknown): boolean {
-  const kind = (e as { kind?: unknown } | null)?.kind;
-  const status = errorStatus(e);
-  return kind === 'unauthorized' || kind === 'forbidden' || status === 401 || status === 403;
 }
 
 function emptySummary(): ApplySummary {

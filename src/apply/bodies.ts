@@ -154,26 +154,27 @@ export function overlay(base: Obj, desired: Obj, replaceWhole: ReadonlySet<strin
   return out;
 }
 
+/** Each desired entry with the live entry of the same `key` (undefined when new). */
+function pairByKey(desired: Obj[], live: unknown, key: string): Array<[Obj, Obj | undefined]> {
+  const byKey = new Map<string, Obj>();
+  if (Array.isArray(live)) for (const l of live as Obj[]) byKey.set(String(l[key]), l);
+  return desired.map((d) => [d, byKey.get(String(d[key]))]);
+}
+
 /** Desired ports matched to live ports by internal_port, so that the PUT keeps their ids. */
 function portsWithIds(desired: unknown, live: unknown): unknown {
   if (!Array.isArray(desired)) return desired;
-  const byPort = new Map<number, Obj>();
-  if (Array.isArray(live)) for (const p of live as Obj[]) byPort.set(Number(p.internal_port), p);
-  return (desired as Obj[]).map((p) => {
-    const lp = byPort.get(Number(p.internal_port));
-    return { ...(lp ? pick(lp, PORT_FIELDS) : {}), ...p, publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false };
-  });
+  return pairByKey(desired as Obj[], live, 'internal_port').map(([p, lp]) => ({
+    ...(lp ? pick(lp, PORT_FIELDS) : {}),
+    ...p,
+    publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false,
+  }));
 }
 
 /** Desired storage matched to live storage by mount_point, so that the PUT keeps their ids. */
 function storageWithIds(desired: unknown, live: unknown): unknown {
   if (!Array.isArray(desired)) return desired;
-  const byMount = new Map<string, Obj>();
-  if (Array.isArray(live)) for (const st of live as Obj[]) byMount.set(String(st.mount_point), st);
-  return (desired as Obj[]).map((st) => {
-    const ls = byMount.get(String(st.mount_point));
-    return { ...(ls && ls.id !== undefined ? { id: ls.id } : {}), ...st };
-  });
+  return pairByKey(desired as Obj[], live, 'mount_point').map(([st, ls]) => ({ ...(ls && ls.id !== undefined ? { id: ls.id } : {}), ...st }));
 }
 
 export interface BodyContext {

@@ -225,8 +225,7 @@ export function importBatches(changes: ResourceChange[]): Map<Address, { service
   const byService = new Map<Address, ResourceChange[]>();
   for (const c of changes) {
     if (c.kind !== 'variable' || stepActionOf(c) !== 'create' || c.parent === undefined || referenced.has(c.address)) continue;
-    const parentKind = c.parent.slice(c.parent.lastIndexOf('/') + 1).split('.')[0]!;
-    if (!IMPORT_SERVICE_KINDS.has(parentKind) || !isPlainValue(c)) continue;
+    if (!IMPORT_SERVICE_KINDS.has(parseAddress(c.parent).pop()!.kind) || !isPlainValue(c)) continue;
     push(byService, c.parent, c);
   }
   const out = new Map<Address, { service: Address; changes: ResourceChange[] }>();

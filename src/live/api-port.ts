@@ -45,6 +45,13 @@ export function isNotFound(e: unknown): boolean {
   return (e as { kind?: unknown } | null)?.kind === 'not-found' || errorStatus(e) === 404;
 }
 
+/** A 401 or 403: the token itself was refused, so every further request would be too. */
+export function isAuthRefusal(e: unknown): boolean {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  const status = errorStatus(e);
+  return kind === 'unauthorized' || kind === 'forbidden' || status === 401 || status === 403;
+}
+
 export function errorMessage(e: unknown): string {
   if (e && typeof e === 'object') {
     const o = e as { message?: unknown; body?: unknown };

@@ -36,6 +36,23 @@ function instant(id: string, dependsOn: string[], log: string[], fail = false): 
   };
 }
 
+/** `n` independent steps that record the most of them ever running at once. */
+function concurrencyProbe(n: number): { steps: Step[]; peak: () => number } {
+  let running = 0;
+  let peak = 0;
+  const steps: Step[] = Array.from({ length: n }, (_, i) => ({
+    id: `s${i}`,
+    dependsOn: [],
+    run: async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await tick();
+      running--;
+    },
+  }));
+  return { steps, peak: () => peak };
+}
+
 describe('executeSteps', () => {
   it('runs parents before children and keeps the caller order among ready steps', async () => {
     const log: string[] = [];
@@ -56,20 +73,9 @@ describe('executeSteps', () => {
   });
 
   it('never runs more than `parallelism` steps at once', async () => {
-    let running = 0;
-    let peak = 0;
-    const steps: Step[] = Array.from({ length: 20 }, (_, i) => ({
-      id: `s${i}`,
-      dependsOn: [],
-      run: async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await tick();
-        running--;
-      },
-    }));
+    const { steps, peak } = concurrencyProbe(20);
     const r = await executeSteps(steps, { parallelism: 3 });
-    expect(peak).toBe(3);
+    expect(peak()).toBe(3);
     expect(r.applied).toHaveLength(20);
   });
 
@@ -187,25 +193,12 @@ describe('executeSteps', () => {
   });
 
   it('still bounds the foreground steps while background steps run', async () => {
-    let running = 0;
-    let peak = 0;
     const bg = controlled('bg');
-    const steps: Step[] = [
-      { ...bg.step, background: true },
-      ...Array.from({ length: 10 }, (_, i) => ({
-        id: `s${i}`,
-        dependsOn: [],
-        run: async () => {
-          running++;
-          peak = Math.max(peak, running);
-          await tick();
-          running--;
-        },
-      })),
-    ];
+    const probe = concurrencyProbe(10);
+    const steps: Step[] = [{ ...bg.step, background: true }, ...probe.steps];
     const p = executeSteps(steps, { parallelism: 2 });
     for (let i = 0; i < 20; i++) await tick();
-    expect(peak).toBe(2);
+    expect(probe.peak()).toBe(2);
     expect(bg.isStarted()).toBe(true);
     bg.resolve();
     expect((await p).applied).toHaveLength(11);
