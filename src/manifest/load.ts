@@ -48,6 +48,8 @@ export interface LoadOptions {
   /** Names that exist outside the manifest (clusters, registries); unchecked when omitted. */
   references?: ReferenceContext;
   limits?: Partial<LoadLimits>;
+  /** An unset or empty `${env:NAME}`: an error (default; plan, apply) or a warning per name (offline validate). */
+  missingEnv?: 'error' | 'warning';
 }
 
 export interface LoadResult {
@@ -85,6 +87,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     env: opts.env,
     references: opts.references,
     limits,
+    ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -106,6 +109,8 @@ export interface SourceLoadOptions {
   env: Record<string, string | undefined>;
   references?: ReferenceContext;
   limits?: Partial<ParseLimits>;
+  /** See LoadOptions.missingEnv. */
+  missingEnv?: 'error' | 'warning';
   /** Reads a `${file:...}` reference of the manifest file `from`. */
   readFile(ref: string, from: ManifestFile): FileReadResult;
 }
@@ -167,6 +172,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
+      ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
       readFile: (ref, fromFile) => {
         const from = texts.get(fromFile)?.file;
         return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };

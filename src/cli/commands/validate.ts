@@ -13,6 +13,7 @@ import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics } from '../../diag/render.js';
 import { loadManifest } from '../../manifest/load.js';
+import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
 import type { ReferenceContext } from '../../manifest/references.js';
 import { fetchReferenceNames } from '../../manifest/remote-names.js';
@@ -51,8 +52,13 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .option('auth-scheme', { type: 'string', describe: 'Authorization scheme for --remote: Token or Bearer' }),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
-    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, ...(remote.references ? { references: remote.references } : {}) });
-    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics] };
+    // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
+    // pre-commit hook): an unset or empty ${env:} is a warning. --remote checks as plan does.
+    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: args.remote ? 'error' : 'warning', ...(remote.references ? { references: remote.references } : {}) });
+    // The checks plan makes while building the desired graph (description room for the secret
+    // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
+    const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
+    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics, ...graphDiagnostics] };
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {
