@@ -66,7 +66,7 @@ describe('finding 3: an empty ${env:...} value is an error', () => {
       .replace('${env:E2E_API_KEY}', '"${env:E2E_API_KEY:-}"')
       .replace('value: "on"', 'value: "${env:E2E_FLAG:-off}"');
     h.write({ 'm/main.yaml': manifest });
-    for (const env of [{}, { E2E_API_KEY: '', E2E_FLAG: '' }]) {
+    for (const env of [{}, { E2E_API_KEY: '', E2E_FLAG: '' }] as Array<Record<string, string>>) {
       const plan = await h.run(['plan', 'm'], { env });
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stderr).not.toContain('E2E_API_KEY');
