@@ -2,8 +2,9 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file -> merge -> duplicates, field combinations, references
- *   -> resolve ${env:} / ${file:} and wrap secrets -> excerpts on every diagnostic
+ *   -> schema-validate each file, numbers -> merge -> duplicates, field combinations, references
+ *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
+ *   -> excerpts on every diagnostic
  *
  * Every problem found is reported at once; the manifest is returned only when there is no error
  * (warnings allowed). The only side effects are reading the manifest files and the files they
@@ -22,6 +23,8 @@ import { resolveManifest, type FileReadResult } from './resolve.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
+import { checkNumbers } from './numbers.js';
+import { checkValues } from './value-checks.js';
 import type { Manifest } from './types.js';
 
 export { readReferencedFile };
@@ -154,6 +157,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     }
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
+    // After the schema (which reports a wrong type first): numbers the API would not get as written.
+    if (schemaDiags.length === 0) {
+      diagnostics.push(...checkNumbers(parsed.value, file.display));
+    }
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     else incomplete = true;
   }
@@ -180,6 +187,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
     });
     diagnostics.push(...resolved.diagnostics);
+    // After resolution: a schedule or time zone may come from ${env:...}.
+    diagnostics.push(...checkValues(manifest));
   }
 
   const redactions = new Map<string, Redaction[]>();
