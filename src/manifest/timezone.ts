@@ -36,7 +36,8 @@ export function timeZoneProblem(name: string): TimeZoneProblem | undefined {
   const names = canonicalNames();
   if (names.has(name)) return undefined;
   const resolved = resolveTimeZone(name);
-  const sameButCase = [...names].find((n) => n.toLowerCase() === name.toLowerCase()) ?? (resolved && resolved.toLowerCase() === name.toLowerCase() ? resolved : undefined);
+  const differsByCase = (n: string | undefined) => n !== undefined && n !== name && n.toLowerCase() === name.toLowerCase();
+  const sameButCase = [...names].find(differsByCase) ?? (differsByCase(resolved) ? resolved : undefined);
   if (sameButCase) {
     return { summary: `time zone \`${clip(name)}\` is not written as in the IANA database`, detail: `Time zone names are case-sensitive: write \`${sameButCase}\`.`, suggestion: sameButCase };
   }
