@@ -69,6 +69,14 @@ projects:
     for (const k of REALISTIC_SECRETS) expect(r.stderr).toContain(`environment variable \`${k}\` is empty`);
   });
 
+  it('finding 8: graph --offline, which draws names only, runs without secrets too', async () => {
+    h = await startHarness();
+    const r = await h.run(['graph', realistic, '--offline', '--format', 'mermaid']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('flowchart');
+    expect(r.stderr).toContain('environment variable `STRIPE_API_KEY` is not set');
+  });
+
   it('finding 8: plan and validate --remote still require every secret, and plan reads and writes nothing', async () => {
     h = await startHarness();
     const plan = await h.run(['plan', realistic]);
