@@ -51,7 +51,7 @@ export interface LoadOptions {
   /** Names that exist outside the manifest (clusters, registries); unchecked when omitted. */
   references?: ReferenceContext;
   limits?: Partial<LoadLimits>;
-  /** An unset or empty `${env:NAME}`: an error (default; plan, apply) or a warning per name (offline validate). */
+  /** An unset `${env:NAME}`: an error (default; plan, apply) or a warning per name (offline validate). Empty is an error. */
   missingEnv?: 'error' | 'warning';
 }
 

@@ -5,9 +5,9 @@
  * whole value or part of it (`postgres://app:${env:DB_PASSWORD}@db:5432/app`); `$${` writes a
  * literal `${`. `${env:NAME:-default}` takes `default` when NAME is unset or empty, and
  * `${env:NAME:-}` is an intentionally empty value (see ./env-reference.ts); without a default, an
- * unset or EMPTY variable is an error (an empty value is how an unconfigured CI secret shows up),
- * or, for an offline `validate` that runs where secrets are not available (`missingEnv:
- * 'warning'`), one warning per variable name listing where it is used. Reading files is injected (`readFile`), so that the confinement rules (no `../`
+ * unset or EMPTY variable is an error (an empty value is how an unconfigured CI secret shows up);
+ * for an offline `validate` that runs where secrets are not available (`missingEnv: 'warning'`),
+ * an unset one is one warning per variable name listing where it is used. Reading files is injected (`readFile`), so that the confinement rules (no `../`
  * escape, no absolute path, no symlink out of the manifest root) live in one place, load.ts.
  *
  * Secret fields (a variable with `secret: true`, an alert receiver's `webhook_url` and
@@ -32,15 +32,15 @@ export interface ResolveDeps {
   /** Narrows a value's range to where `needle` is written inside it (for precise carets). */
   refine?(range: SourceRange, needle: string): SourceRange;
   /**
-   * How an `${env:NAME}` (without a default) whose variable is unset or empty is reported: an error
-   * at each place (the default: plan and apply need every value), or one warning per name (an
-   * offline validate, run where secrets are not available: a fork's pull request gets them empty).
+   * How an `${env:NAME}` (without a default) whose variable is not set is reported: an error at
+   * each place (the default: plan and apply need every value), or one warning per name (an offline
+   * validate, run where secrets are not available). An EMPTY value is an error either way.
    */
   missingEnv?: 'error' | 'warning';
 }
 
 /** Where each variable that was not available is used (missingEnv 'warning'), by name. */
-type Unavailable = Map<string, { empty: boolean; ranges: Array<SourceRange | undefined>; address?: string }>;
+type Unavailable = Map<string, { ranges: Array<SourceRange | undefined>; address?: string }>;
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 
@@ -85,10 +85,10 @@ export function resolveString(
       if (found.kind === 'value') return found.value;
       failed = true;
       const name = parsed.name;
-      if (deps.missingEnv === 'warning' && unavailable) {
-        const seen = unavailable.get(name) ?? { empty: false, ranges: [], ...(address ? { address } : {}) };
+      // Unset is "not available here" (validate without secrets); empty is a bad value everywhere.
+      if (found.kind === 'unset' && deps.missingEnv === 'warning' && unavailable) {
+        const seen = unavailable.get(name) ?? { ranges: [], ...(address ? { address } : {}) };
         seen.ranges.push(at(whole));
-        seen.empty ||= found.kind === 'empty';
         unavailable.set(name, seen);
         return '';
       }
@@ -211,8 +211,7 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
 function unavailableWarnings(unavailable: Unavailable): Diagnostic[] {
   return [...unavailable].map(([name, u]) => {
     const places = u.ranges.filter((r): r is SourceRange => r !== undefined).map(formatRange);
-    const state = u.empty ? 'is empty' : 'is not set';
-    return warning('ref.env-missing', `environment variable \`${name}\` ${state}: the values that read it were not checked`, {
+    return warning('ref.env-missing', `environment variable \`${name}\` is not set: the values that read it were not checked`, {
       detail: `Read at ${places.length ? places.join(', ') : 'one place'}. validate goes on without it; plan and apply need it set and not empty (or a default: \${env:${name}:-default}).`,
       ...(u.ranges[0] ? { range: u.ranges[0] } : {}),
       ...(u.address ? { address: u.address } : {}),

@@ -88,17 +88,24 @@ describe('${env:NAME}', () => {
     expect(JSON.stringify(r.diagnostics)).not.toContain('hunter2');
   });
 
-  it('with missingEnv warning (offline validate): one warning per unset or empty name, listing every place', async () => {
-    const vars = `      - {key: A, value: "\${env:GONE}"}\n      - {key: B, value: "\${env:GONE}-\${env:BLANK}"}\n`;
+  it('with missingEnv warning (offline validate): one warning per unset name listing every place; empty is still an error', async () => {
+    const vars = `      - {key: A, value: "\${env:GONE}"}\n      - {key: B, value: "\${env:GONE}-\${env:ALSO_GONE}"}\n`;
     const dir = tempTree({ 'm.yaml': projectVars(vars) });
-    const r = await load(dir, ['m.yaml'], { env: { BLANK: '' }, missingEnv: 'warning' });
+    const r = await load(dir, ['m.yaml'], { env: {}, missingEnv: 'warning' });
     expect(r.manifest).toBeDefined();
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary])).toEqual([
       ['warning', 'ref.env-missing', 'environment variable `GONE` is not set: the values that read it were not checked'],
-      ['warning', 'ref.env-missing', 'environment variable `BLANK` is empty: the values that read it were not checked'],
+      ['warning', 'ref.env-missing', 'environment variable `ALSO_GONE` is not set: the values that read it were not checked'],
     ]);
     expect(r.diagnostics[0]!.detail).toContain('m.yaml:5:26, m.yaml:6:26');
     expect(r.diagnostics[1]!.detail).toContain('m.yaml:6:38');
+
+    const empty = await load(dir, ['m.yaml'], { env: { GONE: '' }, missingEnv: 'warning' });
+    expect(empty.manifest).toBeUndefined();
+    expect(empty.diagnostics.filter((d) => d.code === 'ref.env-empty').map((d) => [d.severity, d.range?.start.line])).toEqual([
+      ['error', 5],
+      ['error', 6],
+    ]);
   });
 
   it('rejects a malformed default syntax as a bad reference', async () => {

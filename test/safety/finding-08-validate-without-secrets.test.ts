@@ -1,9 +1,9 @@
 /**
  * Finding 8: `validate` needed the secrets. Offline, it failed unless every `${env:...}` was set,
- * so it could not run where secrets are not available (a pull request from a fork, whose secrets
- * arrive empty, an editor, a pre-commit hook). Now an unset (or empty) `${env:...}` is one warning
- * per variable naming where it is read, validate exits 0, and plan (and validate --remote) still
- * refuse to go on without it.
+ * so it could not run where secrets are not available (a pull request from a fork, an editor, a
+ * pre-commit hook). Now an unset `${env:...}` is one warning per variable naming where it is read,
+ * validate exits 0, and plan (and validate --remote) still refuse to go on without it. An empty
+ * value stays an error everywhere (finding 3).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,12 +61,14 @@ projects:
     expect(r.stdout).toMatch(/Valid manifest .*1 warning/);
   });
 
-  it('finding 8: secrets that arrive empty (a fork pull request) are warnings for validate too', async () => {
+  it('finding 8: a secret set but empty is still an error for validate (a bad value, not a missing one)', async () => {
     h = await startHarness();
-    const empty = Object.fromEntries(REALISTIC_SECRETS.map((k) => [k, '']));
-    const r = await h.run(['validate', realistic], { env: empty });
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const k of REALISTIC_SECRETS) expect(r.stderr).toContain(`environment variable \`${k}\` is empty`);
+    const r = await h.run(['validate', realistic], { env: { STRIPE_API_KEY: '' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('environment variable `STRIPE_API_KEY` is set but empty');
+    expect(r.stderr).toMatch(/shop\.yaml:16:16/);
+    // The others, unset, are still warnings.
+    expect(r.stderr).toContain('warning[ref.env-missing]: environment variable `SESSION_SECRET` is not set');
   });
 
   it('finding 8: graph --offline, which draws names only, runs without secrets too', async () => {

@@ -53,7 +53,8 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
     // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
-    // pre-commit hook): an unset or empty ${env:} is a warning. --remote checks as plan does.
+    // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
+    // value). --remote checks as plan does.
     const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: args.remote ? 'error' : 'warning', ...(remote.references ? { references: remote.references } : {}) });
     // The checks plan makes while building the desired graph (description room for the secret
     // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
