@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronProblem } from '../../src/manifest/cron.js';
 import { timeZoneProblem } from '../../src/manifest/timezone.js';
+import { load, tempTree } from './helpers.js';
 
 describe('cronProblem: the schedules a Kubernetes CronJob takes', () => {
   it.each([
@@ -68,5 +69,29 @@ describe('timeZoneProblem: the IANA time zone database', () => {
     expect(timeZoneProblem('+01:00')?.summary).toBe('`+01:00` is not an IANA time zone');
     expect(timeZoneProblem('')).toBeDefined();
     expect(timeZoneProblem('Mars/Olympus_Mons')?.suggestion).toBeUndefined();
+  });
+});
+
+describe('schedules in a loaded manifest', () => {
+  const job = (tz: string) => `version: 1
+projects:
+  - name: p
+    environments:
+      - name: e
+        cluster: c
+        services:
+          - type: job
+            name: j
+            source: {image: {registry: r, image_name: i, tag: "1"}}
+            schedule: {cron: {scheduled_at: "0 3 * * *", timezone: "${tz}"}}
+`;
+  it('checks a time zone that comes from ${env:...} once resolved, and leaves an unset one to its warning', async () => {
+    const dir = tempTree({ 'm.yaml': job('${env:JOB_TZ}') });
+    const bad = await load(dir, ['m.yaml'], { env: { JOB_TZ: 'Europe/Pariss' } });
+    expect(bad.diagnostics.map((d) => [d.code, d.range?.start.line])).toEqual([['schema.bad-timezone', 11]]);
+    const good = await load(dir, ['m.yaml'], { env: { JOB_TZ: 'Europe/Paris' } });
+    expect(good.diagnostics).toEqual([]);
+    const offline = await load(dir, ['m.yaml'], { env: {}, missingEnv: 'warning' });
+    expect(offline.diagnostics.map((d) => [d.severity, d.code])).toEqual([['warning', 'ref.env-missing']]);
   });
 });
