@@ -4,6 +4,9 @@
  * the API takes at most 255 characters: plan checked the room left, validate did not. Every offline
  * check plan makes while building the desired graph is now made by validate too (the same code).
  */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../e2e/helpers.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../../src/plan/fingerprint.js';
@@ -73,5 +76,23 @@ ${db('a', 'b')}${db('b', 'a')}`,
     // Whatever plan reports offline about this manifest, validate reports too.
     const codes = (s: string) => [...new Set([...s.matchAll(/^error\[([\w.-]+)\]/gm)].map((m) => m[1]))].sort();
     expect(codes(v.stderr)).toEqual(codes(plan.stderr));
+  });
+
+  it('finding 7: on every golden validation case, plan reports no offline error that validate does not', async () => {
+    h = await startHarness();
+    const goldenDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../golden/validate');
+    const cases = readdirSync(goldenDir, { withFileTypes: true }).filter((e) => e.name.endsWith('.yaml') || e.isDirectory());
+    expect(cases.length).toBeGreaterThan(5);
+    const env = { SLACK_URL: 'https://hooks.slack.com/services/x' };
+    const errorCodes = (s: string) => [...new Set([...s.matchAll(/^error\[([\w.-]+)\]/gm)].map((m) => m[1]!))].sort();
+    for (const c of cases) {
+      const target = path.join(goldenDir, c.name);
+      const v = await h.run(['validate', target], { env });
+      const plan = await h.run(['plan', target], { env });
+      expect(plan.code, c.name).toBe(1);
+      expect(v.code, c.name).toBe(1);
+      expect(errorCodes(v.stderr), c.name).toEqual(errorCodes(plan.stderr));
+    }
+    expect(Object.keys(h.emu.state.projects)).toHaveLength(0);
   });
 });
