@@ -212,7 +212,7 @@ function unavailableWarnings(unavailable: Unavailable): Diagnostic[] {
   return [...unavailable].map(([name, u]) => {
     const places = u.ranges.filter((r): r is SourceRange => r !== undefined).map(formatRange);
     return warning('ref.env-missing', `environment variable \`${name}\` is not set: the values that read it were not checked`, {
-      detail: `Read at ${places.length ? places.join(', ') : 'one place'}. validate goes on without it; plan and apply need it set and not empty (or a default: \${env:${name}:-default}).`,
+      detail: `Read at ${places.length ? places.join(', ') : 'one place'}. Checked without it here; plan and apply need it set and not empty (or a default: \${env:${name}:-default}).`,
       ...(u.ranges[0] ? { range: u.ranges[0] } : {}),
       ...(u.address ? { address: u.address } : {}),
     });

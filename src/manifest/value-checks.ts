@@ -9,7 +9,7 @@ import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
 import { error, warning } from './codes.js';
-import { confusablePairs } from './confusables.js';
+import { confusablePairs, skeleton } from './confusables.js';
 import { cronProblem } from './cron.js';
 import { fieldSourceOf } from './source-map.js';
 import { timeZoneProblem } from './timezone.js';
@@ -60,7 +60,7 @@ export function checkConfusableNames(m: Manifest): Diagnostic[] {
       const firstAt: SourceRange | undefined = fieldSourceOf(first, field) ?? sourceOf(first);
       out.push(
         warning('manifest.confusable', `${what} \`${b}\` looks like ${what} \`${a}\`${firstAt ? ` (${formatRange(firstAt)})` : ''} but is another name`, {
-          detail: `They differ only by look-alike characters: ${describeDifference(a, b)}. The API takes them as two different objects. Rename one, or write both with the same characters.`,
+          detail: `They differ only by look-alike characters (${describeDifference(a, b)}). The API takes them as two different objects. Rename one, or write both with the same characters.`,
           range: fieldSourceOf(second, field) ?? sourceOf(second),
           address: address(second),
         }),
@@ -89,19 +89,15 @@ export function checkConfusableNames(m: Manifest): Diagnostic[] {
   return out;
 }
 
-/** "`ѕ` (U+0455 CYRILLIC ...) where the other has `s` (U+0073)": the first differing characters. */
+/** "`ѕ` (U+0455) looks like `s`": the characters of either name that have a look-alike prototype. */
 function describeDifference(a: string, b: string): string {
-  const ca = [...a];
-  const cb = [...b];
-  const diffs: string[] = [];
-  for (let i = 0; i < Math.max(ca.length, cb.length) && diffs.length < 3; i++) {
-    if (ca[i] !== cb[i]) diffs.push(`${show(cb[i])} where the other has ${show(ca[i])}`);
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const ch of [...b, ...a]) {
+    const proto = skeleton(ch);
+    if (proto === ch.normalize('NFD') || seen.has(ch) || parts.length >= 3) continue;
+    seen.add(ch);
+    parts.push(`\`${ch}\` (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) looks like \`${proto}\``);
   }
-  return diffs.join(', ') || 'same letters';
-}
-
-function show(ch: string | undefined): string {
-  if (ch === undefined) return 'nothing';
-  const cp = ch.codePointAt(0)!;
-  return `\`${ch}\` (U+${cp.toString(16).toUpperCase().padStart(4, '0')})`;
+  return parts.join(', ') || 'look-alike characters';
 }
