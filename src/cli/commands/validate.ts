@@ -6,6 +6,11 @@
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
  * `--remote` also checks cluster, registry and helm repository names against the API (the only API calls made).
+ *
+ * It makes every offline check plan makes, with the same code: the manifest loader's (schema,
+ * numbers, cron schedules, time zones, references, look-alike names) and buildGraph's (description
+ * room for the secret fingerprint marker, aliases, stages, dependency cycles). Without --remote it
+ * runs where secrets are not available: an unset ${env:NAME} is a warning, not an error.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
