@@ -5,7 +5,8 @@
  * @weekly, @daily, @midnight, @hourly.
  *
  * The parsing is croner's (a well-kept cron parser): every field against its range. croner also
- * takes Quartz extensions (L, W, #) that a Kubernetes CronJob refuses; they are refused here too.
+ * takes Quartz extensions (L, W, #) and 7 for Sunday, which a Kubernetes CronJob refuses; they are
+ * refused here too.
  * Pure: the expression in, a problem (what is wrong, what is allowed) or undefined out.
  */
 import { CronPattern } from 'croner';
@@ -17,7 +18,7 @@ const FIELDS = [
   { name: 'hour', allowed: '0-23' },
   { name: 'day of month', allowed: '1-31' },
   { name: 'month', allowed: '1-12 or JAN-DEC' },
-  { name: 'day of week', allowed: '0-6 or SUN-SAT (7 is Sunday too)' },
+  { name: 'day of week', allowed: '0-6 or SUN-SAT' },
 ] as const;
 
 export const CRON_SYNTAX = `five fields (minute hour day-of-month month day-of-week, e.g. "0 3 * * 1-5": numbers, *, lists with ",", ranges with "-", steps with "/") or one of ${MACROS.join(', ')}`;
@@ -57,6 +58,12 @@ export function cronProblem(expr: string): CronProblem | undefined {
         detail: `The ${field.name} takes ${field.allowed}, with lists (,), ranges (a-b, low to high) and steps (/n, n at least 1). A schedule is ${CRON_SYNTAX}.`,
       };
     }
+    if (i === 4 && namesDaySeven(fields[i]!)) {
+      return {
+        summary: `the day of week field \`${clip(fields[i]!)}\` of \`${clip(text)}\` uses 7, which the platform's scheduler (a Kubernetes CronJob) does not take`,
+        detail: 'The day of week takes 0-6 or SUN-SAT: write 0 or SUN for Sunday.',
+      };
+    }
     if (usesQuartzExtension(parsed)) {
       return {
         summary: `the ${field.name} field \`${clip(fields[i]!)}\` of \`${clip(text)}\` uses L, W or #, which the platform's scheduler (a Kubernetes CronJob) does not take`,
@@ -66,6 +73,14 @@ export function cronProblem(expr: string): CronProblem | undefined {
   }
   if (!parses(text)) return { summary: `\`${clip(text)}\` is not a valid cron schedule`, detail: `Allowed: ${CRON_SYNTAX}.` };
   return undefined;
+}
+
+/**
+ * croner reads 7 as Sunday, as some crons do; Kubernetes (robfig/cron) takes 0-6 only. The values
+ * and range bounds of each list item are looked at, not a step (`*\/7` is a step, not a day).
+ */
+function namesDaySeven(field: string): boolean {
+  return field.split(',').some((item) => item.split('/')[0]!.split('-').some((v) => /^0*7$/.test(v)));
 }
 
 /** Last day (L), nearest weekday (W) or nth weekday (#): croner's extensions to standard cron. */

@@ -11,7 +11,8 @@ describe('cronProblem: the schedules a Kubernetes CronJob takes', () => {
     '0 0 1,15 * *',
     '0-59/5 9-17 * JAN-MAR MON-FRI',
     '0 0 ? * SUN',
-    '0 0 * * 7',
+    '0 0 * * */7',
+    '0 0 * * 0,6',
     '  0 3 * * *  ',
     '@yearly',
     '@annually',
@@ -43,6 +44,10 @@ describe('cronProblem: the schedules a Kubernetes CronJob takes', () => {
 
   it.each(['0 0 L * *', '0 0 15W * *', '0 0 * * 5#2', '0 0 * * 5L', '0 0 LW * *'])('refuses the Quartz extension in %j', (expr) => {
     expect(cronProblem(expr)?.summary).toContain('uses L, W or #');
+  });
+
+  it.each(['0 0 * * 7', '0 0 * * 5-7', '0 0 * * 1,7', '0 0 * * SUN,7'])('refuses 7 for Sunday in %j (Kubernetes takes 0-6)', (expr) => {
+    expect(cronProblem(expr)?.summary).toContain('uses 7');
   });
 
   it('refuses a wrong number of fields and an unknown macro, listing what is allowed', () => {
