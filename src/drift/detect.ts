@@ -233,12 +233,13 @@ function itemOf(
     // Created after the last deployment of its scope: nothing driftless deployed made it, so
     // someone else did. Created before: it may as well have been removed from Git since.
     const origin: DriftOrigin = created !== undefined && deployed !== undefined && created <= deployed ? 'unknown' : 'outside_git';
-    const how = origin === 'outside_git' ? 'created outside Git' : `created before the last deployment (${deployed}): removed from Git, or created outside Git`;
+    const how = origin === 'outside_git' ? 'created outside Git' : `removed from Git, or created outside Git before the last deployment (${deployed})`;
     const common = { ...base, drift: 'unmanaged' as const, origin, fields: [], ...(created ? { since: created } : {}) };
     if (c.status === 'unmanaged') {
-      return { ...common, summary: `exists live but not in Git (${how}); pruning is off for its scope, so apply leaves it`, ...keptAdvice(c, graph) };
+      return { ...common, summary: `exists live but not in Git: ${how}; pruning is off for its scope, so apply leaves it`, ...keptAdvice(c, graph) };
     }
-    return { ...common, summary: `exists live but not in Git (${how}, or removed from Git and not applied yet)`, ...applyAdvice(c, 'delete it') };
+    const notApplied = origin === 'outside_git' ? `${how}, or removed from Git and not applied yet` : `${how}; not applied yet`;
+    return { ...common, summary: `exists live but not in Git: ${notApplied}`, ...applyAdvice(c, 'delete it') };
   }
   if (c.actions[0] === 'create' && !c.via_parent) {
     const before = opts.deployedBefore?.has(c.address) === true;

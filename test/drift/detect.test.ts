@@ -103,7 +103,7 @@ describe('detectDrift', () => {
         fix: `declare it in the manifest under ${APP} (declared at m/main.yaml:12), add \`prune: {variables: true}\` on ${APP} so that apply deletes it, or delete it in the console`,
       }),
     ]);
-    expect(before.items[0]!.summary).toContain('removed from Git, or created outside Git');
+    expect(before.items[0]!.summary).toBe(`exists live but not in Git: removed from Git, or created outside Git before the last deployment (${deployedAt}); pruning is off for its scope, so apply leaves it`);
     expect(before.summary).toMatchObject({ drifted: 1, not_fixed_by_apply: 1 });
     // Created after it: nothing driftless deployed made it.
     const after = detectDrift(planOf([kept]), declared, liveOf([appLive(deployedAt), { address: `${APP}/variable.OLD`, kind: 'variable', parent: APP, record: { created_at: '2026-11-21T00:00:00.000Z' } }]));

@@ -50,7 +50,7 @@ const items: DriftItem[] = [
     name: 'x](https://evil.example)<img src=x onerror=alert(1)>@admins`|',
     drift: 'unmanaged',
     origin: 'outside_git',
-    summary: 'exists live but not in Git (created outside Git); pruning is off for its scope, so apply leaves it',
+    summary: 'exists live but not in Git: created outside Git; pruning is off for its scope, so apply leaves it',
     fields: [],
     since: '2026-11-20T12:00:00.000Z',
     apply_action: 'leave it (no `prune: {services: true}` on project.shop/environment.production)',
