@@ -306,7 +306,7 @@ function applyAdvice(c: ResourceChange, action: string): Advice {
     apply_action: `refuse to ${action} (${why})`,
     apply_fixes: false,
     fix: flag
-      ? `apply with ${flag} if this is wanted (after a backup), or change the manifest so that it is not needed`
+      ? `apply with ${flag} if this is wanted, or change the manifest so that it is not needed`
       : 'change the manifest so that it is not needed, or make the change in the console',
   };
 }
