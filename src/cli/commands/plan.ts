@@ -15,6 +15,7 @@ import { renderPlanMarkdown } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
+import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
@@ -34,12 +35,12 @@ export const planCommand: CliCommand<PlanArgs> = {
   describe: 'Show what apply would change, create, delete and deploy (read-only)',
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
-      .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
       .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
-      .option('max-destroy', { type: 'number', describe: 'Mark the plan as an error when it deletes more than N resources' }),
+      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' })),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
