@@ -117,7 +117,8 @@ export function describeYargsFailure(msg: string, argv: readonly string[], comma
       .map((n) => {
         const asOption = n.length === 1 ? argv.some((a) => /^-[^-]/.test(a) && a.slice(1).split('=')[0]!.includes(n)) : argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `--no-${n}`);
         if (asOption) {
-          const flag = n.length === 1 ? `-${n}` : `--${n}`;
+          const negated = n.length > 1 && !argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`));
+          const flag = n.length === 1 ? `-${n}` : negated ? `--no-${n}` : `--${n}`;
           const hint = n.length > 1 ? nearest(n, known) : undefined;
           return `unknown option ${flag}${hint ? ` (did you mean --${hint}?)` : ''}`;
         }
