@@ -39,12 +39,14 @@ export function isVersionRequest(argv: readonly string[]): boolean {
 
 class UsageError extends Error {}
 
-/** `driftless help [COMMAND]` is `driftless [COMMAND] --help`. */
+/** `driftless help [COMMAND]` is `driftless [COMMAND] --help` (`help` may follow global options). */
 function helpAsFlag(argv: string[], names: readonly string[]): string[] {
-  if (argv[0] !== 'help') return argv;
-  const rest = argv.slice(1);
-  if (rest.length === 0 || (rest.length === 1 && rest[0] === 'help')) return ['--help'];
-  if (rest.length === 1 && names.includes(rest[0]!)) return [rest[0]!, '--help'];
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (at < 0 || argv[at] !== 'help') return argv;
+  const before = argv.slice(0, at);
+  const rest = argv.slice(at + 1);
+  if (rest.length === 0 || (rest.length === 1 && rest[0] === 'help')) return [...before, '--help'];
+  if (rest.length === 1 && names.includes(rest[0]!)) return [rest[0]!, ...before, '--help'];
   const hint = nearest(rest[0]!, names);
   throw new UsageError(`help takes one command name (${names.join(', ')}), got ${rest.map((r) => JSON.stringify(r)).join(' ')}${rest.length === 1 && hint ? `; did you mean ${hint}?` : ''}`);
 }
@@ -56,7 +58,8 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
   try {
     const argv = helpAsFlag([...argvIn], [...names, 'completion']);
     // `completion` takes nothing; yargs' strict mode would call the word itself unknown.
-    if (argv[0] === 'completion' && argv.length > 1 && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+    const completion = argv[0] === 'completion';
+    if (completion && argv.length > 1 && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {
       throw new UsageError(`completion takes no argument, got ${argv.slice(1).join(' ')}`);
     }
     let chosen: { command: CliCommand<any>; args: Record<string, unknown> } | undefined;
@@ -80,7 +83,7 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
         if (problems.length) throw new UsageError(problems.join('\n'));
         return true;
       }, true);
-    if (argv[0] !== 'completion') parser.strict();
+    if (!completion) parser.strict();
     for (const cmd of commands) {
       parser.command(cmd.command, cmd.describe, cmd.builder, (args) => {
         chosen = { command: cmd, args };
@@ -91,6 +94,8 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
       if (out) output = out;
     });
     if (chosen) return { kind: 'run', ...chosen };
+    // Help, version or completion; a line that chose nothing and printed nothing is not a success.
+    if (!output) throw new UsageError(`nothing to run in ${JSON.stringify(argvIn.join(' '))}`);
     return { kind: 'print', text: output.endsWith('\n') ? output : `${output}\n` };
   } catch (e) {
     const message = e instanceof UsageError ? e.message : describeYargsFailure(e instanceof Error ? e.message : String(e), argvIn, commands, current);

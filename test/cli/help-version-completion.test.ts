@@ -22,7 +22,7 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 
 describe('help', () => {
-  for (const argv of [['plan', '-h'], ['plan', '--help'], ['help', 'plan'], ['plan', 'm', '--out', 'p.json', '-h']]) {
+  for (const argv of [['plan', '-h'], ['plan', '--help'], ['help', 'plan'], ['--no-color', 'help', 'plan'], ['plan', 'm', '--out', 'p.json', '-h']]) {
     it(`\`driftless ${argv.join(' ')}\` prints plan's help and runs nothing`, async () => {
       const r = await run(argv);
       expect(r.code).toBe(0);
