@@ -7,7 +7,7 @@
  */
 import yargs, { type Argv } from 'yargs';
 import type { CliCommand } from './command.js';
-import { commandName, commandOptions } from './command-options.js';
+import { commandName, commandOptions, declaredOptions } from './command-options.js';
 import { optionValueProblems, type DeclaredOptions } from './option-values.js';
 import { nearest } from '../manifest/suggest.js';
 
@@ -114,7 +114,7 @@ export function describeYargsFailure(msg: string, argv: readonly string[], comma
     const listed = unknown[1]!.split(', ');
     // yargs lists `--detailed-exitcod` twice, as typed and camel-cased.
     const names = listed.filter((n) => !listed.some((m) => m !== n && camel(m) === n));
-    const known = [...(current ? commandOptions(current) : []), ...commandOptions({ command: '', describe: '', builder: globalOptions, run: async () => 0 })]
+    const known = [...(current ? commandOptions(current) : []), ...declaredOptions(globalOptions)]
       .filter((o) => !o.hidden)
       .map((o) => o.name);
     const commandNames = commands.map(commandName);
@@ -138,6 +138,7 @@ export function describeYargsFailure(msg: string, argv: readonly string[], comma
   const missing = /^Not enough arguments following: (.+)$/.exec(msg);
   if (missing) return `${missing[1]!.length === 1 ? '-' : '--'}${missing[1]} needs a value`;
   const invalid = [...msg.matchAll(/Argument: ([^,]+), Given: (.*), Choices: (.*)/g)];
-  if (invalid.length) return invalid.map((m) => `--${m[1]} must be one of ${m[3]}, got ${m[2]}`).join('\n');
+  // A long value is not repeated (see option-values.ts: no pasted token in a message).
+  if (invalid.length) return invalid.map((m) => `--${m[1]} must be one of ${m[3]}, got ${m[2]!.length > 26 ? `a value of ${m[2]!.length - 2} characters` : m[2]}`).join('\n');
   return msg;
 }

@@ -15,9 +15,14 @@ export class InvalidOptionValue {
   constructor(readonly message: string) {}
 }
 
-/** The text as typed, for messages ("abc", "" shown as ""). */
+/**
+ * The text as typed, for messages ("abc", "" shown as ""). A long value is not repeated: it is more
+ * likely a pasted token than a number or a scheme, and no token is ever printed.
+ */
 function shown(raw: unknown): string {
-  return typeof raw === 'string' ? (/^[\w.+-]+$/.test(raw) ? raw : JSON.stringify(raw)) : String(raw);
+  if (typeof raw !== 'string') return String(raw);
+  if (raw.length > 24) return `a value of ${raw.length} characters`;
+  return /^[\w.+-]+$/.test(raw) ? raw : JSON.stringify(raw);
 }
 
 function once(flag: string, raw: unknown): InvalidOptionValue | undefined {

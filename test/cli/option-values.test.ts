@@ -74,6 +74,12 @@ describe('readChoice', () => {
     expect(scheme('bearer')).toBe('Bearer');
     expect(messageOf(scheme('Basic'))).toBe('--auth-scheme must be one of Token, Bearer, got Basic');
   });
+  it('never repeats a long value: a token pasted in the wrong place stays out of the message', () => {
+    const token = 'qov_sk_live_0123456789abcdefghijklmnop';
+    const message = messageOf(readChoice('--auth-scheme', ['Token', 'Bearer'])(token));
+    expect(message).toBe(`--auth-scheme must be one of Token, Bearer, got a value of ${token.length} characters`);
+    expect(messageOf(readInteger('--max-destroy', { min: 0 })(token))).not.toContain(token);
+  });
 });
 
 describe('the check of the parsing layer, for options declared without a shared reader', () => {
@@ -82,7 +88,7 @@ describe('the check of the parsing layer, for options declared without a shared 
   const probe: CliCommand<any> = {
     command: 'probe',
     describe: 'test command',
-    builder: (y) => y.option('count', { type: 'number' }).option('name', { type: 'string' }).option('flag', { type: 'boolean' }),
+    builder: (y) => y.option('count', { type: 'number' }).option('name', { type: 'string' }).option('flag', { type: 'boolean' }).option('kind', { choices: ['a', 'b'] }),
     run: async () => ++ran,
   };
   const parse = (argv: string[]) => parseCommandLine(argv, [probe], { version: '0', width: 80 });
@@ -92,6 +98,8 @@ describe('the check of the parsing layer, for options declared without a shared 
     [['probe', '--count', 'Infinity'], '--count must be a number, got Infinity'],
     [['probe', '--name='], '--name needs a value, got an empty one'],
     [['probe', '--name', 'a', '--name', 'b'], '--name was given 2 times; give it once'],
+    [['probe', '--kind', 'c'], '--kind must be one of "a", "b", got "c"'],
+    [['probe', '--kind', 'qov_sk_live_0123456789abcdefghijklmnop'], '--kind must be one of "a", "b", got a value of 38 characters'],
   ])('%j is a usage error', async (argv, message) => {
     const r = await parse(argv);
     expect(r).toEqual({ kind: 'usage-error', message: `driftless probe: ${message}\nRun 'driftless probe --help' for the options it takes.\n` });
