@@ -7,7 +7,7 @@
  */
 import yargs, { type Argv } from 'yargs';
 import type { CliCommand } from './command.js';
-import { commandName, commandOptions, declaredOptions } from './command-options.js';
+import { commandName, commandOptions, declaredOptions, positionalNames } from './command-options.js';
 import { optionValueProblems, type DeclaredOptions } from './option-values.js';
 import { nearest } from '../manifest/suggest.js';
 
@@ -38,6 +38,22 @@ export function isVersionRequest(argv: readonly string[]): boolean {
 }
 
 class UsageError extends Error {}
+
+/**
+ * Every option of a command that takes a value requires one: `--max-wait` at the end of the line, or
+ * followed by another option, is "needs a value", never undefined (a default used silently), however
+ * the command declared it.
+ */
+function requireValues(build: (y: Argv) => Argv<any>, positionals: readonly string[]): (y: Argv) => Argv<any> {
+  return (y) => {
+    const built = build(y);
+    const o = (built as unknown as { getOptions(): { key: Record<string, unknown>; boolean: string[]; array: string[]; count: string[] } }).getOptions();
+    for (const key of Object.keys(o.key)) {
+      if (!o.boolean.includes(key) && !o.array.includes(key) && !o.count.includes(key) && !positionals.includes(key)) built.requiresArg(key);
+    }
+    return built;
+  };
+}
 
 /** `driftless help [COMMAND]` is `driftless [COMMAND] --help` (`help` may follow global options). */
 function helpAsFlag(argv: string[], names: readonly string[]): string[] {
@@ -85,7 +101,7 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
       }, true);
     if (!completion) parser.strict();
     for (const cmd of commands) {
-      parser.command(cmd.command, cmd.describe, cmd.builder, (args) => {
+      parser.command(cmd.command, cmd.describe, requireValues(cmd.builder, positionalNames(cmd.command)), (args) => {
         chosen = { command: cmd, args };
       });
     }

@@ -17,7 +17,7 @@ export const AUTH_SCHEMES = ['Token', 'Bearer'] as const;
 
 export function connectionOptions(y: Argv): Argv<any> {
   return y
-    .option('api-url', { type: 'string', requiresArg: true, describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
+    .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
     .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme, default: Bearer for a JWT, else Token' }))
     .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }));
 }

@@ -98,6 +98,8 @@ describe('the check of the parsing layer, for options declared without a shared 
     [['probe', '--count', 'Infinity'], '--count must be a number, got Infinity'],
     [['probe', '--name='], '--name needs a value, got an empty one'],
     [['probe', '--name', 'a', '--name', 'b'], '--name was given 2 times; give it once'],
+    [['probe', '--count'], '--count needs a value'],
+    [['probe', '--name', '--flag'], '--name needs a value'],
     [['probe', '--kind', 'c'], '--kind must be one of "a", "b", got "c"'],
     [['probe', '--kind', 'qov_sk_live_0123456789abcdefghijklmnop'], '--kind must be one of "a", "b", got a value of 38 characters'],
   ])('%j is a usage error', async (argv, message) => {

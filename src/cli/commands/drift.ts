@@ -30,7 +30,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
-      .option('json-file', { type: 'string', requiresArg: true, describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
+      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });

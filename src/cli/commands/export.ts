@@ -32,10 +32,10 @@ export const exportCommand: CliCommand<ExportArgs> = {
   describe: 'Write a manifest of what runs live (secrets as ${env:...} placeholders)',
   builder: (y: Argv) =>
     connectionOptions(y)
-      .option('organization', { type: 'string', requiresArg: true, describe: "Fail unless the token's organization has this name" })
-      .option('project', { type: 'string', requiresArg: true, describe: 'Export only this project' })
-      .option('environment', { type: 'string', requiresArg: true, describe: 'Export only environments of this name' })
-      .option('out', { type: 'string', requiresArg: true, describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
+      .option('organization', { type: 'string', describe: "Fail unless the token's organization has this name" })
+      .option('project', { type: 'string', describe: 'Export only this project' })
+      .option('environment', { type: 'string', describe: 'Export only environments of this name' })
+      .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
       .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;

@@ -35,7 +35,7 @@ export const planCommand: CliCommand<PlanArgs> = {
   describe: 'Show what apply would change, create, delete and deploy (read-only)',
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
-      .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
+      .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
       .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })

@@ -45,14 +45,14 @@ export const serveCommand: CliCommand<ServeArgs> = {
   builder: (y: Argv) =>
     y
       .option('port', integerOption('port', { min: 0, max: 65535, default: 0, describe: 'Port to listen on (0 = any free port)' }))
-      .option('host', { type: 'string', requiresArg: true, default: '127.0.0.1', describe: 'Interface to listen on' })
-      .option('data', { type: 'string', requiresArg: true, describe: 'Persist the state to FILE (survives restarts and kills)' })
-      .option('seed', { type: 'string', requiresArg: true, describe: 'Start from the JSON fixture FILE (when --data holds no state yet)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
+      .option('data', { type: 'string', describe: 'Persist the state to FILE (survives restarts and kills)' })
+      .option('seed', { type: 'string', describe: 'Start from the JSON fixture FILE (when --data holds no state yet)' })
       .option('rate-limit', integerOption('rate-limit', { min: 1, default: 1000, describe: 'Requests allowed per token per window' }))
       .option('rate-window', integerOption('rate-window', { min: 1, default: 3600, describe: 'Rate-limit window, seconds' }))
       .option('latency', integerOption('latency', { min: 0, max: 600_000, default: 0, describe: 'Delay every response by MS milliseconds' }))
       .option('deploy-duration', integerOption('deploy-duration', { min: 0, max: 3_600_000, default: 3000, describe: 'Duration of a simulated deployment, ms' }))
-      .option('fail-deploy', { type: 'string', requiresArg: true, describe: 'Deployments of services whose name matches GLOB fail' })
+      .option('fail-deploy', { type: 'string', describe: 'Deployments of services whose name matches GLOB fail' })
       .option('fault-rate', decimalOption('fault-rate', { min: 0, max: 1, default: 0, describe: 'Fraction of requests failing with 500/503 or a dropped connection' }))
       .option('fault-seed', integerOption('fault-seed', { min: 0, default: 1, describe: 'Seed of the fault generator (reproducible chaos)' })),
   async run(args, io) {

@@ -49,7 +49,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
       .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster, container registry and helm repository names against the API (4 read requests)' })
-      .option('api-url', { type: 'string', requiresArg: true, describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
+      .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
       .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
