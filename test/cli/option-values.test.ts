@@ -114,3 +114,14 @@ describe('the check of the parsing layer, for options declared without a shared 
     expect(ran).toBe(0);
   });
 });
+
+describe('every command reads its numbers through the shared readers', () => {
+  it('no command declares a plain `type: number` option (it would take 1e9, 0x10 or 1.5 as typed)', async () => {
+    const yargs = (await import('yargs')).default;
+    const { commands } = await import('../../src/cli/commands/index.js');
+    for (const cmd of commands) {
+      const options = (cmd.builder(yargs([])) as unknown as { getOptions(): { number: string[] } }).getOptions();
+      expect(options.number, `${cmd.command}: declare numbers with integerOption, decimalOption or durationOption (src/cli/option-values.ts)`).toEqual([]);
+    }
+  });
+});
