@@ -80,7 +80,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
     ] as const) {
       const before = filesIn(h.dir);
       const r = await h.run([...argv]);
-      expectRefusedBeforeRunning(r, { message, command: argv[0], requests: 0, dir: h.dir, filesBefore: before });
+      expectRefusedBeforeRunning(r, { message, command: argv[0], dir: h.dir, filesBefore: before });
     }
   });
 

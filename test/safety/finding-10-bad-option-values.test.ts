@@ -101,7 +101,7 @@ describe('finding 10: bad option values stop the command before it runs', () => 
     ] as const) {
       const before = filesIn(h.dir);
       const r = await h.run([...argv]);
-      expectRefusedBeforeRunning(r, { message: `driftless ${argv[0]}: ${message}`, command: argv[0], requests: 0, dir: h.dir, filesBefore: before });
+      expectRefusedBeforeRunning(r, { message: `driftless ${argv[0]}: ${message}`, command: argv[0], dir: h.dir, filesBefore: before });
     }
   });
 
