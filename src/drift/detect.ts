@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import type { SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import { pruneOptIn } from '../graph/prune.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
@@ -69,13 +70,22 @@ export interface DriftItem {
   source?: SourceRange;
   /** What `apply` would do about it. */
   apply_action: string;
+  /**
+   * Whether that brings the platform back to Git. False for an undeclared object whose scope does
+   * not prune its kind (apply keeps it, so the same drift is reported every night) and for a change
+   * the plan blocks (apply refuses it without a flag): `fix` then says what does.
+   */
+  apply_fixes: boolean;
+  /** When apply alone does not fix it: what does (a manifest change, a flag, the console). */
+  fix?: string;
 }
 
 export interface DriftReport {
   format_version: string;
   in_sync: boolean;
   fingerprint: string;
-  summary: { drifted: number; outside_git: number; git: number; unknown: number };
+  /** `not_fixed_by_apply`: items whose `apply_fixes` is false (drift that running apply leaves as it is). */
+  summary: { drifted: number; outside_git: number; git: number; unknown: number; not_fixed_by_apply: number };
   items: DriftItem[];
   /** Resources compared. */
   checked: number;
@@ -119,8 +129,11 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     items.push(item);
   }
   items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0 };
-  for (const i of items) summary[i.origin]++;
+  const summary = { drifted: items.length, outside_git: 0, git: 0, unknown: 0, not_fixed_by_apply: 0 };
+  for (const i of items) {
+    summary[i.origin]++;
+    if (!i.apply_fixes) summary.not_fixed_by_apply++;
+  }
   const report: DriftReport = {
     format_version: DRIFT_FORMAT_VERSION,
     in_sync: items.length === 0,
@@ -217,16 +230,16 @@ function itemOf(
 
   if (c.status === 'unmanaged' || (c.actions[0] === 'delete' && c.actions.length === 1 && !c.via_parent)) {
     const created = str(l?.record.created_at) ?? updated;
-    const pruned = c.status !== 'unmanaged';
-    return {
-      ...base,
-      drift: 'unmanaged',
-      origin: 'outside_git',
-      summary: pruned ? 'exists live but not in Git (created outside Git, or removed from Git and not applied yet)' : 'exists live but not in Git: created outside Git (pruning is off for its scope, so apply leaves it)',
-      fields: [],
-      ...(created ? { since: created } : {}),
-      apply_action: pruned ? 'delete it' : 'leave it (declare it in Git, or enable pruning for its scope to delete it)',
-    };
+    // Created after the last deployment of its scope: nothing driftless deployed made it, so
+    // someone else did. Created before: it may as well have been removed from Git since.
+    const origin: DriftOrigin = created !== undefined && deployed !== undefined && created <= deployed ? 'unknown' : 'outside_git';
+    const how = origin === 'outside_git' ? 'created outside Git' : `removed from Git, or created outside Git before the last deployment (${deployed})`;
+    const common = { ...base, drift: 'unmanaged' as const, origin, fields: [], ...(created ? { since: created } : {}) };
+    if (c.status === 'unmanaged') {
+      return { ...common, summary: `exists live but not in Git: ${how}; pruning is off for its scope, so apply leaves it`, ...keptAdvice(c, graph) };
+    }
+    const notApplied = origin === 'outside_git' ? `${how}, or removed from Git and not applied yet` : `${how}; not applied yet`;
+    return { ...common, summary: `exists live but not in Git: ${notApplied}`, ...applyAdvice(c, 'delete it') };
   }
   if (c.actions[0] === 'create' && !c.via_parent) {
     const before = opts.deployedBefore?.has(c.address) === true;
@@ -236,7 +249,7 @@ function itemOf(
       origin: before ? 'outside_git' : 'unknown',
       summary: before ? 'declared in Git, deleted live outside Git (it appears in the deployment history)' : 'declared in Git, missing live (deleted outside Git, or added in Git and not applied yet)',
       fields: [],
-      apply_action: 'create it',
+      ...applyAdvice(c, 'create it'),
     };
   }
   if (c.actions[0] === 'update' || c.actions.length === 2) {
@@ -258,7 +271,7 @@ function itemOf(
       fields: fieldsOf(c),
       ...(updated ? { since: updated } : {}),
       ...(deployed ? { last_deployment: deployed } : {}),
-      apply_action: c.actions.length === 2 ? 'replace it' : unknownSecret ? 'write the value from Git again' : 'update it to match Git',
+      ...applyAdvice(c, c.actions.length === 2 ? 'replace it' : unknownSecret ? 'write the value from Git again' : 'update it to match Git'),
     };
   }
   if (c.deploy && c.status === 'planned') {
@@ -272,8 +285,50 @@ function itemOf(
       summary: `not running what Git says: ${own.join('; ')}`,
       fields: [],
       ...(deployed ? { last_deployment: deployed } : {}),
-      apply_action: 'deploy it',
+      ...applyAdvice(c, 'deploy it'),
     };
   }
   return undefined;
+}
+
+type Advice = Pick<DriftItem, 'apply_action' | 'apply_fixes' | 'fix'>;
+
+/**
+ * What apply does about a change it owns: `action`, unless the plan blocks the change (a database's
+ * data, a replacement): then apply refuses the whole plan until the flag named in the plan's reason
+ * is given, and a cron job must not be told that running apply fixes it.
+ */
+function applyAdvice(c: ResourceChange, action: string): Advice {
+  if (c.status !== 'blocked') return { apply_action: action, apply_fixes: true };
+  const flag = c.reasons.join(' ').match(/--allow-[a-z-]+/)?.[0];
+  const why = c.reasons.join('; ') || 'the plan blocks it';
+  return {
+    apply_action: `refuse to ${action} (${why})`,
+    apply_fixes: false,
+    fix: flag
+      ? `apply with ${flag} if this is wanted, or change the manifest so that it is not needed`
+      : 'change the manifest so that it is not needed, or make the change in the console',
+  };
+}
+
+/**
+ * An undeclared live object in a scope that owns its kind but does not prune it: drift (the
+ * manifest says what the scope holds), which apply never touches. The fix is in the manifest or the
+ * console: declare it, opt the scope into pruning that kind (the exact key, and where), or delete it.
+ */
+function keptAdvice(c: ResourceChange, graph: DesiredGraph): Advice {
+  const optIn = pruneOptIn(c.kind, c.parent);
+  const scope = c.parent === undefined ? undefined : graph.resources.get(c.parent);
+  const at = scope?.source ? ` (declared at ${scope.source.file}:${scope.source.start.line})` : '';
+  const declare = c.parent === undefined ? 'declare it in the manifest' : `declare it in the manifest under ${c.parent}${at}`;
+  const ways = [declare];
+  if (optIn) ways.push(`add ${optIn.text} so that apply deletes it`);
+  ways.push('delete it in the console');
+  if (c.parent === undefined) ways.push('set `scope: declared` if it is not this manifest\'s business');
+  const last = ways.pop()!;
+  return {
+    apply_action: optIn ? `leave it (no ${optIn.text})` : 'leave it',
+    apply_fixes: false,
+    fix: `${ways.join(', ')}, or ${last}`,
+  };
 }

@@ -63,19 +63,36 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
     for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
     const w = where(i);
     if (w) lines.push(`    ${p.dim(`declared at ${escapeControl(w)}`)}`);
-    lines.push(`    ${p.dim(`apply would ${i.apply_action}`)}`);
+    lines.push(`    ${p.dim(`apply would ${escapeControl(i.apply_action)}`)}`);
+    if (i.fix) lines.push(`    ${p.yellow(`apply does not fix this; to fix it: ${escapeControl(i.fix)}`)}`);
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
-  lines.push(`To make the platform match Git again, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
+  const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
+  if (fixable > 0) lines.push(`${reconcileLead(r)}, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
+  if (r.summary.not_fixed_by_apply > 0) lines.push(notFixedLine(r));
   lines.push('To keep a change made outside Git instead, write it into the manifest (driftless export shows the live values).');
   return lines.join('\n') + '\n';
 }
 
+/** What running apply achieves: all of it, or the part it can fix. */
+function reconcileLead(r: DriftReport): string {
+  const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
+  return r.summary.not_fixed_by_apply === 0 ? 'To make the platform match Git again' : `To fix ${fixable} of the ${r.summary.drifted} resources`;
+}
+
+/** Drift that running apply leaves as it is, said in so many words: a nightly job must not keep re-running apply for it. */
+function notFixedLine(r: DriftReport): string {
+  const n = r.summary.not_fixed_by_apply;
+  const which = n === r.summary.drifted ? (n === 1 ? 'this drift' : `these ${n} resources`) : n === 1 ? 'the other resource' : `the other ${n} resources`;
+  return `Running apply leaves ${which} as ${n === 1 ? 'it is' : 'they are'}: see "to fix it" above.`;
+}
+
 export function renderDriftJson(r: DriftReport, ctx: DriftRenderContext): string {
-  return escapeJsonText(JSON.stringify({ ...r, reconcile_command: reconcileCommand(ctx) }, null, 2)) + '\n';
+  const reconcile = r.in_sync || r.summary.not_fixed_by_apply < r.summary.drifted ? { reconcile_command: reconcileCommand(ctx) } : {};
+  return escapeJsonText(JSON.stringify({ ...r, ...reconcile }, null, 2)) + '\n';
 }
 
 /** Room for the table and details in an issue body (GitHub's limit is 65,536 characters). */
@@ -128,15 +145,23 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
       const fence = fenceFor(body);
       lines.push(`${fence}text`, body, fence, '');
     }
-    lines.push(`Apply would ${md(i.apply_action)}.`, '', '</details>');
+    lines.push(`Apply would ${md(i.apply_action)}.`, '');
+    if (i.fix) lines.push(`**Apply does not fix this.** To fix it: ${md(i.fix)}.`, '');
+    lines.push('</details>');
     if (!take(lines)) break;
     details++;
   }
   if (details < rows) out.push('', `Details of ${rows - details} more resources are in the JSON report.`);
-  out.push('', '**To reconcile** (make the platform match Git again), review the plan and apply it:', '');
-  const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
-  const fence = fenceFor(cmd);
-  out.push(`${fence}sh`, cmd, fence, '', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
+  const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
+  if (fixable > 0) {
+    const what = r.summary.not_fixed_by_apply > 0 ? `fix ${fixable} of the ${r.summary.drifted} resources` : 'make the platform match Git again';
+    out.push('', `**To reconcile** (${what}), review the plan and apply it:`, '');
+    const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
+    const fence = fenceFor(cmd);
+    out.push(`${fence}sh`, cmd, fence);
+  }
+  if (r.summary.not_fixed_by_apply > 0) out.push('', `**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`);
+  out.push('', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
   const scope = outOfScopeLine(r.out_of_scope);
   if (scope) out.push(md(scope), '');
   out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);

@@ -12,7 +12,6 @@ import type {
   Manifest,
   MaybeSecret,
   ProjectSpec,
-  PruneSpec,
   ServiceSpec,
   WebhookSpec,
 } from '../manifest/types.js';
@@ -22,9 +21,12 @@ import { addressOf, SERVICE_KINDS } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
 import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
 import { topologicalOrder } from './order.js';
+import { pruneKinds } from './prune.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
+
+export { pruneKinds } from './prune.js';
 
 export interface BuildResult {
   graph: DesiredGraph;
@@ -311,7 +313,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     sensitiveFields: built.sensitiveFields.length > 0 ? built.sensitiveFields : undefined,
     deploy: built.deploy,
     ...(built.noDeploy ? { noDeploy: true as const } : {}),
-    prune: pruneKinds((s as { prune?: PruneSpec }).prune, 'service'),
+    prune: pruneKinds(s.prune, 'service'),
     cloneFrom: built.cloneFrom,
     source: sourceOf(s),
   });
@@ -346,30 +348,6 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
     b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, source: sourceOf(st) });
     previous = st.name;
   }
-}
-
-/** The resource kinds a `prune` block deletes when they are live but undeclared, at this level. */
-export function pruneKinds(p: PruneSpec | boolean | undefined, level: 'organization' | 'project' | 'environment' | 'service'): ResourceKind[] {
-  if (p === undefined || p === false) return [];
-  const all = p === true;
-  const spec: PruneSpec = p === true ? {} : p;
-  const kinds: ResourceKind[] = [];
-  const on = (flag: boolean | undefined) => all || flag === true;
-  if (level === 'organization') {
-    if (on(spec.projects)) kinds.push('project');
-    if (on(spec.annotation_groups)) kinds.push('annotations_group');
-    if (on(spec.label_groups)) kinds.push('labels_group');
-    if (on(spec.alert_receivers)) kinds.push('alert_receiver');
-    if (on(spec.alert_rules)) kinds.push('alert_rule');
-    if (on(spec.webhooks)) kinds.push('webhook');
-  }
-  if (level === 'project' && on(spec.environments)) kinds.push('environment');
-  if (level === 'environment') {
-    if (on(spec.services)) kinds.push(...SERVICE_KINDS);
-    if (on(spec.deployment_stages)) kinds.push('deployment_stage');
-  }
-  if (level !== 'organization' && on(spec.variables)) kinds.push('variable');
-  return kinds;
 }
 
 function resolveCloneSources(b: GraphBuilder): void {

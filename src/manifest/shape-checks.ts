@@ -23,7 +23,7 @@ const PRUNE_LEVELS: Record<string, { levels: string[]; where: string }> = {
   environments: { levels: ['project'], where: "in a project's `prune`" },
   services: { levels: ['environment'], where: "in an environment's `prune`" },
   deployment_stages: { levels: ['environment'], where: "in an environment's `prune`" },
-  variables: { levels: ['project', 'environment'], where: "in a project's or an environment's `prune`" },
+  variables: { levels: ['project', 'environment', 'service'], where: "in a project's, an environment's or a service's `prune`" },
 };
 
 export function checkShapes(m: Manifest): Diagnostic[] {
@@ -88,9 +88,9 @@ export function checkShapes(m: Manifest): Diagnostic[] {
   }
 
   // A prune key where it deletes nothing: the user expects a deletion that never happens.
-  const pruneLevel = (prune: unknown, level: 'organization' | 'project' | 'environment', address?: string) => {
+  const pruneLevel = (prune: unknown, level: 'organization' | 'project' | 'environment' | 'service', address?: string) => {
     if (prune === null || typeof prune !== 'object') return;
-    const on = level === 'organization' ? 'at the top level' : level === 'project' ? 'on a project' : 'on an environment';
+    const on = { organization: 'at the top level', project: 'on a project', environment: 'on an environment', service: 'on a service' }[level];
     for (const [key, value] of Object.entries(prune)) {
       const rule = PRUNE_LEVELS[key];
       if (value !== true || !rule || rule.levels.includes(level)) continue;
@@ -124,6 +124,7 @@ export function checkShapes(m: Manifest): Diagnostic[] {
         const sa = addressOf(s.type, s.name, ea);
         const what = `${s.type} \`${s.name}\``;
         if ('variables' in s) checkVariables(s.variables, sa, 'service');
+        pruneLevel(s.prune, 'service', sa);
         if ((s.type === 'application' || s.type === 'container') && s.min_running_instances !== undefined && s.max_running_instances !== undefined && s.min_running_instances > s.max_running_instances) {
           out.push(error('manifest.range', `${what}: min_running_instances (${s.min_running_instances}) is above max_running_instances (${s.max_running_instances})`, { range: at(s, 'min_running_instances'), address: sa }));
         }

@@ -71,7 +71,7 @@ export interface PruneSpec extends Located {
   /** On an environment: its services and deployment stages. */
   services?: boolean;
   deployment_stages?: boolean;
-  /** On any variable-holding scope: variables and secrets of that scope. */
+  /** On a project, an environment or a service (not a database): variables and secrets of that scope. */
   variables?: boolean;
 }
 
@@ -219,6 +219,12 @@ interface ServiceCommon extends Located {
   annotation_groups?: string[];
   label_groups?: string[];
   variables?: VariableSpec[];
+  /**
+   * `prune: {variables: true}`: delete live variables and secrets of this service that `variables`
+   * does not declare, as on a project or an environment. Not on a database (it has no variables:
+   * the schema refuses it there).
+   */
+  prune?: PruneSpec;
   icon_uri?: string;
   /** false: driftless creates and configures the service but never deploys it (a service that is not running yet); default true. */
   deploy?: boolean;

@@ -9,7 +9,7 @@ import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resour
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { checkHelmRepositoryNames } from './helm-repositories.js';
-import { manifestScope, ownsUndeclaredAtTop } from './scope.js';
+import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
 
@@ -320,7 +320,7 @@ function undeclared(
       if (prune?.includes(l.kind)) deleteReason = `not in the manifest, and ${l.parent ?? 'the organization'} prunes ${l.kind} resources`;
     }
     if (deleteReason === undefined) {
-      c.reasons.push('not in the manifest (pruning is off for its scope)');
+      c.reasons.push(keptReason(l.kind, l.parent));
       fate.set(l.address, 'unmanaged');
       out.push(c);
       continue;

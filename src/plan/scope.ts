@@ -21,8 +21,9 @@
  *
  * Pure.
  */
-import type { DesiredGraph, ManifestScope, ResourceKind } from '../model/resource.js';
+import type { Address, DesiredGraph, ManifestScope, ResourceKind } from '../model/resource.js';
 import { DEFAULT_MANIFEST_SCOPE } from '../model/resource.js';
+import { pruneOptIn } from '../graph/prune.js';
 
 /** Organization-level kinds a manifest can own wholly (clusters, registries and the organization are read-only). */
 export const OWNABLE_ORGANIZATION_KINDS: readonly ResourceKind[] = ['project', 'annotations_group', 'labels_group', 'alert_receiver', 'alert_rule', 'webhook'];
@@ -78,4 +79,14 @@ export function outOfScopeLine(out: { scope: ManifestScope; counts: Partial<Reco
   const list = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]!}`;
   const why = out.scope === DEFAULT_MANIFEST_SCOPE ? `scope: ${out.scope}, the default` : `scope: ${out.scope}`;
   return `${list} outside this manifest ${total === 1 ? 'is' : 'are'} not managed by it (${why}).`;
+}
+
+/**
+ * Why an undeclared live object in the manifest's scope is kept, and the opt-in that would let
+ * apply delete it (the plan's reason for an `unmanaged` change): the user who removed a variable
+ * from Git learns that apply keeps it, and which key, written where, deletes it.
+ */
+export function keptReason(kind: ResourceKind, parent: Address | undefined): string {
+  const optIn = pruneOptIn(kind, parent);
+  return optIn ? `not in the manifest; kept: add ${optIn.text} to delete it` : 'not in the manifest (pruning is off for its scope)';
 }

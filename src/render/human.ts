@@ -57,7 +57,11 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
   if (unmanaged.length > 0) {
     out.push(p.bold(`Not in the manifest (${plural(unmanaged.length, 'resource')}, left untouched; opt into pruning to delete):`));
-    for (const c of unmanaged) out.push(`  ${p.dim('?')} ${escapeControl(c.address)}`);
+    for (const c of unmanaged) {
+      out.push(`  ${p.dim('?')} ${escapeControl(c.address)}`);
+      // The reason names the prune key, and where to write it, that would delete it.
+      for (const r of c.reasons) out.push(p.dim(`      # ${escapeControl(r)}`));
+    }
     out.push('');
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');

@@ -91,7 +91,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
   const unmanagedSection = () =>
-    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>`).join('\n')}\n\n</details>\n`;
+    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
 
   // Keep the head, the tail and as many sections as fit; say how many were left out. Sections are
   // rendered only while they fit, so a plan of thousands of resources stays cheap to render.

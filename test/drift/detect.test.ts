@@ -43,7 +43,9 @@ describe('detectDrift', () => {
     const inGit = detectDrift(planOf([change({ address: APP, parent: ENV, actions: ['update'], fields })]), graph, liveOf([appLive('2026-11-19T00:00:00.000Z')]));
     expect(inGit.items[0]!.origin).toBe('git');
     expect(inGit.fingerprint).toBe(outside.fingerprint);
-    expect(inGit.summary).toEqual({ drifted: 1, outside_git: 0, git: 1, unknown: 0 });
+    expect(inGit.summary).toEqual({ drifted: 1, outside_git: 0, git: 1, unknown: 0, not_fixed_by_apply: 0 });
+    expect(inGit.items[0]).toMatchObject({ apply_action: 'update it to match Git', apply_fixes: true });
+    expect(inGit.items[0]).not.toHaveProperty('fix');
   });
 
   it('without a deployment to judge against, the origin is unknown', () => {
@@ -74,12 +76,55 @@ describe('detectDrift', () => {
       liveOf([{ address: `${ENV}/container.rogue`, record: { created_at: '2026-11-21T00:00:00.000Z' } }]),
       { deployedBefore: new Set([`${ENV}/container.new`]) },
     );
-    expect(r.items.map((i) => [i.name, i.drift, i.origin, i.apply_action])).toEqual([
-      ['new', 'missing', 'outside_git', 'create it'],
-      ['old', 'unmanaged', 'outside_git', 'delete it'],
-      ['rogue', 'unmanaged', 'outside_git', 'leave it (declare it in Git, or enable pruning for its scope to delete it)'],
+    expect(r.items.map((i) => [i.name, i.drift, i.origin, i.apply_action, i.apply_fixes])).toEqual([
+      ['new', 'missing', 'outside_git', 'create it', true],
+      ['old', 'unmanaged', 'outside_git', 'delete it', true],
+      ['rogue', 'unmanaged', 'outside_git', 'leave it (no `prune: {services: true}` on project.p/environment.e)', false],
     ]);
+    expect(r.summary.not_fixed_by_apply).toBe(1);
     expect(r.items.find((i) => i.name === 'rogue')!.since).toBe('2026-11-21T00:00:00.000Z');
+  });
+
+  it('finding 5: a variable kept in a service that does not prune is drift apply does not fix; the advice names the exact opt-in and where the service is declared', () => {
+    const declared: DesiredGraph = {
+      resources: new Map([[APP, { address: APP, kind: 'application', name: 'api', parent: ENV, attrs: {}, dependsOn: [], source: { file: 'm/main.yaml', start: { line: 12, col: 5 } } }]]),
+      order: [APP],
+    };
+    const kept = change({ address: `${APP}/variable.OLD`, kind: 'variable', name: 'OLD', parent: APP, status: 'unmanaged' });
+    // Created before the last deployment: as likely removed from Git as created by hand.
+    const before = detectDrift(planOf([kept]), declared, liveOf([appLive(deployedAt), { address: `${APP}/variable.OLD`, kind: 'variable', parent: APP, record: { created_at: '2026-11-19T00:00:00.000Z' } }]));
+    expect(before.in_sync).toBe(false);
+    expect(before.items).toEqual([
+      expect.objectContaining({
+        drift: 'unmanaged',
+        origin: 'unknown',
+        apply_fixes: false,
+        apply_action: `leave it (no \`prune: {variables: true}\` on ${APP})`,
+        fix: `declare it in the manifest under ${APP} (declared at m/main.yaml:12), add \`prune: {variables: true}\` on ${APP} so that apply deletes it, or delete it in the console`,
+      }),
+    ]);
+    expect(before.items[0]!.summary).toBe(`exists live but not in Git: removed from Git, or created outside Git before the last deployment (${deployedAt}); pruning is off for its scope, so apply leaves it`);
+    expect(before.summary).toMatchObject({ drifted: 1, not_fixed_by_apply: 1 });
+    // Created after it: nothing driftless deployed made it.
+    const after = detectDrift(planOf([kept]), declared, liveOf([appLive(deployedAt), { address: `${APP}/variable.OLD`, kind: 'variable', parent: APP, record: { created_at: '2026-11-21T00:00:00.000Z' } }]));
+    expect(after.items[0]).toMatchObject({ origin: 'outside_git', apply_fixes: false });
+    // The same variable where the service prunes variables: apply deletes it.
+    const pruned = detectDrift(planOf([{ ...kept, status: 'planned', actions: ['delete'] }]), declared, liveOf([appLive(deployedAt)]));
+    expect(pruned.items[0]).toMatchObject({ drift: 'unmanaged', apply_action: 'delete it', apply_fixes: true });
+    expect(pruned.summary.not_fixed_by_apply).toBe(0);
+  });
+
+  it('an undeclared organization-level object names the top-level key; a blocked delete is not offered to apply', () => {
+    const hook = change({ address: 'webhook.https:%2F%2Fh.example', kind: 'webhook', name: 'https://h.example', status: 'unmanaged' });
+    const db = change({ address: `${ENV}/database.pg`, kind: 'database', name: 'pg', parent: ENV, actions: ['delete'], status: 'blocked', reasons: ['not in the manifest', 'destroys the data of a database: re-run with --allow-data-loss to permit it'] });
+    const r = detectDrift(planOf([hook, db]), graph, liveOf([]));
+    const byName = new Map(r.items.map((i) => [i.name, i]));
+    expect(byName.get('https://h.example')).toMatchObject({ apply_fixes: false, apply_action: 'leave it (no `prune: {webhooks: true}` at the top level of the manifest)' });
+    expect(byName.get('https://h.example')!.fix).toBe('declare it in the manifest, add `prune: {webhooks: true}` at the top level of the manifest so that apply deletes it, delete it in the console, or set `scope: declared` if it is not this manifest\'s business');
+    expect(byName.get('pg')).toMatchObject({ apply_fixes: false });
+    expect(byName.get('pg')!.apply_action).toMatch(/^refuse to delete it \(.*--allow-data-loss/);
+    expect(byName.get('pg')!.fix).toMatch(/^apply with --allow-data-loss/);
+    expect(r.summary.not_fixed_by_apply).toBe(2);
   });
 
   it('lists a missing environment once, not each of its services and variables again', () => {

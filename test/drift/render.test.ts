@@ -29,6 +29,7 @@ const items: DriftItem[] = [
     last_deployment: '2026-11-19T08:00:00.000Z',
     source: { file: 'infra/shop.yaml', start: { line: 81, col: 13 } },
     apply_action: 'update it to match Git',
+    apply_fixes: true,
   },
   {
     address: 'project.shop/variable.STRIPE_API_KEY',
@@ -41,6 +42,7 @@ const items: DriftItem[] = [
     since: '2026-11-20T11:00:00.000Z',
     source: { file: 'infra/shop.yaml', start: { line: 15, col: 9 } },
     apply_action: 'write the value from Git again',
+    apply_fixes: true,
   },
   {
     address: 'project.shop/environment.production/container.x](https://evil.example)<img src=x onerror=alert(1)>@admins`|',
@@ -48,10 +50,12 @@ const items: DriftItem[] = [
     name: 'x](https://evil.example)<img src=x onerror=alert(1)>@admins`|',
     drift: 'unmanaged',
     origin: 'outside_git',
-    summary: 'exists live but not in Git: created outside Git (pruning is off for its scope, so apply leaves it)',
+    summary: 'exists live but not in Git: created outside Git; pruning is off for its scope, so apply leaves it',
     fields: [],
     since: '2026-11-20T12:00:00.000Z',
-    apply_action: 'leave it (declare it in Git, or enable pruning for its scope to delete it)',
+    apply_action: 'leave it (no `prune: {services: true}` on project.shop/environment.production)',
+    apply_fixes: false,
+    fix: 'declare it in the manifest under project.shop/environment.production (declared at infra/shop.yaml:20), add `prune: {services: true}` on project.shop/environment.production so that apply deletes it, or delete it in the console',
   },
   {
     address: 'project.shop/environment.production/container.storefront',
@@ -63,6 +67,7 @@ const items: DriftItem[] = [
     fields: [],
     source: { file: 'infra/shop.yaml', start: { line: 108, col: 13 } },
     apply_action: 'create it',
+    apply_fixes: true,
   },
 ];
 
@@ -70,7 +75,7 @@ const report: DriftReport = {
   format_version: '1.0',
   in_sync: false,
   fingerprint: driftFingerprint(items),
-  summary: { drifted: 4, outside_git: 3, git: 0, unknown: 1 },
+  summary: { drifted: 4, outside_git: 3, git: 0, unknown: 1, not_fixed_by_apply: 1 },
   items,
   checked: 31,
   request_count: 12,
@@ -100,15 +105,35 @@ describe('drift rendering', () => {
   });
 
   it('in sync: markdown says so under the same marker scheme; JSON carries the reconcile command', () => {
-    const sync: DriftReport = { ...report, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0 }, fingerprint: driftFingerprint([]) };
+    const sync: DriftReport = { ...report, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0, not_fixed_by_apply: 0 }, fingerprint: driftFingerprint([]) };
     expect(renderDriftMarkdown(sync, ctx)).toContain('No drift');
     expect(JSON.parse(renderDriftJson(report, ctx))).toMatchObject({ fingerprint: report.fingerprint, reconcile_command: 'driftless apply infra', in_sync: false });
+  });
+
+  it('finding 5: drift apply cannot fix is never reported as "run apply": no apply command in any format, and each item says what fixes it', () => {
+    const kept = items[2]!;
+    const only: DriftReport = { ...report, items: [kept], summary: { drifted: 1, outside_git: 1, git: 0, unknown: 0, not_fixed_by_apply: 1 }, fingerprint: driftFingerprint([kept]) };
+    const human = renderDriftHuman(only, ctx, createPalette(false));
+    const md = renderDriftMarkdown(only, ctx);
+    const json = JSON.parse(renderDriftJson(only, ctx));
+    for (const text of [human, md]) expect(text).not.toContain('driftless apply');
+    expect(json).not.toHaveProperty('reconcile_command');
+    expect(json.items[0]).toMatchObject({ apply_fixes: false, fix: kept.fix });
+    expect(json.summary.not_fixed_by_apply).toBe(1);
+    expect(human).toContain(`to fix it: ${kept.fix}`);
+    expect(human).toContain('Running apply leaves this drift as it is');
+    expect(md).toContain('To fix it: declare it in the manifest');
+    // Mixed: apply is offered for what it fixes, and the rest is named as left alone.
+    const mixedHuman = renderDriftHuman(report, ctx, createPalette(false));
+    expect(mixedHuman).toContain('To fix 3 of the 4 resources, review and run:  driftless apply infra');
+    expect(mixedHuman).toContain('Running apply leaves the other resource as it is');
+    expect(JSON.parse(renderDriftJson(report, ctx)).reconcile_command).toBe('driftless apply infra');
   });
 
   it('says once what is outside the manifest, in sync or not, in every format, and only when something is', () => {
     const line = '2 projects outside this manifest are not managed by it (scope: declared).';
     const scoped: DriftReport = { ...report, out_of_scope: { scope: 'declared', counts: { project: 2 } } };
-    const sync: DriftReport = { ...scoped, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0 }, fingerprint: driftFingerprint([]) };
+    const sync: DriftReport = { ...scoped, in_sync: true, items: [], summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0, not_fixed_by_apply: 0 }, fingerprint: driftFingerprint([]) };
     for (const r of [scoped, sync]) {
       expect(renderDriftHuman(r, ctx, createPalette(false)).split(line).length - 1).toBe(1);
       // Markdown escapes the punctuation of the line, never its words.
@@ -131,7 +156,7 @@ describe('drift rendering', () => {
 describe('drift markdown size', () => {
   it('stays under GitHub\'s issue body limit for a huge drift, saying how many items were left to the JSON report', () => {
     const many: DriftItem[] = Array.from({ length: 3000 }, (_, n) => ({ ...items[0]!, address: `project.shop/environment.production/application.app-${n}`, name: `app-${n}` }));
-    const md = renderDriftMarkdown({ ...report, items: many, summary: { drifted: 3000, outside_git: 3000, git: 0, unknown: 0 }, fingerprint: driftFingerprint(many) }, ctx);
+    const md = renderDriftMarkdown({ ...report, items: many, summary: { drifted: 3000, outside_git: 3000, git: 0, unknown: 0, not_fixed_by_apply: 0 }, fingerprint: driftFingerprint(many) }, ctx);
     expect(md.length).toBeLessThan(65_536);
     expect(md).toMatch(/…and \d+ more: see the JSON report/);
     expect(md).toContain('driftless apply infra');

@@ -15,7 +15,7 @@ const everyVariableField = [
   { key: 'C', external_secret: { secret_manager_access_id: '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', reference: 'r' } },
 ];
 const prune = { projects: true, annotation_groups: true, label_groups: true, alert_receivers: true, alert_rules: true, webhooks: true, environments: true, services: true, deployment_stages: true, variables: true };
-const common = { description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField };
+const common = { description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField, prune: { variables: true } };
 const compute = { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 2, ports: [{ name: 'http', internal_port: 80, external_port: 443, protocol: 'HTTP' as const, publicly_accessible: true }], arguments: ['a'], entrypoint: '/e', auto_deploy: true };
 
 const timings = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 };

@@ -300,7 +300,7 @@ describe('computePlan: undeclared live resources', () => {
     const m = fullManifest();
     m.prune = { projects: true };
     m.projects![0]!.environments![0]!.prune = { services: true };
-    (m.projects![0]!.environments![0]!.services![0]! as { prune?: unknown }).prune = { variables: true };
+    m.projects![0]!.environments![0]!.services![0]!.prune = { variables: true };
     const plan = planOf(m, withRecords(extra));
     expect(touched(plan)).toEqual([
       `no-op+deploy ${API}`,
@@ -313,6 +313,37 @@ describe('computePlan: undeclared live resources', () => {
     expect(change(plan, `${PROD}/database.olddb`).status).toBe('blocked');
     expect(change(plan, API).deploy!.reasons).toEqual(['variable STRAY changed']);
     expect(plan.summary.destroy).toBe(4);
+  });
+
+  it('finding 5: keeps undeclared variables, secrets, aliases and overrides of a service without its opt-in, naming the key and the service; deletes exactly those with `prune: {variables: true}` and redeploys the service', () => {
+    const strays = (r: ApiRecords) => {
+      const svc = (over: Record<string, unknown>) => ({ created_at: 'x', updated_at: 'x', is_secret: false, description: null, mount_path: null, scope: 'APPLICATION', ...over });
+      r.variables[id('api')]!.push(
+        svc({ id: 'v-plain', key: 'OLD_FLAG', value: 'on', variable_type: 'VALUE' }),
+        svc({ id: 'v-secret', key: 'OLD_TOKEN', value: null, is_secret: true, variable_type: 'VALUE' }),
+        svc({ id: 'v-alias', key: 'OLD_ALIAS', value: null, variable_type: 'ALIAS', aliased_variable: { id: id('v-log'), key: 'LOG_LEVEL', scope: 'PROJECT', variable_type: 'VALUE' } }),
+        svc({ id: 'v-over', key: 'LOG_LEVEL', value: 'debug', variable_type: 'OVERRIDE', overridden_variable: { id: id('v-log'), key: 'LOG_LEVEL', scope: 'PROJECT', variable_type: 'VALUE' } }),
+      );
+    };
+    const stray = ['LOG_LEVEL', 'OLD_ALIAS', 'OLD_FLAG', 'OLD_TOKEN'].map((k) => `${API}/variable.${k}`);
+    const kept = planOf(fullManifest(), withRecords(strays));
+    const unmanaged = kept.changes.filter((c) => c.status === 'unmanaged');
+    expect(unmanaged.map((c) => c.address).sort()).toEqual(stray);
+    for (const c of unmanaged) expect(c.reasons).toEqual([`not in the manifest; kept: add \`prune: {variables: true}\` on ${API} to delete it`]);
+    expect(planHasChanges(kept)).toBe(false);
+
+    const m = fullManifest();
+    m.projects![0]!.environments![0]!.services![0]!.prune = { variables: true };
+    const pruned = planOf(m, withRecords(strays));
+    expect(touched(pruned).sort()).toEqual([`no-op+deploy ${API}`, ...stray.map((a) => `delete ${a}`)].sort());
+    expect(pruned.summary).toMatchObject({ destroy: 4, unmanaged: 0, blocked: 0 });
+    // The declared PORT stays; the scope's opt-in is what the plan gives as the reason.
+    expect(pruned.changes.some((c) => c.address === `${API}/variable.PORT` && c.actions[0] !== 'no-op')).toBe(false);
+    expect(change(pruned, `${API}/variable.OLD_TOKEN`).reasons).toEqual([`not in the manifest, and ${API} prunes variable resources`]);
+    // Another service's opt-in prunes nothing here.
+    const other = fullManifest();
+    other.projects![0]!.environments![0]!.services![1]!.prune = { variables: true };
+    expect(planOf(other, withRecords(strays)).changes.filter((c) => c.status === 'unmanaged')).toHaveLength(4);
   });
 
   it("leaves the platform's DEFAULT stage alone, even when stages are pruned", () => {

@@ -25,6 +25,8 @@ import { fetchReferenceNames } from '../../manifest/remote-names.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
+import { choiceOption } from '../option-values.js';
+import { AUTH_SCHEMES } from '../shared-options.js';
 
 export interface ValidateArgs {
   paths?: string[];
@@ -54,7 +56,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
       .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster, container registry and helm repository names against the API (4 read requests)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
-      .option('auth-scheme', { type: 'string', describe: 'Authorization scheme for --remote: Token or Bearer' }),
+      .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
     // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
