@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
-import { appManifest, SECRET_ENV, variablesByKey } from '../e2e/fixtures.js';
+import { appManifest, remainingRequests, SECRET_ENV, variablesByKey } from '../e2e/fixtures.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -32,7 +32,10 @@ describe('finding 3: an empty ${env:...} value is an error', () => {
     const where = whereRead('m/main.yaml', manifest, 'E2E_API_KEY');
     const empty = { E2E_API_KEY: '' };
 
+    const before = await remainingRequests(h);
     const plan = await h.run(['plan', 'm', '--out', 'plan.bin', '--detailed-exitcode'], { env: empty });
+    // Not one API request: the only one counted is the probe that reads the counter.
+    expect(before - (await remainingRequests(h))).toBe(1);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('environment variable `E2E_API_KEY` is set but empty');
     expect(plan.stderr).toContain(where);
