@@ -6,6 +6,11 @@
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
  * `--remote` also checks cluster, registry and helm repository names against the API (the only API calls made).
+ *
+ * It makes every offline check plan makes, with the same code: the manifest loader's (schema,
+ * numbers, cron schedules, time zones, references, look-alike names) and buildGraph's (description
+ * room for the secret fingerprint marker, aliases, stages, dependency cycles). Without --remote it
+ * runs where secrets are not available: an unset ${env:NAME} is a warning, not an error.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -13,6 +18,7 @@ import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics } from '../../diag/render.js';
 import { loadManifest } from '../../manifest/load.js';
+import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
 import type { ReferenceContext } from '../../manifest/references.js';
 import { fetchReferenceNames } from '../../manifest/remote-names.js';
@@ -53,8 +59,14 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
-    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, ...(remote.references ? { references: remote.references } : {}) });
-    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics] };
+    // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
+    // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
+    // value). --remote checks as plan does.
+    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: args.remote ? 'error' : 'warning', ...(remote.references ? { references: remote.references } : {}) });
+    // The checks plan makes while building the desired graph (description room for the secret
+    // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
+    const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
+    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics, ...graphDiagnostics] };
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {
