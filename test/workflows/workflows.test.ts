@@ -98,7 +98,7 @@ describe('workflow files', () => {
       for (const job of Object.values<any>(wf.jobs)) {
         expect(job['timeout-minutes']).toBeGreaterThan(0);
         expect(job.steps[0].uses).toBe('actions/checkout@v4');
-        expect(job.steps.some((s: Step) => /npm install --global driftless@/.test(s.run ?? ''))).toBe(true);
+        expect(job.steps.some((s: Step) => /npm install --global driftless-cli@/.test(s.run ?? ''))).toBe(true);
       }
   });
 });
