@@ -124,7 +124,9 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   for (const i of r.items.slice(0, rows)) {
     const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
     if (i.fields.length > 0) {
-      const body = i.fields.map(fieldLine).join('\n');
+      // A code block shows characters literally, so controls and bidi overrides are escaped as in
+      // the human output: raw, they would reorder or hide the text of the issue.
+      const body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
       const fence = fenceFor(body);
       lines.push(`${fence}text`, body, fence, '');
     }
@@ -134,7 +136,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   }
   if (details < rows) out.push('', `Details of ${rows - details} more resources are in the JSON report.`);
   out.push('', '**To reconcile** (make the platform match Git again), review the plan and apply it:', '');
-  const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
+  const reconcile = escapeControl(reconcileCommand(ctx));
+  const cmd = `driftless plan${reconcile.slice('driftless apply'.length)}\n${reconcile}`;
   const fence = fenceFor(cmd);
   out.push(`${fence}sh`, cmd, fence, '', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
   const scope = outOfScopeLine(r.out_of_scope);
