@@ -187,6 +187,14 @@ function expectContinue(url: string, token: string, body: string): Promise<{ sta
   });
 }
 
+describe('connections', () => {
+  it('an idle keep-alive connection is closed by the keep-alive timeout, never cut by the headers timeout when reused', () => {
+    const server = c.em.app.server;
+    expect(server.keepAliveTimeout).toBeGreaterThan(5_000);
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+  });
+});
+
 describe('Expect: 100-continue', () => {
   const bigBody = (bytes: number) => JSON.stringify({ name: `big-${bytes}`, description: 'd', padding: 'x'.repeat(bytes) });
 
