@@ -7,6 +7,7 @@
  *   schema.*    a value does not match schemas/manifest.schema.json
  *   ref.*       a name, `${env:}` or `${file:}` reference that resolves to nothing
  *   secret.*    secret hygiene (a secret written in clear)
+ *   limit.*     a value above what the organization allows (cluster maxima; needs the API)
  */
 import { error as diagError, warning as diagWarning, type Diagnostic } from '../diag/diagnostic.js';
 
@@ -41,6 +42,7 @@ export type ManifestCode =
   | 'schema.out-of-range'
   | 'schema.invalid'
   | 'ref.unresolved'
+  | 'limit.cluster-maximum'
   | 'ref.self'
   | 'ref.alias-of-alias'
   | 'ref.override-mount-path'

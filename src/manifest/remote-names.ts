@@ -1,16 +1,54 @@
 /**
- * The names that live outside the manifest (clusters, container registries, helm repositories),
- * read from the API so that `validate --remote` can check them: four requests (the organization and
- * three lists), nothing else. The API is reached
- * through the narrow ApiPort that live-state reading uses, so this is testable with a fake.
+ * The names that live outside the manifest (clusters, container registries, helm repositories)
+ * and the clusters' maxima, as a ReferenceContext for checkOrganizationReferences, from either
+ * source:
+ * - fetchReferenceNames: read from the API for `validate --remote`: four requests (the organization
+ *   and three lists), nothing else, through the narrow ApiPort that live-state reading uses (testable
+ *   with a fake);
+ * - referenceContextOfLive: taken from the live state `plan` has read anyway (no request).
+ * Both read the same listings, so validate --remote and plan check the same facts.
  */
 import type { ApiPort } from '../live/api-port.js';
 import { listResults } from '../live/read.js';
-import type { ReferenceContext } from './references.js';
+import type { LiveState, ResourceKind } from '../model/resource.js';
+import type { ClusterLimits, ReferenceContext } from './references.js';
 
 type Named = { id?: unknown; name?: unknown };
 
 const names = (items: Named[]) => items.map((i) => i.name).filter((n): n is string => typeof n === 'string');
+
+/** maximum_cpu / maximum_memory of a cluster record, when it has them. */
+function limitsOf(record: Record<string, unknown>): ClusterLimits | undefined {
+  const out: ClusterLimits = {};
+  if (typeof record.maximum_cpu === 'number' && Number.isFinite(record.maximum_cpu)) out.maximum_cpu = record.maximum_cpu;
+  if (typeof record.maximum_memory === 'number' && Number.isFinite(record.maximum_memory)) out.maximum_memory = record.maximum_memory;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function clusterLimits(records: Array<Record<string, unknown>>): Record<string, ClusterLimits> {
+  const out: Record<string, ClusterLimits> = {};
+  for (const r of records) {
+    const l = limitsOf(r);
+    if (typeof r.name === 'string' && l) out[r.name] = l;
+  }
+  return out;
+}
+
+/**
+ * The same context from a live state. The live read lists clusters, registries and helm
+ * repositories whenever the manifest refers to one (src/live/read.ts orgListsNeeded), so an empty
+ * list here means the organization has none.
+ */
+export function referenceContextOfLive(live: LiveState): ReferenceContext {
+  const of = (kind: ResourceKind) => [...live.resources.values()].filter((r) => r.kind === kind);
+  const clusters = of('cluster');
+  return {
+    clusters: clusters.map((c) => c.name),
+    registries: of('container_registry').map((r) => r.name),
+    helmRepositories: of('helm_repository').map((r) => r.name),
+    clusterLimits: clusterLimits(clusters.map((c) => ({ ...c.record, name: c.name }))),
+  };
+}
 
 /**
  * Cluster, container registry and helm repository names of the token's organization. Throws (an ApiError, or an Error naming
@@ -29,9 +67,11 @@ export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceConte
     port.get<unknown>(`/organization/${org}/containerRegistry`),
     port.get<unknown>(`/organization/${org}/helmRepository`),
   ]);
+  const clusterRecords = listResults(clusters);
   return {
-    clusters: names(listResults(clusters)),
+    clusters: names(clusterRecords),
     registries: names(listResults(registries)),
     helmRepositories: names(listResults(helmRepositories)),
+    clusterLimits: clusterLimits(clusterRecords as Array<Record<string, unknown>>),
   };
 }

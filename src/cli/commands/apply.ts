@@ -32,6 +32,7 @@ export interface ApplyArgs extends ConnectionArgs {
   autoApprove?: boolean;
   timeout?: string;
   allowDataLoss?: boolean;
+  allowReplace?: boolean;
   maxDestroy?: number;
   json?: boolean;
   pollInterval?: number;
@@ -96,6 +97,7 @@ export const applyCommand: CliCommand<ApplyArgs> = {
       .option('auto-approve', { type: 'boolean', describe: 'Apply without asking for confirmation (required without a terminal)' })
       .option('timeout', { type: 'string', default: '30m', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Allow deleting or replacing databases (a backup is taken first)' })
+      .option('allow-replace', { type: 'boolean', describe: 'Allow replacing (delete, then create) an environment or a deployed service' })
       .option('max-destroy', { type: 'number', describe: 'Refuse a plan that deletes more than N resources' })
       .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
       .option('poll-interval', { type: 'number', hidden: true, describe: 'First deployment poll interval in ms (tests)' })
@@ -177,6 +179,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     {
       ...connectionOf(args),
       allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
+      allowReplace: saved ? saved.options.allow_replace === true : args.allowReplace,
       maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
@@ -247,6 +250,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
           parallelism: args.parallelism,
           timeoutMs: args.timeout ? (parseDuration(args.timeout) ?? DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
           allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
+          allowReplace: saved ? saved.options.allow_replace === true && args.allowReplace !== false : args.allowReplace === true,
           ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
