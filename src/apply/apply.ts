@@ -36,6 +36,7 @@ import { refusals } from './refusals.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
 import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
+import { hasBeenDeployed } from '../plan/guards.js';
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60 * 1000;
 /** A deployment's weight in scheduling, against 1 for a write: minutes against a fraction of a second. */
@@ -227,6 +228,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   };
 
   const takeBackup = async (c: ResourceChange): Promise<void> => {
+    // A database never deployed holds no data, and the API refuses to back it up.
+    const l = [...deps.live.resources.values()].find((r) => r.id === c.id);
+    if (l !== undefined && !hasBeenDeployed(l)) return;
     const b = await backupDatabase(c.address, c.id ?? refs.id(c.address), ctx, clock());
     backups.push({ address: c.address, ...b });
     emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
