@@ -20,8 +20,7 @@ import { fetchLiveState } from '../live/fetch.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, type ApiClient, type ApiEvent } from '../api/index.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
-import { runPlanChecks } from '../checks/index.js';
-import { checkOrganizationReferences } from '../manifest/references.js';
+import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
 
 export interface RunPlanOptions {
@@ -125,9 +124,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // what driftless cannot create and the clusters' maxima (the same check as `validate --remote`,
   // from the lists just read), then the API's listings (instance types, terraform variables; their
   // requests count in the plan's). They become the plan's diagnostics: an error makes it not applyable.
-  const checks = checkOrganizationReferences(loaded.manifest, referenceContextOfLive(result.live));
   const checksBefore = session.port.requestCount;
-  checks.push(...(await runPlanChecks(loaded.manifest, result.live, session.port)));
+  const checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   diagnostics.push(...fk.diagnostics);

@@ -10,7 +10,7 @@
  */
 import type { ApiPort } from '../live/api-port.js';
 import { listResults } from '../live/read.js';
-import type { LiveState, ResourceKind } from '../model/resource.js';
+import { addressOf, type LiveResource, type LiveState, type ResourceKind } from '../model/resource.js';
 import type { ClusterLimits, ReferenceContext } from './references.js';
 
 type Named = { id?: unknown; name?: unknown };
@@ -55,6 +55,15 @@ export function referenceContextOfLive(live: LiveState): ReferenceContext {
  * the choices) when the organization cannot be determined; the caller turns that into a diagnostic.
  */
 export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceContext> {
+  return (await fetchOrganizationFacts(port)).references;
+}
+
+/**
+ * The same reads, also as a LiveState holding the organization's clusters only: what the
+ * listing checks of plan (src/checks: instance types by cluster provider and region, terraform
+ * variables by organization) need, so that `validate --remote` runs them too.
+ */
+export async function fetchOrganizationFacts(port: ApiPort): Promise<{ references: ReferenceContext; clusters: LiveState }> {
   const orgBody = await port.get<unknown>('/organization');
   // The seed returns one record, the real API a list.
   const orgs: Named[] = orgBody && typeof orgBody === 'object' && !Array.isArray(orgBody) && !('results' in orgBody) ? [orgBody as Named] : listResults(orgBody);
@@ -68,10 +77,19 @@ export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceConte
     port.get<unknown>(`/organization/${org}/helmRepository`),
   ]);
   const clusterRecords = listResults(clusters);
+  const resources = new Map<string, LiveResource>();
+  for (const r of clusterRecords) {
+    if (typeof r.name !== 'string' || typeof r.id !== 'string') continue;
+    const address = addressOf('cluster', r.name);
+    resources.set(address, { address, kind: 'cluster', name: r.name, id: r.id, attrs: {}, record: r, version: String(r.updated_at ?? '') });
+  }
   return {
-    clusters: names(clusterRecords),
-    registries: names(listResults(registries)),
-    helmRepositories: names(listResults(helmRepositories)),
-    clusterLimits: clusterLimits(clusterRecords as Array<Record<string, unknown>>),
+    references: {
+      clusters: names(clusterRecords),
+      registries: names(listResults(registries)),
+      helmRepositories: names(listResults(helmRepositories)),
+      clusterLimits: clusterLimits(clusterRecords as Array<Record<string, unknown>>),
+    },
+    clusters: { organizationId: orgs[0]!.id as string, resources, requestCount: 0 },
   };
 }
