@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
-import { destroyedCount, disappeared, ownedObjects, previewManifest } from './support.js';
+import { destroyedCount, disappeared, ownedObjects, previewManifest, settledObjects } from './support.js';
 
 let h: Harness;
 let proxy: Proxy | undefined;
@@ -48,7 +48,7 @@ describe('finding 1: a cluster typo', () => {
     const a = await apply();
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('cluster `stagging-cluster` does not exist in the organization');
-    expect(ownedObjects(h.emu)).toEqual(before);
+    expect(await settledObjects(h.emu)).toEqual(before);
 
     // The remote validate makes the same check with the same words and place.
     const v = await h.run(['validate', 'm', '--remote']);
@@ -95,13 +95,13 @@ describe('finding 1: a cluster typo', () => {
     const refused = await apply();
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('--allow-replace');
-    expect(ownedObjects(h.emu)).toEqual(before);
+    expect(await settledObjects(h.emu)).toEqual(before);
 
     const allowedPlan = await h.run(['plan', 'm', '--allow-replace']);
     const planned = Number(/(\d+) to destroy/.exec(allowedPlan.stdout)![1]);
     const done = await apply('--allow-replace');
     expect(done.code, done.stdout + done.stderr).toBe(0);
-    const gone = disappeared(before, ownedObjects(h.emu));
+    const gone = disappeared(before, await settledObjects(h.emu));
     expect(gone).toContain(`environment:${oldEnvId}`);
     expect(destroyedCount(done.stdout)).toBe(gone.length);
     expect(planned).toBe(gone.length);
@@ -118,7 +118,7 @@ describe('finding 1: a cluster typo', () => {
     const r = await h.run(['apply', 'm', '--auto-approve', '--allow-replace', ...FAST], { env: { DRIFTLESS_API_URL: proxy.url } });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Apply failed');
-    const gone = disappeared(before, ownedObjects(h.emu));
+    const gone = disappeared(before, await settledObjects(h.emu));
     expect(gone.length).toBeGreaterThan(1);
     expect(destroyedCount(r.stdout)).toBe(gone.length);
   });

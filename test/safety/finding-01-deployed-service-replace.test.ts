@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
-import { destroyedCount, disappeared, ownedObjects, previewManifest } from './support.js';
+import { destroyedCount, disappeared, ownedObjects, previewManifest, settledObjects } from './support.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -48,13 +48,13 @@ describe('finding 1: replacing a deployed service', () => {
     expect(refused.stderr).toContain('project.shop/environment.preview/database.db');
     expect(refused.stderr).toContain('--allow-replace');
     expect(dbOf(h.emu).id).toBe(old.id);
-    expect(ownedObjects(h.emu)).toEqual(before);
+    expect(await settledObjects(h.emu)).toEqual(before);
 
     const done = await apply('--allow-data-loss', '--allow-replace');
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(dbOf(h.emu).id).not.toBe(old.id);
     expect(dbOf(h.emu).type).toBe('MYSQL');
-    const gone = disappeared(before, ownedObjects(h.emu));
+    const gone = disappeared(before, await settledObjects(h.emu));
     expect(gone).toEqual([`service:${old.id}`]);
     expect(destroyedCount(done.stdout)).toBe(gone.length);
   });

@@ -45,6 +45,27 @@ export function ownedObjects(emu: RunningEmulator): Set<string> {
   return out;
 }
 
+const DELETING = new Set(['DELETE_QUEUED', 'DELETING']);
+
+/**
+ * ownedObjects once the emulator's asynchronous deletions (DELETE_QUEUED -> DELETING -> gone,
+ * which apply does not wait for) have ended and nothing changed for a few polls.
+ */
+export async function settledObjects(emu: RunningEmulator, timeoutMs = 10_000): Promise<Set<string>> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  let stable = 0;
+  for (;;) {
+    const now = ownedObjects(emu);
+    const key = [...now].sort().join();
+    const busy = Object.values(emu.state.serviceStatuses).some((st) => DELETING.has(String(st.state)));
+    stable = key === last && !busy ? stable + 1 : 0;
+    last = key;
+    if (stable >= 3 || Date.now() > deadline) return now;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The objects of `before` that are gone from `after`. */
 export function disappeared(before: Set<string>, after: Set<string>): string[] {
   return [...before].filter((x) => !after.has(x)).sort();
