@@ -9,6 +9,7 @@ import { error } from '../diag/diagnostic.js';
 import type { Guard, Plan, ResourceChange } from '../plan/types.js';
 import { GUARD_FLAGS } from '../plan/types.js';
 import { stepActionOf } from './steps.js';
+import { blockedRoots } from '../plan/guards.js';
 
 export interface RefusalOptions {
   allowDataLoss?: boolean;
@@ -43,12 +44,17 @@ function advice(guards: Guard[]): string {
 /** Empty: go ahead. */
 export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
   const out: Diagnostic[] = [];
+  // One refusal per cause: what only goes with a blocked replacement is counted in its refusal.
+  const roots = new Map(blockedRoots(plan.changes, plan.options).map((r) => [r.change.address, r.following]));
   for (const c of plan.changes) {
     if (c.status === 'blocked') {
+      const following = roots.get(c.address);
+      if (following === undefined) continue;
       const guards = unlifted(c, opts);
       const needed: Guard[] = guards.length > 0 ? guards : (c.requires ?? []).map((r) => r.guard);
+      const withIt = following > 0 ? ` (with ${following} object${following === 1 ? '' : 's'} that go${following === 1 ? 'es' : ''} with it)` : '';
       out.push(
-        error('apply.blocked', `${c.address}: ${c.actions.join(' and ')} is blocked${c.reasons.length ? `: ${c.reasons.join('; ')}` : ''}`, {
+        error('apply.blocked', `${c.address}${withIt}: ${c.actions.join(' and ')} is blocked${c.reasons.length ? `: ${c.reasons.join('; ')}` : ''}`, {
           address: c.address,
           detail: advice(needed.length > 0 ? needed : ['allow_data_loss']),
         }),

@@ -70,3 +70,34 @@ export function blockingFlags(changes: readonly ResourceChange[], options: { all
   for (const c of changes) for (const f of blockingOf(c, options)?.flags ?? []) flags.add(f);
   return Object.values(GUARD_FLAGS).filter((f) => flags.has(f));
 }
+
+/**
+ * The blocked changes that are blocked on their own account, each with how many blocked changes
+ * only follow it (what goes with a blocked replacement: its services, variables, stages), so that
+ * one cause is reported once.
+ */
+export function blockedRoots(changes: readonly ResourceChange[], options: { allow_data_loss?: boolean; allow_replace?: boolean }): Array<{ change: ResourceChange; following: number }> {
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const rootOf = (c: ResourceChange): ResourceChange => {
+    let cur = c;
+    for (;;) {
+      const parentAddress = cur.via_parent ?? cur.parent;
+      const parent = parentAddress === undefined ? undefined : byAddress.get(parentAddress);
+      // Blocked only by its parent's guards (a database that goes with its environment and whose
+      // data loss is not allowed either has a cause of its own).
+      const missing = (cur.requires ?? []).filter((r) => options[r.guard] !== true);
+      const onlyInherited = missing.length > 0 && missing.every((r) => r.reason.startsWith('goes with '));
+      if (!parent || parent.status !== 'blocked' || !onlyInherited) return cur;
+      cur = parent;
+    }
+  };
+  const out = new Map<string, { change: ResourceChange; following: number }>();
+  for (const c of changes) {
+    if (c.status !== 'blocked') continue;
+    const root = rootOf(c);
+    const entry = out.get(root.address) ?? { change: root, following: 0 };
+    if (root !== c) entry.following++;
+    out.set(root.address, entry);
+  }
+  return [...out.values()];
+}

@@ -12,7 +12,7 @@ import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
-import { blockingFlags, blockingOf } from '../plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface HumanOptions {
   palette?: Palette;
@@ -65,9 +65,10 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (blocked.length > 0) {
     const flags = blockingFlags(blocked, plan.options);
     out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} not done and not counted below; apply refuses this plan without ${flags.join(' and ')}:`)));
-    for (const c of blocked) {
+    for (const { change: c, following } of blockedRoots(blocked, plan.options)) {
       const b = blockingOf(c, plan.options)!;
-      out.push(`  ${p.red('!')} ${escapeControl(c.address)}: ${escapeControl(b.reasons.join('; '))} (needs ${b.flags.join(' and ')})`);
+      const withIt = following > 0 ? `, with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it` : '';
+      out.push(`  ${p.red('!')} ${escapeControl(c.address)}${withIt}: ${escapeControl(b.reasons.join('; '))} (needs ${b.flags.join(' and ')})`);
     }
     out.push('');
   }

@@ -14,7 +14,7 @@ import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, r
 import { escapeControl, escapeMarkdown, fenceFor } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
-import { blockingFlags, blockingOf } from '../plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface MarkdownOptions {
   /** Maximum length of the whole comment. Default 60,000 characters. */
@@ -49,8 +49,12 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     head.push('> [!CAUTION]');
     const flags = blockingFlags(blocked, plan.options).map((f) => `\`${f}\``);
     head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan without ${flags.join(' and ')}.`);
-    for (const c of blocked.slice(0, 20)) head.push(`> - \`${code(c.address)}\`: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
-    if (blocked.length > 20) head.push(`> - and ${blocked.length - 20} more`);
+    const roots = blockedRoots(blocked, plan.options);
+    for (const { change: c, following } of roots.slice(0, 20)) {
+      const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
+      head.push(`> - \`${code(c.address)}\`${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+    }
+    if (roots.length > 20) head.push(`> - and ${roots.length - 20} more`);
     head.push('');
   }
 

@@ -1,6 +1,6 @@
 /** The plan's safety guards as pure functions (src/plan/guards.ts). */
 import { describe, expect, it } from 'vitest';
-import { blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements } from '../../src/plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements } from '../../src/plan/guards.js';
 import type { LiveResource } from '../../src/model/resource.js';
 import type { GuardRequirement, ResourceChange } from '../../src/plan/types.js';
 
@@ -63,5 +63,28 @@ describe('blockingFlags', () => {
     guardChange(c, [REPLACE], { allow_data_loss: false, allow_replace: true });
     expect(blockingFlags([a, b, c], { allow_data_loss: false, allow_replace: false })).toEqual(['--allow-data-loss', '--allow-replace']);
     expect(blockingFlags([a], {})).toEqual(['--allow-replace']);
+  });
+});
+
+describe('blockedRoots', () => {
+  it('reports what only goes with a blocked replacement under it, and a child with a cause of its own on its own', () => {
+    const none = { allow_data_loss: false, allow_replace: false };
+    const envReq: GuardRequirement = { guard: 'allow_replace', reason: 'replaces environment "e" with everything in it' };
+    const env: ResourceChange = { ...change(), address: 'project.p/environment.e', kind: 'environment', name: 'e', parent: 'project.p' };
+    guardChange(env, [envReq], none);
+    const inherited = inheritedRequirements(env.requires!, env.address);
+    const api: ResourceChange = { ...change(), address: 'project.p/environment.e/application.api', kind: 'application', name: 'api', parent: env.address };
+    guardChange(api, inherited, none);
+    const stray: ResourceChange = { ...change(), address: 'project.p/environment.e/application.api/variable.X', kind: 'variable', name: 'X', actions: ['delete'], via_parent: api.address, parent: api.address };
+    guardChange(stray, inheritedRequirements(api.requires!, api.address), none);
+    const db: ResourceChange = { ...change(), address: 'project.p/environment.e/database.db', parent: env.address };
+    guardChange(db, [...inherited, DATA], none);
+    const roots = blockedRoots([env, api, stray, db], none);
+    expect(roots.map((r) => [r.change.address, r.following])).toEqual([
+      ['project.p/environment.e', 2],
+      ['project.p/environment.e/database.db', 0],
+    ]);
+    // With the data loss allowed, the database only goes with its environment.
+    expect(blockedRoots([env, api, stray, db], { allow_data_loss: true }).map((r) => [r.change.address, r.following])).toEqual([['project.p/environment.e', 3]]);
   });
 });

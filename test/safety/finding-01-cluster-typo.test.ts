@@ -92,9 +92,13 @@ describe('finding 1: a cluster typo', () => {
     expect(env.blocked).toEqual({ reasons: ['replaces environment "preview" with everything in it'], flags: ['--allow-replace'] });
     expect(json.summary.blocked).toBe(json.resource_changes.filter((c) => c.blocked).length);
 
+    // One cause, one list entry and one refusal (not one per service and variable).
+    expect(plan.stdout).toContain('! project.shop/environment.preview, with 3 objects that go with it: replaces environment "preview" with everything in it (needs --allow-replace)');
     const refused = await apply();
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('--allow-replace');
+    expect(refused.stderr.match(/error\[apply\.blocked\]/g)).toHaveLength(1);
+    expect(refused.stderr).toContain('error[apply.blocked]: project.shop/environment.preview (with 3 objects that go with it): delete and create is blocked');
+    expect(refused.stderr).toContain('Run plan and apply again with --allow-replace to allow it');
     expect(await settledObjects(h.emu)).toEqual(before);
 
     const allowedPlan = await h.run(['plan', 'm', '--allow-replace']);
