@@ -46,6 +46,7 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
   const out: Diagnostic[] = [];
   // One refusal per cause: what only goes with a blocked replacement is counted in its refusal.
   const roots = new Map(blockedRoots(plan.changes, plan.options).map((r) => [r.change.address, r.following]));
+  const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
   for (const c of plan.changes) {
     if (c.status === 'blocked') {
       const following = roots.get(c.address);
@@ -64,6 +65,10 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
     if (stepActionOf(c) === undefined && c.via_parent === undefined) continue;
     const guards = unlifted(c, opts);
     if (guards.length === 0) continue;
+    // What only goes with a refused parent is refused with it (one error per cause).
+    const parent = byAddress.get(c.via_parent ?? c.parent ?? '');
+    const inheritedOnly = (c.requires ?? []).filter((r) => guards.includes(r.guard)).every((r) => r.reason.startsWith('goes with ')) && (c.requires ?? []).some((r) => guards.includes(r.guard));
+    if (parent && inheritedOnly && unlifted(parent, opts).length > 0) continue;
     if (isDatabaseLoss(c) && guards.length === 1 && guards[0] === 'allow_data_loss') {
       out.push(
         error('apply.data-loss', `${c.address}: the plan ${stepActionOf(c) === 'replace' ? 'replaces' : 'deletes'} a database and --allow-data-loss was not given`, {

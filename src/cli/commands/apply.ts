@@ -250,7 +250,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
           parallelism: args.parallelism,
           timeoutMs: args.timeout ? (parseDuration(args.timeout) ?? DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
           allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
-          allowReplace: saved ? saved.options.allow_replace === true && args.allowReplace !== false : args.allowReplace === true,
+          // Only this command line lifts the replace guard, a saved plan never does (its own
+          // allow_replace only recomputes the same plan, then the guard is checked against this flag).
+          allowReplace: args.allowReplace === true,
           ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
