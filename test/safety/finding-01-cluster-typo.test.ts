@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
-import { destroyedCount, disappeared, ownedObjects, previewManifest, settledObjects } from './support.js';
+import { destroyedCount, disappeared, ownedObjects, previewManifest, settledObjects } from './guards-support.js';
 
 let h: Harness;
 let proxy: Proxy | undefined;

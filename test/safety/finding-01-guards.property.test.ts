@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FAST, startHarness } from '../e2e/helpers.js';
-import { disappeared, ownedObjects, settledObjects } from './support.js';
+import { disappeared, ownedObjects, settledObjects } from './guards-support.js';
 
 interface Edit {
   cluster: 'staging-cluster' | 'production-cluster' | 'stagging-cluster';

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
-import { previewManifest, settledObjects, ownedObjects, destroyedCount, disappeared } from './support.js';
+import { previewManifest, settledObjects, ownedObjects, destroyedCount, disappeared } from './guards-support.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

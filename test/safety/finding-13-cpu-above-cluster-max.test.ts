@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
-import { previewManifest } from './support.js';
+import { previewManifest } from './guards-support.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
