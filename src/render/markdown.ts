@@ -52,7 +52,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     const roots = blockedRoots(blocked, plan.options);
     for (const { change: c, following } of roots.slice(0, 20)) {
       const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
-      head.push(`> - \`${code(c.address)}\`${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+      head.push(`> - ${inlineCode(c.address)}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
     }
     if (roots.length > 20) head.push(`> - and ${roots.length - 20} more`);
     head.push('');
@@ -100,7 +100,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
   const unmanagedSection = () =>
-    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
+    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
 
   // Keep the head, the tail and as many sections as fit; say how many were left out. Sections are
   // rendered only while they fit, so a plan of thousands of resources stays cheap to render.
