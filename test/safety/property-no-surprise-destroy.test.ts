@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { startHarness, FAST, type Harness } from '../e2e/helpers.js';
+import { disappeared, ownedObjects, settledObjects } from './guards-support.js';
 
 const SECRET_VALUE = 'sk_live_property-secret-value';
 const ENV = { PROP_SECRET: SECRET_VALUE };
@@ -96,23 +97,9 @@ const EDITS: Edit[] = [
   { name: 'rename a service (delete + create)', apply: (m) => { const s = svc(m, 'production', 'web'); if (s) { s.name = 'web2'; for (const st of env(m, 'production').deployment_stages) st.services = st.services.map((n: string) => (n === 'web' ? 'web2' : n)); } } },
 ];
 
-interface Snapshot {
-  /** id -> "kind name" of every object driftless could delete. */
-  ids: Map<string, string>;
-  /** scope id + key of every variable (a variable replaced in place keeps its scope and key). */
-  variableKeys: Set<string>;
-}
-
-function snapshot(h: Harness): Snapshot {
-  const s = h.emu.state;
-  const ids = new Map<string, string>();
-  // Built-in variables belong to the platform (it rewrites them on its own): not driftless's to count.
-  const variables = Object.values(s.variables).filter((v) => v.scope !== 'BUILT_IN');
-  for (const [kind, records] of [['project', Object.values(s.projects)], ['environment', Object.values(s.environments)], ['service', Object.values(s.services)], ['stage', Object.values(s.deploymentStages)], ['variable', variables]] as const) {
-    for (const r of records) ids.set(r.id, `${kind} ${String(r.name ?? r.key)}`);
-  }
-  const variableKeys = new Set(variables.map((v) => `${v.scope}:${v.parent_id ?? ''}:${v.key}`));
-  return { ids, variableKeys };
+/** scope, parent and key of every variable a manifest can own (a variable replaced in place keeps them). */
+function variableKeys(h: Harness): Set<string> {
+  return new Set(Object.values(h.emu.state.variables).filter((v) => v.scope !== 'BUILT_IN').map((v) => `${v.scope}:${v.parent_id ?? ''}:${v.key}`));
 }
 
 function destroyedCount(stdout: string): number | undefined {
@@ -139,7 +126,8 @@ describe('property: no apply deletes a live object without a flag or a prune opt
           h.write({ 'm/shop.yaml': stringify(baseManifest()) });
           const first = await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: ENV });
           expect(first.code, first.stderr).toBe(0);
-          const before = snapshot(h);
+          const before = ownedObjects(h.emu);
+          const keysBefore = variableKeys(h);
 
           const edited = baseManifest();
           for (const e of edits) e.apply(edited);
@@ -148,17 +136,16 @@ describe('property: no apply deletes a live object without a flag or a prune opt
           if (flags.allowReplace) argv.push('--allow-replace');
           if (flags.allowDataLoss) argv.push('--allow-data-loss');
           const r = await h.run(argv, { env: ENV });
-          const after = snapshot(h);
-
-          const gone = [...before.ids].filter(([id]) => !after.ids.has(id));
+          // Deletions end asynchronously on the platform: compare once they have.
+          const gone = disappeared(before, await settledObjects(h.emu));
+          const keysAfter = variableKeys(h);
           const context = `edits: ${edits.map((e) => e.name).join('; ')}; flags: ${JSON.stringify(flags)}; exit ${r.code}\n${r.stderr}`;
 
           // No flag, no prune opt-in (the manifests never opt in): nothing disappears, except a
           // variable replaced in place, which is back under the same scope and key.
           if (!flags.allowReplace && !flags.allowDataLoss) {
-            const lost = gone.filter(([, what]) => !what.startsWith('variable '));
-            expect(lost, context).toEqual([]);
-            expect([...before.variableKeys].filter((k) => !after.variableKeys.has(k)), context).toEqual([]);
+            expect(gone.filter((what) => !what.startsWith('variable:')), context).toEqual([]);
+            expect([...keysBefore].filter((k) => !keysAfter.has(k)), context).toEqual([]);
           }
           // Whatever happened, the summary (when the apply got as far as writing) counts exactly
           // the objects that disappeared; an apply refused before any write deletes nothing.
