@@ -15,6 +15,8 @@ export type ManifestCode =
   | `yaml.${string}`
   | 'manifest.not-found'
   | 'manifest.not-a-file'
+  | 'manifest.outside-directory'
+  | 'manifest.not-a-manifest'
   | 'manifest.unreadable'
   | 'manifest.empty-directory'
   | 'manifest.empty'

@@ -142,6 +142,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
         error('schema.wrong-type', 'a manifest file must be a mapping at the top level', {
           detail: 'Start with `version: 1` and top-level keys such as `projects:`.',
           range: { file: file.display, start: { line: 1, col: 1 } },
+          // A file that is not a manifest at all: none of its text is shown.
+          excerpt: '',
         }),
       );
       incomplete = true;
