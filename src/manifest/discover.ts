@@ -68,6 +68,8 @@ export function confineManifestFile(abs: string, root: string, display: string, 
     return {
       refusal: error('manifest.outside-directory', `${display} is a symbolic link that leads outside the manifest directory`, {
         detail: `A manifest file, like a \`\${file:...}\` reference, must stay inside ${rootDisplay}; the file it points at was not read. Remove the link, or copy the manifest file into the directory.`,
+        // The link itself, for annotations; no excerpt can be made of a file that is not read.
+        range: { file: display, start: { line: 1, col: 1 } },
       }),
     };
   }
@@ -75,6 +77,7 @@ export function confineManifestFile(abs: string, root: string, display: string, 
     return {
       refusal: error('manifest.not-a-manifest', `${display} is a symbolic link to a file that is not a *.yaml or *.yml file`, {
         detail: 'Only YAML files are read as the manifest; the file it points at was not read.',
+        range: { file: display, start: { line: 1, col: 1 } },
       }),
     };
   }
