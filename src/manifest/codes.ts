@@ -45,6 +45,7 @@ export type ManifestCode =
   | 'ref.unresolved'
   | 'ref.self'
   | 'ref.alias-of-alias'
+  | 'ref.alias-cycle'
   | 'ref.override-mount-path'
   | 'ref.env-missing'
   | 'ref.bad-env-name'

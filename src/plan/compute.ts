@@ -12,6 +12,7 @@ import { checkHelmRepositoryNames } from './helm-repositories.js';
 import { manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
+import { knownList } from '../manifest/suggest.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -61,7 +62,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     if (READ_ONLY_KINDS.has(d.kind) && !l) {
       diagnostics.push(
         error('live.not-found', `${d.kind === 'organization' ? 'the organization' : `${d.kind} "${d.name}"`} does not exist and cannot be created through the API`, {
-          detail: d.kind === 'cluster' ? `Known clusters: ${namesOf(live, 'cluster').join(', ') || '(none)'}.` : undefined,
+          detail: d.kind === 'cluster' ? `Known clusters: ${knownList(namesOf(live, 'cluster'))}.` : undefined,
           address,
           range: d.source,
         }),

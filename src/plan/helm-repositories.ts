@@ -10,7 +10,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { DesiredGraph, LiveState } from '../model/resource.js';
 import { addressOf, matchKey } from '../model/resource.js';
-import { nearest } from '../manifest/suggest.js';
+import { knownList, nearest } from '../manifest/suggest.js';
 
 /** The repository name a desired helm service refers to, if it uses a helm repository. */
 export function helmRepositoryNameOf(attrs: Record<string, unknown>): string | undefined {
@@ -37,7 +37,7 @@ export function checkHelmRepositoryNames(graph: DesiredGraph, live: LiveState): 
     out.push(
       error('ref.unresolved', `helm repository \`${name}\` of helm service "${d.name}" does not exist in the organization`, {
         detail:
-          `${guess ? `Did you mean \`${guess}\`? ` : ''}Known helm repositories: ${names.join(', ') || '(none)'}. ` +
+          `${guess ? `Did you mean \`${guess}\`? ` : ''}Known helm repositories: ${knownList(names)}. ` +
           'A helm repository is created in the console (or with POST /organization/{id}/helmRepository), not by driftless.',
         address: d.address,
         range: d.source,
