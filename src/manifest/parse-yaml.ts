@@ -301,7 +301,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
 
   try {
     const top = build(doc.contents as Node | null, 0, { file, start: { line: 1, col: 1 } });
-    return { file, value: doc.contents === null ? undefined : top.value, diagnostics, lineCounter };
+    return { file, value: doc.contents === null ? undefined : top.value, diagnostics: onePerPlace(diagnostics), lineCounter };
   } catch (e) {
     if (!(e instanceof TooComplex) && !(e instanceof RangeError)) throw e;
     if (!hasErrors(diagnostics)) {
@@ -353,6 +353,17 @@ function resolveAliases(doc: Document.Parsed): Map<Alias, Node> {
     },
   });
   return targets;
+}
+
+/** An anchored mapping is built once per alias: a mistake inside it is still one error. */
+function onePerPlace(diags: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diags.filter((d) => {
+    const k = `${d.code}|${d.summary}|${d.range ? `${d.range.start.line}:${d.range.start.col}` : ''}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
 
 function formatSize(n: number): string {
