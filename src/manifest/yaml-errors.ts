@@ -205,10 +205,13 @@ export function describeYamlError(e: YAMLError, text: string, lineStarts: readon
       };
     }
     const word = rest.replace(/^-\s+/, '').trim();
+    // `cpu 250`: the colon between a key and its value is missing.
+    const pair = /^([^\s"']+)\s+(.+)$/.exec(word);
+    const key = pair ? pair[1]! : word;
     return {
       code,
-      summary: `\`${word}\` is written like a key but has no colon after it`,
-      detail: `Write \`${word}:\`: a key is followed by a colon, then its value on the same line or on the lines indented under it.`,
+      summary: `\`${key}\` is written like a key but has no colon after it`,
+      detail: `Write \`${pair ? `${pair[1]}: ${pair[2]}` : `${word}:`}\`: a key is followed by a colon, then its value on the same line or on the lines indented under it.`,
       start: l.starts[at - 1]! + from,
       end: l.starts[at - 1]! + from + rest.length,
     };
@@ -219,6 +222,23 @@ export function describeYamlError(e: YAMLError, text: string, lineStarts: readon
     const start = at === errLine ? pos : firstCharOffset(l, at);
     return { code, summary: `YAML syntax error: ${message.charAt(0).toLowerCase()}${message.slice(1)}`, start, end: at === errLine ? posEnd : undefined };
   };
+
+  // The first key of the file indented: every later top-level key then looks misplaced, and the
+  // library reports the first of them. The mistake is the first line.
+  const firstLine = contentLineFrom(l, 1);
+  if (firstLine !== undefined && firstLine < errLine && e.code !== 'TAB_AS_INDENT') {
+    const firstIndent = indentOf(lineText(l, firstLine));
+    const at = contentLineFrom(l, errLine);
+    if (firstIndent > 0 && at !== undefined && indentOf(lineText(l, at)) < firstIndent) {
+      return {
+        code,
+        summary: 'the first key of the file is indented',
+        detail: 'Top-level keys (`version:`, `projects:`, ...) start at column 1: remove the spaces before this one.',
+        start: l.starts[firstLine - 1]!,
+        end: firstCharOffset(l, firstLine),
+      };
+    }
+  }
 
   switch (e.code) {
     case 'TAB_AS_INDENT': {
