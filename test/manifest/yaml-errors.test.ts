@@ -26,12 +26,18 @@ describe('YAML syntax errors in the manifest\'s terms', () => {
     ['a list item under a key that has a value', 'a: 1 # c\n#x\n  - b\n', 'yaml.block-as-implicit-key', 3, 3, /list item is indented under `a`, which already has a value/],
     ['a single quote inside single quotes', "a: 'it's'\n", 'yaml.unexpected-token', 1, 8, /text follows the closing quote/],
     ['an unclosed single quote', "a: 'abc\nb: 1\n", 'yaml.missing-char', 1, 4, /the `'` here has no closing `'`/],
+    ['a key missing the colon before its value', 'p:\n  - name: a\n    cpu 250\n    memory: 3\n', 'yaml.multiline-implicit-key', 3, 5, /`cpu` is written like a key but has no colon after it/],
+    ['an indented first key', '# c\n  version: 1\nprojects: []\n', 'yaml.unexpected-token', 2, 1, /the first key of the file is indented/],
     ['a sibling key one column off under a list item', 'p:\n  - name: a\n   foo: 1\n', 'yaml.missing-char', 3, 4, /indented to column 4, where no key above it starts/],
   ])('%s: one error at the mistake', (_what, text, code, line, col, summary) => {
     const d = only(text);
     expect(d).toMatchObject({ code, range: { file: 'm.yaml', start: { line, col } } });
     expect(d.summary).toMatch(summary);
     expect(d.summary).not.toMatch(/compact mappings|Implicit keys|Unexpected/);
+  });
+
+  it('shows the fix of a missing colon', () => {
+    expect(only('p:\n  - name: a\n    cpu 250\n    memory: 3\n').detail).toContain('Write `cpu: 250`');
   });
 
   it('names the columns a misaligned key could take', () => {
