@@ -5,16 +5,15 @@
  * the summary line and the paths as step outputs, the job summary, the markdown parts for the
  * pull-request comments, and a failure that replaces them.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT, planRun, readInputs, summaryLine } from '../../action/run.mjs';
 import { startEmu, tempDir, type Emu } from '../export/helpers.js';
+import { runStep as runRunStep } from './action-step.js';
 
 const root = path.resolve(__dirname, '../..');
 const actionText = readFileSync(path.join(root, 'action.yml'), 'utf8');
@@ -130,38 +129,9 @@ describe('action/run.mjs: the driftless command line of each input combination',
   });
 });
 
-/** Runs action/run.mjs as the composite step does: inputs in env, the built CLI as the entry. */
-async function runStep(cwd: string, inputs: Record<string, string>, env: NodeJS.ProcessEnv) {
-  const outputFile = path.join(cwd, `github-output-${Math.random().toString(16).slice(2)}`);
-  const summaryFile = path.join(cwd, `step-summary-${Math.random().toString(16).slice(2)}`);
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  const stepEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    ...env,
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_REPOSITORY: 'acme/infra',
-    GITHUB_RUN_ID: '42',
-    ACTION_DRIFTLESS_ENTRY: path.join(root, 'bin/driftless.js'),
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`ACTION_INPUT_${k}`, v])),
-  };
-  const r = await promisify(execFile)(process.execPath, [path.join(root, 'action/run.mjs')], { cwd, env: stepEnv, maxBuffer: 64 * 1024 * 1024 });
-  // The runner's format: name<<DELIMITER, value lines, DELIMITER.
-  const outputs: Record<string, string> = {};
-  const lines = readFileSync(outputFile, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([a-z-]+)<<(\S+)$/.exec(lines[i]!);
-    if (!m) continue;
-    const end = lines.indexOf(m[2]!, i + 1);
-    outputs[m[1]!] = lines.slice(i + 1, end).join('\n');
-    i = end;
-  }
-  return { outputs, summary: readFileSync(summaryFile, 'utf8'), log: r.stdout };
-}
+/** The run step with the inputs named as action/run.mjs reads them (COMMAND, PLAN_FILE, ...). */
+const runStep = (cwd: string, inputs: Record<string, string>, env: NodeJS.ProcessEnv) =>
+  runRunStep(cwd, Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`ACTION_INPUT_${k}`, v])), env);
 
 describe('action/run.mjs, run for real on the emulator', () => {
   let emu: Emu;
