@@ -7,7 +7,7 @@
  * and the built CLI against the emulator): plan on the pull request, apply on merge, the nightly
  * drift in sync, then drift found after a console edit.
  */
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { truthy } from '@actions/expressions/result';
@@ -158,18 +158,17 @@ function toData(v: unknown): data.ExpressionData {
   return dict;
 }
 
-/** The status functions of a job in which no step failed and nothing was cancelled. */
-const statusFunctions = [
-  { name: 'success', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(true) },
-  { name: 'always', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(true) },
-  { name: 'cancelled', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(false) },
-  { name: 'failure', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(false) },
-];
+/** The status functions, for a job in which a step failed or not (nothing is cancelled here). */
+function statusFunctions(failed: boolean) {
+  const f = (name: string, value: boolean) => ({ name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(value) });
+  return [f('success', !failed), f('always', true), f('cancelled', false), f('failure', failed)];
+}
 
-function evaluate(expression: string, contexts: Record<string, unknown>): data.ExpressionData {
+function evaluate(expression: string, contexts: Record<string, unknown>, failed = false): data.ExpressionData {
   const { tokens } = new Lexer(expression).lex();
-  const ast = new Parser(tokens, Object.keys(contexts), statusFunctions).parse();
-  return new Evaluator(ast, toData(contexts) as data.Dictionary, new Map(statusFunctions.map((f) => [f.name, f]))).evaluate();
+  const functions = statusFunctions(failed);
+  const ast = new Parser(tokens, Object.keys(contexts), functions).parse();
+  return new Evaluator(ast, toData(contexts) as data.Dictionary, new Map(functions.map((f) => [f.name, f]))).evaluate();
 }
 
 /** A value with `${{ }}` expressions in it, as the runner hands it to a step. */
@@ -177,11 +176,12 @@ function interpolate(value: unknown, contexts: Record<string, unknown>): string 
   return String(value).replace(/\$\{\{\s*([\s\S]*?)\s*\}\}/g, (_m, e: string) => evaluate(e, contexts).coerceString());
 }
 
-/** An `if:` condition (with or without `${{ }}`). */
-function condition(value: string | undefined, contexts: Record<string, unknown>): boolean {
-  if (value === undefined) return true;
+/** An `if:` condition (with or without `${{ }}`); without a status function, `success() && ` is implied. */
+function condition(value: string | undefined, contexts: Record<string, unknown>, failed: boolean): boolean {
+  if (value === undefined) return !failed;
   const e = /^\$\{\{([\s\S]*)\}\}$/.exec(value.trim())?.[1] ?? value;
-  return truthy(evaluate(e, contexts));
+  const explicit = /\b(success|failure|always|cancelled)\(\)/.test(e);
+  return (explicit || !failed) && truthy(evaluate(e, contexts, failed));
 }
 
 /**
@@ -201,15 +201,16 @@ async function runLocalAction(cwd: string, step: Step, contexts: Record<string, 
   return runStep(cwd, stepEnv, env);
 }
 
-/** Runs a workflow's job; returns each step's result by id (and the names of the skipped steps). */
+/** Runs a workflow's job; returns each step's result by id (or name), the skipped steps, and whether it failed. */
 async function runJob(cwd: string, wf: Record<string, any>, base: Record<string, unknown>) {
   const steps: Record<string, { outputs: Record<string, string> }> = {};
   const results: Record<string, StepResult> = {};
   const skipped: string[] = [];
   const envs: Record<string, Record<string, string>> = {};
+  let failed = false;
   for (const step of jobOf(wf).steps) {
     const contexts = { ...base, steps };
-    if (!condition(step.if, contexts)) {
+    if (!condition(step.if, contexts, failed)) {
       skipped.push(step.name ?? step.uses!);
       continue;
     }
@@ -219,9 +220,8 @@ async function runJob(cwd: string, wf: Record<string, any>, base: Record<string,
       const r = await runLocalAction(cwd, step, contexts);
       results[step.id ?? step.name!] = r;
       if (step.id) steps[step.id] = { outputs: r.outputs };
-      // The action's last step fails the job on a driftless error: the rest of the job is skipped.
-      const code = r.outputs['exit-code'];
-      if (code !== '0' && code !== '2') throw new Error(`${step.name}: driftless failed (exit ${code})\n${r.log}`);
+      // The action's last step fails the job on a driftless error (exit code other than 0 and 2).
+      if (!['0', '2'].includes(r.outputs['exit-code']!)) failed = true;
     } else if (String(step.uses).startsWith('actions/upload-artifact@')) {
       // What it uploads exists.
       for (const p of interpolate(step.with!.path, contexts).split('\n').map((s) => s.trim()).filter(Boolean)) expect(existsSync(path.join(cwd, p)), `${step.name}: ${p}`).toBe(true);
@@ -229,7 +229,7 @@ async function runJob(cwd: string, wf: Record<string, any>, base: Record<string,
       for (const f of Object.values(env)) expect(existsSync(path.join(cwd, f)), `${step.name}: ${f}`).toBe(true);
     }
   }
-  return { results, skipped, envs };
+  return { results, skipped, envs, failed };
 }
 
 describe('the example workflows, run step by step on the emulator', () => {
@@ -286,5 +286,16 @@ describe('the example workflows, run step by step on the emulator', () => {
     expect(found.results.drift!.outputs.summary).toBe('Drift detected: 1 resource differs from Git.');
     const report = JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'));
     expect(readFileSync(path.join(tmp.dir, found.results.drift!.outputs['output-file']!), 'utf8')).toContain(`fingerprint=${report.fingerprint}`);
+    expect(found.failed).toBe(false);
+
+    // A pull request that breaks the manifest: validation fails, the plan still runs, fails, and
+    // leaves ONE part that says so for the comment; the job fails.
+    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), 'projects:\n  - name: other\n    environments:\n      - name: dev\n        clustr: x\n');
+    const broken = await runJob(tmp.dir, workflows.plan, { vars, secrets, github });
+    expect(broken.failed).toBe(true);
+    expect(broken.results.Validate!.outputs['exit-code']).toBe('1');
+    expect(broken.results.plan!.outputs).toMatchObject({ 'exit-code': '1', 'markdown-parts': '1', 'plan-file': '' });
+    expect(readFileSync(path.join(tmp.dir, 'driftless-plan-md/part-1.md'), 'utf8')).toContain('### ❌ driftless plan failed');
+    expect(broken.skipped).toEqual(['Keep the plan with the run']);
   }, 120_000);
 });
