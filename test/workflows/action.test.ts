@@ -11,7 +11,7 @@ import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_LIMIT, planRun, readInputs, summaryLine } from '../../action/run.mjs';
+import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, capBytes, fenced, planRun, readInputs, summaryLine } from '../../action/run.mjs';
 import { startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { runStep as runRunStep } from './action-step.js';
 
@@ -126,6 +126,26 @@ describe('action/run.mjs: the driftless command line of each input combination',
     expect(summaryLine(plan, { exitCode: 1, text: '' })).toBe('driftless plan failed (exit code 1).');
     const drift = planRun(inputs({ COMMAND: 'drift' }));
     expect(summaryLine(drift, { exitCode: 2, text: '', drift: { in_sync: false, summary: { drifted: 1 } } })).toBe('Drift detected: 1 resource differs from Git.');
+  });
+});
+
+describe('action/run.mjs: the job summary', () => {
+  it('fences the human plan with a fence longer than any run of backticks in it, so a value cannot close it', () => {
+    const text = 'value = "```\n# not a heading"\nother = "````"\n';
+    const block = fenced(text);
+    expect(block.startsWith('`````text\n')).toBe(true);
+    expect(block.endsWith('\n`````\n')).toBe(true);
+    expect(block.split('\n').filter((l) => /^`{5}/.test(l))).toHaveLength(2);
+  });
+
+  it('cuts what is over the 1 MiB summary limit at a line boundary, with the note saying where the rest is', () => {
+    const line = 'é'.repeat(99) + '\n'; // 199 bytes: the limit counts bytes, not characters
+    const big = line.repeat(Math.ceil((STEP_SUMMARY_LIMIT * 1.5) / Buffer.byteLength(line)));
+    const note = '\n*Cut here: see driftless show.*\n';
+    const cut = capBytes(big, STEP_SUMMARY_LIMIT, note);
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(STEP_SUMMARY_LIMIT);
+    expect(cut.endsWith(`${line}${note}`)).toBe(true);
+    expect(capBytes('small\n', STEP_SUMMARY_LIMIT, note)).toBe('small\n');
   });
 });
 
