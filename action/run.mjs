@@ -176,15 +176,21 @@ function logUntrusted(out, text) {
   out.write(`::stop-commands::${token}\n${text.replace(/\n?$/, '\n')}::${token}::\n`);
 }
 
-/** Runs the CLI with `args`: stdout to `stdoutFile` (and kept), stderr to the log (and its tail kept). */
-function runCli(entry, args, { env, echoStdout }) {
+/**
+ * Runs the CLI with `args`: its stdout kept (and, with `echo`, streamed to the log: 'raw' for
+ * annotations, 'guarded' with workflow commands stopped), stderr to the log (its tail kept).
+ */
+function runCli(entry, args, { env, echo }) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = [];
     let err = '';
+    const token = randomBytes(16).toString('hex');
+    if (echo === 'guarded') process.stdout.write(`::stop-commands::${token}\n`);
+    child.on('close', () => echo === 'guarded' && process.stdout.write(`\n::${token}::\n`));
     child.stdout.on('data', (b) => {
       out.push(b);
-      if (echoStdout) process.stdout.write(b);
+      if (echo) process.stdout.write(b);
     });
     child.stderr.on('data', (b) => {
       process.stderr.write(b);
@@ -224,7 +230,9 @@ export async function main(env = process.env, out = process.stdout) {
   }
 
   out.write(`driftless ${run.args.join(' ')}\n`);
-  const result = await runCli(entry, run.args, { env: childEnv, echoStdout: run.format === 'github' || run.command === 'apply' });
+  // Annotations must reach the runner as they are; apply's progress is streamed, guarded.
+  const echo = run.format === 'github' ? 'raw' : run.command === 'apply' ? 'guarded' : undefined;
+  const result = await runCli(entry, run.args, { env: childEnv, echo });
   writeFileSync(run.stdoutFile, result.stdout);
   const failed = result.code !== 0 && result.code !== 2;
 
@@ -232,7 +240,7 @@ export async function main(env = process.env, out = process.stdout) {
   let human = '';
   let summaryMarkdown = '';
   if (run.command === 'plan' && !failed) {
-    const shown = await runCli(entry, ['show', run.planFile, '--format', 'human'], { env: childEnv, echoStdout: false });
+    const shown = await runCli(entry, ['show', run.planFile, '--format', 'human'], { env: childEnv });
     if (shown.code === 0) human = shown.stdout;
   }
   if (run.splitDir) {

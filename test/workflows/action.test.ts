@@ -197,6 +197,8 @@ describe('action/run.mjs, run for real on the emulator', () => {
     expect(apply.outputs['exit-code']).toBe('0');
     expect(apply.outputs.summary).toMatch(/^Apply complete!/);
     expect(apply.summary).toContain('Apply complete!');
+    // apply's progress is streamed to the log, with workflow commands stopped around it.
+    expect(apply.log).toMatch(/::stop-commands::([0-9a-f]{32})\n[\s\S]*Apply complete![\s\S]*\n::\1::\n/);
 
     const drift = await runStep(tmp.dir, { COMMAND: 'drift', MANIFEST: 'infra' }, emu.env({}, 'READ'));
     expect(drift.outputs['exit-code']).toBe('0');
