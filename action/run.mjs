@@ -106,11 +106,23 @@ export function planRun(inputs) {
 
 const PLAN_LINE = /(Plan: \d+ to add, \d+ to change, \d+ to destroy, \d+ to deploy\.|No changes\.)/;
 
+/** The summary line of a JSON plan (`--format json`): the same words as the human plan's. */
+function planJsonLine(text) {
+  let s;
+  try {
+    s = JSON.parse(text).summary;
+  } catch {
+    return '';
+  }
+  if (!s || typeof s.add !== 'number') return '';
+  return s.add + s.change + s.destroy + s.deploy === 0 ? 'No changes.' : `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy, ${s.deploy} to deploy.`;
+}
+
 /** The one line the `summary` output holds. */
 export function summaryLine(run, { exitCode, text, drift }) {
   const failed = exitCode !== 0 && exitCode !== 2;
   if (failed) return `driftless ${run.command} failed (exit code ${exitCode}).`;
-  if (run.command === 'plan' || run.command === 'show') return PLAN_LINE.exec(text)?.[1] ?? '';
+  if (run.command === 'plan' || run.command === 'show') return PLAN_LINE.exec(text)?.[1] ?? planJsonLine(text);
   if (run.command === 'drift' && drift) {
     const n = drift.summary?.drifted ?? 0;
     return drift.in_sync ? 'No drift: the live platform matches Git.' : `Drift detected: ${n} resource${n === 1 ? '' : 's'} differ${n === 1 ? 's' : ''} from Git.`;
@@ -257,7 +269,7 @@ export async function main(env = process.env, out = process.stdout) {
   if (run.driftFile && existsSync(run.driftFile)) drift = JSON.parse(readFileSync(run.driftFile, 'utf8'));
 
   const text = human || result.stdout;
-  const summary = summaryLine(run, { exitCode: result.code, text: text + '\n' + parts.map((p) => readFileSync(p, 'utf8')).join('\n'), drift });
+  const summary = summaryLine(run, { exitCode: result.code, text: run.format === 'json' && !human ? result.stdout : text + '\n' + parts.map((p) => readFileSync(p, 'utf8')).join('\n'), drift });
 
   if (human) logUntrusted(out, human);
   else if (!failed && run.format !== 'github' && run.command !== 'apply' && result.stdout) logUntrusted(out, result.stdout);

@@ -124,6 +124,8 @@ describe('action/run.mjs: the driftless command line of each input combination',
     const plan = planRun(inputs({ COMMAND: 'plan' }));
     expect(summaryLine(plan, { exitCode: 2, text: '**Plan: 1 to add, 2 to change, 0 to destroy, 3 to deploy.** Live state read' })).toBe('Plan: 1 to add, 2 to change, 0 to destroy, 3 to deploy.');
     expect(summaryLine(plan, { exitCode: 1, text: '' })).toBe('driftless plan failed (exit code 1).');
+    expect(summaryLine(plan, { exitCode: 2, text: JSON.stringify({ format_version: '1.0', summary: { add: 0, change: 1, destroy: 2, deploy: 1 } }) })).toBe('Plan: 0 to add, 1 to change, 2 to destroy, 1 to deploy.');
+    expect(summaryLine(plan, { exitCode: 0, text: JSON.stringify({ summary: { add: 0, change: 0, destroy: 0, deploy: 0 } }) })).toBe('No changes.');
     const drift = planRun(inputs({ COMMAND: 'drift' }));
     expect(summaryLine(drift, { exitCode: 2, text: '', drift: { in_sync: false, summary: { drifted: 1 } } })).toBe('Drift detected: 1 resource differs from Git.');
   });
