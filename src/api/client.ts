@@ -16,7 +16,7 @@ import { ApiError } from './errors.js';
 import { authorizationHeader, parseAuthScheme, type AuthScheme } from './auth.js';
 import { ConcurrencyQueue } from './queue.js';
 import { RateLimitBudget, parseRateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
-import { decideNext, type AttemptOutcome, type AttemptState, type RetryPolicy } from './retry-policy.js';
+import { decideNext, retryableByDefault, type AttemptOutcome, type AttemptState, type RetryPolicy } from './retry-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { RequestCounter, type RequestStats } from './stats.js';
 import { endpointTemplate, fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
@@ -90,7 +90,6 @@ export interface ApiResponse<T> {
   body: T;
 }
 
-const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
 /** Transport failures that happen before a byte of the request left: safe to retry, even a POST. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -239,7 +238,7 @@ class HttpApiClient implements ApiClient {
     const url = this.baseUrl + path + queryString(opts.query);
     const body = opts.body === undefined ? undefined : serialiseBody(opts.body);
     const secrets = body ? [...this.#forbidden, ...body.secrets] : this.#forbidden;
-    const retryable = opts.retry ?? IDEMPOTENT.has(method);
+    const retryable = opts.retry ?? retryableByDefault(method, pathTemplate);
     const endpoint = endpointTemplate(pathTemplate);
     const headers: Record<string, string> = {
       authorization: this.#authorization,

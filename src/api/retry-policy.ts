@@ -49,6 +49,19 @@ export interface RetryPolicy {
   rateLimitRetries: number;
 }
 
+/**
+ * POSTs that change nothing: validating an alert receiver (new or existing) only sends it a test
+ * message, so a dropped connection or a 5xx is retried like a read (at worst one more test
+ * message). Every caller gets this, not only the ones that remember to opt in.
+ */
+const SIDE_EFFECT_FREE_POST = /^\/alert-receivers\/(?:[^/?]+\/)?validate(?:\?|$)/;
+
+/** Whether a request may be repeated after a failure that leaves its outcome unknown. */
+export function retryableByDefault(method: string, path: string): boolean {
+  if (method === 'GET' || method === 'PUT' || method === 'DELETE') return true;
+  return method === 'POST' && SIDE_EFFECT_FREE_POST.test(path);
+}
+
 /** Longest wait a 5xx's Retry-After may impose on one retry. */
 const MAX_SERVER_RETRY_AFTER_MS = 60_000;
 const MAX_MESSAGE = 500;

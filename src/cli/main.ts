@@ -1,11 +1,13 @@
 /**
- * Entry point of the driftless CLI: builds the yargs parser from the command table and runs one
- * command. Returns the exit code; never calls process.exit itself.
+ * Entry point of the driftless CLI: reads the whole command line (src/cli/command-line.ts), then
+ * either prints help/version/completion, reports a usage error, or runs one command. A usage error
+ * is reported before anything runs: no request, no file, no emulator. Returns the exit code; never
+ * calls process.exit itself.
  */
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
 import type { CliCommand } from './command.js';
 import { processIO, type CliIO, EXIT } from './io.js';
+import { isVersionRequest, parseCommandLine } from './command-line.js';
 
 /**
  * The module of each command, loaded only when that command runs: `driftless validate` does not
@@ -38,43 +40,19 @@ function packageVersion(): string {
 }
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
-  // `driftless --version` (bug reports, CI logs); yargs' own would print outside `io`.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  // `driftless -v` (bug reports, CI logs), without loading the commands.
+  if (isVersionRequest(argv)) {
     io.stdout.write(`driftless ${packageVersion()}\n`);
     return EXIT.ok;
   }
-  let exitCode: number = EXIT.ok;
-  let ran = false;
-  const parser = yargs(argv)
-    .scriptName('driftless')
-    .usage('$0 <command> [options]')
-    .option('no-color', { type: 'boolean', describe: 'Disable colour output (also NO_COLOR)' })
-    .strict()
-    .demandCommand(1, 'Give a command: validate, plan, apply, drift, export, graph, serve or demo.')
-    .recommendCommands()
-    .help()
-    .version(false)
-    .wrap(Math.min(110, io.stdout.columns ?? 100))
-    .exitProcess(false)
-    .fail((msg, err) => {
-      // A usage error: say what is wrong, never a stack trace.
-      io.stderr.write(`driftless: ${msg ?? err?.message ?? 'invalid arguments'}\nRun 'driftless --help' for usage.\n`);
-      exitCode = EXIT.error;
-    });
-
-  for (const cmd of await commandsFor(argv)) {
-    parser.command(cmd.command, cmd.describe, cmd.builder, async (args) => {
-      ran = true;
-      exitCode = await cmd.run(args as never, io);
-    });
+  const line = await parseCommandLine(argv, await commandsFor(argv), { version: packageVersion(), width: Math.min(110, io.stdout.columns ?? 100) });
+  if (line.kind === 'usage-error') {
+    io.stderr.write(line.message);
+    return EXIT.error;
   }
-
-  try {
-    await parser.parseAsync();
-  } catch {
-    // yargs already reported the problem through .fail().
-    if (exitCode === EXIT.ok) exitCode = EXIT.error;
+  if (line.kind === 'print') {
+    io.stdout.write(line.text);
+    return EXIT.ok;
   }
-  void ran;
-  return exitCode;
+  return line.command.run(line.args as never, io);
 }

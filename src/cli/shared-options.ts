@@ -5,6 +5,7 @@
 import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
 import type { CliIO } from './io.js';
+import { choiceOption, integerOption } from './option-values.js';
 
 export interface ConnectionArgs {
   apiUrl?: string;
@@ -12,16 +13,13 @@ export interface ConnectionArgs {
   parallelism?: number;
 }
 
+export const AUTH_SCHEMES = ['Token', 'Bearer'] as const;
+
 export function connectionOptions(y: Argv): Argv<any> {
   return y
     .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
-    .option('auth-scheme', { type: 'string', describe: 'Authorization scheme: Token or Bearer (default: Bearer for a JWT, else Token)' })
-    .option('parallelism', { type: 'number', default: 8, describe: 'API requests and steps in flight at most' })
-    .check((a) => {
-      const p = a.parallelism as number | undefined;
-      if (p !== undefined && (!Number.isInteger(p) || p < 1 || p > 64)) throw new Error(`--parallelism must be an integer from 1 to 64 (got ${String(p)})`);
-      return true;
-    });
+    .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme, default: Bearer for a JWT, else Token' }))
+    .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }));
 }
 
 /** The `[paths..]` positional of the commands that read a manifest. */

@@ -141,7 +141,9 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   for (const i of r.items.slice(0, rows)) {
     const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
     if (i.fields.length > 0) {
-      const body = i.fields.map(fieldLine).join('\n');
+      // A code block shows characters literally, so controls and bidi overrides are escaped as in
+      // the human output: raw, they would reorder or hide the text of the issue.
+      const body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
       const fence = fenceFor(body);
       lines.push(`${fence}text`, body, fence, '');
     }
@@ -156,7 +158,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   if (fixable > 0) {
     const what = r.summary.not_fixed_by_apply > 0 ? `fix ${fixable} of the ${r.summary.drifted} resources` : 'make the platform match Git again';
     out.push('', `**To reconcile** (${what}), review the plan and apply it:`, '');
-    const cmd = `driftless plan${reconcileCommand(ctx).slice('driftless apply'.length)}\n${reconcileCommand(ctx)}`;
+    const reconcile = escapeControl(reconcileCommand(ctx));
+    const cmd = `driftless plan${reconcile.slice('driftless apply'.length)}\n${reconcile}`;
     const fence = fenceFor(cmd);
     out.push(`${fence}sh`, cmd, fence);
   }

@@ -14,7 +14,10 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { EmulatorContext } from './context.js';
 import { ApiError, describeValidationError, errorBody, type AjvErrorLike } from './errors.js';
-import { defaultRequirement, findToken, parseAuthorization, scopeCovers, type RouteAuthConfig } from './auth.js';
+import { defaultRequirement, findToken, organizationOfRequest, organizationRefusal, parseAuthorization, scopeCovers, type RouteAuthConfig } from './auth.js';
+import { bodyNeverAsked, continueIfExpected, createEmulatorServer } from './http-server.js';
+import { firstMalformedString } from './well-formed.js';
+import { NUMBER_LIMIT, firstUnsafeNumber, withNumericBounds } from './numeric-bounds.js';
 import { RateLimiter } from './rate-limit.js';
 import { decideFault, seededRandom, type Fault } from './faults.js';
 import { initializers, routePlugins } from './routes/index.js';
@@ -40,8 +43,9 @@ declare module 'fastify' {
 // One pair of ajv instances per process. Bodies are validated strictly (no type coercion: "5" is
 // not an integer); path and query parameters arrive as strings and are coerced. Unknown body
 // fields are dropped, as the real service ignores them; read-only fields are refused by a hook.
-const bodyAjv = new Ajv({ strict: false, coerceTypes: false, removeAdditional: true, useDefaults: false, allErrors: false });
-const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false });
+// `verbose` gives each error its schema, so a range error can state the whole allowed range.
+const bodyAjv = new Ajv({ strict: false, coerceTypes: false, removeAdditional: true, useDefaults: false, allErrors: false, verbose: true });
+const paramAjv = new Ajv({ strict: false, coerceTypes: true, useDefaults: true, allErrors: false, verbose: true });
 addFormats(bodyAjv);
 addFormats(paramAjv);
 type Validator = ReturnType<Ajv['compile']>;
@@ -58,7 +62,8 @@ function lazyValidator(schema: unknown, isBody: boolean): (data: unknown) => boo
     if (!compiled) {
       const key = `${isBody ? 'b' : 'p'}${JSON.stringify(schema)}`;
       compiled = compiledValidators.get(key);
-      if (!compiled) compiledValidators.set(key, (compiled = (isBody ? bodyAjv : paramAjv).compile(schema as object)));
+      // Every numeric field gets a range (numeric-bounds.ts): no 1e308 where an instance count goes.
+      if (!compiled) compiledValidators.set(key, (compiled = (isBody ? bodyAjv : paramAjv).compile(withNumericBounds(schema) as object)));
     }
     const ok = compiled(data) as boolean;
     (validate as { errors?: unknown }).errors = compiled.errors;
@@ -87,6 +92,8 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     // than registering every route twice) halves start-up work and keeps one route table.
     rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
     bodyLimit: ctx.options.bodyLimitBytes,
+    // Expect: 100-continue, listen backlog and timeouts: see http-server.ts.
+    serverFactory: (handler) => createEmulatorServer(handler, ctx.options.bodyLimitBytes),
     forceCloseConnections: true,
     exposeHeadRoutes: false,
     return503OnClosing: true,
@@ -159,6 +166,10 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
       if (!scopeCovers(token.scope, need)) {
         throw new ApiError(403, `this token has scope ${token.scope}; ${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]} needs ${need}`);
       }
+      if (!config.providerCatalog) {
+        const refusal = organizationRefusal(token, organizationOfRequest(req.params, ctx.state.organization.id));
+        if (refusal) throw new ApiError(403, refusal);
+      }
     }
     const fault = req.url.endsWith('/openapi.json') ? undefined : decideFault(faultRandom, ctx.options.faultRate);
     if (fault?.when === 'before') {
@@ -170,6 +181,12 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
       throw new ApiError(fault.kind, 'injected fault (--fault-rate): the request was not processed');
     }
     req.fault = fault;
+  });
+
+  // Authenticated, allowed and routed: only now may a client waiting on `Expect: 100-continue` send its body.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    continueIfExpected(req.raw, reply.raw);
+    return payload;
   });
 
   app.addHook('preValidation', async (req) => {
@@ -184,6 +201,13 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
       for (const [k, v] of Object.entries(query)) if (v === 'null' && qProps[k]?.nullable === true) delete query[k];
     }
     const body = req.body;
+    // JSON may carry lone UTF-16 surrogates (`"\ud800"`): no name or text of the platform can hold one.
+    for (const [part, value] of [['query parameter', query], ['request body', body]] as const) {
+      const malformed = firstMalformedString(value);
+      if (malformed !== undefined) {
+        throw new ApiError(400, `${part}: field '${malformed || '(root)'}' is not well-formed Unicode (it holds a lone UTF-16 surrogate); send valid UTF-8 text`);
+      }
+    }
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       const allowId = (req.routeOptions.config as { allowIdInBody?: boolean } | undefined)?.allowIdInBody;
       for (const f of READ_ONLY_FIELDS) {
@@ -195,6 +219,11 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
 
   app.addHook('preHandler', async (req) => {
     if (req.method === 'GET') checkPageParams(req.query);
+    // After validation, which gave typed fields their own range: this catches the free-form parts.
+    const unsafe = firstUnsafeNumber(req.body);
+    if (unsafe !== undefined) {
+      throw new ApiError(400, `request body: field '${unsafe || '(root)'}' must be a number from ${-NUMBER_LIMIT} to ${NUMBER_LIMIT} (larger ones are not carried exactly by JSON)`);
+    }
   });
 
   app.addHook('preSerialization', async (req, _reply, payload) => paginate(req.method, req.query, payload));
@@ -202,6 +231,9 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
   app.addHook('onSend', async (req, reply, payload) => {
     // Durable before acknowledged: with --data this appends to the journal and waits for fsync.
     await ctx.commitForAck();
+    // Answered without reading the body it held back: the client may still send it, so this
+    // connection cannot carry another request.
+    if (bodyNeverAsked(req.raw)) reply.header('connection', 'close');
     const fault = req.fault;
     if (fault?.when === 'after') {
       if (fault.kind === 'drop') {

@@ -7,6 +7,7 @@
  * this shape. Messages never contain request bodies, headers or secret values.
  */
 import { STATUS_CODES } from 'node:http';
+import { describeRange } from './numeric-bounds.js';
 
 export interface ErrorBody {
   status: number;
@@ -48,6 +49,8 @@ export interface AjvErrorLike {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The failing keyword's schema (ajv `verbose`). */
+  parentSchema?: { minimum?: unknown; maximum?: unknown };
 }
 
 /** `/ports/0/internal_port` -> `ports[0].internal_port` */
@@ -84,8 +87,10 @@ export function describeValidationError(e: AjvErrorLike, part: string): string {
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
-    case 'exclusiveMaximum':
-      return `${where}: field '${fieldPath(e.instancePath)}' ${e.message ?? 'is out of range'}`;
+    case 'exclusiveMaximum': {
+      const range = describeRange(e.parentSchema);
+      return `${where}: field '${fieldPath(e.instancePath)}' ${e.message ?? 'is out of range'}${range ? ` (allowed: ${range})` : ''}`;
+    }
     case 'format':
       return `${where}: field '${fieldPath(e.instancePath)}' must be a valid ${e.params.format}`;
     case 'pattern': {

@@ -213,6 +213,11 @@ export class DataFile {
     return this.#next;
   }
 
+  /** Resolves when no fdatasync is running or queued (before a final snapshot and close). */
+  async settled(): Promise<void> {
+    while (this.#syncing || this.#next) await (this.#next ?? this.#syncing)?.catch(() => {});
+  }
+
   close(): void {
     if (this.#journalFd !== undefined) closeSync(this.#journalFd);
     this.#journalFd = undefined;

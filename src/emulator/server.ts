@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createContext, type Clock, type EmulatorContext, type EmulatorOptions, type Logger, systemClock } from './context.js';
+import { createContext, type Clock, type EmulatorContext, type EmulatorOptions, type Logger, silentLogger, systemClock } from './context.js';
 import { buildApp } from './app.js';
+import { LISTEN_BACKLOG } from './http-server.js';
 import { DataFile, trackState } from './persistence.js';
 import { defaultHelmRepositories, defaultState, mergeSeed, tokensByScope } from './seed.js';
 import type { EmulatorState, TokenScope } from './state.js';
@@ -84,7 +85,14 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     const rawState = raw;
     const file = data;
     state = tracked.state;
-    commit = () => file.append(tracked.takeDirty(), rawState);
+    // Background work (deployment timers) commits from the event loop: the journal line is written
+    // at once (order kept) and its fdatasync runs on the thread pool, grouped with the requests'
+    // syncs. A blocking fdatasync per timer tick stalled every connection of a burst.
+    commit = () => {
+      file.appendGrouped(tracked.takeDirty(), rawState).catch((err: NodeJS.ErrnoException) => {
+        (options.logger ?? silentLogger).error(`cannot sync the data file ${file.journalPath}: ${err.code ?? err.message}`);
+      });
+    };
     commitForAck = () => file.appendGrouped(tracked.takeDirty(), rawState);
     try {
       data.snapshot(raw); // fold any replayed journal into a fresh snapshot
@@ -113,7 +121,8 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
   });
   const app = await buildApp(ctx);
   const host = options.host ?? '127.0.0.1';
-  await app.listen({ host, port: options.port ?? 0 });
+  // A burst of connections must queue, not be dropped: see http-server.ts.
+  await app.listen({ host, port: options.port ?? 0, backlog: LISTEN_BACKLOG });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : options.port ?? 0;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -133,6 +142,7 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
       await app.close();
       if (data) {
         ctx.commit();
+        await data.settled();
         data.snapshot(raw as EmulatorState);
         data.close();
       }

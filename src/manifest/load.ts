@@ -2,8 +2,9 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file -> merge -> duplicates, field combinations, references
- *   -> resolve ${env:} / ${file:} and wrap secrets -> excerpts on every diagnostic
+ *   -> schema-validate each file, numbers -> merge -> duplicates, field combinations, references
+ *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
+ *   -> excerpts on every diagnostic
  *
  * Every problem found is reported at once; the manifest is returned only when there is no error
  * (warnings allowed). The only side effects are reading the manifest files and the files they
@@ -22,6 +23,8 @@ import { resolveManifest, type FileReadResult } from './resolve.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
+import { checkNumbers } from './numbers.js';
+import { checkValues } from './value-checks.js';
 import type { Manifest } from './types.js';
 
 export { readReferencedFile };
@@ -48,6 +51,8 @@ export interface LoadOptions {
   /** Names that exist outside the manifest (clusters, registries); unchecked when omitted. */
   references?: ReferenceContext;
   limits?: Partial<LoadLimits>;
+  /** An unset `${env:NAME}`: an error (default; plan, apply) or a warning per name (offline validate). Empty is an error. */
+  missingEnv?: 'error' | 'warning';
 }
 
 export interface LoadResult {
@@ -85,6 +90,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     env: opts.env,
     references: opts.references,
     limits,
+    ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -106,6 +112,8 @@ export interface SourceLoadOptions {
   env: Record<string, string | undefined>;
   references?: ReferenceContext;
   limits?: Partial<ParseLimits>;
+  /** See LoadOptions.missingEnv. */
+  missingEnv?: 'error' | 'warning';
   /** Reads a `${file:...}` reference of the manifest file `from`. */
   readFile(ref: string, from: ManifestFile): FileReadResult;
 }
@@ -149,6 +157,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     }
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
+    // After the schema (which reports a wrong type first): numbers the API would not get as written.
+    if (schemaDiags.length === 0) {
+      diagnostics.push(...checkNumbers(parsed.value, file.display));
+    }
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     else incomplete = true;
   }
@@ -167,6 +179,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
+      ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
       readFile: (ref, fromFile) => {
         const from = texts.get(fromFile)?.file;
         return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
@@ -174,6 +187,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
     });
     diagnostics.push(...resolved.diagnostics);
+    // After resolution: a schedule or time zone may come from ${env:...}.
+    diagnostics.push(...checkValues(manifest));
   }
 
   const redactions = new Map<string, Redaction[]>();

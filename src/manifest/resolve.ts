@@ -3,7 +3,11 @@
  *
  * Runs on a schema-valid manifest and rewrites its string values in place. A reference may be the
  * whole value or part of it (`postgres://app:${env:DB_PASSWORD}@db:5432/app`); `$${` writes a
- * literal `${`. Reading files is injected (`readFile`), so that the confinement rules (no `../`
+ * literal `${`. `${env:NAME:-default}` takes `default` when NAME is unset or empty, and
+ * `${env:NAME:-}` is an intentionally empty value (see ./env-reference.ts); without a default, an
+ * unset or EMPTY variable is an error (an empty value is how an unconfigured CI secret shows up);
+ * for an offline `validate` that runs where secrets are not available (`missingEnv: 'warning'`),
+ * an unset one is one warning per variable name listing where it is used. Reading files is injected (`readFile`), so that the confinement rules (no `../`
  * escape, no absolute path, no symlink out of the manifest root) live in one place, load.ts.
  *
  * Secret fields (a variable with `secret: true`, an alert receiver's `webhook_url` and
@@ -16,6 +20,8 @@ import { addressOf } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
 import { fieldSourceOf } from './source-map.js';
 import type { Manifest, VariableSpec } from './types.js';
+import { lookUpEnv, parseEnvArgument } from './env-reference.js';
+import { formatRange } from '../diag/excerpt.js';
 
 export type FileReadResult = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -25,10 +31,18 @@ export interface ResolveDeps {
   readFile(ref: string, manifestFile: string): FileReadResult;
   /** Narrows a value's range to where `needle` is written inside it (for precise carets). */
   refine?(range: SourceRange, needle: string): SourceRange;
+  /**
+   * How an `${env:NAME}` (without a default) whose variable is not set is reported: an error at
+   * each place (the default: plan and apply need every value), or one warning per name (an offline
+   * validate, run where secrets are not available). An EMPTY value is an error either way.
+   */
+  missingEnv?: 'error' | 'warning';
 }
 
+/** Where each variable that was not available is used (missingEnv 'warning'), by name. */
+type Unavailable = Map<string, { ranges: Array<SourceRange | undefined>; address?: string }>;
+
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** User text quoted in a message, cut to a readable length. */
 function clip(s: string): string {
@@ -42,6 +56,7 @@ export function resolveString(
   deps: ResolveDeps,
   out: Diagnostic[],
   address?: string,
+  unavailable?: Unavailable,
 ): string | undefined {
   if (!s.includes('${')) return s;
   let failed = false;
@@ -60,19 +75,35 @@ export function resolveString(
     const scheme = colon < 0 ? ref : ref.slice(0, colon);
     const arg = colon < 0 ? '' : ref.slice(colon + 1);
     if (scheme === 'env') {
-      if (!ENV_NAME.test(arg)) {
+      const parsed = parseEnvArgument(arg);
+      if (!parsed) {
         failed = true;
-        out.push(error('ref.bad-env-name', `\`${clip(whole)}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
+        out.push(error('ref.bad-env-name', `\`${clip(whole)}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME} or ${env:NAME:-default}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
         return '';
       }
-      // Own string properties only: `${env:constructor}` must not find Object.prototype.constructor.
-      const v = Object.prototype.hasOwnProperty.call(deps.env, arg) ? deps.env[arg] : undefined;
-      if (typeof v !== 'string') {
-        failed = true;
-        out.push(error('ref.env-missing', `environment variable \`${arg}\` is not set`, { detail: `The manifest reads it with \${env:${arg}}; set it in the environment that runs driftless.`, range: at(whole), address }));
+      const found = lookUpEnv(parsed, deps.env);
+      if (found.kind === 'value') return found.value;
+      failed = true;
+      const name = parsed.name;
+      // Unset is "not available here" (validate without secrets); empty is a bad value everywhere.
+      if (found.kind === 'unset' && deps.missingEnv === 'warning' && unavailable) {
+        const seen = unavailable.get(name) ?? { ranges: [], ...(address ? { address } : {}) };
+        seen.ranges.push(at(whole));
+        unavailable.set(name, seen);
         return '';
       }
-      return v;
+      if (found.kind === 'empty') {
+        out.push(
+          error('ref.env-empty', `environment variable \`${name}\` is set but empty`, {
+            detail: `The manifest reads it with \${env:${name}}; an empty value is usually a CI secret that was not configured. Set it, or write \${env:${name}:-} if an empty value is intended.`,
+            range: at(whole),
+            address,
+          }),
+        );
+        return '';
+      }
+      out.push(error('ref.env-missing', `environment variable \`${name}\` is not set`, { detail: `The manifest reads it with \${env:${name}}; set it in the environment that runs driftless, or give a default: \${env:${name}:-default}.`, range: at(whole), address }));
+      return '';
     }
     if (scheme === 'file') {
       if (arg === '') {
@@ -89,7 +120,7 @@ export function resolveString(
       return r.text;
     }
     failed = true;
-    out.push(error('ref.unknown-scheme', `unknown reference \`${clip(whole)}\``, { detail: 'Allowed: ${env:NAME} and ${file:PATH}. Write $${ for a literal ${.', range: at(whole), address }));
+    out.push(error('ref.unknown-scheme', `unknown reference \`${clip(whole)}\``, { detail: 'Allowed: ${env:NAME} and ${file:PATH}, and ${env:NAME:-default}. Write $${ for a literal ${.', range: at(whole), address }));
     return '';
   });
   return failed ? undefined : result;
@@ -103,7 +134,8 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
   const out: Diagnostic[] = [];
   const secretRanges: SourceRange[] = [];
   const templated = fieldsWithReferences(m);
-  const wasTemplate = (holder: object, field: string) => templated.get(holder)?.has(field) ?? false;
+  const templateOf = (holder: object, field: string) => templated.get(holder)?.get(field);
+  const unavailable: Unavailable = new Map();
 
   // 1. Plain resolution of every string, everywhere (names cannot hold `${`: the schema forbids it).
   const walk = (node: unknown, depth: number): void => {
@@ -112,12 +144,13 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     for (const k of Object.keys(rec)) {
       const v = rec[k];
       if (typeof v === 'string' && v.includes('${')) {
-        const resolved = resolveString(v, fieldSourceOf(node, k), deps, out);
+        const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable);
         if (resolved !== undefined) rec[k] = resolved;
       } else if (typeof v === 'object') walk(v, depth + 1);
     }
   };
   walk(m, 0);
+  out.push(...unavailableWarnings(unavailable));
 
   // 2. Secret fields become SecretValues.
   const wrap = (holder: object, field: string, address: string | undefined): void => {
@@ -127,7 +160,18 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     rec[field] = new SecretValue(v);
     const range = fieldSourceOf(holder, field);
     if (range) secretRanges.push(range);
-    if (!wasTemplate(holder, field) && v !== '') {
+    const template = templateOf(holder, field);
+    const clearDefault = template === undefined ? undefined : defaultWrittenInClear(template);
+    if (clearDefault !== undefined) {
+      out.push(
+        // Names the variable only: the default itself is the secret.
+        warning('secret.in-clear', `the default of \`\${env:${clearDefault}:-…}\` is a secret value written in clear in the manifest`, {
+          detail: 'Anyone who can read the repository can read it. Remove the default (`${env:NAME}`), or write `${env:NAME:-}` for an intentionally empty value.',
+          range,
+          address,
+        }),
+      );
+    } else if (template === undefined && v !== '') {
       out.push(
         warning('secret.in-clear', 'a secret value is written in clear in the manifest', {
           detail: 'Anyone who can read the repository can read it. Write ${env:NAME} or ${file:PATH} instead.',
@@ -163,9 +207,30 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
   return { diagnostics: out, secretRanges };
 }
 
-/** The fields of each object that hold a `${...}` reference (before resolution). */
-function fieldsWithReferences(root: unknown): WeakMap<object, Set<string>> {
-  const found = new WeakMap<object, Set<string>>();
+/** One warning per variable that was not available, naming every place that reads it. */
+function unavailableWarnings(unavailable: Unavailable): Diagnostic[] {
+  return [...unavailable].map(([name, u]) => {
+    const places = u.ranges.filter((r): r is SourceRange => r !== undefined).map(formatRange);
+    return warning('ref.env-missing', `environment variable \`${name}\` is not set: the values that read it were not checked`, {
+      detail: `Read at ${places.length ? places.join(', ') : 'one place'}. Checked without it here; plan and apply need it set and not empty (or a default: \${env:${name}:-default}).`,
+      ...(u.ranges[0] ? { range: u.ranges[0] } : {}),
+      ...(u.address ? { address: u.address } : {}),
+    });
+  });
+}
+
+/** NAME of an `${env:NAME:-text}` with a non-empty text: for a secret field, that text is a secret in clear. */
+function defaultWrittenInClear(template: string): string | undefined {
+  for (const m of template.replace(/\$\$\{/g, '').matchAll(/\$\{env:([^}]*)\}/g)) {
+    const ref = parseEnvArgument(m[1]!);
+    if (ref?.fallback) return ref.name;
+  }
+  return undefined;
+}
+
+/** The fields of each object that hold a `${...}` reference (before resolution), with their text. */
+function fieldsWithReferences(root: unknown): WeakMap<object, Map<string, string>> {
+  const found = new WeakMap<object, Map<string, string>>();
   const visit = (node: unknown, depth: number): void => {
     if (depth > 100 || node === null || typeof node !== 'object') return;
     const rec = node as Record<string, unknown>;
@@ -173,9 +238,9 @@ function fieldsWithReferences(root: unknown): WeakMap<object, Set<string>> {
       const v = rec[k];
       // Broken references count too: their error is reported, not a secret in clear.
       if (typeof v === 'string' && v.replace(/\$\$\{/g, '').includes('${')) {
-        let set = found.get(node);
-        if (!set) found.set(node, (set = new Set()));
-        set.add(k);
+        let fields = found.get(node);
+        if (!fields) found.set(node, (fields = new Map()));
+        fields.set(k, v);
       } else if (typeof v === 'object') visit(v, depth + 1);
     }
   };

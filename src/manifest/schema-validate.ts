@@ -157,7 +157,7 @@ function typeOf(v: unknown): string {
   if (v === null || v === undefined) return 'empty';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'a number' : 'a decimal number';
+  if (typeof v === 'number') return !Number.isFinite(v) ? (Number.isNaN(v) ? 'not-a-number (.nan)' : 'infinite (.inf)') : Number.isInteger(v) ? 'a number' : 'a decimal number';
   if (typeof v === 'boolean') return `\`${v}\``;
   return 'a string';
 }

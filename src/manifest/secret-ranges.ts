@@ -5,13 +5,15 @@
 import type { SourceRange } from '../diag/diagnostic.js';
 import { fieldSourceOf } from './source-map.js';
 
-const ONLY_REFERENCES = /\$\{(env|file):[^}]*\}/g;
+// `${env:NAME}`, `${env:NAME:-}` and `${file:PATH}`: no secret in them. A default
+// (`${env:NAME:-text}`) is text written in the file: masked like a value in clear.
+const ONLY_REFERENCES = /\$\{(?:env:[^}:]*(?::-)?|file:[^}]*)\}/g;
 const ALWAYS_SECRET_FIELDS = new Set(['webhook_url', 'auth_password']);
 
 export function findSecretRanges(root: unknown): SourceRange[] {
   const out: SourceRange[] = [];
   const mask = (holder: object, field: string) => {
-    // A value that is only references (`${env:NAME}`) shows no secret: keep it readable.
+    // A value that is only references without defaults shows no secret: keep it readable.
     const v = (holder as Record<string, unknown>)[field];
     if (typeof v === 'string' && v !== '' && v.replace(ONLY_REFERENCES, '') === '') return;
     const r = fieldSourceOf(holder, field);

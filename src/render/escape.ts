@@ -44,6 +44,20 @@ export function fenceFor(content: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
+/**
+ * A CommonMark inline code span that shows `s` exactly (controls escaped): delimited by a backtick
+ * run longer than any inside, padded with a space where the content would otherwise touch the
+ * delimiters or lose a space to CommonMark's stripping. Not for GFM table cells (`|` splits them).
+ */
+export function inlineCode(s: string): string {
+  const text = escapeControl(s);
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || (text.startsWith(' ') && text.endsWith(' ') && text.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
 /** A Mermaid label: only plain characters kept, everything else as a Mermaid entity code (#NN;). */
 export function escapeMermaid(s: string): string {
   return s.replace(/[^A-Za-z0-9 _./,-]/g, (c) => `#${c.codePointAt(0)};`);

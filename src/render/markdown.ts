@@ -11,7 +11,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine } from './describe.js';
-import { escapeControl, escapeMarkdown, fenceFor } from './escape.js';
+import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
 
@@ -39,7 +39,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   if (destructive.length > 0) {
     head.push('> [!WARNING]');
     head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**:`);
-    for (const c of destructive.slice(0, 20)) head.push(`> - ${labelOf(c)} \`${code(c.address)}\``);
+    for (const c of destructive.slice(0, 20)) head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
     if (destructive.length > 20) head.push(`> - and ${destructive.length - 20} more`);
     head.push('');
   }
@@ -53,7 +53,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   const problems = plan.diagnostics.filter((d) => d.severity !== 'info');
   if (problems.length > 0) {
     head.push(problems.some((d) => d.severity === 'error') ? '> [!CAUTION]' : '> [!WARNING]');
-    for (const d of problems.slice(0, 20)) head.push(`> - **${d.severity}**: ${escapeMarkdown(d.summary)}${d.address ? ` (\`${code(d.address)}\`)` : ''}`);
+    for (const d of problems.slice(0, 20)) head.push(`> - **${d.severity}**: ${escapeMarkdown(d.summary)}${d.address ? ` (${inlineCode(d.address)})` : ''}`);
     if (problems.length > 20) head.push(`> - and ${problems.length - 20} more`);
     head.push('');
   }
@@ -112,11 +112,6 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   let out = [...head, ...body, ...tail].join('\n') + '\n';
   if (out.length > max) out = out.slice(0, max - 40) + '\n\n(truncated)\n';
   return out;
-}
-
-function code(s: string): string {
-  // Inside inline code only backticks and controls matter.
-  return escapeControl(s).replace(/`/g, "'");
 }
 
 function section(c: ResourceChange): string {

@@ -147,6 +147,40 @@ describe('dropped connections', () => {
     expect(c.stats().total).toBe(1);
   });
 
+  it('alert receiver validation changes nothing, so a dropped connection is retried without an opt-in (new and existing receiver, as apply sends them)', async () => {
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const scope = nock(BASE)
+      .post('/alert-receivers/validate')
+      .replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })
+      .post('/alert-receivers/validate')
+      .reply(503, { status: 503, error: 'Service Unavailable', message: 'busy' })
+      .post('/alert-receivers/validate')
+      .reply(200)
+      .post(`/alert-receivers/${id}/validate`)
+      .replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })
+      .post(`/alert-receivers/${id}/validate`)
+      .reply(200);
+    const { c, events } = client();
+    // The path apply's ApiPort sends (filled in, no `retry` option).
+    await c.post('/alert-receivers/validate', { body: { alert_receiver: { name: 'ops', type: 'SLACK' }, message: 'hi' } });
+    await c.post(`/alert-receivers/${id}/validate`, { body: { message: 'hi' } });
+    expect(scope.isDone()).toBe(true);
+    expect(c.stats().total).toBe(5);
+    expect(events.filter((e) => e.type === 'retry').map((e) => (e as { reason: string }).reason)).toEqual([
+      'connection failed (ECONNRESET)',
+      expect.stringContaining('503'),
+      'connection failed (ECONNRESET)',
+    ]);
+  });
+
+  it('a POST whose path only resembles a validation (an alert receiver create) is still ambiguous', async () => {
+    const scope = nock(BASE).post('/alert-receivers').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    const { c } = client();
+    const err = await failure(c.post('/alert-receivers', { body: { name: 'validate' } }));
+    expect(scope.isDone()).toBe(true);
+    expect(err).toMatchObject({ kind: 'ambiguous', reason: 'network' });
+  });
+
   it('a POST refused before connecting was never sent, so it is retried', async () => {
     const scope = nock(BASE)
       .post('/alert-rules')

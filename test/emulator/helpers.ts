@@ -22,7 +22,16 @@ export interface Client {
 }
 
 export async function startClient(options: StartOptions = {}): Promise<Client> {
-  const em = await startEmulator({ rateLimit: 100_000, ...options });
+  // No route may log an internal error (a double reply, an exception): unless a test brings its
+  // own logger, every error line fails the file when the emulator is closed.
+  const errors: string[] = [];
+  const logger = options.logger ?? { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
+  const em = await startEmulator({ rateLimit: 100_000, ...options, logger });
+  const close = em.close.bind(em);
+  em.close = async () => {
+    await close();
+    if (errors.length > 0) throw new Error(`the emulator logged ${errors.length} internal error(s):\n${errors.join('\n')}`);
+  };
   const log: Client['log'] = [];
   const call: Client['call'] = async (method, path, body, opts = {}) => {
     const token = opts.token === undefined ? em.tokens.ADMIN : opts.token;

@@ -53,6 +53,68 @@ describe('${env:NAME}', () => {
     expect(r.diagnostics).toMatchObject([{ code: 'ref.unterminated', summary: '`${env:DB_PASSWORD` is missing its closing brace', range: { start: { line: 5, col: 37 } } }]);
   });
 
+  it('refuses a variable that is set but empty, naming it at the reference (an unconfigured CI secret)', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:API_KEY}", secret: true}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: { API_KEY: '' } });
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics).toMatchObject([{ severity: 'error', code: 'ref.env-empty', summary: 'environment variable `API_KEY` is set but empty', range: { file: 'm.yaml', start: { line: 5, col: 26 } } }]);
+    expect(r.diagnostics[0]!.detail).toContain('${env:API_KEY:-}');
+  });
+
+  it('takes the default of ${env:NAME:-default} when NAME is unset or empty, and the value when it is set', async () => {
+    const vars = `      - {key: A, value: "\${env:LEVEL:-info}"}\n      - {key: B, value: "x\${env:EMPTY_OK:-}y"}\n      - {key: C, value: "\${env:URL:-http://a:b@c/}"}\n`;
+    const dir = tempTree({ 'm.yaml': projectVars(vars) });
+    const values = async (env: Record<string, string>) => {
+      const r = await load(dir, ['m.yaml'], { env });
+      expect(r.diagnostics).toEqual([]);
+      return r.manifest!.projects![0]!.variables!.map((v) => v.value);
+    };
+    expect(await values({})).toEqual(['info', 'xy', 'http://a:b@c/']);
+    expect(await values({ LEVEL: '', EMPTY_OK: '' })).toEqual(['info', 'xy', 'http://a:b@c/']);
+    expect(await values({ LEVEL: 'debug', EMPTY_OK: 'z', URL: 'u' })).toEqual(['debug', 'xzy', 'u']);
+  });
+
+  it('accepts ${env:NAME:-} as an intentionally empty secret, with no warning', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:OPTIONAL_TOKEN:-}", secret: true}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: {} });
+    expect(r.diagnostics).toEqual([]);
+    expect((r.manifest!.projects![0]!.variables![0]!.value as SecretValue).reveal()).toBe('');
+  });
+
+  it('warns that the default of a secret is written in clear, without printing it', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:TOKEN:-hunter2-default}", secret: true}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: { TOKEN: 'set' } });
+    expect(r.diagnostics).toMatchObject([{ severity: 'warning', code: 'secret.in-clear', summary: 'the default of `${env:TOKEN:-…}` is a secret value written in clear in the manifest' }]);
+    expect(JSON.stringify(r.diagnostics)).not.toContain('hunter2');
+  });
+
+  it('with missingEnv warning (offline validate): one warning per unset name listing every place; empty is still an error', async () => {
+    const vars = `      - {key: A, value: "\${env:GONE}"}\n      - {key: B, value: "\${env:GONE}-\${env:ALSO_GONE}"}\n`;
+    const dir = tempTree({ 'm.yaml': projectVars(vars) });
+    const r = await load(dir, ['m.yaml'], { env: {}, missingEnv: 'warning' });
+    expect(r.manifest).toBeDefined();
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary])).toEqual([
+      ['warning', 'ref.env-missing', 'environment variable `GONE` is not set: the values that read it were not checked'],
+      ['warning', 'ref.env-missing', 'environment variable `ALSO_GONE` is not set: the values that read it were not checked'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('m.yaml:5:26, m.yaml:6:26');
+    expect(r.diagnostics[1]!.detail).toContain('m.yaml:6:38');
+
+    const empty = await load(dir, ['m.yaml'], { env: { GONE: '' }, missingEnv: 'warning' });
+    expect(empty.manifest).toBeUndefined();
+    expect(empty.diagnostics.filter((d) => d.code === 'ref.env-empty').map((d) => [d.severity, d.range?.start.line])).toEqual([
+      ['error', 5],
+      ['error', 6],
+    ]);
+  });
+
+  it('rejects a malformed default syntax as a bad reference', async () => {
+    const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:NAME-default}"}\n`) });
+    const r = await load(dir, ['m.yaml'], { env: { NAME: 'x' } });
+    expect(r.diagnostics).toMatchObject([{ code: 'ref.bad-env-name' }]);
+    expect(r.diagnostics[0]!.detail).toContain('${env:NAME:-default}');
+  });
+
   it('rejects an unknown reference scheme and lists the allowed ones', async () => {
     const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${vault:x}"}\n`) });
     const r = await load(dir, ['m.yaml']);

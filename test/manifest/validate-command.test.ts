@@ -77,7 +77,9 @@ describe('driftless validate', () => {
   it('rejects an unknown --format', async () => {
     const r = await run(['validate', '--format', 'xml']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Choices: "human", "github", "json"');
+    expect(r.stderr).toContain('--format must be one of "human", "github", "json", got "xml"');
+    // A usage error: nothing was validated.
+    expect(r.stdout).toBe('');
   });
 
   it('never prints a secret value, whatever the outcome', async () => {

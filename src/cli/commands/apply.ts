@@ -26,11 +26,13 @@ import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs 
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { onInterrupt } from '../interrupt.js';
+import { durationOption, integerOption } from '../option-values.js';
 
 export interface ApplyArgs extends ConnectionArgs {
   paths?: string[];
   autoApprove?: boolean;
-  timeout?: string;
+  /** Milliseconds (read from `30m`, `90s`... by the option's reader). */
+  timeout?: number;
   allowDataLoss?: boolean;
   maxDestroy?: number;
   json?: boolean;
@@ -38,21 +40,8 @@ export interface ApplyArgs extends ConnectionArgs {
   color?: boolean;
 }
 
-/** `30m`, `90s`, `1h`, `1h30m` or a number of seconds -> milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let consumed = 0;
-  while ((m = re.exec(t)) !== null) {
-    const n = Number(m[1]);
-    total += m[2] === 'h' ? n * 3_600_000 : m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n;
-    consumed = re.lastIndex;
-  }
-  return consumed === t.length && consumed > 0 ? Math.round(total) : undefined;
-}
+/** Kept here for its callers; the definition is the shared one of option-values.ts. */
+export { parseDuration } from '../option-values.js';
 
 /** A saved plan is a JSON file of kind driftless-plan; manifests are YAML files or directories. */
 export function looksLikePlanFile(path: string, cwd: string): boolean {
@@ -94,17 +83,11 @@ export const applyCommand: CliCommand<ApplyArgs> = {
     connectionOptions(y)
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories, or one saved plan file (default: the current directory)' })
       .option('auto-approve', { type: 'boolean', describe: 'Apply without asking for confirmation (required without a terminal)' })
-      .option('timeout', { type: 'string', default: '30m', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' })
+      .option('timeout', durationOption('timeout', { default: '30m', minMs: 1000, maxMs: 24 * 3_600_000, bounds: 'from 1s to 24h', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' }))
       .option('allow-data-loss', { type: 'boolean', describe: 'Allow deleting or replacing databases (a backup is taken first)' })
-      .option('max-destroy', { type: 'number', describe: 'Refuse a plan that deletes more than N resources' })
+      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Refuse a plan that deletes more than N resources' }))
       .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
-      .option('poll-interval', { type: 'number', hidden: true, describe: 'First deployment poll interval in ms (tests)' })
-      .check((a) => {
-        if (a.timeout !== undefined && parseDuration(String(a.timeout)) === undefined) throw new Error(`--timeout must be a duration such as 30m, 90s or 1h (got ${JSON.stringify(a.timeout)})`);
-        const md = a.maxDestroy as number | undefined;
-        if (md !== undefined && (!Number.isInteger(md) || md < 0)) throw new Error(`--max-destroy must be a whole number, 0 or more (got ${String(md)})`);
-        return true;
-      }),
+      .option('poll-interval', integerOption('poll-interval', { min: 1, max: 600_000, hidden: true, describe: 'First deployment poll interval in ms (tests)' })),
   run: (args, io) => runApply(args, io),
 };
 
@@ -245,7 +228,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
         { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: abort.signal },
         {
           parallelism: args.parallelism,
-          timeoutMs: args.timeout ? (parseDuration(args.timeout) ?? DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
+          timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
           allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
           ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),

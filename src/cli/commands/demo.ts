@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
+import { integerOption } from '../option-values.js';
 import { createApiClient } from '../../api/index.js';
 import { portFromClient } from '../../live/api-port.js';
 import { runDemo } from '../../demo/run-demo.js';
@@ -34,11 +35,7 @@ export const demoCommand: CliCommand<DemoArgs> = {
   command: 'demo',
   describe: 'Plan, apply and detect drift on the realistic example against an in-process emulator',
   builder: (y: Argv) =>
-    y.option('deploy-duration', { type: 'number', default: 1500, describe: 'How long each emulated deployment takes, in ms' }).check((a) => {
-      const d = a['deploy-duration'] as number;
-      if (!Number.isInteger(d) || d < 0 || d > 600_000) throw new Error(`--deploy-duration must be an integer number of ms from 0 to 600000 (got ${String(d)})`);
-      return true;
-    }),
+    y.option('deploy-duration', integerOption('deploy-duration', { min: 0, max: 600_000, default: 1500, describe: 'How long each emulated deployment takes, in ms' })),
   run: async (args: DemoArgs, io: CliIO): Promise<number> => {
     const example = exampleDirectory();
     if (!example) {

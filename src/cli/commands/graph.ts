@@ -38,7 +38,8 @@ export const graphCommand: CliCommand<GraphArgs> = {
     let plan: Plan | undefined;
     let diagnostics: Diagnostic[];
     if (args.offline) {
-      const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd });
+      // Draws names only: like an offline validate, it runs where secrets are not available.
+      const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
       diagnostics = [...loaded.diagnostics];
       if (loaded.manifest && !hasErrors(diagnostics)) {
         const built = buildGraph(loaded.manifest);

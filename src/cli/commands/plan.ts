@@ -15,6 +15,7 @@ import { renderPlanMarkdown } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
+import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
@@ -39,7 +40,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
-      .option('max-destroy', { type: 'number', describe: 'Mark the plan as an error when it deletes more than N resources' }),
+      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' })),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);

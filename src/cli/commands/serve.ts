@@ -8,6 +8,7 @@
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
+import { decimalOption, integerOption } from '../option-values.js';
 // The emulator (fastify, swagger, its schemas) is loaded only when `serve` runs: importing it
 // statically cost every other command about half a second of start-up (bench, issue 6).
 
@@ -23,22 +24,6 @@ interface ServeArgs {
   'fail-deploy'?: string;
   'fault-rate': number;
   'fault-seed': number;
-}
-
-/** Problems with the options, as sentences naming the option and what is allowed. */
-export function checkServeArgs(a: ServeArgs): string[] {
-  const problems: string[] = [];
-  const intIn = (name: keyof ServeArgs, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
-    if (!Number.isInteger(v) || v < min || v > max) problems.push(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
-  };
-  intIn('port', a.port, 0, 65535);
-  intIn('rate-limit', a['rate-limit'], 1);
-  intIn('rate-window', a['rate-window'], 1);
-  intIn('latency', a.latency, 0, 600_000);
-  intIn('deploy-duration', a['deploy-duration'], 0, 3_600_000);
-  intIn('fault-seed', a['fault-seed'], 0);
-  if (!(a['fault-rate'] >= 0 && a['fault-rate'] <= 1)) problems.push(`--fault-rate must be a number from 0 to 1, got ${String(a['fault-rate'])}`);
-  return problems;
 }
 
 function untilSignal(io: CliIO): Promise<void> {
@@ -59,23 +44,18 @@ export const serveCommand: CliCommand<ServeArgs> = {
   describe: 'Run the local emulator of the Infrastructure Management API',
   builder: (y: Argv) =>
     y
-      .option('port', { type: 'number', default: 0, describe: 'Port to listen on (0 = any free port)' })
+      .option('port', integerOption('port', { min: 0, max: 65535, default: 0, describe: 'Port to listen on (0 = any free port)' }))
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
       .option('data', { type: 'string', describe: 'Persist the state to FILE (survives restarts and kills)' })
       .option('seed', { type: 'string', describe: 'Start from the JSON fixture FILE (when --data holds no state yet)' })
-      .option('rate-limit', { type: 'number', default: 1000, describe: 'Requests allowed per token per window' })
-      .option('rate-window', { type: 'number', default: 3600, describe: 'Rate-limit window, seconds' })
-      .option('latency', { type: 'number', default: 0, describe: 'Delay every response by MS milliseconds' })
-      .option('deploy-duration', { type: 'number', default: 3000, describe: 'Duration of a simulated deployment, ms' })
+      .option('rate-limit', integerOption('rate-limit', { min: 1, default: 1000, describe: 'Requests allowed per token per window' }))
+      .option('rate-window', integerOption('rate-window', { min: 1, default: 3600, describe: 'Rate-limit window, seconds' }))
+      .option('latency', integerOption('latency', { min: 0, max: 600_000, default: 0, describe: 'Delay every response by MS milliseconds' }))
+      .option('deploy-duration', integerOption('deploy-duration', { min: 0, max: 3_600_000, default: 3000, describe: 'Duration of a simulated deployment, ms' }))
       .option('fail-deploy', { type: 'string', describe: 'Deployments of services whose name matches GLOB fail' })
-      .option('fault-rate', { type: 'number', default: 0, describe: 'Fraction (0-1) of requests failing with 500/503 or a dropped connection' })
-      .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault generator (reproducible chaos)' }),
+      .option('fault-rate', decimalOption('fault-rate', { min: 0, max: 1, default: 0, describe: 'Fraction of requests failing with 500/503 or a dropped connection' }))
+      .option('fault-seed', integerOption('fault-seed', { min: 0, default: 1, describe: 'Seed of the fault generator (reproducible chaos)' })),
   async run(args, io) {
-    const problems = checkServeArgs(args);
-    if (problems.length) {
-      for (const p of problems) io.stderr.write(`driftless serve: ${p}\n`);
-      return EXIT.error;
-    }
     const { EmulatorStartError, startEmulator } = await import('../../emulator/server.js');
     const { lineLogger } = await import('../../emulator/context.js');
     const logger = lineLogger((s) => io.stderr.write(s));

@@ -6,6 +6,11 @@
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
  * `--remote` also checks cluster, registry and helm repository names against the API (the only API calls made).
+ *
+ * It makes every offline check plan makes, with the same code: the manifest loader's (schema,
+ * numbers, cron schedules, time zones, references, look-alike names) and buildGraph's (description
+ * room for the secret fingerprint marker, aliases, stages, dependency cycles). Without --remote it
+ * runs where secrets are not available: an unset ${env:NAME} is a warning, not an error.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -13,12 +18,15 @@ import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics } from '../../diag/render.js';
 import { loadManifest } from '../../manifest/load.js';
+import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
 import type { ReferenceContext } from '../../manifest/references.js';
 import { fetchReferenceNames } from '../../manifest/remote-names.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
+import { choiceOption } from '../option-values.js';
+import { AUTH_SCHEMES } from '../shared-options.js';
 
 export interface ValidateArgs {
   paths?: string[];
@@ -48,11 +56,17 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
       .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster, container registry and helm repository names against the API (4 read requests)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
-      .option('auth-scheme', { type: 'string', describe: 'Authorization scheme for --remote: Token or Bearer' }),
+      .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
-    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, ...(remote.references ? { references: remote.references } : {}) });
-    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics] };
+    // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
+    // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
+    // value). --remote checks as plan does.
+    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: args.remote ? 'error' : 'warning', ...(remote.references ? { references: remote.references } : {}) });
+    // The checks plan makes while building the desired graph (description room for the secret
+    // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
+    const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
+    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics, ...graphDiagnostics] };
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {

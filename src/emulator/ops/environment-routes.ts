@@ -155,8 +155,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
           return environmentActionStatus(ctx, envId, 'RESTART');
         }
         // api-notes §3: 200 with no body; the services move on in the background.
-        reply.code(200).send();
-        return reply;
+        return reply.code(200).send();
       },
     );
   }

@@ -124,7 +124,7 @@ export function alertRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
     async (req, reply) => {
       checkReceiver(req.body.alert_receiver, 'alert_receiver.');
       record(null, req.body.alert_receiver, req.body.message);
-      reply.code(200).send();
+      return reply.code(200).send();
     },
   );
 
@@ -135,7 +135,7 @@ export function alertRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
       const r = mustGet(s.alertReceivers, req.params.alertReceiverId, 'alert receiver');
       checkReceiver({ ...r, ...(s.alertReceiverSecrets[r.id] ?? {}) });
       record(r.id, r, req.body?.message);
-      reply.code(200).send();
+      return reply.code(200).send();
     },
   );
 

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
 import { ApiError, badRequest, conflict, invalidField, notFound } from '../errors.js';
-import { needs } from '../auth.js';
+import { PROVIDER_CATALOG, needs } from '../auth.js';
 import { listOf, schema } from '../schemas.js';
 import { checkOrganization, mustGet, nextTimestamp } from '../store.js';
 import { AWS_MANAGED_DB_INSTANCE_TYPES, INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
@@ -119,6 +119,7 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
     app.get<{ Params: Record<string, string> }>(
       path,
       {
+        config: PROVIDER_CATALOG,
         schema: {
           ...doc('Cloud provider', `Instance types of ${label} in a ${param}`),
           params: { type: 'object', required: [param], properties: { [param]: { type: 'string', minLength: 1, maxLength: 64 } } },
@@ -139,13 +140,14 @@ export function clusterRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
 
   app.get(
     '/aws/managedDatabase/type',
-    { schema: { ...doc('Cloud provider', 'Managed database types available on AWS'), response: { 200: listOf('ManagedDatabaseType'), ...errorResponses() } } },
+    { config: PROVIDER_CATALOG, schema: { ...doc('Cloud provider', 'Managed database types available on AWS'), response: { 200: listOf('ManagedDatabaseType'), ...errorResponses() } } },
     async () => ({ results: Object.keys(AWS_MANAGED_DB_INSTANCE_TYPES).map((name) => ({ name })) }),
   );
 
   app.get<{ Params: { region: string; databaseType: string } }>(
     '/aws/managedDatabase/instanceType/:region/:databaseType',
     {
+      config: PROVIDER_CATALOG,
       schema: {
         ...doc('Cloud provider', 'Instance types of AWS managed databases of a type in a region'),
         params: {

@@ -80,7 +80,7 @@ export function unifiedVariableRoutes(app: FastifyInstance, ctx: EmulatorContext
     const parent = parentOfVariable(ctx, v);
     deleteVariable(d, v.id);
     if (parent) markParentOutOfDate(ctx, parent);
-    reply.code(204).send();
+    return reply.code(204).send();
   });
 
   app.post('/variable/:variableId/alias', { schema: { ...doc('Variables', 'Alias a variable at a lower scope'), params: uuidParams('variableId'), body: schema('VariableAliasRequest'), response: { 201: schema('VariableResponse'), ...errorResponses(409) } } }, async (req, reply) => {
@@ -188,7 +188,7 @@ export function legacyVariableRoutes(app: FastifyInstance, ctx: EmulatorContext)
         const current = ownItemOf(d, req.params as Q, parent);
         deleteVariable(d, current.id);
         markParentOutOfDate(ctx, parent);
-        reply.code(204).send();
+        return reply.code(204).send();
       });
 
       app.post(`${item}/override`, { schema: { ...doc(tag, `Override a higher-scope ${what} for this ${p.segment}`), params: uuidParams(p.param, k.idParam), body: schema('LegacyOverrideRequest'), response: { 201: schema(k.record), ...errorResponses(409) } } }, async (req, reply) => {

@@ -1,0 +1,39 @@
+/**
+ * The argument of an `${env:...}` reference, with the shell's (and docker compose's) default syntax:
+ *
+ *   ${env:NAME}            the value of NAME; unset or empty is an error (an empty value is the
+ *                          usual sign of a CI secret that was never configured)
+ *   ${env:NAME:-default}   the value of NAME, or `default` when NAME is unset or empty
+ *   ${env:NAME:-}          the value of NAME, or an intentionally empty value
+ *
+ * Pure: the argument text in, its parts out (or undefined when it is not a valid reference).
+ */
+const ENV_ARGUMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
+export interface EnvArgument {
+  name: string;
+  /** Present when the reference gives a default (possibly empty: an intentionally empty value). */
+  fallback?: string;
+}
+
+export function parseEnvArgument(arg: string): EnvArgument | undefined {
+  const m = ENV_ARGUMENT.exec(arg);
+  if (!m) return undefined;
+  return m[2] === undefined ? { name: m[1]! } : { name: m[1]!, fallback: m[2] };
+}
+
+export type EnvLookup =
+  | { kind: 'value'; value: string }
+  /** NAME is not set (no default given). */
+  | { kind: 'unset' }
+  /** NAME is set to the empty string (no default given). */
+  | { kind: 'empty' };
+
+/** The value an `${env:...}` argument stands for in `env`. Own properties only (`constructor` is no variable). */
+export function lookUpEnv(ref: EnvArgument, env: Readonly<Record<string, string | undefined>>): EnvLookup {
+  const v = Object.prototype.hasOwnProperty.call(env, ref.name) ? env[ref.name] : undefined;
+  const value = typeof v === 'string' ? v : undefined;
+  if (value !== undefined && value !== '') return { kind: 'value', value };
+  if (ref.fallback !== undefined) return { kind: 'value', value: ref.fallback };
+  return value === undefined ? { kind: 'unset' } : { kind: 'empty' };
+}
