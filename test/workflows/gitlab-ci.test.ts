@@ -1,17 +1,16 @@
 /**
- * The GitLab CI example (examples/gitlab-ci): its jobs, rules, image and pinned package; and its
- * job scripts run for real with bash, as a GitLab runner runs them (`set -eo pipefail`, the job's
- * variables), with the built CLI as `driftless`, against the emulator, the merge-request notes
- * going over real HTTP to a stand-in for GitLab's notes API (GitLab itself cannot be reached here).
+ * The GitLab CI example (examples/gitlab-ci): its jobs, rules, image and pinned package; and the
+ * script that keeps the plan as merge-request notes, run for real over HTTP against a stand-in for
+ * GitLab's notes API (GitLab itself cannot be reached here).
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmu, tempDir, type Emu } from '../export/helpers.js';
+import { tempDir } from '../export/helpers.js';
 import { root } from './action-step.js';
 
 const exampleDir = path.join(root, 'examples/gitlab-ci');
@@ -110,90 +109,82 @@ function fakeGitLab(token: string) {
   return { server, notes, calls };
 }
 
-/** Runs a job's script as a GitLab runner does: bash, `set -eo pipefail`, the job's variables. */
-async function runJob(cwd: string, job: Record<string, any>, cicd: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const expand = (v: string) => v.replace(/\$(\w+)/g, (_m, n: string) => cicd[n] ?? '');
-  const variables = Object.fromEntries(Object.entries<string>({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, expand(String(v))]));
-  const script = ['set -eo pipefail', ...(job.script as string[])].join('\n');
+/** Runs driftless-mr-notes.mjs as the plan job does, against the stand-in GitLab. */
+function runNotes(cwd: string, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { cwd, env: { PATH: `${path.join(cwd, '.bin')}:${process.env.PATH}`, HOME: cwd, ...cicd, ...variables } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [path.join(exampleDir, 'driftless-mr-notes.mjs'), ...args], { cwd, env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-describe('the GitLab jobs, run with bash on the emulator', () => {
-  let emu: Emu;
+describe('driftless-mr-notes.mjs: the plan as merge-request notes, over HTTP', () => {
   let gitlab: ReturnType<typeof fakeGitLab>;
   const tmp = tempDir('driftless-gitlab-');
-  let cicd: Record<string, string>;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
-    emu = await startEmu();
     gitlab = fakeGitLab('glpat-notes-token');
     await new Promise<void>((r) => gitlab.server.listen(0, '127.0.0.1', r));
-    const port = (gitlab.server.address() as AddressInfo).port;
-    cpSync(path.join(root, 'examples/minimal'), path.join(tmp.dir, 'infra'), { recursive: true });
-    copyFileSync(path.join(exampleDir, 'driftless-mr-notes.mjs'), path.join(tmp.dir, 'driftless-mr-notes.mjs'));
-    // `driftless` on the PATH: the built CLI of this repository, in place of the npm install.
-    mkdirSync(path.join(tmp.dir, '.bin'));
-    writeFileSync(path.join(tmp.dir, '.bin/driftless'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(root, 'bin/driftless.js')}" "$@"\n`);
-    chmodSync(path.join(tmp.dir, '.bin/driftless'), 0o755);
-    cicd = {
-      CI: 'true',
-      GITLAB_CI: 'true',
-      CI_API_V4_URL: `http://127.0.0.1:${port}/api/v4`,
+    env = {
+      CI_API_V4_URL: `http://127.0.0.1:${(gitlab.server.address() as AddressInfo).port}/api/v4`,
       CI_PROJECT_ID: '5',
       CI_MERGE_REQUEST_IID: '12',
       CI_JOB_URL: 'https://gitlab.example.com/acme/infra/-/jobs/77',
-      DRIFTLESS_API_URL: emu.em.url,
-      DRIFTLESS_API_TOKEN_READ: emu.em.tokens.READ,
-      DRIFTLESS_API_TOKEN_WRITE: emu.em.tokens.ADMIN,
-      DRIFTLESS_FINGERPRINT_KEY: 'gitlab-fingerprint-key-0123456789',
       DRIFTLESS_NOTES_TOKEN: 'glpat-notes-token',
+      MANIFEST_DIR: 'infra',
     };
   });
   afterAll(async () => {
     await new Promise((r) => gitlab.server.close(r));
-    await emu.close();
     tmp.cleanup();
   });
 
-  it('merge request: the plan as notes (updated, then replaced by a failure); default branch: apply; schedule: drift', async () => {
-    const plan = await runJob(tmp.dir, jobs.plan!, cicd);
-    expect(plan.code, plan.stderr).toBe(0);
-    const mine = () => gitlab.notes.filter((n) => n.author.id === 99);
-    expect(mine().length).toBeGreaterThanOrEqual(1);
-    expect(mine()[0]!.body).toMatch(/^<!-- driftless-plan:infra part 1 -->\n/);
-    expect(mine().map((n) => n.body).join('\n')).toContain('Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy.');
-    // The developer's note with a look-alike marker is left alone.
-    expect(gitlab.notes[0]!.body).toContain('forged by a developer');
+  function parts(name: string, texts: string[]): string {
+    const dir = path.join(tmp.dir, name);
+    mkdirSync(dir, { recursive: true });
+    texts.forEach((t, i) => writeFileSync(path.join(dir, `part-${i + 1}.md`), t));
+    writeFileSync(path.join(tmp.dir, `${name}.md`), texts.join('\n'));
+    return name;
+  }
+  const mine = () => gitlab.notes.filter((n) => n.author.id === 99);
 
-    // The same plan again: nothing is written.
+  it('one note per part (following pages), untouched when unchanged, left-over parts deleted, a failure replaces them, the developer\'s look-alike left alone', async () => {
+    // Five parts: the stand-in serves two notes a page, so finding them again needs x-next-page.
+    const five = parts('five', ['p1', 'p2', 'p3', 'p4', 'p5']);
+    expect((await runNotes(tmp.dir, env, [five, 'five.md', '2'])).code).toBe(0);
+    expect(mine().map((n) => n.body)).toEqual([1, 2, 3, 4, 5].map((i) => `<!-- driftless-plan:infra part ${i} -->\np${i}`));
+
     gitlab.calls.length = 0;
-    expect((await runJob(tmp.dir, jobs.plan!, cicd)).code).toBe(0);
+    const again = await runNotes(tmp.dir, env, [five, 'five.md', '2']);
+    expect(again.stdout).toContain('5 note(s) on !12: 0 created, 0 updated, 0 deleted');
     expect(gitlab.calls).toEqual([]);
 
-    // A second manifest file with an error: the plan fails, its notes become ONE note with the failure.
-    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), 'projects:\n  - name: other\n    environments:\n      - name: dev\n        clustr: x\n');
-    const failed = await runJob(tmp.dir, jobs.plan!, cicd);
-    expect(failed.code).not.toBe(0);
+    const two = parts('two', ['p1', 'p2 changed']);
+    expect((await runNotes(tmp.dir, env, [two, 'two.md', '2'])).code).toBe(0);
+    expect(mine().map((n) => n.body.split('\n')[1])).toEqual(['p1', 'p2 changed']);
+    expect(gitlab.calls.filter((c) => c.startsWith('PUT'))).toHaveLength(1);
+    expect(gitlab.calls.filter((c) => c.startsWith('DELETE'))).toHaveLength(3);
+
+    writeFileSync(path.join(tmp.dir, 'failed.md'), '**error** `clustr` is not a key of an environment\n');
+    expect((await runNotes(tmp.dir, env, [two, 'failed.md', '1'])).code).toBe(0);
     expect(mine()).toHaveLength(1);
     expect(mine()[0]!.body).toContain('### ❌ driftless plan failed');
+    expect(mine()[0]!.body).toContain('`clustr` is not a key');
     expect(mine()[0]!.body).toContain('https://gitlab.example.com/acme/infra/-/jobs/77');
     expect(gitlab.notes[0]!.body).toContain('forged by a developer');
-    // Fixed: the failure note becomes the plan again.
-    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), '');
-    expect((await runJob(tmp.dir, jobs.plan!, cicd)).code).toBe(0);
-    expect(mine()[0]!.body).toContain('Plan: 3 to add');
-    expect(JSON.stringify(gitlab.notes)).not.toContain(emu.em.tokens.READ);
+  });
 
-    const apply = await runJob(tmp.dir, jobs.apply!, cicd);
-    expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stdout).toContain('Apply complete!');
+  it('a wrong token fails with one line that names the request, never the token', async () => {
+    const r = await runNotes(tmp.dir, { ...env, DRIFTLESS_NOTES_TOKEN: 'glpat-wrong' }, [parts('x', ['p']), 'x.md', '2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('driftless-mr-notes: GET /api/v4/user answered 401 Unauthorized\n');
+  });
 
-    const drift = await runJob(tmp.dir, jobs.drift!, cicd);
-    expect(drift.code, drift.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'))).toMatchObject({ in_sync: true });
-  }, 120_000);
+  it('outside a merge-request pipeline it says what is missing', async () => {
+    const { CI_MERGE_REQUEST_IID: _, ...noMr } = env;
+    const r = await runNotes(tmp.dir, noMr, [parts('y', ['p']), 'y.md', '2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^driftless-mr-notes: CI_MERGE_REQUEST_IID is not set/);
+  });
 });
