@@ -67,7 +67,7 @@ describe('schemas/manifest.schema.json', () => {
 
 describe('examples', () => {
   const examples = readdirSync(path.join(repoRoot, 'examples'), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'github-actions')
+    .filter((d) => d.isDirectory() && !['github-actions', 'gitlab-ci'].includes(d.name))
     .map((d) => d.name);
 
   it('include minimal and realistic', () => {
