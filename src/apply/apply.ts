@@ -23,7 +23,7 @@ import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
 import { errorMessage, isAmbiguousFailure, isAuthRefusal } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
-import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
+import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployNotes, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
 
 export type { ApplySummary } from './events.js';
@@ -82,6 +82,8 @@ export interface StepReport {
   /** For skipped steps: the failed step's address. */
   because?: Address;
   logs?: string[];
+  /** For applied steps: what else the user should know (e.g. another deployment started since). */
+  note?: string;
 }
 
 export interface ApplyResult {
@@ -303,8 +305,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       };
     });
     for (const t of targets) emit({ type: 'apply_start', address: t.address, action: 'deploy' });
+    let notes: DeployNotes;
     try {
-      await deployStage(
+      notes = await deployStage(
         { environmentId: refs.id(env), environmentAddress: env, stageName: stageName ?? '(default)', services: targets },
         { api: deps.api, timing, onEvent: emit },
         {
@@ -329,14 +332,15 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
           fail(t.address, 'deploy', e instanceof AbortedError ? new StepError('interrupted while waiting; the deployment goes on in the platform', 'Run plan to see where it ended.') : e, started);
         }
       }
-      for (const t of targets) if (!failed.has(t.address)) succeeded(t.address, started);
+      const failedNotes = e instanceof DeployFailedError ? e.notes : undefined;
+      for (const t of targets) if (!failed.has(t.address)) succeeded(t.address, started, failedNotes?.get(t.address));
       throw e;
     }
-    for (const t of targets) succeeded(t.address, started);
+    for (const t of targets) succeeded(t.address, started, notes.get(t.address));
   };
-  const succeeded = (address: Address, started: number) => {
-    emit({ type: 'apply_complete', address, action: 'deploy', elapsed_seconds: elapsed(started) });
-    report({ address, action: 'deploy', status: 'applied' });
+  const succeeded = (address: Address, started: number, note?: string) => {
+    emit({ type: 'apply_complete', address, action: 'deploy', elapsed_seconds: elapsed(started), ...(note ? { detail: note } : {}) });
+    report({ address, action: 'deploy', status: 'applied', ...(note ? { note } : {}) });
   };
 
   const runStep = (p: (typeof planned)[number]): Promise<void> => {
