@@ -33,6 +33,7 @@ import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, typ
 export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
 import { refusals } from './refusals.js';
+import { tokenRefusals } from './permissions.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
 import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
@@ -56,6 +57,11 @@ export interface ApplyDeps {
   clock?: () => Date;
   /** SIGINT: no new step starts, running ones finish, deploy waits stop. */
   signal?: AbortSignal;
+  /**
+   * Probe the token's Write and Deploy scopes before the first write (permissions.ts). On unless
+   * false: only tests of other behaviour, which count every request, turn it off.
+   */
+  probeToken?: boolean;
 }
 
 export interface ApplyOptions {
@@ -130,12 +136,18 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   if (refused.length > 0) {
     return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0 };
   }
+  // Before the first write: can this token write and deploy what the plan needs?
+  const probeRequestsBefore = deps.api.requestCount;
+  const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
+  if (denied.length > 0) {
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore };
+  }
   const timing = deps.timing ?? realTiming;
   const clock = deps.clock ?? (() => new Date());
   const emit = (e: ApplyEvent) => deps.onEvent?.(e);
   const startedAt = timing.now();
   const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
-  const requestsBefore = deps.api.requestCount;
+  const requestsBefore = probeRequestsBefore;
   const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
   const ctx: WriteContext & ImportSupport = {
     variableImport: true,
