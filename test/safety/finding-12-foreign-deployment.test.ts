@@ -6,6 +6,8 @@
  * Here the other deployment (a console user's, slow) starts the instant apply's own deployment of
  * `web` succeeds, before apply reads the statuses again.
  */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
 import { SECRET_ENV, appManifest, servicesByName } from '../e2e/fixtures.js';
@@ -63,4 +65,22 @@ describe('finding 12: apply waits only for its own deployments', () => {
       stop();
     }
   }, 60_000);
+
+  it('finding 12: two concurrent applies of examples/realistic both finish promptly, neither waiting out its timeout', async () => {
+    h = await startHarness();
+    cpSync(join(import.meta.dirname, '../../examples/realistic'), join(h.dir, 'r'), { recursive: true });
+    const env = { STRIPE_API_KEY: 'sk_test_example', SESSION_SECRET: 'session-example', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/first', WEBHOOK_SIGNING_SECRET: 'whsec_example' };
+    expect((await h.run(['apply', 'r', '--auto-approve', ...FAST], { env })).code).toBe(0);
+    // A change every service of production sees: each apply redeploys them all.
+    const file = join(h.dir, 'r/shop.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('value: info', 'value: debug'));
+    const started = Date.now();
+    const [a, b] = await Promise.all([0, 1].map(() => h.run(['apply', 'r', '--auto-approve', '--timeout', '25s', ...FAST], { env })));
+    const seconds = (Date.now() - started) / 1000;
+    expect(seconds).toBeLessThan(15);
+    for (const r of [a!, b!]) expect(r.stdout + r.stderr).not.toContain('timed out');
+    // Whatever the interleaving, the organization ends as the manifest says.
+    const p = await h.run(['plan', 'r'], { env });
+    expect(p.stdout).toContain('No changes.');
+  }, 90_000);
 });
