@@ -93,7 +93,7 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
       unsealed: [`${file} has no seal: it was not written by this version of driftless, or its seal was removed`, `A plan file must carry the seal \`driftless plan --out\` writes. ${replan}`],
       'other-key': [
         `${file} was sealed with another key than this apply's ${key.source === 'env' ? 'DRIFTLESS_FINGERPRINT_KEY' : 'key derived from the organization id (DRIFTLESS_FINGERPRINT_KEY is not set)'}`,
-        'Plan and apply must run with the same DRIFTLESS_FINGERPRINT_KEY (set, or unset, in both). Nothing was changed.',
+        `${sealedWith(d.seal)}Plan and apply must run with the same DRIFTLESS_FINGERPRINT_KEY (set, or unset, in both). Nothing was changed.`,
       ],
       tampered: [`${file} was edited after it was written: its content does not match its seal`, `A saved plan is applied exactly as it was written. Nothing was changed. ${replan}`],
     };
@@ -110,6 +110,14 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
     return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${replan.toLowerCase()}`);
   }
   return { plan: d as PlanFileDocument, diagnostics: [] };
+}
+
+/** What the file says of its key (never the key): a hint for the user, not a proof. */
+function sealedWith(seal: unknown): string {
+  const source = (seal as { key_source?: unknown } | undefined)?.key_source;
+  if (source === 'fallback') return 'The file says it was sealed without DRIFTLESS_FINGERPRINT_KEY (with the key derived from the organization id). ';
+  if (source === 'env') return 'The file says it was sealed with a DRIFTLESS_FINGERPRINT_KEY. ';
+  return '';
 }
 
 function major(v: string): string {

@@ -83,6 +83,12 @@ describe('plan files', () => {
     const other = parsePlanFile(good, 'p.json', () => ({ key: 'another-key', source: 'env' }));
     expect(other.diagnostics.map((d) => d.code)).toEqual(['planfile.other-key']);
     expect(other.diagnostics[0]!.summary).toBe("p.json was sealed with another key than this apply's DRIFTLESS_FINGERPRINT_KEY");
+    expect(other.diagnostics[0]!.detail).toContain('The file says it was sealed with a DRIFTLESS_FINGERPRINT_KEY.');
+    expect(JSON.stringify(other.diagnostics)).not.toContain(SEAL_KEY);
+    // Sealed without a key (the fallback), read with one: the reader's key decides, and says why.
+    const fallback = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z', { key: 'driftless-fallback-fingerprint-key:org-1', source: 'fallback' });
+    const mixed = parsePlanFile(fallback, 'p.json', keyOf).diagnostics[0]!;
+    expect([mixed.code, mixed.detail]).toEqual(['planfile.other-key', expect.stringContaining('sealed without DRIFTLESS_FINGERPRINT_KEY')]);
     expect(code(good, { apiUrl: 'https://api.example.com' })).toEqual(['planfile.wrong-target']);
     expect(code(good, { organizationId: 'other-org' })).toEqual(['planfile.wrong-target']);
     const d = parsePlanFile('{"kind":"driftless-plan","format_version":"9.0"}', 'p.json', keyOf).diagnostics[0]!;
