@@ -218,7 +218,6 @@ export async function deployStage(
   const failures: ServiceDeployFailure[] = [];
   const notes: DeployNotes = new Map();
   const stageStarted = timing.now();
-  let polls = 0;
 
   while (pending.size > 0) {
     if (timing.now() >= opts.deadline) {
@@ -233,13 +232,8 @@ export async function deployStage(
       }
       break;
     }
-    // The first read follows the deploy request at once: it sees our request on the services
-    // (a deployment takes longer than a round trip), so ours is known before anyone else's can
-    // take the status over.
-    if (polls++ > 0 || requestId === undefined) {
-      const delay = nextPollDelay(timing.now() - stageStarted, opts.pollIntervalMs, opts.maxPollIntervalMs);
-      await timing.sleep(Math.min(delay, Math.max(0, opts.deadline - timing.now())), opts.signal);
-    }
+    const delay = nextPollDelay(timing.now() - stageStarted, opts.pollIntervalMs, opts.maxPollIntervalMs);
+    await timing.sleep(Math.min(delay, Math.max(0, opts.deadline - timing.now())), opts.signal);
     const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
     own.learn(stage.services.map((s) => statuses.get(s.id)));
     // The environment's deployment history, read at most once per poll and only when a service

@@ -100,8 +100,7 @@ describe('deployStage', () => {
       applications: [{ application_id: 'app-1', git_commit_id: 'abc123' }],
       containers: [{ id: 'ctr-1', image_tag: '1.2.3' }],
     });
-    // The first read right after the request (it learns which execution is ours), then a wait before each.
-    expect(timing.sleeps).toEqual([1000, 1000, 1000]);
+    expect(timing.sleeps).toEqual([1000, 1000, 1000, 1000]);
     const progress = events.flatMap((e) => (e.type === 'apply_progress' ? [`${e.address.split('/').pop()} ${e.state}`] : []));
     expect(progress).toEqual([
       'application.api DEPLOYMENT_QUEUED',
