@@ -43,6 +43,10 @@ export function authorityOf(args: AuthorityArgs): ApplyAuthority {
 export function savedPlanExceeds(saved: Plan, authority: ApplyAuthority, file: string): Diagnostic[] {
   return refusals(saved, authority).map((d) => ({
     ...d,
-    detail: `${d.detail ? `${d.detail}\n` : ''}A saved plan (${file}) never grants what the command line of \`driftless apply\` does not: give the flag to this apply. Nothing was changed.`,
+    detail: `${d.detail ? `${d.detail}\n` : ''}${
+      d.code === 'apply.blocked'
+        ? `The saved plan ${file} blocks this change: make it again with the flag (\`driftless plan --out ${file}\`), review it, and apply the new file with the same flag.`
+        : `A saved plan (${file}) never grants what the command line of \`driftless apply\` does not: give the flag to this apply.`
+    } Nothing was changed.`,
   }));
 }

@@ -102,6 +102,8 @@ describe('finding 9: a plan file is a sealed, bounded authority', () => {
     // The untouched file verifies: it is refused only for its blocked delete.
     writePlan(original);
     await expectRefusedUnchanged(['apply', 'p.plan', ...FAST], `${DB}: delete is blocked`);
+    // A flag on the apply does not unblock what the saved plan blocks: the plan is made again.
+    await expectRefusedUnchanged(['apply', 'p.plan', '--allow-data-loss', ...FAST], 'The saved plan p.plan blocks this change: make it again with the flag');
   });
 
   it('finding 9: even a correctly re-sealed file gets no more than the command line allows', async () => {
