@@ -154,7 +154,7 @@ describe('applyPlan', () => {
       ['cluster.c', 'cl-1', 'cluster'],
       ['project.p/environment.e', 'env-1', 'environment'],
     ]);
-    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', timing: virtualTiming() }, { allowReplace: true, parallelism: 1 });
+    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', probeToken: false, timing: virtualTiming() }, { allowReplace: true, parallelism: 1 });
     expect(r.status).toBe('failed');
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /environment/env-1', 'GET /project/p-1/environment', 'POST /project/p-1/environment']);
     // The environment, its replaced variable and its undeclared one are gone; nothing was created.
