@@ -110,3 +110,34 @@ test('a secret value is kept only in state.secretValues: never in a variable rec
   expectNowhere(JSON.stringify(persistedRest), all, 'the --data snapshot outside secretValues');
   expect(persistedSecrets).toMatchObject({ [made.appSecret]: values.edited, [made.imported]: values.imported });
 });
+
+test('the other write-only values (terraform secrets, chart repository, receiver and webhook credentials) are kept only in their write-only stores', async () => {
+  const dataFile = join(dir, 'state.json');
+  c = await startClient({ dataFile });
+  const w = await world(c);
+  const org = c.em.organizationId;
+  const values = { tf: 'tf-secret-Gv3*s', helm: 'helm-pass-Hw4(r', slack: 'https://hooks.slack.com/services/T1/B1/Ix5-q', smtp: 'smtp-pass-Jy6)p', hook: 'hook-secret-Kz7_o' };
+  const ok = (r: { status: number; body: any }) => {
+    expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    return r.body;
+  };
+  ok(await c.post(`/environment/${w.envId}/terraform`, {
+    name: 'network',
+    terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra.git', branch: 'main' } },
+    terraform_variables_source: { tf_var_file_paths: [], tf_vars: [{ key: 'region', value: 'eu', secret: false }, { key: 'token', value: values.tf, secret: true }] },
+  }));
+  ok(await c.post(`/organization/${org}/helmRepository`, { name: 'private-charts', kind: 'OCI_GITHUB_CR', url: 'oci://ghcr.io/acme/charts', skip_tls_verification: false, config: { username: 'ci', password: values.helm } }));
+  ok(await c.post('/alert-receivers', { organization_id: org, name: 'ops', description: 'ops', type: 'SLACK', send_resolved: true, webhook_url: values.slack }));
+  ok(await c.post('/alert-receivers', { organization_id: org, name: 'mail', description: 'mail', type: 'EMAIL', send_resolved: false, to: 'a@example.com', from: 'b@example.com', smarthost: 'smtp.example.com:587', auth_username: 'u', auth_password: values.smtp, require_tls: true }));
+  ok(await c.post(`/organization/${org}/webhook`, { target_url: 'https://ci.example.com/hook', events: ['DEPLOYMENT_STARTED'], target_secret: values.hook }));
+  const all = Object.values(values);
+
+  const WRITE_ONLY = ['secretValues', 'alertReceiverSecrets', 'webhookSecrets'];
+  const outside = (state: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(state).filter(([k]) => !WRITE_ONLY.includes(k))));
+  expectNowhere(outside(c.em.state as unknown as Record<string, unknown>), all, 'the state outside the write-only stores');
+  // Each is where the emulator needs it: to sign deliveries, to post to the receiver, to pull charts.
+  expect(JSON.stringify(WRITE_ONLY.map((k) => (c!.em.state as unknown as Record<string, unknown>)[k]))).toSatisfy((s: string) => all.every((v) => s.includes(JSON.stringify(v).slice(1, -1))));
+  await c.em.close();
+  c = undefined;
+  expectNowhere(outside(JSON.parse(readFileSync(dataFile, 'utf8'))), all, 'the --data snapshot outside the write-only stores');
+});
