@@ -170,3 +170,39 @@ describe('unresolved references say what is declared', () => {
     expect(build({ webhooks: [{ target_url: 'https://x.example/h', events: ['DEPLOYMENT_STARTED'], description: 'd'.repeat(255) }] }).diagnostics).toEqual([]);
   });
 });
+
+describe('immutable fields and limits', () => {
+  it('the fields that force a replace are recorded on the kinds that have them, and only there', () => {
+    const { graph } = build({
+      alert_rules: [{ name: 'r', target: { cluster: 'c' }, condition: { promql: 'x' }, severity: 'LOW', receivers: [] }],
+      projects: [{ name: 'p', variables: [{ key: 'K', value: 'v' }], environments: [{ name: 'e', cluster: 'c', services: [{ type: 'database', name: 'db', database_type: 'REDIS', version: '7', mode: 'CONTAINER' }, { type: 'container', name: 'w', registry: 'r', image_name: 'i', tag: '1' }] }] }],
+    });
+    const f = (a: string) => graph.resources.get(a)!.immutableFields;
+    expect(f('project.p/environment.e')).toEqual(['cluster']);
+    expect(f('project.p/environment.e/database.db')).toEqual(['type', 'mode']);
+    expect(f('alert_rule.r')).toEqual(['target']);
+    expect(f('project.p/variable.K')).toEqual(['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'overridden_scope']);
+    expect(f('project.p')).toBeUndefined();
+    expect(f('project.p/environment.e/container.w')).toBeUndefined();
+  });
+
+  it('a description next to a secret may fill exactly what the fingerprint marker leaves, not one character more', () => {
+    const receiver = (description: string) => build({ alert_receivers: [{ name: 'ops', type: 'SLACK', webhook_url: 'https://h.example/x', description }] }).diagnostics;
+    const tooLong = receiver('d'.repeat(255));
+    const room = Number(/at most (\d+) are allowed/.exec(tooLong[0]!.summary)?.[1]);
+    // The marker takes room: the limit is below the API's 255, and the message says so.
+    expect(room).toBeLessThan(255);
+    expect(room).toBeGreaterThan(100);
+    expect(tooLong[0]!.detail).toBe(`The API limits descriptions to 255 characters, and driftless appends a ${255 - room}-character fingerprint marker to records holding secrets.`);
+    expect(receiver('d'.repeat(room))).toEqual([]);
+    expect(receiver('d'.repeat(room + 1)).map((d) => [d.code, d.summary, d.address])).toEqual([['graph.description-too-long', `description is ${room + 1} characters; at most ${room} are allowed here`, 'alert_receiver.ops']]);
+  });
+
+  it('a cycle is one error naming the chain, at its first resource', () => {
+    const db = (name: string, clone: string) => ({ type: 'database', name, database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', clone_from: { database: clone } });
+    const { diagnostics } = build({ projects: [{ name: 'p', environments: [{ name: 'e', cluster: 'c', services: [db('a', 'b'), db('b', 'a')] }] }] });
+    const E = 'project.p/environment.e';
+    expect(diagnostics.map((d) => [d.code, d.summary, d.address])).toEqual([['graph.cycle', `Dependency cycle: ${E}/database.a -> ${E}/database.b -> ${E}/database.a`, `${E}/database.a`]]);
+    expect(diagnostics[0]!.detail).toMatch(/^Each resource in the cycle needs the next one to exist first\./);
+  });
+});
