@@ -97,6 +97,28 @@ describe('service attrs, every kind', () => {
     expect(after.dependsOn).toContain(`${ENV}/database.main`);
   });
 
+  it('database clone from another environment or project, declared later or not at all', () => {
+    const db = (name: string, clone?: Record<string, string>) => ({ type: 'database', name, database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', ...(clone ? { clone_from: clone } : {}) });
+    const { graph } = buildGraph({
+      version: 1,
+      projects: [
+        { name: 'shop', environments: [
+          { name: 'prod', cluster: 'c', services: [db('copy', { environment: 'staging', database: 'main' }), db('other', { project: 'legacy', environment: 'old', database: 'orders' }), db('ghost', { database: 'missing' })] },
+          { name: 'staging', cluster: 'c', services: [db('main')] },
+        ] },
+        { name: 'legacy', environments: [{ name: 'old', cluster: 'c', services: [db('orders')] }] },
+      ],
+    } as unknown as Manifest);
+    const r = (n: string) => graph.resources.get(`${ENV}/database.${n}`)!;
+    expect(r('copy').cloneFrom).toBe('project.shop/environment.staging/database.main');
+    expect(r('copy').dependsOn).toEqual(['project.shop/environment.staging/database.main']);
+    expect(r('other').cloneFrom).toBe('project.legacy/environment.old/database.orders');
+    expect(r('other').dependsOn).toEqual(['project.legacy/environment.old/database.orders']);
+    expect(r('ghost').cloneFrom).toBe(`${ENV}/database.missing`);
+    expect(r('ghost').dependsOn).toEqual([]);
+    expect(graph.order.indexOf('project.legacy/environment.old/database.orders')).toBeLessThan(graph.order.indexOf(`${ENV}/database.other`));
+  });
+
   it('job from an image on a cron: source, schedule, settings, pin on the image tag and the commit', () => {
     const r = only(
       [{ type: 'job', name: 'report', cpu: 300, memory: 384, max_nb_restart: 2, max_duration_seconds: 600, auto_deploy: true, source: { image: { registry: 'docker-hub', image_name: 'acme/report', tag: 3 as unknown as string } }, schedule: { cron: { scheduled_at: '0 3 * * *', timezone: 'Europe/Paris', arguments: ['--all'], entrypoint: '/report' } }, git_commit_id: 'c0ffee' } as unknown as ServiceSpec],
