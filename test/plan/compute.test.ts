@@ -189,6 +189,23 @@ describe('computePlan: update', () => {
     expect(touched(plan)).toEqual([]);
   });
 
+  it('matches references by name case-insensitively too: groups, receivers, an alert target and a stage order', () => {
+    const plan = planOf(
+      fullManifest(),
+      withRecords((r) => {
+        r.annotationsGroups[0]!.name = 'MONITORING';
+        r.labelsGroups[0]!.name = 'Team';
+        r.alertReceivers[0]!.name = 'Slack-OPS';
+        r.services[0]!.name = 'Api';
+        r.stages[1]!.name = 'DATA';
+      }),
+    );
+    expect(touched(plan)).toEqual([]);
+    // A name that differs by more than case is still a difference.
+    const renamed = planOf(fullManifest(), withRecords((r) => (r.alertReceivers[0]!.name = 'slack-ops-2')));
+    expect(touched(renamed)).toContain('create alert_receiver.slack-ops');
+  });
+
   it('shows a cluster upgrade when one is asked for and available', () => {
     const m = fullManifest();
     m.clusters = [{ name: 'production-cluster', upgrade_kubernetes: true }];
