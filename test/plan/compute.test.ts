@@ -206,6 +206,25 @@ describe('computePlan: update', () => {
     expect(touched(renamed)).toContain('create alert_receiver.slack-ops');
   });
 
+  it('a database cloned from a source that is neither declared nor live is an error; a declared source is fine', () => {
+    const withClone = (source: string) => {
+      const m = fullManifest();
+      m.projects![0]!.environments![0]!.services!.push({ type: 'database', name: 'copy', database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', clone_from: { database: source } });
+      const { graph } = buildGraph(m);
+      return computePlan(graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
+    };
+    const missing = withClone('nowhere');
+    expect(change(missing, `${PROD}/database.copy`)).toMatchObject({ actions: ['create'], clone_from: `${PROD}/database.nowhere` });
+    expect(missing.diagnostics.map((d) => [d.severity, d.code, d.summary, d.address])).toEqual([
+      ['error', 'ref.unresolved', `database copy: clone source ${PROD}/database.nowhere is neither declared nor live`, `${PROD}/database.copy`],
+    ]);
+    expect(missing.applyable).toBe(false);
+    const declared = withClone('db');
+    expect(change(declared, `${PROD}/database.copy`).clone_from).toBe(`${PROD}/database.db`);
+    expect(declared.diagnostics).toEqual([]);
+    expect(declared.applyable).toBe(true);
+  });
+
   it('shows a cluster upgrade when one is asked for and available', () => {
     const m = fullManifest();
     m.clusters = [{ name: 'production-cluster', upgrade_kubernetes: true }];
