@@ -3,7 +3,7 @@
  * stages, the prune kinds of each level, and the messages of unresolved references, against the
  * shapes documented in src/graph/attrs.ts. Expected values are written out from the manifest.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildGraph, pruneKinds } from '../../src/graph/build.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { isSecretValue } from '../../src/model/secret.js';
@@ -19,7 +19,11 @@ const build = (m: Record<string, unknown>) => buildGraph({ version: 1, ...m } as
 const SERVICES = ['application', 'container', 'database', 'job', 'helm', 'terraform'];
 
 describe('organization-level objects', () => {
-  const { graph, diagnostics } = build({
+  // Built in each test (not once at collection): mutation testing attributes it to the test.
+  let graph: ReturnType<typeof build>['graph'];
+  let diagnostics: ReturnType<typeof build>['diagnostics'];
+  beforeEach(() => ({ graph, diagnostics } = build(MANIFEST)));
+  const MANIFEST = {
     organization: { name: 'Acme', description: '', website_url: 'https://acme.example', repository: 'https://github.com/acme', logo_url: 'https://acme.example/l.png', icon_url: 'https://acme.example/i.png', admin_emails: ['z@acme.example', 'a@acme.example'] },
     clusters: [{ name: 'production-cluster', upgrade_kubernetes: true }, { name: 'staging-cluster' }],
     annotation_groups: [{ name: 'obs', annotations: { 'z.io/b': 2, 'a.io/a': 'x' }, scopes: ['PODS', 'DEPLOYMENTS'] }],
@@ -50,7 +54,7 @@ describe('organization-level objects', () => {
         ],
       },
     ],
-  });
+  };
   const get = (a: string) => {
     const r = graph.resources.get(a);
     expect(r, a).toBeDefined();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import type { LiveState } from '../../src/model/resource.js';
@@ -36,7 +36,11 @@ function emptyLive(): LiveState {
 }
 
 describe('computePlan: create', () => {
-  const plan = planOf(fullManifest(), emptyLive());
+  // Computed in each test (not once at collection): mutation testing attributes it to the test.
+  let plan: Plan;
+  beforeEach(() => {
+    plan = planOf(fullManifest(), emptyLive());
+  });
 
   it('creates everything missing, in dependency order, and deploys every service', () => {
     expect(plan.summary).toMatchObject({ add: 21, change: 0, destroy: 0, deploy: 6, blocked: 0 });
