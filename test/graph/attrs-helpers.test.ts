@@ -72,7 +72,7 @@ describe('attrs normalisers', () => {
 
   it('git repository: only the four owned fields, only when text', () => {
     expect(normalizeGitRepository({ url: 'u', branch: 'b', root_path: '/r', provider: 'GITLAB', owner: 'o', deployed_commit_id: 'c' })).toEqual({ url: 'u', branch: 'b', root_path: '/r', provider: 'GITLAB' });
-    expect(normalizeGitRepository({ url: 'u', branch: null, root_path: 1, provider: undefined })).toEqual({ url: 'u' });
+    expect(normalizeGitRepository({ url: 'u', branch: null, root_path: 1, provider: 5 })).toStrictEqual({ url: 'u' });
     expect(normalizeGitRepository({ url: 5 })).toEqual({});
   });
 });
@@ -88,6 +88,15 @@ describe('topologicalOrder cycles', () => {
     ]);
     expect(r.order).toEqual(['free']);
     expect(r.cycle).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('follows only dependencies still in the cycle: not a node already ordered, not one outside the graph', () => {
+    const r = topologicalOrder([
+      { address: 'free', dependsOn: [] },
+      { address: 'a', dependsOn: ['b'] },
+      { address: 'b', dependsOn: ['outside', 'free', 'b', 'a'] },
+    ]);
+    expect(r).toEqual({ order: ['free'], cycle: ['a', 'b', 'a'] });
   });
 
   it('a node depending on itself is not a cycle; parents count as dependencies', () => {

@@ -74,6 +74,27 @@ describe('service attrs, every kind', () => {
     expect(r.dependsOn).toEqual([]);
   });
 
+  it('no pin, no deploy mark; a group the manifest does not declare is no dependency', () => {
+    const app = only([{ type: 'application', name: 'api', git_repository: GIT, label_groups: ['undeclared'] } as ServiceSpec], `${ENV}/application.api`);
+    expect(app.deploy).toBeUndefined();
+    expect(app.dependsOn).toEqual([]);
+    expect(app.attrs.labels_groups).toEqual(['undeclared']);
+    const imageJob = only([{ type: 'job', name: 'j', source: { image: { registry: 'docker-hub', image_name: 'acme/j', tag: '5' } }, schedule: { on_start: {} } } as ServiceSpec], `${ENV}/job.j`);
+    expect(imageJob.deploy).toStrictEqual({ image_tag: '5' });
+  });
+
+  it('terraform: a description next to secret variables leaves room for their marker', () => {
+    const tf = (description: string, secret: boolean) =>
+      graphOf([{ type: 'terraform', name: 'net', description, git_repository: GIT, tf_vars: { token: 't', region: 'eu' }, ...(secret ? { sensitive_tf_vars: ['token'] } : {}) } as ServiceSpec]).diagnostics;
+    expect(tf('d'.repeat(255), false)).toEqual([]);
+    const withSecret = tf('d'.repeat(255), true);
+    expect(withSecret.map((d) => [d.code, d.address])).toEqual([['graph.description-too-long', `${ENV}/terraform.net`]]);
+    // The marker holds `tf_vars.token=<16 characters>`: the limit is 255 minus that marker and a space.
+    const marker = ' [driftless:v1 tf_vars.token=' + 'x'.repeat(16) + ']';
+    expect(withSecret[0]!.summary).toBe(`description is 255 characters; at most ${255 - marker.length} are allowed here`);
+    expect(tf('d'.repeat(255 - marker.length), true)).toEqual([]);
+  });
+
   it('container: registry, image, tag as text, compute, pin on the tag', () => {
     const r = only([{ type: 'container', name: 'web', registry: 'docker-hub', image_name: 'acme/web', tag: 2 as unknown as string, cpu: 250, memory: 128, min_running_instances: 1, max_running_instances: 1, arguments: [], entrypoint: 'nginx', auto_deploy: false } as ServiceSpec], `${ENV}/container.web`);
     expect(r.attrs).toEqual({ name: 'web', registry: 'docker-hub', image_name: 'acme/web', tag: '2', cpu: 250, memory: 128, min_running_instances: 1, max_running_instances: 1, arguments: [], entrypoint: 'nginx', auto_deploy: false });

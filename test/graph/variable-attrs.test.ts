@@ -90,6 +90,12 @@ describe('variables in the graph', () => {
     expect(v(S, 'SIBLING').dependsOn).toEqual([`${S}/variable.OWN`]);
   });
 
+  it('an alias or an external secret never carries a value, even one written beside it', () => {
+    const { graph } = graphOf([{ key: 'URL', value: 'u' }, { key: 'EXT', value: 'ignored', external_secret: { secret_manager_access_id: 'sm' } }], [{ key: 'A', alias: 'URL', value: 'ignored' }], undefined);
+    expect(graph.resources.get(`${E}/variable.A`)!.attrs).toStrictEqual({ key: 'A', variable_type: 'ALIAS', is_secret: false, aliased_key: 'URL', aliased_scope: 'PROJECT' });
+    expect(graph.resources.get(`${P}/variable.EXT`)!.attrs).toStrictEqual({ key: 'EXT', variable_type: 'EXTERNAL_SECRET', is_secret: false, secret_manager_access_id: 'sm' });
+  });
+
   it('an override marked secret: false stays plain even over a secret', () => {
     const { graph } = graphOf([{ key: 'PASS', value: 'pw', secret: true }], [{ key: 'PASS', value: 'visible', override: true, secret: false }], undefined);
     const o = graph.resources.get(`${E}/variable.PASS`)!;
