@@ -12,11 +12,48 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'test/support/results');
 
+const MUTATION = 'mutation.json';
+
+/** The mutation testing section, from results/mutation.json when it exists. */
+function mutationSection() {
+  let m;
+  try {
+    m = JSON.parse(readFileSync(join(RESULTS, MUTATION), 'utf8'));
+  } catch {
+    return [];
+  }
+  const out = [
+    '',
+    '## Mutation testing',
+    '',
+    'StrykerJS (`stryker.config.json`, vitest runner, `coverageAnalysis: perTest`, incremental) mutates the pure core and',
+    'runs the fast unit tests of `vitest.mutation.config.ts` against each mutant. Not part of `.ci/run` (tens of minutes);',
+    'recorded with `node scripts/record-mutation.mjs` after the run. Static mutants (module-level constants, which would',
+    're-run every test) are ignored (`ignoreStatic`) and not in the score. Target: 85% of the mutants killed.',
+    '',
+    `- command: \`${m.command}\`, ${m.date} (Node ${m.node})`,
+    ...(m.note ? [`- ${m.note}`] : []),
+    `- scope: ${m.files.map((f) => `\`${f}\``).join(', ')}`,
+    `- mutants: **${m.mutants}**; killed **${m.killed}**, survived **${m.survived}**, timeout **${m.timeout}**, no coverage **${m.no_coverage}**, ignored (static) **${m.ignored_static}**, errors **${m.errors}**`,
+    `- mutation score: **${m.score}%** ((killed + timeout) / (killed + timeout + survived + no coverage)); **${m.score_without_equivalent}%** without the survivors explained as equivalent below`,
+  ];
+  for (const [dir, x] of Object.entries(m.by_directory ?? {})) out.push(`- \`${dir}\`: **${x.score}%** (${x.detected} of ${x.valid})`);
+  const explained = m.survivors.filter((x) => x.equivalent);
+  if (explained.length > 0) {
+    out.push('', 'Surviving mutants that are equivalent (no test can tell them from the original):', '');
+    for (const x of explained) out.push(`- \`${x.key.split(' -> ')[0]}\` (\`${x.replacement.replace(/\s+/g, ' ').slice(0, 80)}\`): ${x.equivalent}`);
+  }
+  const open = m.survivors.length - explained.length;
+  if (open > 0) out.push('', `${open} other surviving mutants are not yet killed (listed in \`test/support/results/mutation.json\`).`);
+  return out;
+}
+
 const ORDER = ['faults', 'kill', 'sigint', 'timeouts', 'rate-limit', 'auth', 'concurrent', 'canary', 'fuzz-manifest', 'fuzz-emulator', 'paths-and-names'];
 
 /** The text of RELIABILITY.md for the tracked results. */
 function render() {
-  const files = readdirSync(RESULTS).filter((f) => f.endsWith('.json'));
+  // mutation.json has a shape of its own (scripts/record-mutation.mjs): a section below the table.
+  const files = readdirSync(RESULTS).filter((f) => f.endsWith('.json') && f !== MUTATION);
   const rows = files
     .map((f) => ({ id: f.replace(/\.json$/, ''), row: JSON.parse(readFileSync(join(RESULTS, f), 'utf8')) }))
     .sort((a, b) => rank(a.id) - rank(b.id) || a.id.localeCompare(b.id));
@@ -36,7 +73,7 @@ function render() {
     const figs = Object.entries(row.figures).map(([k, v]) => `${k}: **${v}**`).join('<br>');
     out.push(`| \`${row.file}\` | ${row.title} | ${figs} | \`${row.command}\` | ${row.date} (Node ${row.node}) |`);
   }
-  out.push('', ...NOTES, '');
+  out.push(...mutationSection(), '', ...NOTES, '');
   return out.join('\n');
 }
 
