@@ -12,7 +12,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { renderDiagnosticsGithub } from '../../diag/render.js';
+import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
@@ -99,10 +100,11 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {
       for (const d of diags) io.stdout.write(jsonLine(d.summary, { type: 'diagnostic', diagnostic: d }, d.severity === 'error' ? 'error' : 'warn'));
+      // The events are on stdout; in a GitHub Actions job the annotations still go to stderr.
+      if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(diags));
       return;
     }
-    const text = renderDiagnosticsHuman(diags, errPalette);
-    if (text) io.stderr.write(text + '\n');
+    writeDiagnostics(io, diags, errPalette);
   };
 
   // Rate-limit waits: through the progress view once it exists, else as a line of their own.
