@@ -23,6 +23,7 @@ const COMMAND_MODULES: Record<string, () => Promise<CliCommand<any>>> = {
   graph: async () => (await import('./commands/graph.js')).graphCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
 };
 
 async function commandsFor(argv: string[]): Promise<CliCommand<any>[]> {
