@@ -4,6 +4,8 @@
  * diagnostics; `plan --format github` and GITHUB_ACTIONS=true turn diagnostics into annotations.
  * Against the real emulator, over HTTP.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
@@ -84,6 +86,11 @@ describe('a failing plan still prints a document', () => {
     const doc = JSON.parse(json.stdout);
     expect(doc).toMatchObject({ errored: true, in_sync: false, fingerprint: null, items: [] });
     expect(doc.diagnostics.map((x: any) => x.code)).toContain('api.unauthorized');
+    // --json-file gets the failure too, never a previous run's report.
+    h.write({ 'drift.json': '{"in_sync": true, "errored": false}\n' });
+    const withFile = await h.run(['drift', 'm', '--json-file', 'drift.json'], { env: BAD_TOKEN });
+    expect(withFile.code).toBe(1);
+    expect(JSON.parse(readFileSync(join(h.dir, 'drift.json'), 'utf8'))).toMatchObject({ errored: true, in_sync: false });
     const md = await h.run(['drift', 'm', '--format', 'markdown'], { env: BAD_TOKEN });
     expect(md.code).toBe(1);
     expect(expectWellFormedMarkdown(md.stdout)).toMatch(/<h3>.*driftless drift failed<\/h3>/);

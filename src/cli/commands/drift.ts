@@ -42,6 +42,8 @@ export const driftCommand: CliCommand<DriftArgs> = {
         // stdout still holds a document, so the workflow's issue shows the failure.
         if (args.format === 'json') io.stdout.write(renderDriftFailureJson(r.diagnostics));
         else if (args.format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' }));
+        // The report file too: a previous run's report left in place would be read as this run's.
+        if (args.jsonFile !== undefined) writeReport(io, args.jsonFile, renderDriftFailureJson(r.diagnostics));
         return EXIT.error;
       }
       const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
@@ -50,17 +52,21 @@ export const driftCommand: CliCommand<DriftArgs> = {
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, palette));
-      if (args.jsonFile !== undefined) {
-        try {
-          writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));
-        } catch (e) {
-          io.stderr.write(`driftless: cannot write the drift report to ${args.jsonFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
-          return EXIT.error;
-        }
-      }
+      if (args.jsonFile !== undefined && !writeReport(io, args.jsonFile, renderDriftJson(report, ctx))) return EXIT.error;
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {
       await r.session?.close();
     }
   },
 };
+
+/** Writes the JSON report to --json-file; false (and a line on stderr) when it cannot. */
+function writeReport(io: CliIO, file: string, text: string): boolean {
+  try {
+    writeFileSync(resolve(io.cwd, file), text);
+    return true;
+  } catch (e) {
+    io.stderr.write(`driftless: cannot write the drift report to ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+    return false;
+  }
+}
