@@ -57,7 +57,7 @@ describe('show PLANFILE', () => {
     writeFileSync(join(h.dir, 'truncated.json'), saved.slice(0, saved.length / 2));
     h.write({ 'manifest.json': '{"version": 1}\n' });
     const cases: Array<[string, RegExp]> = [
-      ['edited.json', /edited\.json is damaged/],
+      ['edited.json', /edited\.json was edited after it was written: its content does not match its seal/],
       ['truncated.json', /truncated\.json is not a driftless plan file \(not valid JSON\)/],
       ['manifest.json', /manifest\.json is not a driftless plan file/],
       ['missing.json', /cannot read plan file .*missing\.json \(ENOENT\)/],
@@ -72,7 +72,24 @@ describe('show PLANFILE', () => {
     }
     // In JSON, the failure is a document too.
     const json = await h.run(['show', 'edited.json', '--format', 'json'], { env: NO_API });
-    expect(JSON.parse(json.stdout)).toMatchObject({ errored: true, diagnostics: [{ code: 'planfile.corrupt' }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ errored: true, diagnostics: [{ code: 'planfile.tampered' }] });
+  });
+
+  it('verifies the seal with its own key; without the key the plan was sealed with, it still shows the plan and says it is unverified', async () => {
+    await harnessWithUpdates();
+    const planned = await h.run(['plan', 'm', '--out', 'p.json', '--format', 'markdown'], { env: SECRET_ENV });
+    expect(planned.code, planned.stderr).toBe(0);
+    const verified = await h.run(['show', 'p.json', '--format', 'markdown'], { env: NO_API });
+    expect(verified.stderr).toBe('');
+    const withoutKey = await h.run(['show', 'p.json', '--format', 'markdown'], { env: { ...NO_API, DRIFTLESS_FINGERPRINT_KEY: undefined as unknown as string } });
+    expect(withoutKey.code).toBe(0);
+    expect(withoutKey.stdout).toBe(planned.stdout);
+    expect(withoutKey.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(withoutKey.stderr).toContain('p.json is shown unverified: it was sealed with another key');
+    // An edit is still refused, whatever the key.
+    writeFileSync(join(h.dir, 'edited.json'), readFileSync(join(h.dir, 'p.json'), 'utf8').replace('"cpu": 500', '"cpu": 4000'));
+    const edited = await h.run(['show', 'edited.json'], { env: NO_API });
+    expect(edited.code).toBe(1);
   });
 
   it('is a usage error without a plan file, or with an unknown format', async () => {

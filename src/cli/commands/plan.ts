@@ -77,7 +77,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       else io.stdout.write(renderPlanOutput(plan, format, meta, palette));
       if (args.out) {
         try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, createdAt, args.paths);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, args.paths);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;

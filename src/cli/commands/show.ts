@@ -5,9 +5,11 @@
  * stdout of the `plan --out FILE --format X` that wrote it. For CI: the plan artifact of a
  * pull-request job can be read in full later, on any machine. No API call, no manifest read.
  *
- * The file is read by readPlanFile only (the same checks as `apply FILE`): a file that is not a
- * plan, or is damaged, is one line on stderr and exit 1 (with --format json or markdown, stdout
- * also holds the failure document, like a failed plan).
+ * The file is read by readPlanFile only (the same checks as `apply FILE`, seal included): a file
+ * that is not a plan, or is damaged, is one line on stderr and exit 1 (with --format json or
+ * markdown, stdout also holds the failure document, like a failed plan). A file sealed with
+ * another key than this command's (show run without the plan's DRIFTLESS_FINGERPRINT_KEY) is shown,
+ * with one line on stderr saying it is unverified.
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
@@ -22,6 +24,7 @@ import { palettesOf } from '../config.js';
 import { inGithubActions } from '../diagnostics-out.js';
 import { renderDiagnosticsGithub } from '../../diag/render.js';
 import { packageVersion } from '../package-version.js';
+import { sealKeyFromEnv } from '../seal-key.js';
 
 export interface ShowArgs {
   planfile: string;
@@ -40,7 +43,9 @@ export const showCommand: CliCommand<ShowArgs> = {
     const format = args.format ?? 'human';
     const { out: palette } = palettesOf(io, args);
     const path = isAbsolute(args.planfile) ? args.planfile : resolve(io.cwd, args.planfile);
-    const read = await readPlanFile(path);
+    // Verified with this command's key, as apply does; a file sealed with another key (show run
+    // without the plan's DRIFTLESS_FINGERPRINT_KEY) is still shown, and says it is unverified.
+    const read = await readPlanFile(path, sealKeyFromEnv(io.env), { allowOtherKey: true });
     if (!read.plan) {
       // One line: what is wrong with the file and what to do.
       const d = read.diagnostics[0]!;
@@ -51,6 +56,7 @@ export const showCommand: CliCommand<ShowArgs> = {
       else if (format === 'markdown') io.stdout.write(renderFailureMarkdown(read.diagnostics, { command: 'driftless show' }));
       return EXIT.error;
     }
+    for (const d of read.diagnostics) io.stderr.write(`driftless: ${d.severity}: ${sanitize(d.summary)}. ${sanitize(d.detail ?? '')}\n`);
     const meta = { driftless_version: packageVersion(), timestamp: read.plan.created_at };
     io.stdout.write(renderPlanOutput(read.plan.plan, format, meta, palette));
     return EXIT.ok;
