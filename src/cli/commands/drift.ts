@@ -15,12 +15,14 @@ import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
-import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
+import { renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, writeMarkdownParts } from '../markdown-split.js';
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
   format?: 'human' | 'json' | 'markdown';
   jsonFile?: string;
+  splitDir?: string;
   color?: boolean;
 }
 
@@ -30,20 +32,31 @@ export const driftCommand: CliCommand<DriftArgs> = {
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
-      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
+      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
+      .option('split-dir', { ...SPLIT_DIR_OPTION, describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s 65,536 characters: the issue body (part 1, with the fingerprint marker) and one comment per further part' })
+      .check(checkSplitDir),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
-      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return EXIT.error;
+      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) {
+        // No report: parts a previous run left in the split directory must not pass for this one's.
+        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, [], io);
+        return EXIT.error;
+      }
       const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
       const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, palette));
+      if (args.splitDir !== undefined) {
+        const parts = renderDriftMarkdownParts(report, ctx);
+        if (!writeMarkdownParts(args.splitDir, parts, io)) return EXIT.error;
+        io.stderr.write(`Wrote the drift report in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${args.splitDir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
+      }
       if (args.jsonFile !== undefined) {
         try {
           writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));

@@ -11,12 +11,13 @@ import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanJson } from '../../render/json.js';
-import { renderPlanMarkdown } from '../../render/markdown.js';
+import { renderPlanMarkdown, renderPlanMarkdownParts } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, writeMarkdownParts } from '../markdown-split.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -27,6 +28,7 @@ export interface PlanArgs extends ConnectionArgs {
   detailedExitcode?: boolean;
   allowDataLoss?: boolean;
   maxDestroy?: number;
+  splitDir?: string;
   color?: boolean;
 }
 
@@ -40,7 +42,9 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
-      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' })),
+      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' }))
+      .option('split-dir', SPLIT_DIR_OPTION)
+      .check(checkSplitDir),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
@@ -48,11 +52,20 @@ export const planCommand: CliCommand<PlanArgs> = {
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
-      if (!r.plan || hasErrors(r.diagnostics)) return EXIT.error;
+      if (!r.plan || hasErrors(r.diagnostics)) {
+        // No plan: parts a previous run left in the split directory must not pass for this one's.
+        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, [], io);
+        return EXIT.error;
+      }
       const plan = r.plan;
       if (format === 'json') io.stdout.write(renderPlanJson(plan));
       else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
       else io.stdout.write(renderPlanHuman(plan, { palette }));
+      if (args.splitDir !== undefined) {
+        const parts = renderPlanMarkdownParts(plan);
+        if (!writeMarkdownParts(args.splitDir, parts, io)) return EXIT.error;
+        io.stderr.write(`Wrote the plan in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${args.splitDir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
+      }
       if (args.out) {
         try {
           await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, undefined, args.paths);

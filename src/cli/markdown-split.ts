@@ -1,0 +1,54 @@
+/**
+ * `--split-dir DIR` of `plan` and `drift` (with `--format markdown`): the markdown written as
+ * `DIR/part-1.md` ... `DIR/part-N.md`, each under GitHub's comment limit, for a workflow that posts
+ * one comment per part. The parts are rendered by the pure renderers; this module only declares
+ * the option, checks it against `--format`, and writes the files.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Options } from 'yargs';
+import type { CliIO } from './io.js';
+
+export const SPLIT_DIR_OPTION: Options = {
+  type: 'string',
+  describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s comment limit (65,536 characters), for one comment per part',
+};
+
+/**
+ * The check a command's builder runs: `--split-dir` only means something for markdown. Thrown
+ * errors become usage errors (src/cli/command-line.ts) before the command runs.
+ */
+export function checkSplitDir(args: Record<string, unknown>): true {
+  if (args.splitDir === undefined) return true;
+  const format = args.json === true ? 'json' : (args.format ?? 'human');
+  if (format !== 'markdown') throw new Error(`--split-dir writes markdown parts: it needs --format markdown, got ${args.json === true ? '--json' : `--format ${String(format)}`}`);
+  return true;
+}
+
+const PART_FILE = /^part-.*\.md$/;
+
+/**
+ * Writes `parts` as DIR/part-1.md ... part-N.md (DIR created if missing) and removes every other
+ * `part-*.md` in DIR: what a previous, longer run left there must not pass for part of this one.
+ * With no parts (the command failed), only the removal happens. Returns false after telling the
+ * user on stderr when the directory cannot be written.
+ */
+export function writeMarkdownParts(dir: string, parts: readonly string[], io: CliIO): boolean {
+  const target = resolve(io.cwd, dir);
+  try {
+    mkdirSync(target, { recursive: true });
+    const written = new Set<string>();
+    parts.forEach((text, i) => {
+      const name = `part-${i + 1}.md`;
+      writeFileSync(join(target, name), text);
+      written.add(name);
+    });
+    for (const entry of readdirSync(target, { withFileTypes: true })) {
+      if (entry.isFile() && PART_FILE.test(entry.name) && !written.has(entry.name)) rmSync(join(target, entry.name), { force: true });
+    }
+    return true;
+  } catch (e) {
+    io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+    return false;
+  }
+}
