@@ -61,6 +61,12 @@ export class BlockTooLarge extends Error {}
  * holds the preamble, the heading and the head; every later part its own heading.
  */
 export function packMarkdown(doc: MarkdownDocument, limit: number): string[] {
+  return packMarkdownPlaced(doc, limit).parts;
+}
+
+/** packMarkdown, and for each block the index of the part it went into (its first piece's). */
+export function packMarkdownPlaced(doc: MarkdownDocument, limit: number): { parts: string[]; partOf: number[] } {
+  const partOf: number[] = [];
   // The heading's length is reserved with the widest part numbers it can hold, so that the real
   // numbers, known only once everything is packed, never make a part longer than measured.
   const widest = doc.heading({ index: 99_999, count: 99_999 }).length;
@@ -87,7 +93,12 @@ export function packMarkdown(doc: MarkdownDocument, limit: number): string[] {
     if (b.kind === 'text') {
       if (!fits(b.text.length) && current.length > 0) nextPart();
       if (!fits(b.text.length)) throw new BlockTooLarge(`a block of ${b.text.length} characters does not fit in a part of ${limit}`);
+      partOf.push(parts.length);
       add(b.text);
+      continue;
+    }
+    if (b.items.length === 0) {
+      partOf.push(parts.length);
       continue;
     }
     let at = 0;
@@ -97,6 +108,7 @@ export function packMarkdown(doc: MarkdownDocument, limit: number): string[] {
       const sizeOf = (n: number) => groupText(b.open(n, continued), b.items.slice(at, at + n), b.close).length;
       if (!fits(sizeOf(1)) && current.length > 0) nextPart();
       if (!fits(sizeOf(1))) throw new BlockTooLarge(`an item of ${sizeOf(1)} characters does not fit in a part of ${limit}`);
+      if (at === 0) partOf.push(parts.length);
       let n = 1;
       // The opening may name the count (its width changes), so each candidate is measured whole;
       // items are added one at a time from the running length to stay linear.
@@ -114,9 +126,10 @@ export function packMarkdown(doc: MarkdownDocument, limit: number): string[] {
   }
   if (current.length > 0 || parts.length === 0) parts.push(current);
   const count = parts.length;
-  return parts.map((pieces, i) => {
+  const texts = parts.map((pieces, i) => {
     const heading = doc.heading({ index: i + 1, count });
     const all = i === 0 && doc.preamble ? [pieces[0]!, heading, ...pieces.slice(1)] : [heading, ...pieces];
     return all.join('\n\n') + '\n';
   });
+  return { parts: texts, partOf };
 }

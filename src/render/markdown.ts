@@ -16,11 +16,13 @@ import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, r
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
-import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
+import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
 
 export interface MarkdownOptions {
   /** Heading of the comment. */
   title?: string;
+  /** How many destroyed or replaced resources the warning names (default 20). */
+  listDestructive?: number;
 }
 
 /**
@@ -59,7 +61,21 @@ export function renderPlanMarkdownParts(plan: Plan, opts: MarkdownOptions & { li
   const limit = opts.limit ?? PART_LIMIT;
   // A resource whose diff alone would not fit in a part has its diff cut (with a note): the
   // heading, the summary and the separators of a part take well under 2,000 characters.
-  return packMarkdown(planDocument(plan, opts, limit - 2_000), limit);
+  const pack = (listDestructive: number) => {
+    const doc = planDocument(plan, { ...opts, listDestructive }, limit - 2_000);
+    return { doc, ...packMarkdownPlaced(doc, limit) };
+  };
+  let listed = Math.min(opts.listDestructive ?? 20, plan.changes.filter((c) => c.status !== 'unmanaged' && c.actions[0] === 'delete').length);
+  let packed = pack(listed);
+  // The warning of part 1 names destroyed resources: only those whose section is in part 1 too,
+  // so that every address is in exactly one part (a huge summary table can push sections on).
+  // A shorter warning only moves sections earlier, so one more pass settles it.
+  const inFirst = packed.doc.destructiveSections.slice(0, listed).findIndex((block) => packed.partOf[block] !== 0);
+  if (inFirst >= 0) {
+    listed = inFirst;
+    packed = pack(listed);
+  }
+  return packed.parts;
 }
 
 /** Where a change goes in the document: what needs a reviewer's eyes first. */
@@ -72,16 +88,20 @@ function rank(c: ResourceChange): number {
   return 4;
 }
 
-function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): MarkdownDocument {
+function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): MarkdownDocument & { destructiveSections: number[] } {
   const title = escapeMarkdown(opts.title ?? 'driftless plan');
   const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
 
   const destructive = plan.changes.filter((c) => c.status !== 'unmanaged' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
     head.push('> [!WARNING]');
-    head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**:`);
-    for (const c of destructive.slice(0, 20)) head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
-    if (destructive.length > 20) head.push(`> - and ${destructive.length - 20} more`);
+    // Listed in the order of their sections (which come first), so that a part that names one
+    // also holds its section (see renderPlanMarkdownParts).
+    destructive.sort((a, b) => rank(a) - rank(b));
+    const listed = Math.min(opts.listDestructive ?? 20, destructive.length);
+    head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**${listed > 0 ? ':' : ', listed first below.'}`);
+    for (const c of destructive.slice(0, listed)) head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
+    if (destructive.length > listed && listed > 0) head.push(`> - and ${destructive.length - listed} more, listed first below`);
     head.push('');
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
@@ -127,7 +147,11 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   // Stable: within a rank, the plan's own order (scope by scope, execution order).
   managed.sort((a, b) => rank(a) - rank(b));
-  for (const c of managed) blocks.push(textBlock(section(c, maxSection)));
+  const destructiveSections: number[] = [];
+  for (const c of managed) {
+    if (c.actions[0] === 'delete') destructiveSections.push(blocks.length);
+    blocks.push(textBlock(section(c, maxSection)));
+  }
 
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
   if (unmanaged.length > 0) {
@@ -146,6 +170,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
     heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,
     head: head.join('\n').trimEnd(),
     blocks,
+    destructiveSections,
   };
 }
 

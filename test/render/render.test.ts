@@ -191,7 +191,7 @@ describe('markdown renderer', () => {
     const { plan } = mixedPlan();
     plan.diagnostics.push({ severity: 'error', code: 'plan.max-destroy', summary: 'The plan destroys 1 resources, more than --max-destroy 0', address: 'x<y>' });
     const md = renderPlanMarkdown(plan);
-    expect(md).toContain('> [!CAUTION]\n> - **error**: The plan destroys 1 resources, more than &#45;&#45;max&#45;destroy 0 (`x<y>`)');
+    expect(md).toContain('> [!CAUTION]\n> - **error**: The plan destroys 1 resources, more than --max-destroy 0 (`x<y>`)');
   });
 
   it('holds every resource of a big plan: the whole of it on stdout, or parts under the comment limit', () => {
