@@ -7,6 +7,7 @@
  *   schema.*    a value does not match schemas/manifest.schema.json
  *   ref.*       a name, `${env:}` or `${file:}` reference that resolves to nothing
  *   secret.*    secret hygiene (a secret written in clear)
+ *   limit.*     a value above what the organization allows (cluster maxima; needs the API)
  */
 import { error as diagError, warning as diagWarning, type Diagnostic } from '../diag/diagnostic.js';
 
@@ -15,6 +16,8 @@ export type ManifestCode =
   | `yaml.${string}`
   | 'manifest.not-found'
   | 'manifest.not-a-file'
+  | 'manifest.outside-directory'
+  | 'manifest.not-a-manifest'
   | 'manifest.unreadable'
   | 'manifest.empty-directory'
   | 'manifest.empty'
@@ -45,8 +48,10 @@ export type ManifestCode =
   | 'schema.bad-timezone'
   | 'schema.bad-number'
   | 'ref.unresolved'
+  | 'limit.cluster-maximum'
   | 'ref.self'
   | 'ref.alias-of-alias'
+  | 'ref.alias-cycle'
   | 'ref.override-mount-path'
   | 'ref.env-missing'
   | 'ref.env-empty'

@@ -17,12 +17,13 @@ import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
+import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface MarkdownOptions {
   /** Heading of the comment. */
   title?: string;
-  /** How many destroyed or replaced resources the warning names (default 20). */
-  listDestructive?: number;
+  /** How many resources each warning (destroyed, blocked) names (default 20); the rest are counted. */
+  listInWarnings?: number;
 }
 
 /**
@@ -61,19 +62,18 @@ export function renderPlanMarkdownParts(plan: Plan, opts: MarkdownOptions & { li
   const limit = opts.limit ?? PART_LIMIT;
   // A resource whose diff alone would not fit in a part has its diff cut (with a note): the
   // heading, the summary and the separators of a part take well under 2,000 characters.
-  const pack = (listDestructive: number) => {
-    const doc = planDocument(plan, { ...opts, listDestructive }, limit - 2_000);
+  const pack = (listInWarnings: number, nameOnly?: ReadonlySet<string>) => {
+    const doc = planDocument(plan, { ...opts, listInWarnings }, limit - 2_000, nameOnly);
     return { doc, ...packMarkdownPlaced(doc, limit) };
   };
-  let listed = Math.min(opts.listDestructive ?? 20, plan.changes.filter((c) => c.status !== 'unmanaged' && c.actions[0] === 'delete').length);
-  let packed = pack(listed);
-  // The warning of part 1 names destroyed resources: only those whose section is in part 1 too,
-  // so that every address is in exactly one part (a huge summary table can push sections on).
-  // A shorter warning only moves sections earlier, so one more pass settles it.
-  const inFirst = packed.doc.destructiveSections.slice(0, listed).findIndex((block) => packed.partOf[block] !== 0);
-  if (inFirst >= 0) {
-    listed = inFirst;
-    packed = pack(listed);
+  let packed = pack(opts.listInWarnings ?? 20);
+  // The warnings of part 1 name resources: only when each one's section is in part 1 too, so that
+  // every address is in exactly one part (a huge summary table can push the sections on). Without
+  // the names, the warnings say the resources are listed first below.
+  const inFirst = (p: typeof packed) => (a: string) => p.partOf[p.doc.sectionOf.get(a) ?? -1] === 0;
+  if (!packed.doc.named.every(inFirst(packed))) {
+    // Naming fewer only moves sections earlier: the names kept stay in part 1.
+    packed = pack(opts.listInWarnings ?? 20, new Set(packed.doc.named.filter(inFirst(packed))));
   }
   return packed.parts;
 }
@@ -88,26 +88,43 @@ function rank(c: ResourceChange): number {
   return 4;
 }
 
-function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): MarkdownDocument & { destructiveSections: number[] } {
+/** `nameOnly`: the warnings name only these resources (those whose section is in part 1). */
+function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nameOnly?: ReadonlySet<string>): MarkdownDocument & { named: string[]; sectionOf: Map<string, number> } {
+  const nameable = (a: string) => !nameOnly || nameOnly.has(a);
+  const limit = opts.listInWarnings ?? 20;
+  const named: string[] = [];
   const title = escapeMarkdown(opts.title ?? 'driftless plan');
   const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
 
-  const destructive = plan.changes.filter((c) => c.status !== 'unmanaged' && c.actions[0] === 'delete');
+  const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
     head.push('> [!WARNING]');
     // Listed in the order of their sections (which come first), so that a part that names one
     // also holds its section (see renderPlanMarkdownParts).
     destructive.sort((a, b) => rank(a) - rank(b));
-    const listed = Math.min(opts.listDestructive ?? 20, destructive.length);
+    const toName = destructive.slice(0, limit).filter((c) => nameable(c.address));
+    const listed = toName.length;
     head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**${listed > 0 ? ':' : ', listed first below.'}`);
-    for (const c of destructive.slice(0, listed)) head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
+    for (const c of toName) {
+      head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
+      named.push(c.address);
+    }
     if (destructive.length > listed && listed > 0) head.push(`> - and ${destructive.length - listed} more, listed first below`);
     head.push('');
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
   if (blocked.length > 0) {
     head.push('> [!CAUTION]');
-    head.push(`> ${plural(blocked.length, 'change')} would destroy database data and ${blocked.length === 1 ? 'is' : 'are'} **blocked**: apply needs \`--allow-data-loss\`.`);
+    const flags = blockingFlags(blocked, plan.options).map((f) => `\`${f}\``);
+    head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan without ${flags.join(' and ')}.`);
+    const roots = blockedRoots(blocked, plan.options);
+    const toName = roots.slice(0, limit).filter((r) => nameable(r.change.address));
+    for (const { change: c, following } of toName) {
+      const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
+      head.push(`> - ${inlineCode(c.address)}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+      named.push(c.address);
+    }
+    if (roots.length > toName.length) head.push(toName.length > 0 ? `> - and ${roots.length - toName.length} more, listed first below` : '> They are listed first below.');
     head.push('');
   }
 
@@ -126,6 +143,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
     for (const g of groups) {
       const n = { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0 };
       for (const c of g.changes) {
+        if (c.status === 'blocked') continue;
         const l = labelOf(c);
         if (l === 'create') n.add++;
         else if (l === 'update') n.change++;
@@ -147,9 +165,9 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   // Stable: within a rank, the plan's own order (scope by scope, execution order).
   managed.sort((a, b) => rank(a) - rank(b));
-  const destructiveSections: number[] = [];
+  const sectionOf = new Map<string, number>();
   for (const c of managed) {
-    if (c.actions[0] === 'delete') destructiveSections.push(blocks.length);
+    sectionOf.set(c.address, blocks.length);
     blocks.push(textBlock(section(c, maxSection)));
   }
 
@@ -158,7 +176,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
     blocks.push({
       kind: 'group',
       open: (n, continued) => `<details><summary>${continued ? `${plural(n, 'more resource')} of the ${unmanaged.length}` : plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n`,
-      items: unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`),
+      items: unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`),
       close: '\n</details>',
     });
   }
@@ -170,7 +188,8 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number): Ma
     heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,
     head: head.join('\n').trimEnd(),
     blocks,
-    destructiveSections,
+    named,
+    sectionOf,
   };
 }
 

@@ -15,6 +15,7 @@ import type { DeployGroup, Plan, ResourceChange } from '../../src/plan/types.js'
 import { MERMAID_MAX_TEXT_SIZE, renderPlanMarkdown, renderPlanMarkdownParts } from '../../src/render/markdown.js';
 import { renderDeployMermaid } from '../../src/render/graph.js';
 import { packMarkdown, textBlock } from '../../src/render/markdown-parts.js';
+import { summaryLine } from '../../src/render/describe.js';
 import { driftFingerprint, type DriftItem, type DriftReport } from '../../src/drift/detect.js';
 import { fingerprintMarker, renderDriftMarkdown, renderDriftMarkdownParts } from '../../src/drift/render.js';
 import { codeTexts, markdownProblems, tableCells } from '../support/markdown-check.js';
@@ -111,7 +112,8 @@ describe('plan markdown parts: every part well-formed and under the limit, every
       else expect(parts.length).toBeGreaterThan(1);
 
       // The summary line is in part 1, and only there.
-      expect(parts[0]).toContain(`**Plan: ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.destroy} to destroy, ${plan.summary.deploy} to deploy.**`);
+      expect(summaryLine(plan)).toMatch(/^Plan: \d+ to add/);
+      expect(parts[0]).toContain(`**${summaryLine(plan)}**`);
       expect(parts.slice(1).some((p) => p.includes('**Plan:'))).toBe(false);
 
       // Every address in exactly one part (a destroyed resource named in part 1's warning has its
@@ -165,12 +167,14 @@ describe('plan markdown parts: every part well-formed and under the limit, every
     expect(warning).toEqual([]);
     expect(parts[0]).toMatch(/This plan \*\*destroys or replaces [\d,]+ resources\*\*, listed first below\./);
     for (const c of plan.changes) expect([...(where.get(c.address) ?? [])], c.address).toHaveLength(1);
-    // With a small table, the warning names the first 20, and their sections are in part 1.
+    // With a small table, the warnings name the first blocked resources (their sections open
+    // part 1); the destroyed ones, whose sections come after 200 blocked ones, are only counted.
     const small = renderPlanMarkdownParts(generatedPlan(4_000));
-    const named = small[0]!.split('\n').filter((l) => /^> - (destroy|replace) /.test(l)).map((l) => codeTexts(l)[0]!);
+    const named = small[0]!.split('\n').filter((l) => l.startsWith('> - ') && !l.includes(' more')).map((l) => codeTexts(l)[0]!);
     expect(named).toHaveLength(20);
     const whereSmall = partsOfAddresses(small);
-    for (const a of named) expect(whereSmall.get(a)).toEqual(new Set([0]));
+    for (const a of named) expect(whereSmall.get(a), a).toEqual(new Set([0]));
+    expect(small[0]).toMatch(/This plan \*\*destroys or replaces 400 resources\*\*, listed first below\./);
   });
 });
 
