@@ -98,7 +98,7 @@ describe('saved plans', () => {
     h.write({ 'change.plan': text });
     const r = await h.run(['apply', 'change.plan', 'm', ...FAST], { env: SECRET_ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('is damaged');
+    expect(r.stderr).toContain('change.plan was edited after it was written: its content does not match its seal');
     expect(servicesByName(h).get('api')!.cpu).toBe(250);
   });
 });

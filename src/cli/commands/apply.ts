@@ -20,7 +20,10 @@ import { planHasChanges, type Plan } from '../../plan/types.js';
 import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
-import { palettesOf } from '../config.js';
+import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
+import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerprint.js';
+import type { SealKeyOf } from '../../plan/planfile.js';
+import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
@@ -55,6 +58,14 @@ export function looksLikePlanFile(path: string, cwd: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The seal key of a plan file: this apply's fingerprint key (or its fallback), never the file's. */
+function sealKeyFromEnv(env: NodeJS.ProcessEnv): SealKeyOf {
+  return (organizationId) => {
+    const k = resolveFingerprintKey(env, organizationId);
+    return k.key === undefined ? undefined : { key: k.key, source: k.source };
+  };
 }
 
 /** One line of the machine-readable stream (same envelope as the progress events). */
@@ -144,14 +155,27 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
   const planFile = planFiles[0];
   let manifestPaths = paths.filter((p) => p !== planFile);
 
+  // What this apply may destroy comes from its own flags, never from a plan file.
+  const authority = authorityOf(args);
   let saved: Plan | undefined;
   if (planFile) {
-    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile));
+    const keyProblem = fingerprintKeyProblem(io.env);
+    if (keyProblem) {
+      printDiags([keyProblem]);
+      return EXIT.error;
+    }
+    const apiUrl = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env).config?.baseUrl;
+    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile), sealKeyFromEnv(io.env), apiUrl !== undefined ? { apiUrl } : {});
     if (!read.plan) {
       printDiags(read.diagnostics);
       return EXIT.error;
     }
     saved = read.plan.plan;
+    const exceeds = savedPlanExceeds(saved, authority, planFile);
+    if (exceeds.length > 0) {
+      printDiags(exceeds);
+      return EXIT.error;
+    }
     // Without explicit paths, re-read the manifest the plan was made from (CI applies the plan
     // file from the same checkout), not whatever happens to be in the current directory.
     if (manifestPaths.length === 0 && read.plan.manifest_paths) manifestPaths = read.plan.manifest_paths;
@@ -161,9 +185,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     manifestPaths,
     {
       ...connectionOf(args),
-      allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
-      allowReplace: saved ? saved.options.allow_replace === true : args.allowReplace,
-      maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
+      ...authority,
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
@@ -232,11 +254,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
         {
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-          allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
-          // Only this command line lifts the replace guard, a saved plan never does (its own
-          // allow_replace only recomputes the same plan, then the guard is checked against this flag).
-          allowReplace: args.allowReplace === true,
-          ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
+          ...authority,
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
       );

@@ -73,7 +73,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       }
       if (args.out) {
         try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, undefined, args.paths);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, undefined, args.paths);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;
