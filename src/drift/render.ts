@@ -106,7 +106,7 @@ export function fingerprintMarker(r: DriftReport): string {
 
 /** The whole drift report as one markdown document (stdout): every drifted resource, nothing cut. */
 export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): string {
-  return joinMarkdown(driftDocument(r, ctx));
+  return joinMarkdown(driftDocument(r, ctx, Infinity));
 }
 
 /**
@@ -115,10 +115,11 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
  * resource in exactly one part.
  */
 export function renderDriftMarkdownParts(r: DriftReport, ctx: DriftRenderContext, limit = MARKDOWN_PART_LIMIT): string[] {
-  return packMarkdown(driftDocument(r, ctx), limit);
+  // A detail whose values alone would not fit in a part has its text block cut (with a note).
+  return packMarkdown(driftDocument(r, ctx, limit - 2_000), limit);
 }
 
-function driftDocument(r: DriftReport, ctx: DriftRenderContext): MarkdownDocument {
+function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: number): MarkdownDocument {
   const md = escapeMarkdown;
   const preamble = fingerprintMarker(r);
   const scope = outOfScopeLine(r.out_of_scope);
@@ -149,9 +150,18 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext): MarkdownDocumen
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.
-      const body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
+      let body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
+      const room = maxDetail - lines.join('\n').length - 1_000;
+      let cut = 0;
+      if (body.length > room) {
+        // Only huge values (a file variable) get here: the block is cut inside its fence, so the
+        // detail stays whole, and says how much is left to the JSON report.
+        cut = body.length - room;
+        body = body.slice(0, room);
+      }
       const fence = fenceFor(body);
       lines.push(`${fence}text`, body, fence, '');
+      if (cut > 0) lines.push(`_${cut.toLocaleString('en-US')} more characters of these values left out: too long for an issue. The JSON report (\`--json-file\`) has them._`, '');
     }
     lines.push(`Apply would ${md(i.apply_action)}.`, '');
     if (i.fix) lines.push(`**Apply does not fix this.** To fix it: ${md(i.fix)}.`, '');

@@ -250,3 +250,25 @@ describe('packMarkdown', () => {
     expect(parts.join('').match(/\| r\d+ \|/g)).toHaveLength(100);
   });
 });
+
+describe('drift markdown parts with a huge value', () => {
+  it('cuts only the text block of a value too large for any issue, inside its fence, saying so', () => {
+    const huge: DriftItem = {
+      address: 'project.p/environment.e/variable.CONFIG_FILE',
+      kind: 'variable',
+      name: 'CONFIG_FILE',
+      drift: 'changed',
+      origin: 'outside_git',
+      summary: 'value changed live after the last deployment',
+      fields: [{ field: 'value', live: 'x'.repeat(150_000), git: 'y' }],
+      apply_action: 'update it to match Git',
+      apply_fixes: true,
+    };
+    const report: DriftReport = { format_version: '1.0', in_sync: false, fingerprint: driftFingerprint([huge]), summary: { drifted: 1, outside_git: 1, git: 0, unknown: 0, not_fixed_by_apply: 0 }, items: [huge], checked: 1, request_count: 1 };
+    const parts = renderDriftMarkdownParts(report, { paths: ['infra'] });
+    expectWellFormedParts(parts, /^### ⚠️ Drift: /);
+    expect(parts.join('\n')).toMatch(/_[\d,]+ more characters of these values left out: too long for an issue\./);
+    // stdout keeps the whole value.
+    expect(renderDriftMarkdown(report, { paths: ['infra'] })).toContain('x'.repeat(150_000));
+  });
+});
