@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Options } from 'yargs';
 import type { CliIO } from './io.js';
+import { BlockTooLarge } from '../render/markdown-parts.js';
 
 export const SPLIT_DIR_OPTION: Options = {
   type: 'string',
@@ -51,4 +52,26 @@ export function writeMarkdownParts(dir: string, parts: readonly string[], io: Cl
     io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
     return false;
   }
+}
+
+/**
+ * Renders the parts and writes them (see writeMarkdownParts), then says on stderr where they are.
+ * `what` names the document ("plan", "drift report"). False when the parts could not be made or
+ * written (told on stderr in one line).
+ */
+export function splitMarkdown(dir: string, render: () => string[], what: string, io: CliIO): boolean {
+  let parts: string[];
+  try {
+    parts = render();
+  } catch (e) {
+    // The renderers keep every block under the limit; a block that still does not fit is said
+    // in one line, never as a stack trace, and no part of it is written.
+    if (!(e instanceof BlockTooLarge)) throw e;
+    io.stderr.write(`driftless: cannot split the ${what} into markdown parts: ${e.message}\n`);
+    writeMarkdownParts(dir, [], io);
+    return false;
+  }
+  if (!writeMarkdownParts(dir, parts, io)) return false;
+  io.stderr.write(`Wrote the ${what} in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${dir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
+  return true;
 }

@@ -16,7 +16,7 @@ import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, typ
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
 import { renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
-import { SPLIT_DIR_OPTION, checkSplitDir, writeMarkdownParts } from '../markdown-split.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
@@ -52,11 +52,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, palette));
-      if (args.splitDir !== undefined) {
-        const parts = renderDriftMarkdownParts(report, ctx);
-        if (!writeMarkdownParts(args.splitDir, parts, io)) return EXIT.error;
-        io.stderr.write(`Wrote the drift report in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${args.splitDir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
-      }
+      if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderDriftMarkdownParts(report, ctx), 'drift report', io)) return EXIT.error;
       if (args.jsonFile !== undefined) {
         try {
           writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));

@@ -20,7 +20,7 @@ import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
-import { SPLIT_DIR_OPTION, checkSplitDir, writeMarkdownParts } from '../markdown-split.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -66,11 +66,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (format === 'json') io.stdout.write(renderPlanJson(plan));
       else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
       else io.stdout.write(renderPlanHuman(plan, { palette }));
-      if (args.splitDir !== undefined) {
-        const parts = renderPlanMarkdownParts(plan);
-        if (!writeMarkdownParts(args.splitDir, parts, io)) return EXIT.error;
-        io.stderr.write(`Wrote the plan in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${args.splitDir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
-      }
+      if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderPlanMarkdownParts(plan), 'plan', io)) return EXIT.error;
       if (args.out) {
         try {
           await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, undefined, args.paths);
