@@ -31,7 +31,7 @@ const PART_FILE = /^part-.*\.md$/;
 /**
  * Writes `parts` as DIR/part-1.md ... part-N.md (DIR created if missing) and removes every other
  * `part-*.md` in DIR: what a previous, longer run left there must not pass for part of this one.
- * With no parts (the command failed), only the removal happens. Returns false after telling the
+ * With no parts, only the removal happens. Returns false after telling the
  * user on stderr when the directory cannot be written.
  */
 export function writeMarkdownParts(dir: string, parts: readonly string[], io: CliIO): boolean {
@@ -74,4 +74,15 @@ export function splitMarkdown(dir: string, render: () => string[], what: string,
   if (!writeMarkdownParts(dir, parts, io)) return false;
   io.stderr.write(`Wrote the ${what} in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${dir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
   return true;
+}
+
+/**
+ * The parts for a run that failed: its failure markdown as the one part, so the comments show the
+ * failure; a failure too long for a comment (thousands of diagnostics) keeps its heading and
+ * callout and sends the reader to the job log, which has every diagnostic.
+ */
+export function failureParts(failure: string, limit = 60_000): string[] {
+  if (failure.length <= limit) return [failure];
+  const head = failure.split('\n- ')[0]!.trimEnd();
+  return [`${head}\n\nThe diagnostics are too long for a comment: the job log (stderr) has every one of them.\n`];
 }

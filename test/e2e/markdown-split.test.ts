@@ -94,13 +94,18 @@ describe('plan --format markdown --split-dir on 300 services', () => {
     expect(only).toContain('**Plan: 5 to add');
   });
 
-  it('a plan that fails leaves no part behind: the comments can never show an older plan as this one', async () => {
+  it('a plan that fails leaves its failure as the only part: the comments can never show an older plan as this one', async () => {
     expect(partsIn('comments')).toHaveLength(1);
+    writeFileSync(join(h.dir, 'comments', 'part-2.md'), 'old\n');
     h.write({ 'broken/driftless.yaml': 'version: 1\nprojects:\n  - name: split\n    environments: [{ name: e, cluster: production-cluster, mode: NOT_A_MODE }]\n' });
     const r = await h.run(['plan', 'broken', '--format', 'markdown', '--split-dir', 'comments']);
     expect(r.code).toBe(1);
-    expect(partsIn('comments')).toEqual([]);
-    expect(readdirSync(join(h.dir, 'comments'))).toEqual(['notes.md']);
+    expect(readdirSync(join(h.dir, 'comments')).sort()).toEqual(['notes.md', 'part-1.md']);
+    const [failure] = partsIn('comments');
+    expect(failure).toBe(r.stdout);
+    expect(failure).toContain('driftless plan failed');
+    expect(failure).not.toContain('**Plan:');
+    expect(markdownProblems(failure!)).toEqual([]);
   });
 
   it('--split-dir without --format markdown is a usage error: nothing runs, nothing is written', async () => {
