@@ -85,6 +85,19 @@ describe('plan --format markdown --split-dir on 300 services', () => {
     expect(addresses.filter((a) => !whole.has(a))).toEqual([]);
   });
 
+  it('show PLANFILE --split-dir writes the very parts the plan run wrote', async () => {
+    const planned = await h.run(['plan', 'big', '--format', 'markdown', '--split-dir', 'planned', '--out', 'big.plan']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const shown = await h.run(['show', 'big.plan', '--format', 'markdown', '--split-dir', 'shown']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe(planned.stdout);
+    expect(partsIn('shown')).toEqual(partsIn('planned'));
+    expect(partsIn('shown').length).toBeGreaterThan(1);
+    const usage = await h.run(['show', 'big.plan', '--split-dir', 'shown']);
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toContain('--split-dir writes markdown parts: it needs --format markdown, got --format human');
+  });
+
   it('a shorter plan into the same directory leaves only its own part', async () => {
     const r = await h.run(['plan', 'small', '--format', 'markdown', '--split-dir', 'comments']);
     expect(r.code, r.stderr).toBe(0);
