@@ -112,6 +112,7 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette): string {
     lines.push('Run `driftless apply` again to finish: it plans from the live state and creates nothing twice.');
   } else {
     lines.push(p.red(p.bold(`Apply failed: ${counts}. ${summaryLine(result)}`)));
+    if (result.stoppedBy) lines.push(`No further step was started: ${esc(result.stoppedBy)}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -22,6 +22,7 @@ import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '.
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
@@ -201,6 +202,22 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       io.stdout.write(jsonLine('Plan summary', { type: 'change_summary', operation: 'plan', ...plan.summary }));
     }
 
+    // The plan's reads may have spent the rate-limit budget: when the first write would already
+    // wait longer than --max-wait, refuse now, before asking and before any write, rather than fail
+    // in the middle. (A wait met later stops the apply between steps: see applyPlan.)
+    const capped = r.session?.waitBeyondCap?.();
+    if (capped) {
+      printDiags([
+        {
+          severity: 'error',
+          code: 'apply.rate-limit-wait',
+          summary: `apply refused before its first write: ${capped.message}`,
+          detail: 'Nothing was changed. Run apply again after the reset, or allow a longer wait with --max-wait (or DRIFTLESS_MAX_WAIT).',
+        },
+      ]);
+      return EXIT.error;
+    }
+
     if (!saved && !args.autoApprove) {
       const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
       if (!tty || json) {
@@ -253,5 +270,6 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     return result.status === 'applied' ? EXIT.ok : EXIT.error;
   } finally {
     await r.session?.close();
+    reportUsage(io, r.session);
   }
 }

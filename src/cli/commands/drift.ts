@@ -12,6 +12,7 @@ import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
@@ -54,7 +55,9 @@ export const driftCommand: CliCommand<DriftArgs> = {
       }
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {
+      // After close: the answers still in flight have then updated the budget.
       await r.session?.close();
+      reportUsage(io, r.session);
     }
   },
 };

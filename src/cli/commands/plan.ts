@@ -20,6 +20,7 @@ import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -77,7 +78,9 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (args.detailedExitcode && planHasChanges(plan)) return EXIT.changes;
       return EXIT.ok;
     } finally {
+      // After close: the answers still in flight have then updated the budget.
       await r.session?.close();
+      reportUsage(io, r.session);
     }
   },
 };
