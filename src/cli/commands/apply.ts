@@ -23,6 +23,7 @@ import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
@@ -265,7 +266,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       printDiags(result.diagnostics);
       return EXIT.error;
     }
-    if (!json) io.stdout.write(renderApplyOutcome(result, palette));
+    if (!json) io.stdout.write(renderApplyOutcome(result, palette, { hints: !isCI(io.env) }));
     if (result.status === 'interrupted') return EXIT.interrupted;
     return result.status === 'applied' ? EXIT.ok : EXIT.error;
   } finally {

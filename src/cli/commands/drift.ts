@@ -13,6 +13,7 @@ import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
@@ -44,7 +45,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
-      else io.stdout.write(renderDriftHuman(report, ctx, palette));
+      else io.stdout.write(renderDriftHuman(report, { ...ctx, hints: !isCI(io.env) }, palette));
       if (args.jsonFile !== undefined) {
         try {
           writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));

@@ -21,6 +21,7 @@ import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -66,7 +67,8 @@ export const planCommand: CliCommand<PlanArgs> = {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;
         }
-        const note = `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`;
+        // In CI the workflow applies the file (or not): no hint to run apply by hand (src/cli/ci.ts).
+        const note = isCI(io.env) ? `\nSaved the plan to ${args.out}.\n` : `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`;
         (format === 'human' ? io.stdout : io.stderr).write(note);
       }
       if (args.detailedExitcode && plan.summary.blocked > 0) {
