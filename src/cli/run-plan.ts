@@ -148,7 +148,15 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // from the lists just read), then the API's listings (instance types, terraform variables; their
   // requests count in the plan's). They become the plan's diagnostics: an error makes it not applyable.
   const checksBefore = session.port.requestCount;
-  const checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+  let checks: Awaited<ReturnType<typeof runOrganizationChecks>>;
+  try {
+    checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+  } catch (e) {
+    // Each listing's own failure is a warning of the checks; what reaches here stops the run
+    // (a rate-limit wait beyond --max-wait).
+    diagnostics.push(apiDiagnostic(e, 'Checking the manifest against the organization'));
+    return result;
+  }
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   diagnostics.push(...fk.diagnostics);

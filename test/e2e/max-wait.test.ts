@@ -108,6 +108,41 @@ describe('--max-wait', () => {
   }
 });
 
+describe('--max-wait in the plan-time checks', () => {
+  const withDatabase = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: production-cluster
+        services:
+          - type: database
+            name: pg
+            database_type: POSTGRESQL
+            version: "16"
+            mode: MANAGED
+            instance_type: db.t3.micro
+`;
+
+  it('a wait beyond the cap while reading a listing fails the plan (exit 1), not a warning that the check was skipped', async () => {
+    const probe = await startHarness();
+    probe.write({ 'm/main.yaml': withDatabase });
+    const full = await probe.run(['plan', 'm']);
+    await probe.close();
+    expect(full.code, full.stderr).toBe(0);
+    const needed = Number(/^(\d+) API requests;/m.exec(full.stderr)![1]);
+    // The instance-type listing is read after the live state: one request short, it is the one capped.
+    h = await startHarness({ rateLimit: needed - 1, rateWindowS: HOUR });
+    h.write({ 'm/main.yaml': withDatabase });
+    const r = await h.run(['plan', 'm', '--max-wait', '5']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('error[api.rate-limit-wait]: Checking the manifest against the organization stopped: the API rate limit is spent');
+    expect(r.stderr).not.toContain('could not be checked');
+    expect(r.stderr).toMatch(RESET);
+  });
+});
+
 describe('--max-wait with apply', () => {
   it('refuses cleanly before the first write when that write would wait beyond the cap: nothing changed', async () => {
     await harness(await planRequests());

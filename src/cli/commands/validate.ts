@@ -132,7 +132,11 @@ async function loadCheckedRemotely(args: ValidateArgs, io: CliIO, onUsage: (u: A
       return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')]);
     }
     if (!loaded.manifest || hasErrors(loaded.diagnostics)) return withFirst(cfg.diagnostics);
-    return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
+    try {
+      return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
+    } catch (e) {
+      return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Checking the manifest against the organization')]);
+    }
   } finally {
     await session.close();
     const u = session.usage?.();
