@@ -11,7 +11,7 @@ import { EXIT, type CliIO } from '../io.js';
 import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsHuman } from '../../diag/render.js';
 import { palettesOf } from '../config.js';
-import { runPlan } from '../run-plan.js';
+import { apiDiagnostic, runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
@@ -40,7 +40,13 @@ export const driftCommand: CliCommand<DriftArgs> = {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
       if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return EXIT.error;
-      const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
+      let deployedBefore = new Set<string>();
+      try {
+        if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
+      } catch (e) {
+        io.stderr.write(renderDiagnosticsHuman([apiDiagnostic(e, 'Reading the deployment history')], errPalette) + '\n');
+        return EXIT.error;
+      }
       const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
