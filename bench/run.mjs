@@ -6,7 +6,7 @@
  * figures to bench/results/latest.json.
  *
  *   node bench/run.mjs [--quick] [--runs N] [--sizes 1x1x10,1x3x30] [--deploy-ms 5000]
- *                      [--latency 50] [--no-write] [--only plan,baseline,change,apply,core,ratelimit,emulator]
+ *                      [--latency 50] [--no-write] [--only plan,baseline,change,apply,core,ratelimit,emulator,manifest]
  *                      [--apply-sizes 1x1x10,1x3x30:1,1x1x100,1x1x100@30000:1] (SIZE[@DEPLOY_MS][:RUNS])
  *
  * --quick: sizes 1x1x10 and 1x3x30, one run each, small core sizes (development).
@@ -48,7 +48,7 @@ const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x
 /** Client parallelism of driftless (CLI --parallelism) and of the baseline; default: driftless's own (8). */
 const PARALLELISM = opt('parallelism', undefined);
 const PAR_ARGS = PARALLELISM ? ['--parallelism', PARALLELISM] : [];
-const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator')).split(','));
+const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator,manifest')).split(','));
 /** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
 const CLONE = !flag('no-clone');
 const WRITE = !flag('no-write') && !QUICK; // --quick is for development: it writes nothing
@@ -313,6 +313,16 @@ async function benchEmulator() {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Manifest loading (issue 11): bench/manifest-load.mjs validates a generated 2 MB manifest
+
+async function benchManifestLoad() {
+  const r = await runNode([path.join(HERE, 'manifest-load.mjs'), '--json', '--runs', String(QUICK ? 1 : Math.max(RUNS, 5))]);
+  if (!r.json) throw new Error(`manifest-load: ${r.stderr.slice(-500)}`);
+  results.manifestLoad = r.json;
+  log(`manifest load: ${(r.json.bytes / 1e6).toFixed(2)} MB, validate median ${fmtS(r.json.median_cli_wall_ms)} (${r.json.median_cli_cpu_ms} ms CPU), loader alone ${r.json.median_load_wall_ms} ms`);
+}
+
+// ------------------------------------------------------------------------------------------------
 
 /** --rerender FILE: the tables and verdicts of saved raw figures, without measuring again. */
 async function rerender(file) {
@@ -364,6 +374,7 @@ async function main() {
   if (ONLY.has('apply')) for (const a of APPLY_SIZES) await step(`apply ${a.label}${a.deployMs === DEPLOY_MS ? '' : ` (${a.deployMs} ms per stage)`}`, () => benchApply(a));
   if (ONLY.has('apply')) await step('deploy batching', benchBatching);
   if (ONLY.has('ratelimit')) await step('rate limit', benchRateLimit);
+  if (ONLY.has('manifest')) await step('manifest load', benchManifestLoad);
   results.durationS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(1)).join(' ');
   for (const c of results.core) delete c.file;

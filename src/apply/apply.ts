@@ -23,7 +23,7 @@ import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
 import { errorMessage, isAmbiguousFailure, isAuthRefusal, isRateLimitWaitRefusal } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
-import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployTarget, type Timing } from './deploy.js';
+import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployNotes, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
 
 export type { ApplySummary } from './events.js';
@@ -33,6 +33,7 @@ import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, typ
 export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
 import { refusals } from './refusals.js';
+import { tokenRefusals } from './permissions.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
 import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
@@ -56,6 +57,11 @@ export interface ApplyDeps {
   clock?: () => Date;
   /** SIGINT: no new step starts, running ones finish, deploy waits stop. */
   signal?: AbortSignal;
+  /**
+   * Probe the token's Write and Deploy scopes before the first write (permissions.ts). On unless
+   * false: only tests of other behaviour, which count every request, turn it off.
+   */
+  probeToken?: boolean;
 }
 
 export interface ApplyOptions {
@@ -82,6 +88,8 @@ export interface StepReport {
   /** For skipped steps: the failed step's address. */
   because?: Address;
   logs?: string[];
+  /** For applied steps: what else the user should know (e.g. another deployment started since). */
+  note?: string;
 }
 
 export interface ApplyResult {
@@ -130,12 +138,18 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   if (refused.length > 0) {
     return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0 };
   }
+  // Before the first write: can this token write and deploy what the plan needs?
+  const probeRequestsBefore = deps.api.requestCount;
+  const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
+  if (denied.length > 0) {
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore };
+  }
   const timing = deps.timing ?? realTiming;
   const clock = deps.clock ?? (() => new Date());
   const emit = (e: ApplyEvent) => deps.onEvent?.(e);
   const startedAt = timing.now();
   const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
-  const requestsBefore = deps.api.requestCount;
+  const requestsBefore = probeRequestsBefore;
   const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
   const ctx: WriteContext & ImportSupport = {
     variableImport: true,
@@ -305,8 +319,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       };
     });
     for (const t of targets) emit({ type: 'apply_start', address: t.address, action: 'deploy' });
+    let notes: DeployNotes;
     try {
-      await deployStage(
+      notes = await deployStage(
         { environmentId: refs.id(env), environmentAddress: env, stageName: stageName ?? '(default)', services: targets },
         { api: deps.api, timing, onEvent: emit },
         {
@@ -331,14 +346,15 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
           fail(t.address, 'deploy', e instanceof AbortedError ? new StepError('interrupted while waiting; the deployment goes on in the platform', 'Run plan to see where it ended.') : e, started);
         }
       }
-      for (const t of targets) if (!failed.has(t.address)) succeeded(t.address, started);
+      const failedNotes = e instanceof DeployFailedError ? e.notes : undefined;
+      for (const t of targets) if (!failed.has(t.address)) succeeded(t.address, started, failedNotes?.get(t.address));
       throw e;
     }
-    for (const t of targets) succeeded(t.address, started);
+    for (const t of targets) succeeded(t.address, started, notes.get(t.address));
   };
-  const succeeded = (address: Address, started: number) => {
-    emit({ type: 'apply_complete', address, action: 'deploy', elapsed_seconds: elapsed(started) });
-    report({ address, action: 'deploy', status: 'applied' });
+  const succeeded = (address: Address, started: number, note?: string) => {
+    emit({ type: 'apply_complete', address, action: 'deploy', elapsed_seconds: elapsed(started), ...(note ? { detail: note } : {}) });
+    report({ address, action: 'deploy', status: 'applied', ...(note ? { note } : {}) });
   };
 
   const runStep = (p: (typeof planned)[number]): Promise<void> => {

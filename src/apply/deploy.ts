@@ -71,11 +71,18 @@ export interface ServiceDeployFailure {
   logs: string[];
 }
 
+/**
+ * What a stage's deploy tells beyond success or failure, by service address: another deployment
+ * (not this apply's) that started on the service after ours ended.
+ */
+export type DeployNotes = Map<Address, string>;
+
 /** Thrown when a stage did not fully deploy; lists every service that failed. */
 export class DeployFailedError extends Error {
   constructor(
     readonly failures: ServiceDeployFailure[],
     readonly hint?: string,
+    readonly notes: DeployNotes = new Map(),
   ) {
     super(failures.map((f) => `${f.address}: ${f.reason}`).join('; '));
     this.name = 'DeployFailedError';
@@ -127,7 +134,7 @@ export function deployRequestBody(services: DeployTarget[]): Record<string, unkn
   return body;
 }
 
-type StatusRecord = { id: string; state?: string; deployment_request_id?: string | null };
+type StatusRecord = { id: string; state?: string; deployment_request_id?: string | null; execution_id?: string | null };
 type StatusesResponse = Record<string, unknown>;
 
 function collectStatuses(resp: StatusesResponse): Map<string, StatusRecord> {
@@ -155,12 +162,15 @@ export function billingHint(e: unknown): string | undefined {
   return undefined;
 }
 
-/** Deploys one stage and waits until every service in it is terminal. Throws DeployFailedError. */
+/**
+ * Deploys one stage and waits until every service in it is terminal in the deployment this call
+ * requested (never another one: see OwnDeployment). Throws DeployFailedError.
+ */
 export async function deployStage(
   stage: StageDeploy,
   deps: { api: ApiPort; timing: Timing; onEvent: ApplyEventSink },
   opts: DeployOptions,
-): Promise<void> {
+): Promise<DeployNotes> {
   const { api, timing, onEvent } = deps;
   const elapsed = () => Math.max(0, Math.round((timing.now() - opts.startedAt) / 1000));
   let response: { deployment_request_id?: string | null } | undefined;
@@ -205,9 +215,11 @@ export async function deployStage(
     );
   }
   const requestId = response?.deployment_request_id ?? undefined;
+  const own = new OwnDeployment(requestId);
   const lastState = new Map<string, string>();
   const pending = new Map(stage.services.map((s) => [s.id, s]));
   const failures: ServiceDeployFailure[] = [];
+  const notes: DeployNotes = new Map();
   const stageStarted = timing.now();
 
   while (pending.size > 0) {
@@ -226,12 +238,48 @@ export async function deployStage(
     const delay = nextPollDelay(timing.now() - stageStarted, opts.pollIntervalMs, opts.maxPollIntervalMs);
     await timing.sleep(Math.min(delay, Math.max(0, opts.deadline - timing.now())), opts.signal);
     const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+    own.learn(stage.services.map((s) => statuses.get(s.id)));
+    // The environment's deployment history, read at most once per poll and only when a service
+    // shows another request than ours: it holds the outcome of our request after another one
+    // took the service's status over.
+    let history: HistoryOutcomes | undefined;
+    const ourOutcome = async (serviceId: string): Promise<string | undefined> => {
+      if (own.executionId === undefined) return undefined;
+      history ??= await readHistoryOutcomes(api, stage.environmentId);
+      return history.get(own.executionId)?.get(serviceId);
+    };
     for (const s of [...pending.values()]) {
       const st = statuses.get(s.id);
       if (!st?.state) continue;
-      // A status still carrying an older deployment request is the previous deployment's result.
-      const stale = requestId && st.deployment_request_id && st.deployment_request_id !== requestId;
-      const state = stale ? 'DEPLOYMENT_QUEUED' : st.state;
+      let state: string;
+      if (own.owns(st)) {
+        state = st.state;
+        own.seenOn.add(s.id);
+      } else {
+        // Another deployment request is on the service: someone else's (a console user, another
+        // apply). Its state is never ours. Ours either has not reached the service yet, or has
+        // ended and the other one started since: the history says which.
+        const foreign = String(st.deployment_request_id);
+        const outcome = await ourOutcome(s.id);
+        if (outcome !== undefined) {
+          state = outcome;
+          if (deployStateOutcome(outcome) !== 'pending') {
+            notes.set(s.address, `another deployment (request ${foreign}) started on it after this apply's deployment ended; driftless did not wait for it`);
+          }
+        } else if (own.seenOn.has(s.id)) {
+          // Ours ran on this service and was replaced before its end could be read.
+          pending.delete(s.id);
+          failures.push({
+            address: s.address,
+            state: lastState.get(s.id) ?? 'UNKNOWN',
+            reason: `another deployment (request ${foreign}) replaced this apply's deployment before its outcome could be read; see the service's deployment history`,
+            logs: [],
+          });
+          continue;
+        } else {
+          state = 'DEPLOYMENT_QUEUED';
+        }
+      }
       if (lastState.get(s.id) !== state) {
         lastState.set(s.id, state);
         onEvent({ type: 'apply_progress', address: s.address, action: 'deploy', state, elapsed_seconds: elapsed() });
@@ -244,7 +292,64 @@ export async function deployStage(
       }
     }
   }
-  if (failures.length > 0) throw new DeployFailedError(failures);
+  if (failures.length > 0) throw new DeployFailedError(failures, undefined, notes);
+  return notes;
+}
+
+/**
+ * The deployment this apply requested, identified by the request id the deploy answered, and
+ * the execution id the statuses carry with it (one execution per request: learnt from any service
+ * of the batch). Without a request id in the answer (an API that gives none), every status is
+ * taken as ours, as nothing better can be known.
+ */
+export class OwnDeployment {
+  executionId?: string;
+  /** Services on which a status of our request was seen. */
+  readonly seenOn = new Set<string>();
+  constructor(readonly requestId: string | undefined) {}
+
+  owns(st: StatusRecord): boolean {
+    return this.requestId === undefined || !st.deployment_request_id || st.deployment_request_id === this.requestId;
+  }
+
+  learn(statuses: Array<StatusRecord | undefined>): void {
+    if (this.requestId === undefined || this.executionId !== undefined) return;
+    for (const st of statuses) {
+      if (st?.deployment_request_id === this.requestId && typeof st.execution_id === 'string' && st.execution_id !== '') {
+        this.executionId = st.execution_id;
+        return;
+      }
+    }
+  }
+}
+
+/** execution id -> service id -> the service's state in that deployment. */
+type HistoryOutcomes = Map<string, Map<string, string>>;
+
+type HistoryEntry = {
+  identifier?: { execution_id?: string };
+  stages?: Array<{ services?: Array<{ identifier?: { service_id?: string }; status?: string }> }>;
+};
+
+/** The latest page of the environment's deployment history (20 entries: ours is among them). */
+async function readHistoryOutcomes(api: ApiPort, environmentId: string): Promise<HistoryOutcomes> {
+  const out: HistoryOutcomes = new Map();
+  let resp: unknown;
+  try {
+    resp = await api.get<unknown>(`/environment/${environmentId}/deploymentHistoryV2`);
+  } catch {
+    // Unreadable history: the outcome stays unknown and the service is treated as not ours yet.
+    return out;
+  }
+  const entries = ((resp as { results?: unknown[] } | undefined)?.results ?? []) as HistoryEntry[];
+  for (const e of entries) {
+    const exec = e?.identifier?.execution_id;
+    if (typeof exec !== 'string') continue;
+    const services = new Map<string, string>();
+    for (const st of e.stages ?? []) for (const sv of st.services ?? []) if (sv?.identifier?.service_id && typeof sv.status === 'string') services.set(sv.identifier.service_id, sv.status);
+    out.set(exec, services);
+  }
+  return out;
 }
 
 /** Polls the environment's statuses until none of the stage's services has an operation running. */

@@ -31,7 +31,7 @@ export function renderApplyEventLine(e: ApplyEvent, p: Palette): string | undefi
     case 'apply_progress':
       return `${p.bold(esc(e.address))}: ${stateColour(e.state, p)} [${e.elapsed_seconds}s elapsed]`;
     case 'apply_complete':
-      return `${p.bold(esc(e.address))}: ${p.green(VERBS[e.action].done)} after ${e.elapsed_seconds}s${e.id ? ` [id=${esc(e.id)}]` : ''}`;
+      return `${p.bold(esc(e.address))}: ${p.green(VERBS[e.action].done)} after ${e.elapsed_seconds}s${e.id ? ` [id=${esc(e.id)}]` : ''}${e.detail ? ` (${esc(e.detail)})` : ''}`;
     case 'apply_errored': {
       const lines = [`${p.bold(esc(e.address))}: ${p.red(`${VERBS[e.action].noun} failed`)} after ${e.elapsed_seconds}s: ${esc(e.error)}`];
       if (e.hint) lines.push(`  ${p.yellow('hint:')} ${esc(e.hint)}`);
@@ -84,7 +84,7 @@ function detailOf(r: StepReport): string {
   if (r.status === 'failed') return r.error ?? 'failed';
   if (r.status === 'skipped') return `depends on ${r.because ?? 'a failed step'}`;
   if (r.status === 'not_started') return 'interrupted before it started';
-  return '';
+  return r.note ?? '';
 }
 
 /** The closing lines: `Apply complete! ...`, or the table of applied / failed / skipped steps. */
@@ -92,6 +92,7 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette, opts: { hint
   const lines: string[] = [];
   for (const b of result.backups) lines.push(`Backup of ${esc(b.address)} before its deletion: "${esc(b.name)}" (id ${esc(b.id)}).`);
   if (result.status === 'applied') {
+    for (const r of result.steps) if (r.note) lines.push(p.yellow(`Note: ${esc(r.address)}: ${esc(r.note)}.`));
     lines.push('', p.dim(`${plural(result.requestCount, 'API request')} after the plan's reads.`), p.green(p.bold(`Apply complete! ${summaryLine(result)}`)));
     return lines.join('\n') + '\n';
   }

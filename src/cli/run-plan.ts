@@ -15,7 +15,7 @@ import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
-import { resolveFingerprintKey } from '../plan/fingerprint.js';
+import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
 import { fetchLiveState } from '../live/fetch.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, isRateLimitWaitError, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
@@ -60,6 +60,8 @@ export interface RunPlanResult {
   graph?: DesiredGraph;
   live?: LiveState;
   fingerprintKey?: string;
+  /** Where the fingerprint key came from (the plan file records it, never the key). */
+  fingerprintKeySource?: 'env' | 'fallback';
   diagnostics: Diagnostic[];
   /** Requests the live read made. */
   requestCount: number;
@@ -125,6 +127,13 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   if (hasErrors(diagnostics)) return result;
   result.graph = built.graph;
 
+  // A set-but-empty fingerprint key stops the run before its first request.
+  const keyProblem = fingerprintKeyProblem(deps.env);
+  if (keyProblem) {
+    diagnostics.push(keyProblem);
+    return result;
+  }
+
   let session = deps.session;
   let apiUrl: string | undefined;
   if (!session) {
@@ -160,7 +169,9 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   diagnostics.push(...fk.diagnostics);
+  if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
+  result.fingerprintKeySource = fk.source;
   const plan = computePlan(built.graph, result.live, {
     allowDataLoss: options.allowDataLoss === true,
     allowReplace: options.allowReplace === true,

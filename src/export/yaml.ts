@@ -1,10 +1,11 @@
 /**
  * The exported manifest as YAML files: one file, or a directory with the organization-level
  * objects in `organization.yaml` and one `project-<name>.yaml` per project (the loader merges the
- * files of a directory). Each file starts with a header and, when it reads secrets, the list of
- * environment variables it needs (names only: values are never known).
+ * files of a directory). Each file starts with the schema modeline, a header and, when it reads
+ * secrets, the list of environment variables it needs (names only: values are never known).
  */
 import { stringify } from 'yaml';
+import { manifestSchema } from '../manifest/schema-validate.js';
 import type { Doc, ExportResult } from './to-manifest.js';
 
 export type ExportLayout = 'file' | 'directory';
@@ -19,8 +20,27 @@ export const SINGLE_FILE_NAME = 'driftless.yaml';
 
 const ORG_KEYS = ['scope', 'organization', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks'] as const;
 
-export function renderExport(result: ExportResult, layout: ExportLayout, header: string): ExportFile[] {
+/**
+ * The schema's `$id`: the URL of schemas/manifest.schema.json in the published package at this
+ * version on a public CDN. An exported file can be written anywhere, and the export cannot know
+ * where (or whether) the repository keeps a copy of the schema: only a URL always resolves.
+ */
+export function manifestSchemaUrl(): string {
+  return String(manifestSchema().$id);
+}
+
+/**
+ * The first line of every exported file: editors with the YAML language server (VS Code's YAML
+ * extension, JetBrains, Neovim's yamlls, ...) validate, complete and document the file with the
+ * manifest schema, without any editor setting.
+ */
+export function schemaModeline(schemaUrl: string): string {
+  return `# yaml-language-server: $schema=${schemaUrl}`;
+}
+
+export function renderExport(result: ExportResult, layout: ExportLayout, header: string, schemaUrl: string = manifestSchemaUrl()): ExportFile[] {
   const m = result.manifest;
+  const fileText = (doc: Doc, head: string) => `${schemaModeline(schemaUrl)}\n#\n${fileBody(doc, head)}`;
   if (layout === 'file') return [{ name: SINGLE_FILE_NAME, text: fileText(m, header) }];
   const files: ExportFile[] = [];
   const org: Doc = { version: 1 };
@@ -46,7 +66,8 @@ function slug(name: string): string {
   return s === '' ? 'project' : s;
 }
 
-function fileText(doc: Doc, header: string): string {
+/** The header comment (and the environment variables to set), then the YAML. */
+function fileBody(doc: Doc, header: string): string {
   const body = stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
   const envs = [...new Set([...body.matchAll(/(?<!\$)\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((x) => x[1]!))];
   const lines = header.split('\n').map((l) => `# ${l}`.trimEnd());

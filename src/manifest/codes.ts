@@ -16,6 +16,8 @@ export type ManifestCode =
   | `yaml.${string}`
   | 'manifest.not-found'
   | 'manifest.not-a-file'
+  | 'manifest.outside-directory'
+  | 'manifest.not-a-manifest'
   | 'manifest.unreadable'
   | 'manifest.empty-directory'
   | 'manifest.empty'
@@ -49,6 +51,7 @@ export type ManifestCode =
   | 'limit.cluster-maximum'
   | 'ref.self'
   | 'ref.alias-of-alias'
+  | 'ref.alias-cycle'
   | 'ref.override-mount-path'
   | 'ref.env-missing'
   | 'ref.env-empty'

@@ -150,6 +150,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
         error('schema.wrong-type', 'a manifest file must be a mapping at the top level', {
           detail: 'Start with `version: 1` and top-level keys such as `projects:`.',
           range: { file: file.display, start: { line: 1, col: 1 } },
+          // A file that is not a manifest at all: none of its text is shown.
+          excerpt: '',
         }),
       );
       incomplete = true;
@@ -191,18 +193,24 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     diagnostics.push(...checkValues(manifest));
   }
 
-  const redactions = new Map<string, Redaction[]>();
+  // Indexed by file and line: an excerpt looks only at the redactions of its own line, so that
+  // 30,000 secrets with 30,000 diagnostics stay linear (a list per file made it quadratic).
+  const redactions = new Map<string, Map<number, Redaction[]>>();
   for (const r of secretRanges) {
     if (!r.end) continue;
-    const list = redactions.get(r.file) ?? [];
-    list.push({ start: r.start, end: r.end });
-    redactions.set(r.file, list);
+    let byLine = redactions.get(r.file);
+    if (!byLine) redactions.set(r.file, (byLine = new Map()));
+    for (let line = r.start.line; line <= r.end.line; line++) {
+      const list = byLine.get(line) ?? [];
+      list.push({ start: r.start, end: r.end });
+      byLine.set(line, list);
+    }
   }
   const withExcerpts = diagnostics.map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');
-    const excerpt = t ? makeExcerpt(t.lines!, d.range, redactions.get(d.range.file)) : undefined;
+    const excerpt = t ? makeExcerpt(t.lines!, d.range, redactions.get(d.range.file)?.get(d.range.start.line)) : undefined;
     return excerpt === undefined ? d : { ...d, excerpt };
   });
   return {

@@ -6,10 +6,11 @@
  * or an out-of-memory crash. Checks that the YAML library cannot survive (flow nesting thousands deep
  * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
 import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
+import { describeYamlError } from './yaml-errors.js';
 
 /** The YAML 1.1 merge key, supported because people use it to share service settings. */
 const MERGE_KEY = '<<';
@@ -21,9 +22,15 @@ export interface ParseLimits {
   maxAliases: number;
   /** Upper bound on the number of values built from one file, aliases included. */
   maxNodes: number;
+  /**
+   * How much source text (bytes) the aliases of a file may expand to in total, beyond the file
+   * itself: the larger of this and the file's own length. A 1 MB anchor aliased 98 times would
+   * make a 99 MB manifest (and plan) out of a 1 MB file.
+   */
+  maxAliasExpansionBytes: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 64, maxAliases: 100, maxNodes: 500_000 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 64, maxAliases: 100, maxNodes: 500_000, maxAliasExpansionBytes: 1024 * 1024 };
 
 export interface ParsedFile {
   file: string;
@@ -79,6 +86,41 @@ export function findExcessiveFlowNesting(text: string, limit: number): number | 
   return undefined;
 }
 
+/**
+ * The offset of the first line whose block nesting (indentation levels, plus the `- ` indicators
+ * that open a list item on the line) exceeds `limit`, or undefined. The YAML library recurses once
+ * per level and runs out of stack near 900 levels ("Maximum call stack size exceeded"), so a
+ * pathological file is refused before it is parsed. Approximate on purpose (block scalars count as
+ * one level), and linear in the text length.
+ */
+export function findExcessiveBlockNesting(text: string, limit: number): number | undefined {
+  const indents: number[] = [];
+  let lineStart = 0;
+  while (lineStart < text.length) {
+    let nl = text.indexOf('\n', lineStart);
+    if (nl < 0) nl = text.length;
+    let i = lineStart;
+    while (i < nl && text[i] === ' ') i++;
+    const c = text[i];
+    if (i < nl && c !== '#' && c !== '\r') {
+      const indent = i - lineStart;
+      while (indents.length > 0 && indents[indents.length - 1]! > indent) indents.pop();
+      if (indents.length === 0 || indents[indents.length - 1]! < indent) indents.push(indent);
+      // `- - - x`: each indicator opens one more level on the same line.
+      let dashes = 0;
+      let j = i;
+      while (j + 1 < nl && text[j] === '-' && (text[j + 1] === ' ' || text[j + 1] === '\t')) {
+        dashes++;
+        j += 2;
+        while (j < nl && text[j] === ' ') j++;
+      }
+      if (indents.length + dashes > limit) return i;
+    }
+    lineStart = nl + 1;
+  }
+  return undefined;
+}
+
 class TooComplex extends Error {}
 
 export function parseYamlFile(text: string, file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedFile {
@@ -90,15 +132,15 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     ...(endOffset !== undefined && endOffset > offset ? { end: positionOf(lineCounter, endOffset) } : {}),
   });
 
-  const deepAt = findExcessiveFlowNesting(text, limits.maxDepth);
+  const deepAt = findExcessiveFlowNesting(text, limits.maxDepth) ?? findExcessiveBlockNesting(text, limits.maxDepth);
   if (deepAt !== undefined) {
     // The parser is not run, so compute line/col directly.
     const before = text.slice(0, deepAt);
     const line = before.split('\n').length;
     const col = deepAt - before.lastIndexOf('\n');
     diagnostics.push(
-      error('yaml.too-deep', `nesting deeper than ${limits.maxDepth} levels`, {
-        detail: 'A manifest needs a dozen levels at most; the file was not parsed.',
+      error('yaml.too-deep', `values are nested deeper than ${limits.maxDepth} levels here`, {
+        detail: `A manifest needs about a dozen levels of nesting; ${limits.maxDepth} is the limit. The file was not parsed.`,
         range: { file, start: { line, col } },
       }),
     );
@@ -107,28 +149,47 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
 
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+    // uniqueKeys: false -- the library's check is quadratic in the keys of a mapping (40,000 keys: 10 s);
+    // duplicates are found below, with a set per mapping.
+    doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   } catch (e) {
     diagnostics.push(error('yaml.unparseable', 'the YAML parser gave up on this file', { detail: 'The file is too complex or malformed to parse.', range: { file, start: { line: 1, col: 1 } } }));
     return { file, value: undefined, diagnostics, lineCounter };
   }
-  for (const e of doc.errors) {
-    diagnostics.push(
-      error(`yaml.${e.code.toLowerCase().replace(/_/g, '-')}`, firstLine(e.message), { range: at(e.pos[0], e.pos[1]) }),
-    );
+  if (doc.errors.length > 0) {
+    // One mistake, one error: the library reports the consequences of a bad line as errors of their
+    // own (13 for one line indented too deep); the first one, in file order, is the mistake.
+    const first = doc.errors.reduce((a, b) => (b.pos[0] < a.pos[0] ? b : a));
+    const d = describeYamlError(first, text, lineCounter.lineStarts);
+    // A key written twice before the syntax error is a mistake of its own, and the part of the
+    // document before the error was read as written.
+    for (const dup of duplicateKeysBefore(doc, d.start)) {
+      diagnostics.push(duplicateKeyError(dup.key, dup.first !== undefined ? positionOf(lineCounter, dup.first).line : undefined, at(dup.range[0], dup.range[1])));
+    }
+    diagnostics.push(error(d.code as `yaml.${string}`, d.summary, { ...(d.detail ? { detail: d.detail } : {}), range: at(d.start, d.end) }));
+    return { file, value: undefined, diagnostics, lineCounter };
   }
-  if (diagnostics.length > 0) return { file, value: undefined, diagnostics, lineCounter };
   // Parser warnings (an unknown tag such as `!Ref`, whose value silently becomes a plain string).
   for (const w of doc.warnings) {
     diagnostics.push(warning(`yaml.${w.code.toLowerCase().replace(/_/g, '-')}`, firstLine(w.message), { range: at(w.pos[0], w.pos[1]) }));
   }
 
+  /** Built at the first alias: most manifests have none, and the walk is a whole-document one. */
+  let aliasTargets: Map<Alias, Node> | undefined;
   let aliases = 0;
   let nodes = 0;
+  /** Source bytes copied by alias expansion so far, against the budget. */
+  let expanded = 0;
+  const expansionBudget = Math.max(limits.maxAliasExpansionBytes, text.length);
   const build = (node: Node | null | undefined, depth: number, fallback: SourceRange): { value: unknown; range: SourceRange } => {
     if (++nodes > limits.maxNodes) throw new TooComplex(`more than ${limits.maxNodes} values`);
     if (depth > limits.maxDepth) {
-      diagnostics.push(error('yaml.too-deep', `nesting deeper than ${limits.maxDepth} levels`, { range: fallback }));
+      diagnostics.push(
+        error('yaml.too-deep', `values are nested deeper than ${limits.maxDepth} levels here`, {
+          detail: `A manifest needs about a dozen levels of nesting; ${limits.maxDepth} is the limit.`,
+          range: fallback,
+        }),
+      );
       throw new TooComplex('');
     }
     if (node === null || node === undefined) return { value: null, range: fallback };
@@ -143,10 +204,21 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
         );
         throw new TooComplex('');
       }
-      const target = node.resolve(doc);
+      aliasTargets ??= resolveAliases(doc);
+      const target = aliasTargets.get(node);
       if (!target) {
         diagnostics.push(error('yaml.unknown-alias', `alias *${node.source} refers to no anchor`, { range }));
         return { value: null, range };
+      }
+      if (target.range) expanded += target.range[1] - target.range[0];
+      if (expanded > expansionBudget) {
+        diagnostics.push(
+          error('yaml.alias-expansion', `the aliases of this file expand to more than ${formatSize(expansionBudget)} of YAML`, {
+            detail: `Each *${node.source} copies the anchored value; together the aliases would multiply the manifest (and every plan made from it). The limit is the larger of the file's own size and ${formatSize(limits.maxAliasExpansionBytes)}: repeat less through aliases, or split the file.`,
+            range,
+          }),
+        );
+        throw new TooComplex('');
       }
       // The value is the anchored node's, located where the alias is written.
       return { value: build(target, depth + 1, range).value, range };
@@ -172,13 +244,20 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
           continue;
         }
         const key = String(keyNode.value);
+        if (key !== MERGE_KEY && Object.prototype.hasOwnProperty.call(obj, key)) {
+          diagnostics.push(duplicateKeyError(key, keySourceOf(obj, key)?.start.line, keyRange));
+          continue;
+        }
         const built = build(pair.value as Node | null, depth + 1, keyRange);
         if (key === MERGE_KEY) {
           merges.push({ value: built.value, range: built.range });
           continue;
         }
-        // defineProperty, not assignment: a key named `__proto__` must stay an ordinary (and invalid) key.
-        Object.defineProperty(obj, key, { value: built.value, enumerable: true, writable: true, configurable: true });
+        // A key named `__proto__` must stay an ordinary (and invalid) key: defineProperty, not the
+        // setter that assignment would call. Every other key is assigned (defineProperty on every
+        // key was a tenth of the load time of a large manifest).
+        if (key === '__proto__') Object.defineProperty(obj, key, { value: built.value, enumerable: true, writable: true, configurable: true });
+        else obj[key] = built.value;
         attachFieldSource(obj, key, built.range, keyRange);
       }
       applyMerges(obj, merges);
@@ -222,7 +301,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
 
   try {
     const top = build(doc.contents as Node | null, 0, { file, start: { line: 1, col: 1 } });
-    return { file, value: doc.contents === null ? undefined : top.value, diagnostics, lineCounter };
+    return { file, value: doc.contents === null ? undefined : top.value, diagnostics: onePerPlace(diagnostics), lineCounter };
   } catch (e) {
     if (!(e instanceof TooComplex) && !(e instanceof RangeError)) throw e;
     if (!hasErrors(diagnostics)) {
@@ -230,6 +309,65 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     }
     return { file, value: undefined, diagnostics, lineCounter };
   }
+}
+
+function duplicateKeyError(key: string, firstLine: number | undefined, range: SourceRange): Diagnostic {
+  return error('yaml.duplicate-key', `key \`${key}\` is written twice in the same mapping${firstLine !== undefined ? ` (first on line ${firstLine})` : ''}`, {
+    detail: 'The second would silently replace the first: keep one.',
+    range,
+  });
+}
+
+/** Keys written twice in a mapping of a document that failed to parse, before offset `limit`. */
+function duplicateKeysBefore(doc: Document.Parsed, limit: number): Array<{ key: string; first?: number; range: [number, number] }> {
+  const found: Array<{ key: string; first?: number; range: [number, number] }> = [];
+  visit(doc, {
+    Map: (_key, map) => {
+      const seen = new Map<string, number | undefined>();
+      for (const pair of map.items) {
+        const k = pair.key;
+        if (!isScalar(k) || !k.range || k.range[0] >= limit) continue;
+        const name = String(k.value);
+        if (name !== MERGE_KEY && seen.has(name)) found.push({ key: name, first: seen.get(name), range: [k.range[0], k.range[1]] });
+        else seen.set(name, k.range[0]);
+      }
+    },
+  });
+  return found;
+}
+
+/**
+ * The node each alias of the document refers to: the last node anchored with its name before it,
+ * as YAML defines it. One walk of the document; the library's `Alias.resolve` walks the whole
+ * document once per alias (100 aliases in a 2 MB file: 100 walks).
+ */
+function resolveAliases(doc: Document.Parsed): Map<Alias, Node> {
+  const current = new Map<string, Node>();
+  const targets = new Map<Alias, Node>();
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) {
+        const t = current.get(node.source);
+        if (t) targets.set(node, t);
+      } else if (isNode(node) && node.anchor) current.set(node.anchor, node);
+    },
+  });
+  return targets;
+}
+
+/** An anchored mapping is built once per alias: a mistake inside it is still one error. */
+function onePerPlace(diags: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diags.filter((d) => {
+    const k = `${d.code}|${d.summary}|${d.range ? `${d.range.start.line}:${d.range.start.col}` : ''}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function formatSize(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`;
 }
 
 function firstLine(s: string): string {

@@ -6,15 +6,17 @@ import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from './codes.js';
-import type { ManifestFile } from './discover.js';
+import { isInside, type ManifestFile } from './discover.js';
 import { looksBinary } from './parse-yaml.js';
 import type { FileReadResult } from './resolve.js';
 
 export function readManifestFile(file: ManifestFile, limits: { maxFileBytes: number }): { text: string } | { diagnostic: Diagnostic } {
   const at = { file: file.display, start: { line: 1, col: 1 } };
+  // The real path, checked by discovery to be inside the manifest directory (discover.ts).
+  const source = file.realPath ?? file.path;
   let size: number;
   try {
-    const st = statSync(file.path);
+    const st = statSync(source);
     // A symlink to a FIFO or a device would block or never end: only regular files are read.
     if (!st.isFile()) return { diagnostic: error('manifest.not-a-file', `${file.display} is not a regular file`, { range: at }) };
     size = st.size;
@@ -31,7 +33,7 @@ export function readManifestFile(file: ManifestFile, limits: { maxFileBytes: num
   }
   let buf: Buffer;
   try {
-    buf = readFileSync(file.path);
+    buf = readFileSync(source);
   } catch {
     return { diagnostic: error('manifest.unreadable', `cannot read ${file.display}`, { range: at }) };
   }
@@ -88,7 +90,3 @@ export function readReferencedFile(ref: string, from: ManifestFile, limits: { ma
   }
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}

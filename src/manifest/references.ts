@@ -8,7 +8,7 @@ import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
-import { nearest } from './suggest.js';
+import { knownList, nearest, uniqueNames } from './suggest.js';
 import type { EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
 
 export interface ReferenceContext {
@@ -35,11 +35,11 @@ const lower = (s: string) => s.toLowerCase();
 const findByName = <T extends { name: string }>(items: readonly T[] | undefined, name: string): T | undefined =>
   items?.find((i) => typeof i.name === 'string' && lower(i.name) === lower(name));
 
-/** Reports a name that resolves to nothing, with the nearest known name and the known ones. */
+/** Reports a name that resolves to nothing, with the nearest known name and the known ones (deduplicated). */
 function reporter(out: Diagnostic[]): Unresolved {
   return (what, name, candidates, range, address, where) => {
-    const guess = nearest(name, candidates);
-    const allowed = candidates.length ? `Known: ${candidates.slice(0, 20).join(', ')}${candidates.length > 20 ? ', …' : ''}.` : `None is declared${where ? ` ${where}` : ''}.`;
+    const guess = nearest(name, uniqueNames(candidates));
+    const allowed = candidates.length ? `Known: ${knownList(candidates)}.` : `None is declared${where ? ` ${where}` : ''}.`;
     out.push(
       error('ref.unresolved', `${what} \`${name}\` does not exist${where ? ` ${where}` : ''}`, {
         detail: `${guess ? `Did you mean \`${guess}\`? ` : ''}${allowed}`,
@@ -54,9 +54,10 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
   const out: Diagnostic[] = [];
   const unresolved = reporter(out);
   const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string) => {
+    const known = new Set(candidates.map(lower));
     (names ?? []).forEach((n, i) => {
       if (typeof n !== 'string') return;
-      if (!candidates.some((c) => lower(c) === lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where);
+      if (!known.has(lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where);
     });
   };
 
@@ -196,29 +197,93 @@ function checkVariableRefs(
   const higherScopes = higher.map((h) => h.scope).join(' or ');
   const allScopes = [scope, ...higher.map((h) => h.scope)];
   const scopeList = allScopes.length > 1 ? `${allScopes.slice(0, -1).join(', ')} or ${allScopes[allScopes.length - 1]}` : scope;
+  const higherVars = higher.flatMap((h) => h.vars ?? []);
+  // Declarations by key, this scope's first (overrides are not declarations): lookups stay
+  // constant-time, so that thousands of aliases are checked in linear time.
+  const declarations = new Map<string, VariableSpec[]>();
+  for (const x of [...(vars ?? []), ...higherVars]) {
+    if (typeof x.key !== 'string' || x.override === true) continue;
+    const list = declarations.get(x.key);
+    if (list) list.push(x);
+    else declarations.set(x.key, [x]);
+  }
+  const scopeKeys = new Set(keysOf(vars));
+  const higherKeySet = new Set(higherKeys);
+  /** The nearest declaration of `key` seen from `from`. */
+  const declarationOf = (key: string, from: VariableSpec) => declarations.get(key)?.find((x) => x !== from);
+  /** Cycles already reported, by their members: one error per cycle, not one per member. */
+  const reportedCycles = new Set<string>();
   for (const v of vars ?? []) {
     const address = addressOf('variable', v.key, parent);
     if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) {
       // An alias points at a variable of this scope (another key) or of a higher one.
-      const candidates = [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];
-      if (!candidates.includes(v.alias)) {
-        unresolved('aliased variable', v.alias, candidates, fieldSourceOf(v, 'alias'), address, `at ${scopeList} scope`);
+      const candidates = () => [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];
+      if (v.alias === v.key && !higherKeySet.has(v.key)) {
+        const known = candidates();
+        out.push(
+          error('ref.self', `variable \`${v.key}\` is an alias of itself`, {
+            detail: `An alias names another variable, of this scope or a higher one.${known.length ? ` Known: ${knownList(known)}.` : ''}`,
+            range: fieldSourceOf(v, 'alias'),
+            address,
+          }),
+        );
+      } else if (!((v.alias !== v.key && scopeKeys.has(v.alias)) || higherKeySet.has(v.alias))) {
+        unresolved('aliased variable', v.alias, candidates(), fieldSourceOf(v, 'alias'), address, `at ${scopeList} scope`);
       } else {
-        // The nearest declaration of that key (overrides are not declarations) must not be an alias itself.
-        const declarations = [...(vars ?? []).filter((x) => x !== v), ...higher.flatMap((h) => h.vars ?? [])].filter((x) => x.key === v.alias && x.override !== true);
-        if (declarations[0]?.alias !== undefined) {
-          out.push(
-            error('ref.alias-of-alias', `\`${v.alias}\` is itself an alias: variable \`${v.key}\` cannot alias it`, {
-              detail: `The API has no alias of an alias; point \`${v.key}\` at \`${declarations[0].alias}\` instead.`,
-              range: fieldSourceOf(v, 'alias'),
-              address,
-            }),
-          );
+        const target = declarationOf(v.alias, v);
+        if (target?.alias !== undefined) {
+          // Follow the chain: it ends at a variable that is not an alias, or comes back (a cycle).
+          const chain = [v.key, v.alias];
+          const members = new Set<VariableSpec>([v]);
+          let at: VariableSpec | undefined = target;
+          let cycle = false;
+          while (at && typeof at.alias === 'string' && !isBuiltIn(at.alias)) {
+            if (members.has(at)) {
+              cycle = true;
+              break;
+            }
+            members.add(at);
+            chain.push(at.alias);
+            at = declarationOf(at.alias, at);
+          }
+          const repeated = chain[chain.length - 1]!;
+          const loop = chain.slice(chain.indexOf(repeated));
+          if (cycle && repeated === v.key) {
+            const names = uniqueNames(loop);
+            const id = [...names].sort().join('\0');
+            if (!reportedCycles.has(id)) {
+              reportedCycles.add(id);
+              out.push(
+                error('ref.alias-cycle', `variables ${names.map((n) => `\`${n}\``).join(' and ').replace(/ and (?=.* and )/g, ', ')} alias each other in a cycle: ${loop.join(' -> ')}`, {
+                  detail: 'An alias must lead to a variable that holds a value. Give one of them a value, or point it at another variable.',
+                  range: fieldSourceOf(v, 'alias'),
+                  address,
+                }),
+              );
+            }
+          } else if (cycle) {
+            out.push(
+              error('ref.alias-of-alias', `\`${v.alias}\` is itself an alias: variable \`${v.key}\` cannot alias it`, {
+                detail: `\`${v.alias}\` leads into an alias cycle (${loop.join(' -> ')}), and the API has no alias of an alias: point \`${v.key}\` at a variable that holds a value.`,
+                range: fieldSourceOf(v, 'alias'),
+                address,
+              }),
+            );
+          } else {
+            const end = chain[chain.length - 1]!;
+            out.push(
+              error('ref.alias-of-alias', `\`${v.alias}\` is itself an alias: variable \`${v.key}\` cannot alias it`, {
+                detail: `The API has no alias of an alias (${chain.join(' -> ')}); point \`${v.key}\` at \`${end}\` instead.`,
+                range: fieldSourceOf(v, 'alias'),
+                address,
+              }),
+            );
+          }
         }
       }
     }
     if (v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higher.length > 0) {
-      if (!higherKeys.includes(v.key)) {
+      if (!higherKeySet.has(v.key)) {
         unresolved('overridden variable', v.key, higherKeys, fieldSourceOf(v, 'key'), address, `at ${higherScopes} scope`);
       } else if (typeof v.mount_path === 'string') {
         // The API's override takes no mount_path: a file stays where the overridden variable mounts it.

@@ -36,3 +36,20 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   const budget = Math.max(2, Math.floor(word.length / 3));
   return bestD <= budget ? best : undefined;
 }
+
+/**
+ * The names of a "Known: ..." list as shown: each name once (the same key declared at two scopes,
+ * the same cluster name read twice), in first-seen order, at most `max` of them then `…`; `none`
+ * when there are none. Every list of suggestions goes through here, so that none repeats a name.
+ */
+export function knownList(names: Iterable<string>, opts: { max?: number; none?: string } = {}): string {
+  const max = opts.max ?? 20;
+  const unique = uniqueNames(names);
+  if (unique.length === 0) return opts.none ?? '(none)';
+  return unique.slice(0, max).join(', ') + (unique.length > max ? ', …' : '');
+}
+
+/** Each name once, in first-seen order. */
+export function uniqueNames(names: Iterable<string>): string[] {
+  return [...new Set(names)];
+}

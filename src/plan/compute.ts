@@ -13,6 +13,7 @@ import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanS
 import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
+import { knownList } from '../manifest/suggest.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -68,7 +69,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     if (READ_ONLY_KINDS.has(d.kind) && !l) {
       if (!checked.has(address)) diagnostics.push(
         error('live.not-found', `${d.kind === 'organization' ? 'the organization' : `${d.kind} "${d.name}"`} does not exist and cannot be created through the API`, {
-          detail: d.kind === 'cluster' ? `Known clusters: ${namesOf(live, 'cluster').join(', ') || '(none)'}.` : undefined,
+          detail: d.kind === 'cluster' ? `Known clusters: ${knownList(namesOf(live, 'cluster'))}.` : undefined,
           address,
           range: d.source,
         }),

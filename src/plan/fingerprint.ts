@@ -29,7 +29,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { warning } from '../diag/diagnostic.js';
+import { error, warning } from '../diag/diagnostic.js';
 
 export const FINGERPRINT_KEY_ENV = 'DRIFTLESS_FINGERPRINT_KEY';
 export const DESCRIPTION_MAX_LENGTH = 255;
@@ -91,21 +91,39 @@ export function splitFingerprintMarker(description: string | null | undefined): 
 
 /**
  * The fingerprint key from the environment, or the documented fallback (with a warning).
- * The key itself never goes into a diagnostic.
+ * Set but empty is an error, never a key: an empty HMAC key would make every fingerprint (and
+ * every plan file seal) computable by anyone, and it is the usual sign of a CI secret that was not
+ * configured. The key itself never goes into a diagnostic.
  */
 export function resolveFingerprintKey(
   env: Record<string, string | undefined>,
   organizationId: string,
-): { key: string; source: 'env' | 'fallback'; diagnostics: Diagnostic[] } {
+): { key?: string; source: 'env' | 'fallback'; diagnostics: Diagnostic[] } {
+  const problem = fingerprintKeyProblem(env);
+  if (problem) return { source: 'env', diagnostics: [problem] };
   const fromEnv = env[FINGERPRINT_KEY_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return { key: fromEnv, source: 'env', diagnostics: [] };
+  if (fromEnv !== undefined) return { key: fromEnv, source: 'env', diagnostics: [] };
   return {
-    key: `driftless-fallback-fingerprint-key:${organizationId}`,
+    key: fallbackFingerprintKey(organizationId),
     source: 'fallback',
     diagnostics: [
       warning('secret.fingerprint-key-fallback', `${FINGERPRINT_KEY_ENV} is not set: secret fingerprints use a key derived from the organization id`, {
-        detail: `Anyone who can read the organization's variable descriptions could test guesses of a secret offline. Set ${FINGERPRINT_KEY_ENV} to a long random string kept in your CI secrets (changing it later makes every secret show as changed once).`,
+        detail: `Anyone who can read the organization's variable descriptions could test guesses of a secret offline, and could re-seal an edited plan file. Set ${FINGERPRINT_KEY_ENV} to a long random string kept in your CI secrets (changing it later makes every secret show as changed once).`,
       }),
     ],
   };
+}
+
+/** An error when the key is set but empty (or blank): checked before any API request. */
+export function fingerprintKeyProblem(env: Record<string, string | undefined>): Diagnostic | undefined {
+  const fromEnv = env[FINGERPRINT_KEY_ENV];
+  if (fromEnv === undefined || fromEnv.trim() !== '') return undefined;
+  return error('secret.fingerprint-key-empty', `${FINGERPRINT_KEY_ENV} is set but empty`, {
+    detail: `An empty key is no key: set ${FINGERPRINT_KEY_ENV} to a long random string kept in your CI secrets (e.g. \`openssl rand -hex 32\`), or unset it to use the key derived from the organization id (with a warning).`,
+  });
+}
+
+/** The documented fallback key (not a secret: derived from the organization id). */
+export function fallbackFingerprintKey(organizationId: string): string {
+  return `driftless-fallback-fingerprint-key:${organizationId}`;
 }

@@ -66,7 +66,7 @@ describe('applyPlan', () => {
       ['project.p/environment.old', 'env-1', 'environment'],
       ['project.p/environment.old/deployment_stage.s', 'st-1', 'deployment_stage'],
     ]);
-    const r = await applyPlan(p, { api, live, desired: desiredOf([]), fingerprintKey: 'k', timing: virtualTiming() }, { parallelism: 8 });
+    const r = await applyPlan(p, { api, live, desired: desiredOf([]), fingerprintKey: 'k', probeToken: false, timing: virtualTiming() }, { parallelism: 8 });
     expect(r.status).toBe('applied');
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /deploymentStage/st-1', 'DELETE /environment/env-1']);
     expect(r.summary.destroy).toBe(2);
@@ -93,7 +93,7 @@ describe('applyPlan', () => {
       ['cluster.c', 'cl-1', 'cluster'],
     ]);
     const events: ApplyEvent[] = [];
-    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', timing: virtualTiming(), onEvent: (e) => events.push(e) }, { parallelism: 1 });
+    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', probeToken: false, timing: virtualTiming(), onEvent: (e) => events.push(e) }, { parallelism: 1 });
     expect(r.status).toBe('failed');
     expect(r.steps).toEqual([
       { address: 'project.p/environment.e', action: 'create', status: 'failed', error: "field 'mode': must be one of: DEVELOPMENT, PRODUCTION, STAGING" },
@@ -113,7 +113,7 @@ describe('applyPlan', () => {
     expect(refusals(plan(two), { maxDestroy: 1 })[0]!.summary).toBe('The plan destroys 2 resource(s), more than --max-destroy 1 allows.');
 
     const api = new FakeApi();
-    const r = await applyPlan(plan([db]), { api, live: liveOf([]), desired: desiredOf([]), fingerprintKey: 'k' });
+    const r = await applyPlan(plan([db]), { api, live: liveOf([]), desired: desiredOf([]), fingerprintKey: 'k', probeToken: false });
     expect(r.status).toBe('refused');
     expect(api.calls).toEqual([]);
   });
@@ -154,7 +154,7 @@ describe('applyPlan', () => {
       ['cluster.c', 'cl-1', 'cluster'],
       ['project.p/environment.e', 'env-1', 'environment'],
     ]);
-    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', timing: virtualTiming() }, { allowReplace: true, parallelism: 1 });
+    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', probeToken: false, timing: virtualTiming() }, { allowReplace: true, parallelism: 1 });
     expect(r.status).toBe('failed');
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /environment/env-1', 'GET /project/p-1/environment', 'POST /project/p-1/environment']);
     // The environment, its replaced variable and its undeclared one are gone; nothing was created.
@@ -171,7 +171,7 @@ describe('applyPlan', () => {
       .on('GET', '/organization/:org/project', () => ({ results: [{ id: 'p-9', name: 'shop' }] }));
     const r = await applyPlan(
       plan([change('project.shop', 'project', ['create'])]),
-      { api, live: liveOf([]), desired: desiredOf([['project.shop', 'project', { name: 'shop' }]]), fingerprintKey: 'k', timing: virtualTiming() },
+      { api, live: liveOf([]), desired: desiredOf([['project.shop', 'project', { name: 'shop' }]]), fingerprintKey: 'k', probeToken: false, timing: virtualTiming() },
     );
     expect(r.status).toBe('applied');
     expect(posts).toBe(1);
@@ -191,7 +191,7 @@ describe('applyPlan', () => {
     const env = 'project.p/environment.e';
     const r = await applyPlan(
       plan([change(`${env}/container.a`, 'container', ['delete'], { id: 'a' }), change(`${env}/container.b`, 'container', ['delete'], { id: 'b' }), change(`${env}/container.c`, 'container', ['delete'], { id: 'c' })]),
-      { api, live: liveOf([[env, 'env-1', 'environment']]), desired: desiredOf([]), fingerprintKey: 'k', timing: virtualTiming() },
+      { api, live: liveOf([[env, 'env-1', 'environment']]), desired: desiredOf([]), fingerprintKey: 'k', probeToken: false, timing: virtualTiming() },
     );
     expect(r.status).toBe('applied');
     expect(r.summary.destroy).toBe(3);

@@ -153,6 +153,58 @@ describe('deployStage', () => {
     expect(events.map((e) => (e.type === 'apply_progress' ? e.state : e.type))).toEqual(['DEPLOYMENT_QUEUED', 'DEPLOYED']);
   });
 
+  it('takes the outcome of its own request from the deployment history once another request is on the service, and notes it', async () => {
+    let poll = 0;
+    const api = new FakeApi()
+      .on('POST', '/environment/:id/service/deploy', () => ({ deployment_request_id: 'mine' }))
+      .on('GET', '/environment/:id/statuses', () => ({
+        applications: [
+          poll++ === 0
+            ? { id: 'app-1', state: 'DEPLOYING', deployment_request_id: 'mine', execution_id: 'env-1-exec-mine' }
+            : { id: 'app-1', state: 'DEPLOYMENT_QUEUED', deployment_request_id: 'theirs', execution_id: 'env-1-exec-theirs' },
+        ],
+      }))
+      .on('GET', '/environment/:id/deploymentHistoryV2', () => ({
+        results: [
+          { identifier: { execution_id: 'env-1-exec-theirs' }, stages: [{ services: [{ identifier: { service_id: 'app-1' }, status: 'QUEUED' }] }] },
+          { identifier: { execution_id: 'env-1-exec-mine' }, stages: [{ services: [{ identifier: { service_id: 'app-1' }, status: 'DEPLOYED' }] }] },
+        ],
+      }));
+    const timing = virtualTiming();
+    const events: ApplyEvent[] = [];
+    const notes = await deployStage({ ...stage, services: [stage.services[0]!] }, { api, timing, onEvent: (e) => events.push(e) }, opts(timing));
+    expect(events.map((e) => (e.type === 'apply_progress' ? e.state : e.type))).toEqual(['DEPLOYING', 'DEPLOYED']);
+    expect([...notes]).toEqual([[stage.services[0]!.address, "another deployment (request theirs) started on it after this apply's deployment ended; driftless did not wait for it"]]);
+    // Two polls and one history read: nothing waited for the other deployment.
+    expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /environment/env-1/service/deploy',
+      'GET /environment/env-1/statuses',
+      'GET /environment/env-1/statuses',
+      'GET /environment/env-1/deploymentHistoryV2',
+    ]);
+  });
+
+  it('fails at once, without waiting for the deadline, when its request was replaced and its outcome is nowhere to be read', async () => {
+    let poll = 0;
+    const api = new FakeApi()
+      .on('POST', '/environment/:id/service/deploy', () => ({ deployment_request_id: 'mine' }))
+      .on('GET', '/environment/:id/statuses', () => ({
+        applications: [
+          poll++ === 0
+            ? { id: 'app-1', state: 'BUILDING', deployment_request_id: 'mine', execution_id: 'env-1-exec-mine' }
+            : { id: 'app-1', state: 'DEPLOYING', deployment_request_id: 'theirs', execution_id: 'env-1-exec-theirs' },
+        ],
+      }))
+      .on('GET', '/environment/:id/deploymentHistoryV2', () => ({ results: [] }));
+    const timing = virtualTiming();
+    const err = (await deployStage({ ...stage, services: [stage.services[0]!] }, { api, timing, onEvent: () => {} }, opts(timing)).catch((e) => e)) as DeployFailedError;
+    expect(err).toBeInstanceOf(DeployFailedError);
+    expect(err.failures.map((f) => [f.state, f.reason])).toEqual([
+      ['BUILDING', "another deployment (request theirs) replaced this apply's deployment before its outcome could be read; see the service's deployment history"],
+    ]);
+    expect(timing.now()).toBeLessThan(10_000);
+  });
+
   it('waits for a service busy with another operation (409), then deploys it', async () => {
     let posts = 0;
     let polls = 0;

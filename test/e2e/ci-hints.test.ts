@@ -26,10 +26,10 @@ describe('CI=true', () => {
   it('plan --out says where the plan is, without "To perform exactly these actions, run"', async () => {
     await harness();
     const local = await h!.run(['plan', 'm', '--out', 'local.json'], { env: SECRET_ENV });
-    expect(local.stdout).toContain('To perform exactly these actions, run:\n  driftless apply local.json');
+    expect(local.stderr).toContain('To perform exactly these actions, run:\n  driftless apply local.json');
     const ci = await h!.run(['plan', 'm', '--out', 'ci.json'], { env: CI });
     expect(ci.code).toBe(0);
-    expect(ci.stdout).toContain('Saved the plan to ci.json.');
+    expect(ci.stderr).toContain('Saved the plan to ci.json.');
     expect(ci.stdout + ci.stderr).not.toContain('To perform');
     expect(ci.stdout + ci.stderr).not.toContain('driftless apply');
   });

@@ -37,7 +37,8 @@ describe('saved plans', () => {
     await setUp();
     const p = await h.run(['plan', 'm', '--out', 'change.plan'], { env: SECRET_ENV });
     expect(p.code).toBe(0);
-    expect(p.stdout).toContain('driftless apply change.plan');
+    // The hint is on stderr: stdout is the plan alone (what `show change.plan` prints).
+    expect(p.stderr).toContain('driftless apply change.plan');
     expect(readFileSync(join(h.dir, 'change.plan'), 'utf8')).not.toContain(SECRET);
     const r = await h.run(['apply', 'change.plan', 'm', ...FAST], { env: SECRET_ENV });
     expect(r.code).toBe(0);
@@ -98,7 +99,7 @@ describe('saved plans', () => {
     h.write({ 'change.plan': text });
     const r = await h.run(['apply', 'change.plan', 'm', ...FAST], { env: SECRET_ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('is damaged');
+    expect(r.stderr).toContain('change.plan was edited after it was written: its content does not match its seal');
     expect(servicesByName(h).get('api')!.cpu).toBe(250);
   });
 });

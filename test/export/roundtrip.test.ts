@@ -11,6 +11,7 @@ import { runPlan } from '../../src/cli/run-plan.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { planHasChanges } from '../../src/plan/types.js';
 import { run, startEmu, tempDir, type Emu } from './helpers.js';
+import { manifestSchema } from '../../src/manifest/index.js';
 import { buildOrganizationByHand, type HandBuiltOrg } from './org-fixture.js';
 
 let emu: Emu;
@@ -31,6 +32,9 @@ function secretEnv(): Record<string, string> {
 }
 
 const sessions: Array<{ close(): Promise<void> }> = [];
+
+/** The first line of every exported file: editors fetch the schema from its public `$id` URL. */
+const MODELINE = `# yaml-language-server: $schema=${String(manifestSchema().$id)}`;
 
 async function plan(paths: string[]) {
   const r = await runPlan(paths, {}, { env: emu.env(secretEnv()), cwd: tmp.dir });
@@ -64,6 +68,7 @@ describe('driftless export', () => {
     // The variables to set are listed on stderr, names only.
     for (const name of Object.keys(secretEnv())) expect(exp.stderr).toContain(name);
     const text = readFileSync(file, 'utf8');
+    expect(text.split('\n')[0]).toBe(MODELINE);
     // A helm chart names its repository (made by hand, not a default one), as a manifest does.
     expect(text).toMatch(/name: cache\n(?:.*\n)*?\s+source:\n\s+helm_repository:\n\s+repository: acme-charts\n\s+chart_name: redis\n\s+chart_version: "?19\.0\.0"?\n/);
     for (const value of Object.values(org.secrets)) {
@@ -104,6 +109,7 @@ describe('driftless export', () => {
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.yaml']);
+    for (const f of readdirSync(dir)) expect(readFileSync(path.join(dir, f), 'utf8').split('\n')[0], f).toBe(MODELINE);
     expect(exp.stderr).not.toContain('warning');
     // A file left from an earlier export is pointed out: the loader would merge it too.
     writeFileSync(path.join(dir, 'project-gone.yaml'), 'version: 1\n');
@@ -124,6 +130,7 @@ describe('driftless export', () => {
   it('prints to stdout by default; a project-only export carries the groups its services use and no organization-level objects', async () => {
     const exp = await run(['export', '--project', 'shop', '--environment', 'staging'], emu.env());
     expect(exp.code).toBe(0);
+    expect(exp.stdout.split('\n')[0]).toBe(MODELINE);
     expect(exp.stdout).toContain('name: staging');
     expect(exp.stdout).not.toContain('name: production');
     expect(exp.stdout).not.toContain('alert_rules:');

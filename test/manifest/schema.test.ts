@@ -2,6 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest, manifestSchema, manifestSchemaPath } from '../../src/manifest/index.js';
+import { newManifestAjv } from '../../src/manifest/schema-validate.js';
+import { cronProblem } from '../../src/manifest/cron.js';
+import { timeZoneProblem } from '../../src/manifest/timezone.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -12,7 +15,7 @@ function walk(node: unknown, at: string, visit: (n: SchemaNode, at: string) => v
   if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`, visit));
   if (node === null || typeof node !== 'object') return;
   visit(node as SchemaNode, at);
-  for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'default' && k !== 'const') walk(v, `${at}/${k}`, visit);
+  for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'default' && k !== 'const' && k !== 'examples') walk(v, `${at}/${k}`, visit);
 }
 
 describe('schemas/manifest.schema.json', () => {
@@ -29,6 +32,45 @@ describe('schemas/manifest.schema.json', () => {
       if (props && !/\/if(\/|$)/.test(at)) for (const [k, p] of Object.entries(props)) if (typeof p.description !== 'string' || p.description.length < 3) missing.push(`${at}/properties/${k}`);
     });
     expect(missing).toEqual([]);
+  });
+
+  it('titles every property and every object a user writes (editors show the title on hover and completion)', () => {
+    const missing: string[] = [];
+    const titled = (n: SchemaNode) => typeof n.title === 'string' && n.title.length >= 2;
+    walk(schema, '#', (n, at) => {
+      if (/\/(if|then)(\/|$)/.test(at)) return;
+      if (n.properties && !titled(n)) missing.push(at);
+      for (const [k, p] of Object.entries((n.properties as Record<string, SchemaNode> | undefined) ?? {})) if (!titled(p)) missing.push(`${at}/properties/${k}`);
+    });
+    for (const [d, s] of Object.entries(schema.definitions as Record<string, SchemaNode>)) if (!titled(s)) missing.push(`#/definitions/${d}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('gives examples that the schema accepts, and driftless too (cron schedules, time zones)', () => {
+    const withExamples: Array<{ at: string; examples: unknown[] }> = [];
+    walk(schema, '#', (n, at) => {
+      if (n.examples !== undefined) withExamples.push({ at, examples: n.examples as unknown[] });
+    });
+    const ajv = newManifestAjv();
+    ajv.addSchema(schema);
+    const bad: string[] = [];
+    for (const { at, examples } of withExamples) {
+      expect(Array.isArray(examples) && examples.length > 0, at).toBe(true);
+      const validate = ajv.compile({ $ref: `${String(schema.$id)}${at}` });
+      for (const ex of examples) if (!validate(ex)) bad.push(`${at}: ${JSON.stringify(ex)} ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(bad).toEqual([]);
+
+    const examplesAt = (at: string) => withExamples.find((x) => x.at === at)?.examples ?? [];
+    const cron = '#/definitions/job/properties/schedule/properties/cron/properties';
+    expect(examplesAt(`${cron}/scheduled_at`).length).toBeGreaterThan(1);
+    for (const ex of examplesAt(`${cron}/scheduled_at`)) expect(cronProblem(String(ex)), String(ex)).toBeUndefined();
+    expect(examplesAt(`${cron}/timezone`).length).toBeGreaterThan(1);
+    for (const ex of examplesAt(`${cron}/timezone`)) expect(timeZoneProblem(String(ex)), String(ex)).toBeUndefined();
+    // The placeholders that keep values out of Git are shown where they are most used.
+    expect(examplesAt('#/definitions/variable/properties/value')).toContainEqual(expect.stringMatching(/^\$\{env:[A-Z_]+\}$/));
+    expect(examplesAt('#/definitions/container/properties/tag')).toContainEqual(expect.stringMatching(/\$\{env:/));
+    expect(examplesAt('#/definitions/environment/properties/cluster').length).toBeGreaterThan(0);
   });
 
   it('closes every object: a typo is an error', () => {
@@ -67,7 +109,7 @@ describe('schemas/manifest.schema.json', () => {
 
 describe('examples', () => {
   const examples = readdirSync(path.join(repoRoot, 'examples'), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'github-actions')
+    .filter((d) => d.isDirectory() && !['github-actions', 'gitlab-ci'].includes(d.name))
     .map((d) => d.name);
 
   it('include minimal and realistic', () => {

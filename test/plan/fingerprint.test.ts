@@ -53,6 +53,14 @@ describe('resolveFingerprintKey', () => {
     expect(resolveFingerprintKey({ DRIFTLESS_FINGERPRINT_KEY: 'my-key' }, 'org')).toEqual({ key: 'my-key', source: 'env', diagnostics: [] });
   });
 
+  it('refuses a set but empty (or blank) key instead of taking it as a key', () => {
+    for (const empty of ['', '   ']) {
+      const r = resolveFingerprintKey({ DRIFTLESS_FINGERPRINT_KEY: empty }, 'org-42');
+      expect(r.key).toBeUndefined();
+      expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'secret.fingerprint-key-empty']]);
+    }
+  });
+
   it('falls back to a key derived from the organization, with a warning that never shows the key', () => {
     const r = resolveFingerprintKey({}, 'org-42');
     expect(r.source).toBe('fallback');

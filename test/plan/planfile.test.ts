@@ -1,3 +1,4 @@
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,16 +16,31 @@ function makePlan() {
   return computePlan(buildGraph(m).graph, liveFrom(r), { fingerprintKey: KEY, apiUrl: 'http://127.0.0.1:4000', allowDataLoss: true });
 }
 
+/** The seal computed here from its definition (plan-seal.ts), not with the code under test. */
+function independentSeal(doc: Record<string, unknown>, fingerprintKey: string): Record<string, unknown> {
+  const sealKey = createHmac('sha256', fingerprintKey).update('driftless plan-file seal v1').digest();
+  const keyId = createHmac('sha256', sealKey).update('driftless plan-file key id v1').digest('hex').slice(0, 16);
+  const { seal: _old, ...body } = doc;
+  const seal = { algorithm: 'hmac-sha256', key_source: 'env', key_id: keyId };
+  const mac = createHmac('sha256', sealKey).update(JSON.stringify({ ...body, seal })).digest('hex');
+  return { ...body, seal: { ...seal, mac } };
+}
+
+const SEAL_KEY = 'plan-file-test-key-0123456789';
+const sealKey = { key: SEAL_KEY, source: 'env' as const };
+const keyOf = () => sealKey;
+
 describe('plan files', () => {
   it('round-trips a plan, with no secret value inside', async () => {
     const plan = makePlan();
     const dir = await mkdtemp(join(tmpdir(), 'driftless-plan-'));
     try {
       const file = join(dir, 'plan.json');
-      await writePlanFile(file, plan, '2026-11-21T00:00:00Z');
+      await writePlanFile(file, plan, sealKey, '2026-11-21T00:00:00Z');
       const text = await readFile(file, 'utf8');
       for (const s of ALL_SECRETS) expect(text).not.toContain(s);
-      const back = await readPlanFile(file, { apiUrl: 'http://127.0.0.1:4000/', organizationId: 'org-1' });
+      expect(text).not.toContain(SEAL_KEY);
+      const back = await readPlanFile(file, keyOf, { apiUrl: 'http://127.0.0.1:4000/', organizationId: 'org-1' });
       expect(back.diagnostics).toEqual([]);
       expect(back.plan!.plan).toEqual(JSON.parse(JSON.stringify(plan)));
       expect(back.plan!.api_url).toBe('http://127.0.0.1:4000');
@@ -34,23 +50,54 @@ describe('plan files', () => {
     }
   });
 
-  it('rejects a corrupt, foreign, old, tampered or mistargeted file with a clear diagnostic', () => {
-    const good = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z');
-    const code = (text: string, expect_ = {}) => parsePlanFile(text, 'p.json', expect_).diagnostics.map((d) => d.code);
+  it('seals the whole document with HMAC-SHA256 under a key derived from the fingerprint key', () => {
+    const text = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z', sealKey, ['m']);
+    const doc = JSON.parse(text);
+    expect(doc.seal).toEqual(independentSeal(doc, SEAL_KEY).seal);
+    // Only whitespace may change: the same members re-indented still verify.
+    expect(parsePlanFile(JSON.stringify(doc), 'p.json', keyOf).diagnostics).toEqual([]);
+  });
+
+  it('rejects a corrupt, foreign, old, edited, re-sealed or mistargeted file with a clear diagnostic', () => {
+    const good = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z', sealKey, ['m']);
+    const code = (text: string, expect_ = {}, k = keyOf) => parsePlanFile(text, 'p.json', k, expect_).diagnostics.map((d) => d.code);
     expect(code(good)).toEqual([]);
     expect(code(good.slice(0, 200))).toEqual(['planfile.corrupt']);
     expect(code('{"version": 1, "projects": []}')).toEqual(['planfile.foreign']);
     expect(code(good.replace('"format_version": "1.0"', '"format_version": "0.3"'))).toEqual(['planfile.version']);
-    expect(code(good.replace('"allow_data_loss": true', '"allow_data_loss": false'))).toEqual(['planfile.corrupt']);
+    // Every member is covered: options, an action's status, the API URL, the organization, the paths.
+    expect(code(good.replace('"allow_data_loss": true', '"allow_data_loss": false'))).toEqual(['planfile.tampered']);
+    expect(code(good.replace('"status": "planned"', '"status": "blocked"'))).toEqual(['planfile.tampered']);
+    expect(code(good.replaceAll('http://127.0.0.1:4000', 'http://127.0.0.1:4001'))).toEqual(['planfile.tampered']);
+    expect(code(good.replaceAll('"org-1"', '"org-2"'))).toEqual(['planfile.tampered']);
+    expect(code(good.replace('"m"', '"other"'))).toEqual(['planfile.tampered']);
+    expect(code(good.replace('"key_source": "env"', '"key_source": "fallback"'))).toEqual(['planfile.tampered']);
+    // The old plain checksum, or no seal at all, is not a seal.
+    const unsealed = { ...JSON.parse(good) };
+    delete unsealed.seal;
+    expect(code(JSON.stringify({ ...unsealed, checksum: 'sha256:' + createHash('sha256').update(JSON.stringify(unsealed.plan)).digest('hex') }))).toEqual(['planfile.unsealed']);
+    // Re-sealed by someone holding the key: accepted (the seal proves the key, not the intent).
+    const edited = JSON.parse(good.replace('"allow_data_loss": true', '"allow_data_loss": false'));
+    expect(code(JSON.stringify(independentSeal(edited, SEAL_KEY)))).toEqual([]);
+    // Read with another key: said so, not "edited".
+    const other = parsePlanFile(good, 'p.json', () => ({ key: 'another-key', source: 'env' }));
+    expect(other.diagnostics.map((d) => d.code)).toEqual(['planfile.other-key']);
+    expect(other.diagnostics[0]!.summary).toBe("p.json was sealed with another key than this apply's DRIFTLESS_FINGERPRINT_KEY");
+    expect(other.diagnostics[0]!.detail).toContain('The file says it was sealed with a DRIFTLESS_FINGERPRINT_KEY.');
+    expect(JSON.stringify(other.diagnostics)).not.toContain(SEAL_KEY);
+    // Sealed without a key (the fallback), read with one: the reader's key decides, and says why.
+    const fallback = serializePlanFile(makePlan(), '2026-11-21T00:00:00Z', { key: 'driftless-fallback-fingerprint-key:org-1', source: 'fallback' });
+    const mixed = parsePlanFile(fallback, 'p.json', keyOf).diagnostics[0]!;
+    expect([mixed.code, mixed.detail]).toEqual(['planfile.other-key', expect.stringContaining('sealed without DRIFTLESS_FINGERPRINT_KEY')]);
     expect(code(good, { apiUrl: 'https://api.example.com' })).toEqual(['planfile.wrong-target']);
     expect(code(good, { organizationId: 'other-org' })).toEqual(['planfile.wrong-target']);
-    const d = parsePlanFile('{"kind":"driftless-plan","format_version":"9.0"}', 'p.json').diagnostics[0]!;
+    const d = parsePlanFile('{"kind":"driftless-plan","format_version":"9.0"}', 'p.json', keyOf).diagnostics[0]!;
     expect(d.summary).toBe('p.json has plan format 9.0; this driftless reads format 1.0');
     expect(d.detail).toContain('driftless plan --out');
   });
 
   it('reports a missing file as a diagnostic', async () => {
-    const r = await readPlanFile('/nonexistent/driftless/plan.json');
+    const r = await readPlanFile('/nonexistent/driftless/plan.json', keyOf);
     expect(r.diagnostics.map((d) => d.code)).toEqual(['planfile.unreadable']);
   });
 

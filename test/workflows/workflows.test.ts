@@ -1,176 +1,226 @@
 /**
- * The GitHub Actions examples. The runner is not available here, so: each file is checked for
- * what it needs (events, minimal permissions, concurrency, steps), and every driftless command line
- * of every `run:` step is extracted and executed, with the same arguments, in-process against the
- * emulator, in the order the workflows run in practice: plan on the pull request, apply on merge
- * (of the reviewed plan file, as the artifact hands it over), then the nightly drift.
+ * The GitHub Actions examples (examples/github-actions). GitHub's own workflow parser accepts each
+ * one; their pins, permissions and concurrency groups are what the README promises; and their
+ * conditions and expressions, evaluated with GitHub's expression library as a runner would, run
+ * the right steps with the right values (a plan after a failed validation, an apply only when the
+ * plan has changes, the drift report kept).
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
+import { truthy } from '@actions/expressions/result';
+import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, startEmu, tempDir, type Emu, type RunResult } from '../export/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { planRun, readInputs } from '../../action/run.mjs';
+import { root } from './action-step.js';
 
-const dir = path.resolve(__dirname, '../../examples/github-actions');
-const load = (name: string) => parse(readFileSync(path.join(dir, name), 'utf8')) as Record<string, any>;
-const workflows = { plan: load('plan.yml'), apply: load('apply.yml'), drift: load('drift.yml') };
+const dir = path.join(root, 'examples/github-actions');
+const names = ['plan.yml', 'apply.yml', 'drift.yml'] as const;
+const texts = Object.fromEntries(names.map((n) => [n, readFileSync(path.join(dir, n), 'utf8')])) as Record<(typeof names)[number], string>;
+const workflows = { plan: parse(texts['plan.yml']), apply: parse(texts['apply.yml']), drift: parse(texts['drift.yml']) } as Record<string, Record<string, any>>;
+const action = parse(readFileSync(path.join(root, 'action.yml'), 'utf8')) as Record<string, any>;
 
 interface Step {
+  id?: string;
   name?: string;
   uses?: string;
   run?: string;
   if?: string;
+  env?: Record<string, string>;
   with?: Record<string, unknown>;
 }
-const stepsOf = (wf: Record<string, any>): Step[] => Object.values<any>(wf.jobs).flatMap((j) => j.steps as Step[]);
+const jobOf = (wf: Record<string, any>) => Object.values<any>(wf.jobs)[0] as Record<string, any> & { steps: Step[] };
+const actionSteps = (wf: Record<string, any>) => jobOf(wf).steps.filter((s) => s.uses === './');
 
-/** The driftless command lines of a workflow's `run:` steps, with the step they come from. */
-function driftlessLines(wf: Record<string, any>): Array<{ step: string; line: string }> {
-  return stepsOf(wf).flatMap((s) =>
-    (s.run ?? '')
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l.startsWith('driftless '))
-      .map((line) => ({ step: s.name ?? '', line })),
-  );
+async function parseErrors(name: string, content: string): Promise<string[]> {
+  const parsed = parseWorkflow({ name, content }, new NoOperationTraceWriter());
+  const errors = parsed.context.errors.getErrors().map((e) => e.message);
+  if (errors.length || !parsed.value) return errors;
+  const template = await convertWorkflowTemplate(parsed.context, parsed.value);
+  return [...errors, ...(template.errors ?? []).map((e: { Message: string }) => e.Message)];
 }
 
-/** A shell line -> argv (quotes, $VAR expansion) and its stdout redirection. Enough for these files. */
-export function parseLine(line: string, vars: Record<string, string>): { argv: string[]; stdout?: string } {
-  const words: string[] = [];
-  let stdout: string | undefined;
-  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  const expand = (s: string) => s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_m, n: string) => {
-    if (!(n in vars)) throw new Error(`unknown variable $${n} in: ${line}`);
-    return vars[n]!;
-  });
-  const tokens = [...line.matchAll(re)].map((m) => (m[1] !== undefined ? expand(m[1]) : m[2] !== undefined ? m[2] : expand(m[3]!)));
-  for (let i = 0; i < tokens.length; i++) {
-    if (tokens[i] === '>') stdout = tokens[++i];
-    else words.push(tokens[i]!);
-  }
-  expect(words[0]).toBe('driftless');
-  return { argv: words.slice(1), ...(stdout ? { stdout } : {}) };
-}
-
-describe('workflow files', () => {
-  it('plan.yml runs on pull requests with read access and a PR comment, validates with annotations, plans to markdown and a saved plan', () => {
-    const wf = workflows.plan;
-    expect(Object.keys(wf.on)).toEqual(['pull_request']);
-    expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    expect(wf.concurrency.group).toContain('github.event.pull_request.number');
-    const uses = stepsOf(wf).map((s) => s.uses).filter(Boolean);
-    expect(uses).toEqual(expect.arrayContaining(['actions/checkout@v4', 'actions/upload-artifact@v4', 'actions/github-script@v7']));
-    const lines = driftlessLines(wf).map((l) => l.line);
-    expect(lines[0]).toBe('driftless validate "$MANIFEST_DIR" --format github');
-    expect(lines[1]).toContain('--format markdown');
-    expect(lines[1]).toContain('--out driftless.plan.json');
-    // One sticky comment: found by its marker and updated.
-    const script = String(stepsOf(wf).find((s) => s.uses === 'actions/github-script@v7')!.with!.script);
-    expect(script).toContain('updateComment');
-    expect(script).toContain('<!-- driftless-plan -->');
+describe("the example workflows, checked with GitHub's workflow parser", () => {
+  it.each(names)('%s parses and converts without an error', async (name) => {
+    expect(await parseErrors(name, texts[name])).toEqual([]);
   });
 
-  it('apply.yml runs on push to main, never two at once, and applies the reviewed plan artifact or re-plans', () => {
-    const wf = workflows.apply;
-    expect(wf.on.push.branches).toEqual(['main']);
-    expect(wf.on).toHaveProperty('workflow_dispatch');
-    expect(wf.permissions).toEqual({ contents: 'read', actions: 'read', 'pull-requests': 'read' });
-    expect(wf.concurrency).toEqual({ group: 'driftless-apply', 'cancel-in-progress': false });
-    const download = stepsOf(wf).find((s) => s.uses === 'actions/download-artifact@v4')!;
-    expect(download.with).toMatchObject({ name: 'driftless-plan', path: 'reviewed' });
-    expect(driftlessLines(wf).map((l) => l.line)).toEqual(['driftless apply reviewed/driftless.plan.json "$MANIFEST_DIR" --auto-approve', 'driftless apply "$MANIFEST_DIR" --auto-approve']);
+  it('the parser does report a misspelt key and an unknown context (so the check above can fail)', async () => {
+    const broken = texts['plan.yml'].replace('timeout-minutes:', 'timeout-minute:').replace('${{ vars.DRIFTLESS_API_URL }}', '${{ var.DRIFTLESS_API_URL }}');
+    const errors = (await parseErrors('plan.yml', broken)).join('\n');
+    expect(errors).toContain("Unexpected value 'timeout-minute'");
+    expect(errors).toContain("Unrecognized named-value: 'var'");
   });
 
-  it('drift.yml runs nightly with issue access only, shares the apply group, and keys one issue on the fingerprint', () => {
-    const wf = workflows.drift;
-    expect(wf.on.schedule[0].cron).toMatch(/^\S+ \S+ \* \* \*$/);
-    expect(wf.permissions).toEqual({ contents: 'read', issues: 'write' });
-    expect(wf.concurrency.group).toBe(workflows.apply.concurrency.group);
-    const script = String(stepsOf(wf).find((s) => s.uses === 'actions/github-script@v7')!.with!.script);
-    expect(script).toContain('fingerprint=${report.fingerprint}');
-    expect(script).toContain("state: 'closed'");
-    expect(driftlessLines(wf).map((l) => l.line)).toEqual(['driftless drift "$MANIFEST_DIR" --format markdown --json-file drift.json > drift.md']);
-  });
-
-  it('every job checks out the repository, installs driftless, and has a timeout', () => {
-    for (const wf of Object.values(workflows))
-      for (const job of Object.values<any>(wf.jobs)) {
-        expect(job['timeout-minutes']).toBeGreaterThan(0);
-        expect(job.steps[0].uses).toBe('actions/checkout@v4');
-        expect(job.steps.some((s: Step) => /npm install --global driftless-cli@/.test(s.run ?? ''))).toBe(true);
+  it('every action is pinned by full commit SHA with its tag in a comment, except the local action', () => {
+    for (const name of names) {
+      const uses = [...texts[name].matchAll(/^\s+(?:- )?uses: (\S+)(.*)$/gm)];
+      expect(uses.length).toBeGreaterThan(2);
+      for (const [, ref, comment] of uses) {
+        if (ref === './') {
+          expect(comment, `${name}: how to pin the released action`).toMatch(/# in your repository: <owner>\/driftless@<commit SHA of the release> # v0\.1\.0$/);
+          continue;
+        }
+        expect(ref, name).toMatch(/^actions\/[\w-]+@[0-9a-f]{40}$/);
+        expect(comment, name).toMatch(/^ # v\d+\.\d+\.\d+$/);
       }
+    }
+  });
+
+  it("the local action's comment names the version action.yml installs", () => {
+    const install = (action.runs.steps as Array<Record<string, any>>).find((s) => s.id === 'install')!;
+    for (const name of names) for (const m of texts[name].matchAll(/<commit SHA of the release> # v(\S+)$/gm)) expect(m[1]).toBe(install.env.DRIFTLESS_VERSION);
+  });
+
+  it('least privilege: nothing at the workflow level, each job only what it uses, no persisted git credentials', () => {
+    for (const wf of Object.values(workflows)) expect(wf.permissions).toEqual({});
+    expect(jobOf(workflows.plan).permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(jobOf(workflows.apply).permissions).toEqual({ contents: 'read' });
+    expect(jobOf(workflows.drift).permissions).toEqual({ contents: 'read', issues: 'write' });
+    for (const wf of Object.values(workflows)) {
+      const job = jobOf(wf);
+      expect(job.steps[0]!.uses).toMatch(/^actions\/checkout@/);
+      expect(job.steps[0]!.with).toEqual({ 'persist-credentials': false });
+    }
+  });
+
+  it('apply and drift have separate concurrency groups: a queued drift never cancels a pending apply', () => {
+    expect(workflows.apply.concurrency).toEqual({ group: 'driftless-apply', 'cancel-in-progress': false });
+    expect(workflows.drift.concurrency).toEqual({ group: 'driftless-drift', 'cancel-in-progress': true });
+    expect(workflows.plan.concurrency).toEqual({ group: 'driftless-plan-${{ github.event.pull_request.number }}', 'cancel-in-progress': true });
+    const groups = Object.values(workflows).map((wf) => wf.concurrency.group);
+    expect(new Set(groups).size).toBe(groups.length);
+  });
+
+  it('the pull-request job plans without secret values and receives no secret but the read-only API token', () => {
+    const plan = actionSteps(workflows.plan).find((s) => s.with?.command === 'plan')!;
+    expect(plan.with!['no-secret-values']).toBe(true);
+    expect([...texts['plan.yml'].matchAll(/\$\{\{\s*secrets\.(\w+)/g)].map((m) => m[1])).toEqual(['DRIFTLESS_API_TOKEN_READ']);
+    // The apply on merge plans again, with the secrets, and applies that plan.
+    const [replan, apply] = actionSteps(workflows.apply);
+    expect(replan!.with).toMatchObject({ command: 'plan' });
+    expect(replan!.with).not.toHaveProperty('no-secret-values');
+    expect(replan!.env).toHaveProperty('DRIFTLESS_FINGERPRINT_KEY');
+    expect(apply!.with).toMatchObject({ command: 'apply', 'plan-file': '${{ steps.plan.outputs.plan-file }}' });
+    expect(jobOf(workflows.apply).environment).toBe('production');
+  });
+
+  it('every rate-limit wait is capped below the job timeout (all the action steps of a job together)', () => {
+    for (const wf of Object.values(workflows)) {
+      const job = jobOf(wf);
+      const waits = actionSteps(wf).filter((s) => s.with?.command !== 'validate').map((s) => Number(s.with?.['max-wait']));
+      for (const w of waits) expect(w).toBeGreaterThan(0);
+      expect(waits.reduce((a, b) => a + b, 0)).toBeLessThan(job['timeout-minutes'] * 60);
+    }
+  });
+
+  it("every input given to the action is one of action.yml's, and every output read from it is one of its outputs", () => {
+    const inputs = Object.keys(action.inputs);
+    const outputs = Object.keys(action.outputs);
+    for (const [name, wf] of Object.entries(workflows)) {
+      const ids = new Set(actionSteps(wf).map((s) => s.id).filter(Boolean));
+      for (const s of actionSteps(wf)) {
+        for (const k of Object.keys(s.with ?? {})) expect(inputs, `${name}: input ${k}`).toContain(k);
+        expect(s.with, name).toHaveProperty('command');
+      }
+      for (const m of JSON.stringify(wf).matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+        expect(ids, name).toContain(m[1]);
+        expect(outputs, `${name}: output ${m[2]}`).toContain(m[2]);
+      }
+    }
+  });
+
+  it('the drift report is uploaded as an artifact, and the issue step reads it through env', () => {
+    const steps = jobOf(workflows.drift).steps;
+    const upload = steps.find((s) => String(s.uses).startsWith('actions/upload-artifact@'))!;
+    expect(String(upload.with!.path)).toContain('${{ steps.drift.outputs.drift-file }}');
+    const script = steps.find((s) => String(s.uses).startsWith('actions/github-script@'))!;
+    expect(script.env).toEqual({ DRIFT_FILE: '${{ steps.drift.outputs.drift-file }}', REPORT_FILE: '${{ steps.drift.outputs.output-file }}' });
+    expect(String(script.with!.script)).not.toContain('${{');
+    expect(String(script.with!.script)).toContain('fingerprint=${report.fingerprint}');
   });
 });
 
-describe('the workflows\' driftless commands, end to end on the emulator', () => {
-  let emu: Emu;
-  const tmp = tempDir('driftless-workflows-');
-  const secrets = { SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/wf', WEBHOOK_SIGNING_SECRET: 'wf-sig', STRIPE_API_KEY: 'sk_test_wf', SESSION_SECRET: 'wf-session' };
-  const vars = { MANIFEST_DIR: 'infra' };
+// ---------------------------------------------------------------------------------------------
+// Running the workflows as a runner would.
 
-  async function runLine(line: string): Promise<RunResult> {
-    const { argv, stdout } = parseLine(line, vars);
-    const r = await run(argv, emu.env(secrets), tmp.dir);
-    if (stdout) writeFileSync(path.join(tmp.dir, stdout), r.stdout);
-    return r;
-  }
-  const lines = (wf: Record<string, any>) => driftlessLines(wf).map((l) => l.line);
+/** A JavaScript value as expression data. */
+function toData(v: unknown): data.ExpressionData {
+  if (v === null || v === undefined) return new data.Null();
+  if (typeof v === 'string') return new data.StringData(v);
+  if (typeof v === 'number') return new data.NumberData(v);
+  if (typeof v === 'boolean') return new data.BooleanData(v);
+  const dict = new data.Dictionary();
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) dict.add(k, toData(x));
+  return dict;
+}
 
-  beforeAll(async () => {
-    emu = await startEmu();
-    cpSync(path.resolve(__dirname, '../../examples/realistic'), path.join(tmp.dir, 'infra'), { recursive: true });
+/** The status functions, for a job in which a step failed or not (nothing is cancelled here). */
+function statusFunctions(failed: boolean) {
+  const f = (name: string, value: boolean) => ({ name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(value) });
+  return [f('success', !failed), f('always', true), f('cancelled', false), f('failure', failed)];
+}
+
+function evaluate(expression: string, contexts: Record<string, unknown>, failed = false): data.ExpressionData {
+  const { tokens } = new Lexer(expression).lex();
+  const functions = statusFunctions(failed);
+  const ast = new Parser(tokens, Object.keys(contexts), functions).parse();
+  return new Evaluator(ast, toData(contexts) as data.Dictionary, new Map(functions.map((f) => [f.name, f]))).evaluate();
+}
+
+/** A value with `${{ }}` expressions in it, as the runner hands it to a step. */
+function interpolate(value: unknown, contexts: Record<string, unknown>): string {
+  return String(value).replace(/\$\{\{\s*([\s\S]*?)\s*\}\}/g, (_m, e: string) => evaluate(e, contexts).coerceString());
+}
+
+/** An `if:` condition (with or without `${{ }}`); without a status function, `success() && ` is implied. */
+function condition(value: string | undefined, contexts: Record<string, unknown>, failed: boolean): boolean {
+  if (value === undefined) return !failed;
+  const e = /^\$\{\{([\s\S]*)\}\}$/.exec(value.trim())?.[1] ?? value;
+  const explicit = /\b(success|failure|always|cancelled)\(\)/.test(e);
+  return (explicit || !failed) && truthy(evaluate(e, contexts, failed));
+}
+
+describe("the example workflows' conditions and expressions, evaluated with GitHub's expression library", () => {
+  const step = (wf: Record<string, any>, name: string) => jobOf(wf).steps.find((s) => s.name === name || s.id === name)!;
+
+  it('pull request: the plan runs even after a failed validation (its failure then replaces the comment); its artifact only when a plan file was written', () => {
+    const plan = step(workflows.plan, 'plan');
+    expect(condition(plan.if, { steps: {} }, false)).toBe(true);
+    expect(condition(plan.if, { steps: {} }, true)).toBe(true);
+    const upload = step(workflows.plan, 'Keep the plan with the run');
+    expect(condition(upload.if, { steps: { plan: { outputs: { 'plan-file': 'driftless.plan.json' } } } }, false)).toBe(true);
+    expect(condition(upload.if, { steps: { plan: { outputs: { 'plan-file': '' } } } }, true)).toBe(false);
+    expect(interpolate(upload.with!.path, { steps: { plan: { outputs: { 'plan-file': 'driftless.plan.json', 'markdown-dir': 'driftless-plan-md' } } } }).trim()).toBe('driftless.plan.json\ndriftless-plan-md');
   });
-  afterAll(async () => {
-    await emu.close();
-    tmp.cleanup();
+
+  it('merge: the apply runs only when the plan has changes (exit code 2), and applies that plan file', () => {
+    const apply = step(workflows.apply, 'Apply exactly that plan');
+    const after = (code: string) => ({ steps: { plan: { outputs: { 'exit-code': code, 'plan-file': 'driftless.plan.json' } } } });
+    expect(condition(apply.if, after('2'), false)).toBe(true);
+    expect(condition(apply.if, after('0'), false)).toBe(false);
+    expect(condition(apply.if, after('1'), true)).toBe(false);
+    expect(interpolate(apply.with!['plan-file'], after('2'))).toBe('driftless.plan.json');
   });
 
-  it('pull request, merge, nightly: plan, apply the reviewed plan, drift in sync, then drift found after a console edit', async () => {
-    // plan.yml: validate (0), plan (2: changes) to plan.md and the saved plan.
-    const [validate, plan] = lines(workflows.plan);
-    expect((await runLine(validate!)).code).toBe(0);
-    const planned = await runLine(plan!);
-    expect(planned.code, planned.stderr).toBe(2);
-    const planMd = readFileSync(path.join(tmp.dir, 'plan.md'), 'utf8');
-    expect(planMd).toMatch(/to add/);
-    expect(planMd).toContain('```mermaid'); // the deploy order, which GitHub renders in the comment
-    expect(existsSync(path.join(tmp.dir, 'driftless.plan.json'))).toBe(true);
-    // The artifact hands the reviewed plan to the apply workflow.
-    mkdirSync(path.join(tmp.dir, 'reviewed'));
-    cpSync(path.join(tmp.dir, 'driftless.plan.json'), path.join(tmp.dir, 'reviewed', 'driftless.plan.json'));
+  it('nightly: the report is kept even when the job failed after writing it; the issue step runs only when drift succeeded', () => {
+    const upload = step(workflows.drift, 'Keep the drift report');
+    const done = { steps: { drift: { outputs: { 'drift-file': 'drift.json', 'output-file': 'driftless-drift.md' } } } };
+    expect(condition(upload.if, done, true)).toBe(true);
+    expect(interpolate(upload.with!.path, done).trim()).toBe('drift.json\ndriftless-drift.md');
+    const issue = step(workflows.drift, 'Open, update or close the drift issue');
+    expect(condition(issue.if, done, false)).toBe(true);
+    expect(condition(issue.if, done, true)).toBe(false);
+  });
 
-    // apply.yml: the reviewed plan applies (0); the re-plan path then has nothing to do (0).
-    const [applyReviewed, applyReplan] = lines(workflows.apply);
-    const applied = await runLine(applyReviewed!);
-    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
-    const again = await runLine(applyReplan!);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('No changes');
-    // Applying the same reviewed plan twice is refused: it is stale now.
-    const stale = await runLine(applyReviewed!);
-    expect(stale.code).toBe(1);
-
-    // drift.yml: in sync (0), the JSON for the issue script and the markdown body.
-    const [drift] = lines(workflows.drift);
-    expect((await runLine(drift!)).code).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'))).toMatchObject({ in_sync: true });
-
-    // Someone edits a variable in the console: the nightly job finds it (2) and reports a fingerprint.
-    const project = ((await emu.api('GET', `/organization/${emu.em.organizationId}/project`)).results as any[]).find((p) => p.name === 'shop');
-    const v = ((await emu.api('GET', `/variable?parent_id=${project.id}&scope=PROJECT`)).results as any[]).find((x) => x.key === 'LOG_LEVEL' && x.scope === 'PROJECT');
-    await emu.api('PUT', `/variable/${v.id}`, { key: 'LOG_LEVEL', value: 'trace' });
-    const found = await runLine(drift!);
-    expect(found.code).toBe(2);
-    const report = JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'));
-    expect(report).toMatchObject({ in_sync: false, summary: { drifted: 1, outside_git: 1 } });
-    expect(readFileSync(path.join(tmp.dir, 'drift.md'), 'utf8')).toContain(`fingerprint=${report.fingerprint}`);
-    // The next pull request's plan shows it too.
-    expect((await runLine(plan!)).code).toBe(2);
-    // Nothing the workflows write holds a secret value.
-    for (const f of ['plan.md', 'driftless.plan.json', 'drift.md', 'drift.json']) {
-      const text = readFileSync(path.join(tmp.dir, f), 'utf8');
-      for (const s of Object.values(secrets)) expect(text).not.toContain(s);
-    }
-  }, 90_000);
+  it('every input the workflows give the action maps, through action.yml\'s own env expressions, to what action/run.mjs reads', () => {
+    const runStepDef = (action.runs.steps as Array<Record<string, any>>).find((s) => s.id === 'run')!;
+    const plan = step(workflows.plan, 'plan');
+    const inputs: Record<string, string> = {};
+    for (const [name, def] of Object.entries<any>(action.inputs)) inputs[name] = plan.with?.[name] !== undefined ? String(plan.with[name]) : interpolate(def.default ?? '', { github: { token: 't' } });
+    const env = Object.fromEntries(Object.entries<string>(runStepDef.env).map(([k, v]) => [k, interpolate(v, { inputs, steps: { install: { outputs: { entry: 'e' } } } })]));
+    expect(env).toMatchObject({ ACTION_INPUT_COMMAND: 'plan', ACTION_INPUT_MANIFEST: 'infra', ACTION_INPUT_NO_SECRET_VALUES: 'true', ACTION_INPUT_MAX_WAIT: '600', ACTION_INPUT_FORMAT: '' });
+    expect(planRun(readInputs(env)).args).toEqual(['plan', 'infra', '--out', 'driftless.plan.json', '--detailed-exitcode', '--format', 'markdown', '--split-dir', 'driftless-plan-md', '--no-secret-values', '--max-wait', '600']);
+  });
 });

@@ -12,7 +12,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { renderDiagnosticsGithub } from '../../diag/render.js';
+import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
@@ -20,7 +21,10 @@ import { planHasChanges, type Plan } from '../../plan/types.js';
 import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
-import { palettesOf } from '../config.js';
+import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
+import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerprint.js';
+import { sealKeyFromEnv } from '../seal-key.js';
+import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
@@ -101,10 +105,11 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {
       for (const d of diags) io.stdout.write(jsonLine(d.summary, { type: 'diagnostic', diagnostic: d }, d.severity === 'error' ? 'error' : 'warn'));
+      // The events are on stdout; in a GitHub Actions job the annotations still go to stderr.
+      if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(diags));
       return;
     }
-    const text = renderDiagnosticsHuman(diags, errPalette);
-    if (text) io.stderr.write(text + '\n');
+    writeDiagnostics(io, diags, errPalette);
   };
 
   // Rate-limit waits: through the progress view once it exists, else as a line of their own.
@@ -146,14 +151,27 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
   const planFile = planFiles[0];
   let manifestPaths = paths.filter((p) => p !== planFile);
 
+  // What this apply may destroy comes from its own flags, never from a plan file.
+  const authority = authorityOf(args);
   let saved: Plan | undefined;
   if (planFile) {
-    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile));
+    const keyProblem = fingerprintKeyProblem(io.env);
+    if (keyProblem) {
+      printDiags([keyProblem]);
+      return EXIT.error;
+    }
+    const apiUrl = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env).config?.baseUrl;
+    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile), sealKeyFromEnv(io.env), apiUrl !== undefined ? { apiUrl } : {});
     if (!read.plan) {
       printDiags(read.diagnostics);
       return EXIT.error;
     }
     saved = read.plan.plan;
+    const exceeds = savedPlanExceeds(saved, authority, planFile);
+    if (exceeds.length > 0) {
+      printDiags(exceeds);
+      return EXIT.error;
+    }
     // Without explicit paths, re-read the manifest the plan was made from (CI applies the plan
     // file from the same checkout), not whatever happens to be in the current directory.
     if (manifestPaths.length === 0 && read.plan.manifest_paths) manifestPaths = read.plan.manifest_paths;
@@ -163,9 +181,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     manifestPaths,
     {
       ...connectionOf(args),
-      allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
-      allowReplace: saved ? saved.options.allow_replace === true : args.allowReplace,
-      maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
+      ...authority,
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
@@ -250,11 +266,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
         {
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-          allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
-          // Only this command line lifts the replace guard, a saved plan never does (its own
-          // allow_replace only recomputes the same plan, then the guard is checked against this flag).
-          allowReplace: args.allowReplace === true,
-          ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
+          ...authority,
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
       );

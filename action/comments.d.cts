@@ -1,0 +1,13 @@
+// Types of comments.cjs for the tests (github-script loads the .cjs as it is).
+export interface Comment {
+  id: number;
+  body?: string;
+  html_url?: string;
+  user?: { login: string } | null;
+}
+export type CommentOp = { op: 'create'; index: number; body: string } | { op: 'update'; index: number; id: number; body: string } | { op: 'delete'; id: number };
+export const COMMENT_LIMIT: number;
+export function commentKey(raw: string | undefined): string;
+export function planCommentSync(existing: Comment[], parts: string[], key: string): CommentOp[];
+export function readParts(dir: string): string[];
+export function syncPlanComments(args: { github: any; context: any; core: any; dir: string; key: string; author: string }): Promise<CommentOp[]>;

@@ -1,0 +1,86 @@
+/**
+ * Finding 12: when another deployment of a service started between the end of apply's deployment
+ * and apply's next status read, apply took that request for its own queued one, waited out its
+ * whole timeout, then reported a failure for a service its own request had DEPLOYED.
+ *
+ * Here the other deployment (a console user's, slow) starts the instant apply's own deployment of
+ * `web` succeeds, before apply reads the statuses again.
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
+import { SECRET_ENV, appManifest, servicesByName } from '../e2e/fixtures.js';
+import { startOperation } from '../../src/emulator/ops/start.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const WEB = 'project.e2e/environment.dev/container.web';
+
+describe('finding 12: apply waits only for its own deployments', () => {
+  it('finding 12: a foreign deployment started between two polls is reported, not waited for, and ours counts as deployed', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': appManifest() });
+    const foreign: { requestId?: string; executionId?: string } = {};
+    const ourExecutions = new Set<string>();
+    const stop = h.emu.ctx.events.on('deployment', (e) => {
+      if (e.service_name !== 'web' || e.event_type !== 'DEPLOYMENT_SUCCEEDED' || foreign.requestId) return;
+      ourExecutions.add(e.execution_id);
+      // Synchronously after our deployment's end (no status read can come in between): a console
+      // user deploys web again, and that deployment takes far longer than apply's timeout.
+      queueMicrotask(() => {
+        const web = Object.values(h.emu.state.services).find((s) => s.name === 'web')!;
+        const options = h.emu.ctx.options as { deployDurationMs: number };
+        const usual = options.deployDurationMs;
+        options.deployDurationMs = 120_000;
+        try {
+          const op = startOperation(h.emu.ctx, { action: 'DEPLOY', environmentId: e.environment_id, services: [{ service: web }], staged: false, triggeredBy: 'console-user@example.com' });
+          foreign.requestId = op.deployment_request_id;
+          foreign.executionId = op.execution_id;
+        } finally {
+          options.deployDurationMs = usual;
+        }
+      });
+    });
+    try {
+      const started = Date.now();
+      const r = await h.run(['apply', 'm', '--auto-approve', '--timeout', '20s', ...FAST], { env: SECRET_ENV });
+      const seconds = (Date.now() - started) / 1000;
+      expect(foreign.requestId).toBeDefined();
+      expect(r.code).toBe(0);
+      // Nowhere near the 20 s timeout, nor the foreign deployment's 120 s.
+      expect(seconds).toBeLessThan(10);
+      expect(r.stdout).toContain(`${WEB}: Deployed after`);
+      expect(r.stdout).toContain(`another deployment (request ${foreign.requestId}) started on it after this apply's deployment ended; driftless did not wait for it`);
+      expect(r.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed; 2 deployed.');
+      // The foreign deployment is still running: apply really did not wait for it.
+      const web = servicesByName(h).get('web')!;
+      expect(h.emu.state.serviceStatuses[web.id]).toMatchObject({ deployment_request_id: foreign.requestId });
+      expect(String(h.emu.state.serviceStatuses[web.id]!.state)).not.toBe('DEPLOYED');
+      expect(ourExecutions.has(foreign.executionId!)).toBe(false);
+    } finally {
+      stop();
+    }
+  }, 60_000);
+
+  it('finding 12: two concurrent applies of examples/realistic both finish promptly, neither waiting out its timeout', async () => {
+    h = await startHarness();
+    cpSync(join(import.meta.dirname, '../../examples/realistic'), join(h.dir, 'r'), { recursive: true });
+    const env = { STRIPE_API_KEY: 'sk_test_example', SESSION_SECRET: 'session-example', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/first', WEBHOOK_SIGNING_SECRET: 'whsec_example' };
+    expect((await h.run(['apply', 'r', '--auto-approve', ...FAST], { env })).code).toBe(0);
+    // A change every service of production sees: each apply redeploys them all.
+    const file = join(h.dir, 'r/shop.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('value: info', 'value: debug'));
+    const started = Date.now();
+    const [a, b] = await Promise.all([0, 1].map(() => h.run(['apply', 'r', '--auto-approve', '--timeout', '25s', ...FAST], { env })));
+    const seconds = (Date.now() - started) / 1000;
+    expect(seconds).toBeLessThan(15);
+    for (const r of [a!, b!]) expect(r.stdout + r.stderr).not.toContain('timed out');
+    // Whatever the interleaving, the organization ends as the manifest says.
+    const p = await h.run(['plan', 'r'], { env });
+    expect(p.stdout).toContain('No changes.');
+  }, 90_000);
+});
