@@ -22,7 +22,7 @@ import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
-import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerprint.js';
+import { fingerprintKeyProblem } from '../../plan/fingerprint.js';
 import { sealKeyFromEnv } from '../seal-key.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
