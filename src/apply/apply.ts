@@ -2,8 +2,12 @@
  * applyPlan(plan, deps) -> ApplyResult: turns a plan into API calls in graph order, deploys the
  * services the plan marks (stage by stage), and reports exactly what happened.
  *
- * - Refuses before any request when the plan is not applyable: a blocked data-destroying change,
- *   a database delete without allowDataLoss, more deletions than maxDestroy.
+ * - Refuses before any request when the plan is not applyable: a change blocked by a guard, a
+ *   database delete without allowDataLoss, a replacement of an environment or of a deployed service
+ *   without allowReplace, more deletions than maxDestroy.
+ * - Its summary counts what really happened: `destroy` is every live object that is gone (deleted
+ *   by its own request, by the delete half of a replacement whose create then failed, or with its
+ *   parent), never fewer than were deleted.
  * - One step per change (services of an environment are deleted by one batched step), in
  *   dependency order: parents first, deletions children first; up to `parallelism` at once. A
  *   failed step skips what depends on it; independent steps go on.
@@ -32,6 +36,7 @@ import { refusals } from './refusals.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
 import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
+import { hasBeenDeployed } from '../plan/guards.js';
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60 * 1000;
 /** A deployment's weight in scheduling, against 1 for a write: minutes against a fraction of a second. */
@@ -62,6 +67,7 @@ export interface ApplyOptions {
   /** Log lines shown for a failed deployment. */
   logLines?: number;
   allowDataLoss?: boolean;
+  allowReplace?: boolean;
   maxDestroy?: number;
 }
 
@@ -144,6 +150,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   /** One report per action and address: a service changed and deployed has two. */
   const keyOf = (t: { action: StepAction; address: Address }) => `${t.action} ${t.address}`;
   const report = (r: StepReport) => reports.set(keyOf(r), r);
+  /** Live objects this apply deleted (the old half of a replacement included), for the summary. */
+  const destroyed = new Set<Address>();
 
   const planned = planSteps(plan);
   const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
@@ -160,6 +168,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       throw e;
     }
     for (const c of list) {
+      destroyed.add(c.address);
       emit({ type: 'apply_complete', address: c.address, action: 'delete', ...(c.id ? { id: c.id } : {}), elapsed_seconds: elapsed(started) });
       report({ address: c.address, action: 'delete', status: 'applied' });
     }
@@ -219,6 +228,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   };
 
   const takeBackup = async (c: ResourceChange): Promise<void> => {
+    // A database never deployed holds no data, and the API refuses to back it up.
+    const l = [...deps.live.resources.values()].find((r) => r.id === c.id);
+    if (l !== undefined && !hasBeenDeployed(l)) return;
     const b = await backupDatabase(c.address, c.id ?? refs.id(c.address), ctx, clock());
     backups.push({ address: c.address, ...b });
     emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
@@ -238,6 +250,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
         return (await updateResource(c, desiredOf(c), ctx))?.id ?? c.id;
       case 'delete':
         await deleteResource(c, ctx);
+        destroyed.add(c.address);
         return c.id;
       case 'replace': {
         const d = desiredOf(c);
@@ -251,10 +264,13 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
           await deleteServices(parentOf(c.address), [{ address: c.address, kind: c.kind, id: c.id ?? refs.id(c.address) }], ctx, true);
         } else if (c.kind === 'environment') {
           await deleteResource(c, ctx);
+          destroyed.add(c.address);
           await waitEnvironmentGone(c);
         } else {
           await deleteResource(c, ctx);
         }
+        // Gone from here on, whether or not the create below succeeds.
+        destroyed.add(c.address);
         return (await createResource(c, d, ctx)).id;
       }
     }
@@ -383,6 +399,21 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     const parentReport = root === undefined ? undefined : (reports.get(keyOf({ action: 'delete', address: root })) ?? reports.get(keyOf({ action: 'replace', address: root })));
     if (parentReport?.status === 'applied') report({ address: c.address, action: 'delete', status: 'applied' });
   }
+  // What went with a deleted parent is gone too, whatever became of the rest of the apply: the
+  // undeclared children of a deleted or replaced object, and the declared children of a replaced
+  // one (their old objects; their re-creation counts as an add only when it happened).
+  const changeAt = new Map(plan.changes.map((c) => [c.address, c]));
+  const gone = (address: Address): boolean => {
+    if (destroyed.has(address)) return true;
+    const c = changeAt.get(address);
+    if (!c || c.status !== 'planned' || c.actions[0] !== 'delete') return false;
+    const parent = c.parent === undefined ? undefined : changeAt.get(c.parent);
+    const replacedWithParent = c.actions[1] === 'create' && parent !== undefined && parent.actions[0] === 'delete' && parent.actions[1] === 'create';
+    const with_ = c.via_parent ?? (replacedWithParent ? c.parent : undefined);
+    return with_ !== undefined && gone(with_);
+  };
+  for (const c of plan.changes) if (gone(c.address)) destroyed.add(c.address);
+
   // A step that threw before reporting anything (a bug or an unexpected error) still shows.
   for (const f of exec.failed) {
     for (const t of targets(f.id)) {
@@ -397,15 +428,12 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   const stepReports = [...reports.values()].sort((a, b) => (order.get(keyOf(a)) ?? 0) - (order.get(keyOf(b)) ?? 0));
 
   const summary = emptySummary();
+  summary.destroy = destroyed.size;
   for (const r of stepReports) {
     if (r.status === 'applied') {
-      if (r.action === 'create') summary.add++;
+      if (r.action === 'create' || r.action === 'replace') summary.add++;
       else if (r.action === 'update') summary.change++;
-      else if (r.action === 'delete') summary.destroy++;
-      else if (r.action === 'replace') {
-        summary.add++;
-        summary.destroy++;
-      } else if (r.action === 'deploy') summary.deploy++;
+      else if (r.action === 'deploy') summary.deploy++;
     } else if (r.status === 'failed') summary.failed++;
     else if (r.status === 'skipped') summary.skipped++;
     else summary.not_started++;

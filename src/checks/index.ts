@@ -19,6 +19,7 @@ import { addressOf, type LiveState } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
 import { checkInstanceTypes, type ManagedDatabaseTarget } from './instance-types.js';
 import { checkTerraformVars, type TerraformTarget } from './terraform-vars.js';
+import { checkOrganizationReferences, type ReferenceContext } from '../manifest/references.js';
 
 export { checkInstanceTypes, MANAGED_DB_LISTINGS } from './instance-types.js';
 export { checkTerraformVars, repositoryKey } from './terraform-vars.js';
@@ -45,6 +46,16 @@ export function checkTargets(manifest: Manifest): CheckTargets {
     }
   }
   return out;
+}
+
+/**
+ * Every check of a manifest against the organization, in the order plan reports them: the names
+ * of what driftless cannot create and the clusters' maxima (from `references`), then the listings
+ * above. The one entry point of `plan`/`apply` (references from their live read) and of
+ * `validate --remote` (references from four reads), so the two always agree.
+ */
+export async function runOrganizationChecks(manifest: Manifest, references: ReferenceContext, live: LiveState, api: ApiPort): Promise<Diagnostic[]> {
+  return [...checkOrganizationReferences(manifest, references), ...(await runPlanChecks(manifest, live, api))];
 }
 
 export async function runPlanChecks(manifest: Manifest, live: LiveState, api: ApiPort): Promise<Diagnostic[]> {

@@ -20,13 +20,15 @@ import { fetchLiveState } from '../live/fetch.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, type ApiClient, type ApiEvent } from '../api/index.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
-import { runPlanChecks } from '../checks/index.js';
+import { runOrganizationChecks } from '../checks/index.js';
+import { referenceContextOfLive } from '../manifest/remote-names.js';
 
 export interface RunPlanOptions {
   apiUrl?: string;
   authScheme?: string;
   parallelism?: number;
   allowDataLoss?: boolean;
+  allowReplace?: boolean;
   maxDestroy?: number;
 }
 
@@ -118,16 +120,20 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     return result;
   }
   result.requestCount = result.live.requestCount;
-  // Plan-time checks against the API's listings (instance types, terraform variables): after the
-  // live read, before any write; their requests count in the plan's.
+  // Plan-time checks against the organization, after the live read and before any write: names of
+  // what driftless cannot create and the clusters' maxima (the same check as `validate --remote`,
+  // from the lists just read), then the API's listings (instance types, terraform variables; their
+  // requests count in the plan's). They become the plan's diagnostics: an error makes it not applyable.
   const checksBefore = session.port.requestCount;
-  diagnostics.push(...(await runPlanChecks(loaded.manifest, result.live, session.port)));
+  const checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   diagnostics.push(...fk.diagnostics);
   result.fingerprintKey = fk.key;
   const plan = computePlan(built.graph, result.live, {
     allowDataLoss: options.allowDataLoss === true,
+    allowReplace: options.allowReplace === true,
+    checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
     fingerprintKey: fk.key,
     ...(apiUrl ? { apiUrl } : {}),

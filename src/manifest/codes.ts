@@ -7,6 +7,7 @@
  *   schema.*    a value does not match schemas/manifest.schema.json
  *   ref.*       a name, `${env:}` or `${file:}` reference that resolves to nothing
  *   secret.*    secret hygiene (a secret written in clear)
+ *   limit.*     a value above what the organization allows (cluster maxima; needs the API)
  */
 import { error as diagError, warning as diagWarning, type Diagnostic } from '../diag/diagnostic.js';
 
@@ -45,6 +46,7 @@ export type ManifestCode =
   | 'schema.bad-timezone'
   | 'schema.bad-number'
   | 'ref.unresolved'
+  | 'limit.cluster-maximum'
   | 'ref.self'
   | 'ref.alias-of-alias'
   | 'ref.override-mount-path'

@@ -18,6 +18,14 @@ export interface ReferenceContext {
   registries?: readonly string[];
   /** Helm repository names of the organization. Omitted: not checked. */
   helmRepositories?: readonly string[];
+  /** The maxima of each cluster, by cluster name. Omitted (or a cluster left out): not checked. */
+  clusterLimits?: Readonly<Record<string, ClusterLimits>>;
+}
+
+/** What a cluster allows a service (seed: `maximum_cpu` millicores, `maximum_memory` MB). */
+export interface ClusterLimits {
+  maximum_cpu?: number;
+  maximum_memory?: number;
 }
 
 /** Built-in variables (QOVERY_*) exist on the platform only; aliases of them cannot be checked here. */
@@ -27,9 +35,9 @@ const lower = (s: string) => s.toLowerCase();
 const findByName = <T extends { name: string }>(items: readonly T[] | undefined, name: string): T | undefined =>
   items?.find((i) => typeof i.name === 'string' && lower(i.name) === lower(name));
 
-export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string) => {
+/** Reports a name that resolves to nothing, with the nearest known name and the known ones. */
+function reporter(out: Diagnostic[]): Unresolved {
+  return (what, name, candidates, range, address, where) => {
     const guess = nearest(name, candidates);
     const allowed = candidates.length ? `Known: ${candidates.slice(0, 20).join(', ')}${candidates.length > 20 ? ', …' : ''}.` : `None is declared${where ? ` ${where}` : ''}.`;
     out.push(
@@ -40,29 +48,27 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
       }),
     );
   };
+}
+
+export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const unresolved = reporter(out);
   const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string) => {
     (names ?? []).forEach((n, i) => {
       if (typeof n !== 'string') return;
       if (!candidates.some((c) => lower(c) === lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where);
     });
   };
-  const clusterCheck = (holder: object, field: string, name: string, address?: string) => {
-    if (!ctx.clusters || typeof name !== 'string') return;
-    if (!ctx.clusters.some((c) => lower(c) === lower(name))) unresolved('cluster', name, ctx.clusters, fieldSourceOf(holder, field), address, 'in the organization');
-  };
 
   const annotationGroups = (m.annotation_groups ?? []).map((g) => g.name);
   const labelGroups = (m.label_groups ?? []).map((g) => g.name);
   const receivers = (m.alert_receivers ?? []).map((r) => r.name);
 
-  for (const c of m.clusters ?? []) clusterCheck(c, 'name', c.name, addressOf('cluster', c.name));
-
   for (const rule of m.alert_rules ?? []) {
     const address = addressOf('alert_rule', rule.name);
     checkList(rule, 'receivers', rule.receivers, receivers, 'alert receiver', address, 'under `alert_receivers`');
     const t = rule.target as { cluster?: string; project?: string; environment?: string; service?: string };
-    if (typeof t.cluster === 'string') clusterCheck(t, 'cluster', t.cluster, address);
-    else if (typeof t.project === 'string' && typeof t.environment === 'string' && typeof t.service === 'string') {
+    if (typeof t.cluster !== 'string' && typeof t.project === 'string' && typeof t.environment === 'string' && typeof t.service === 'string') {
       const p = findByName(m.projects, t.project);
       if (!p) unresolved('project', t.project, (m.projects ?? []).map((x) => x.name), fieldSourceOf(t, 'project'), address, 'in the manifest');
       else {
@@ -78,7 +84,6 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
     checkVariableRefs(p.variables, [], pa, 'project', unresolved, out);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      clusterCheck(e, 'cluster', e.cluster, ea);
       checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out);
       const serviceNames = (e.services ?? []).map((s) => s.name);
       for (const st of e.deployment_stages ?? []) {
@@ -91,11 +96,87 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
         if ('variables' in s) {
           checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out);
         }
-        checkRegistry(s, ctx, sa, unresolved);
-        checkHelmRepository(s, ctx, sa, unresolved);
         if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
       }
     }
+  }
+  out.push(...checkOrganizationReferences(m, ctx));
+  return out;
+}
+
+/**
+ * The checks of the manifest against what lives in the organization outside it (clusters,
+ * container registries, helm repositories: objects driftless cannot create): every name resolves,
+ * and cpu and memory fit the maximum of the environment's cluster. ONE implementation for
+ * `validate --remote` (names from fetchReferenceNames) and `plan`/`apply` (the same names from the
+ * live read, referenceContextOfLive), so the two always agree. A list the context omits is not
+ * checked.
+ */
+export function checkOrganizationReferences(m: Manifest, ctx: ReferenceContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const unresolved = reporter(out);
+  const clusterCheck = (holder: object, field: string, name: string, address?: string) => {
+    if (!ctx.clusters || typeof name !== 'string') return;
+    if (!ctx.clusters.some((c) => lower(c) === lower(name))) unresolved('cluster', name, ctx.clusters, fieldSourceOf(holder, field), address, 'in the organization');
+  };
+  for (const c of m.clusters ?? []) clusterCheck(c, 'name', c.name, addressOf('cluster', c.name));
+  for (const rule of m.alert_rules ?? []) {
+    const t = rule.target as { cluster?: string };
+    if (typeof t.cluster === 'string') clusterCheck(t, 'cluster', t.cluster, addressOf('alert_rule', rule.name));
+  }
+  for (const p of m.projects ?? []) {
+    const pa = addressOf('project', p.name);
+    for (const e of p.environments ?? []) {
+      const ea = addressOf('environment', e.name, pa);
+      clusterCheck(e, 'cluster', e.cluster, ea);
+      const limits = clusterLimitsOf(ctx, e.cluster);
+      for (const s of e.services ?? []) {
+        const sa = addressOf(s.type, s.name, ea);
+        checkRegistry(s, ctx, sa, unresolved);
+        checkHelmRepository(s, ctx, sa, unresolved);
+        if (limits) out.push(...checkClusterLimits(s, sa, e.cluster, limits));
+      }
+    }
+  }
+  return out;
+}
+
+/** The maxima of the cluster an environment names (case-insensitive, as names resolve), if known. */
+function clusterLimitsOf(ctx: ReferenceContext, cluster: unknown): ClusterLimits | undefined {
+  if (!ctx.clusterLimits || typeof cluster !== 'string') return undefined;
+  const exact = ctx.clusterLimits[cluster];
+  if (exact) return exact;
+  const key = Object.keys(ctx.clusterLimits).find((k) => lower(k) === lower(cluster));
+  return key === undefined ? undefined : ctx.clusterLimits[key];
+}
+
+/**
+ * cpu (millicores) and memory (MB) of a service against the maximum_cpu / maximum_memory of its
+ * cluster, as the API checks them on create and update (a managed database is sized by its
+ * instance type: its cpu and memory are not sent).
+ */
+function checkClusterLimits(s: ServiceSpec, address: string, cluster: string, limits: ClusterLimits): Diagnostic[] {
+  const fields: Array<{ holder: object; field: string; label: string; value: unknown; max: number | undefined; unit: string; maxName: string }> = [];
+  const add = (holder: object | undefined, field: string, label: string, value: unknown, kind: 'cpu' | 'memory') => {
+    if (holder) fields.push({ holder, field, label, value, max: kind === 'cpu' ? limits.maximum_cpu : limits.maximum_memory, unit: kind === 'cpu' ? 'millicores' : 'MB', maxName: kind === 'cpu' ? 'maximum_cpu' : 'maximum_memory' });
+  };
+  if (s.type === 'application' || s.type === 'container' || s.type === 'job' || (s.type === 'database' && s.mode !== 'MANAGED')) {
+    add(s, 'cpu', 'cpu', s.cpu, 'cpu');
+    add(s, 'memory', 'memory', s.memory, 'memory');
+  } else if (s.type === 'terraform') {
+    add(s.job_resources, 'cpu_milli', 'job_resources.cpu_milli', s.job_resources?.cpu_milli, 'cpu');
+    add(s.job_resources, 'ram_mib', 'job_resources.ram_mib', s.job_resources?.ram_mib, 'memory');
+  }
+  const out: Diagnostic[] = [];
+  for (const f of fields) {
+    if (typeof f.value !== 'number' || f.max === undefined || f.value <= f.max) continue;
+    out.push(
+      error('limit.cluster-maximum', `${s.type} \`${s.name}\`: ${f.label} ${f.value} ${f.unit} is above the ${f.maxName} ${f.max} of cluster \`${cluster}\``, {
+        detail: `The API refuses a ${f.label} above ${f.max} ${f.unit} on this cluster. Lower it to ${f.max} or less, or run the environment on a larger cluster.`,
+        range: fieldSourceOf(f.holder, f.field),
+        address,
+      }),
+    );
   }
   return out;
 }

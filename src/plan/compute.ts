@@ -8,10 +8,11 @@ import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, R
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
-import { checkHelmRepositoryNames } from './helm-repositories.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
-import type { ActionList, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
+import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
+import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
+import { stageBeforeLists } from './stage-lists.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -34,8 +35,11 @@ const REFERENCE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
 ]);
 
 export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanOptions = {}): Plan {
-  const diagnostics: Diagnostic[] = checkHelmRepositoryNames(graph, live);
+  const diagnostics: Diagnostic[] = [...(options.checks ?? [])];
+  /** Addresses a check already reported an error for: not reported twice. */
+  const checked = new Set(diagnostics.filter((x) => x.severity === 'error' && x.address !== undefined).map((x) => x.address!));
   const allowDataLoss = options.allowDataLoss === true;
+  const flags: GuardFlags = { allow_data_loss: allowDataLoss, allow_replace: options.allowReplace === true };
   const key = options.fingerprintKey;
 
   const liveByMatch = new Map<string, LiveResource>();
@@ -50,8 +54,11 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const stageAdjust = stageLiveAttrs(graph, live, liveOf);
 
   const changes: ResourceChange[] = [];
-  /** Desired addresses created fresh while a live one existed: their live children go with them. */
-  const recreated = new Set<Address>();
+  /**
+   * Desired addresses created fresh while a live one existed: their live children go with them,
+   * under the guards of the replacement (a child of a blocked replacement is blocked too).
+   */
+  const recreated = new Map<Address, GuardRequirement[]>();
 
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
@@ -59,7 +66,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     const l = liveAddr === undefined ? undefined : live.resources.get(liveAddr)!;
     const c = baseChange(d);
     if (READ_ONLY_KINDS.has(d.kind) && !l) {
-      diagnostics.push(
+      if (!checked.has(address)) diagnostics.push(
         error('live.not-found', `${d.kind === 'organization' ? 'the organization' : `${d.kind} "${d.name}"`} does not exist and cannot be created through the API`, {
           detail: d.kind === 'cluster' ? `Known clusters: ${namesOf(live, 'cluster').join(', ') || '(none)'}.` : undefined,
           address,
@@ -107,13 +114,13 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     c.version = l.version;
     if (d.parent && recreated.has(d.parent)) {
       // The parent is replaced: this object is deleted with it and created again.
-      recreated.add(address);
       c.actions = ['delete', 'create'];
       c.reasons.push(`replaced with its parent ${d.parent}`);
       c.before = l.attrs;
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
-      guardDataLoss(c, allowDataLoss);
+      guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
+      recreated.set(address, c.requires ?? []);
       changes.push(c);
       continue;
     }
@@ -129,8 +136,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       if (immutable.length > 0) {
         c.actions = ['delete', 'create'];
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
-        recreated.add(address);
-        guardDataLoss(c, allowDataLoss);
+        guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
+        recreated.set(address, c.requires ?? []);
       } else {
         c.actions = ['update'];
         if (d.kind === 'cluster' && d.attrs.upgrade_kubernetes === true) {
@@ -142,7 +149,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   }
 
   const outOfScope: OutOfScope['counts'] = {};
-  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, allowDataLoss, outOfScope));
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  stageBeforeLists(changes, live, liveOf);
   markDeploys(changes, graph, live, liveOf);
 
   const summary = summarize(changes);
@@ -161,7 +169,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     deploy_order: deployOrder(changes, graph, live, liveOf),
     live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
-    options: { allow_data_loss: allowDataLoss },
+    options: { allow_data_loss: allowDataLoss, allow_replace: flags.allow_replace },
     applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error'),
     diagnostics,
   };
@@ -234,10 +242,16 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
   return out;
 }
 
-function guardDataLoss(c: ResourceChange, allowDataLoss: boolean): void {
-  if (c.kind !== 'database' || allowDataLoss) return;
-  c.status = 'blocked';
-  c.reasons.push('destroys the data of a database: re-run with --allow-data-loss to permit it');
+/** A database deleted or replaced loses its data. */
+function dataLossOf(c: ResourceChange): GuardRequirement[] {
+  return c.kind === 'database' ? [{ guard: 'allow_data_loss', reason: 'destroys the data of a database' }] : [];
+}
+
+/** Replacing an environment, or a service that has been deployed, stops what runs there. */
+function replaceOf(c: ResourceChange, l: LiveResource): GuardRequirement[] {
+  if (c.kind === 'environment') return [{ guard: 'allow_replace', reason: `replaces environment "${c.name}" with everything in it` }];
+  if (isServiceKind(c.kind) && hasBeenDeployed(l)) return [{ guard: 'allow_replace', reason: `replaces the deployed ${c.kind} "${c.name}"` }];
+  return [];
 }
 
 function show(v: unknown): string {
@@ -262,20 +276,23 @@ function undeclared(
   graph: DesiredGraph,
   live: LiveState,
   claimed: Set<Address>,
-  recreated: Set<Address>,
+  recreated: Map<Address, GuardRequirement[]>,
   liveOf: Map<Address, Address>,
-  allowDataLoss: boolean,
+  flags: GuardFlags,
   outOfScope: OutOfScope['counts'],
 ): ResourceChange[] {
   const owns = ownsUndeclaredAtTop(graph);
   // Live address of a parent -> desired resource, for prune scopes.
   const desiredOfLive = new Map<Address, DesiredResource>();
   for (const [d, l] of liveOf) desiredOfLive.set(l, graph.resources.get(d)!);
-  const recreatedLive = new Set<Address>();
-  for (const d of recreated) {
+  /** Live address of a replaced object -> the guards of its replacement. */
+  const recreatedLive = new Map<Address, { desired: Address; requires: GuardRequirement[] }>();
+  for (const [d, requires] of recreated) {
     const l = liveOf.get(d);
-    if (l) recreatedLive.add(l);
+    if (l) recreatedLive.set(l, { desired: d, requires });
   }
+  /** Guards of each deleted live object, inherited by what is deleted with it. */
+  const requiresOf = new Map<Address, GuardRequirement[]>();
   const candidates = [...live.resources.values()]
     .filter((l) => !claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l))
     .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
@@ -309,12 +326,16 @@ function undeclared(
     }
     let deleteReason: string | undefined;
     let viaParent: Address | undefined;
+    let inherited: GuardRequirement[] = [];
     if (parentFate === 'delete') {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}`;
+      inherited = inheritedRequirements(requiresOf.get(l.parent!) ?? [], l.parent!);
     } else if (l.parent !== undefined && recreatedLive.has(l.parent)) {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}, which is replaced`;
+      const r = recreatedLive.get(l.parent)!;
+      inherited = inheritedRequirements(r.requires, r.desired);
     } else {
       const prune = l.parent === undefined ? graph.prune : desiredOfLive.get(l.parent)?.prune;
       if (prune?.includes(l.kind)) deleteReason = `not in the manifest, and ${l.parent ?? 'the organization'} prunes ${l.kind} resources`;
@@ -330,7 +351,8 @@ function undeclared(
     c.status = 'planned';
     c.reasons.push(deleteReason);
     if (viaParent !== undefined) c.via_parent = viaParent;
-    guardDataLoss(c, allowDataLoss);
+    guardChange(c, [...inherited, ...dataLossOf(c)], flags);
+    requiresOf.set(l.address, c.requires ?? []);
     out.push(c);
   }
   return out.reverse();
@@ -340,7 +362,11 @@ function summarize(changes: ResourceChange[]): PlanSummary {
   const s: PlanSummary = { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0, blocked: 0 };
   for (const c of changes) {
     if (c.status === 'unmanaged') s.unmanaged++;
-    if (c.status === 'blocked') s.blocked++;
+    // A blocked change is not done: it counts as blocked only, never as to add or to destroy.
+    if (c.status === 'blocked') {
+      s.blocked++;
+      continue;
+    }
     if (c.deploy) s.deploy++;
     const [a, b] = c.actions;
     if (a === 'create') s.add++;

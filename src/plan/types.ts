@@ -24,8 +24,10 @@ export type Action = ActionList[number];
  * - `planned`: apply executes it.
  * - `unmanaged`: live, absent from the manifest, and its scope does not opt into pruning: listed,
  *   never touched (actions `["no-op"]`).
- * - `blocked`: a data-destroying change (database delete/replace) without `allowDataLoss`: shown,
- *   and apply refuses the plan while one is present.
+ * - `blocked`: a change that trips a guard (`requires`) whose flag was not given: a database
+ *   delete/replace without `allowDataLoss`, the replacement of an environment or of a deployed
+ *   service without `allowReplace`. Shown, never counted as done, and apply refuses the plan while
+ *   one is present.
  */
 export type ChangeStatus = 'planned' | 'unmanaged' | 'blocked';
 
@@ -47,6 +49,17 @@ export interface FieldChange {
   before_unknown?: boolean;
   /** This field cannot be changed in place: the resource is replaced. */
   forces_replace?: boolean;
+}
+
+/** The flags that allow a guarded change, by option name. */
+export const GUARD_FLAGS = { allow_data_loss: '--allow-data-loss', allow_replace: '--allow-replace' } as const;
+export type Guard = keyof typeof GUARD_FLAGS;
+
+/** A safety guard a change trips: it is done only when the guard's flag was given. */
+export interface GuardRequirement {
+  guard: Guard;
+  /** Why the change needs the flag (display), e.g. `replaces the deployed application "api"`. */
+  reason: string;
 }
 
 export interface DeployMark {
@@ -93,6 +106,12 @@ export interface ResourceChange {
   fingerprints?: Record<string, string>;
   /** Service deployment, independent of the config action (a no-op service may still deploy). */
   deploy?: DeployMark;
+  /**
+   * The guards this change trips (present whether or not their flags were given): `status` is
+   * `blocked` when one of their flags was not given, and apply checks them again against its own
+   * flags.
+   */
+  requires?: GuardRequirement[];
   /** Addresses this change waits for (parent and dependencies that are themselves in the plan). */
   depends_on: Address[];
   /** Databases: create through the clone operation of this database. */
@@ -125,7 +144,7 @@ export interface PlanSummary {
   deploy: number;
   /** Live resources not in the manifest and not pruned. */
   unmanaged: number;
-  /** Changes refused without `allowDataLoss`. */
+  /** Changes refused without `allowDataLoss` or `allowReplace`: not counted in add, change, destroy or deploy. */
   blocked: number;
 }
 
@@ -142,6 +161,14 @@ export interface DeployGroup {
 export interface PlanOptions {
   /** Allow deleting or replacing databases. Default false. */
   allowDataLoss?: boolean;
+  /** Allow replacing (delete then create) an environment or a deployed service. Default false. */
+  allowReplace?: boolean;
+  /**
+   * Diagnostics of the checks made against the live organization before the plan (references to
+   * clusters, registries and helm repositories, cluster limits, instance types, terraform
+   * variables): they are part of the plan, and an error among them makes it not applyable.
+   */
+  checks?: Diagnostic[];
   /** Refuse the plan when it deletes more than this many resources (the plan gets an error diagnostic). */
   maxDestroy?: number;
   /** Key for secret fingerprints (see resolveFingerprintKey). Without one, secrets always show as "value unknown". */
@@ -166,7 +193,7 @@ export interface Plan {
   live_objects: Record<Address, { id: string; version: string }>;
   /** HTTP requests the live read took. */
   request_count: number;
-  options: { allow_data_loss: boolean; max_destroy?: number };
+  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number };
   /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
   applyable: boolean;
   diagnostics: Diagnostic[];

@@ -107,8 +107,10 @@ export function isMultiline(v: unknown): v is string {
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const total = s.add + s.change + s.destroy + s.deploy;
-  if (total === 0) return 'No changes.';
-  return `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy, ${s.deploy} to deploy.`;
+  // Blocked changes are not done, so not counted; but a plan that has some is never "No changes".
+  const blocked = s.blocked > 0 ? `; ${s.blocked} blocked (not done, not counted)` : '';
+  if (total === 0 && blocked === '') return 'No changes.';
+  return `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy, ${s.deploy} to deploy${blocked}.`;
 }
 
 export function requestLine(plan: Plan): string {

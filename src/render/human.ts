@@ -12,6 +12,7 @@ import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
+import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface HumanOptions {
   palette?: Palette;
@@ -51,7 +52,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   }
   for (const g of managed) {
     out.push(p.bold(groupTitle(g.project, g.environment)));
-    for (const c of g.changes) out.push(...renderChange(c, colour, p), '');
+    for (const c of g.changes) out.push(...renderChange(c, colour, p, plan.options), '');
   }
 
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
@@ -66,8 +67,13 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
   if (blocked.length > 0) {
-    out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} would destroy database data; apply refuses this plan without --allow-data-loss:`)));
-    for (const c of blocked) out.push(`  ${p.red('!')} ${escapeControl(c.address)}`);
+    const flags = blockingFlags(blocked, plan.options);
+    out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} not done and not counted below; apply refuses this plan without ${flags.join(' and ')}:`)));
+    for (const { change: c, following } of blockedRoots(blocked, plan.options)) {
+      const b = blockingOf(c, plan.options)!;
+      const withIt = following > 0 ? `, with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it` : '';
+      out.push(`  ${p.red('!')} ${escapeControl(c.address)}${withIt}: ${escapeControl(b.reasons.join('; '))} (needs ${b.flags.join(' and ')})`);
+    }
     out.push('');
   }
   const scope = outOfScopeLine(plan.out_of_scope);
@@ -81,13 +87,14 @@ function groupTitle(project: string | null, environment: string | null): string 
   return environment === null ? `Project ${escapeControl(project)}` : `Project ${escapeControl(project)} / environment ${escapeControl(environment)}`;
 }
 
-function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => string, p: Palette): string[] {
+function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => string, p: Palette, options: Plan['options']): string[] {
   const label = labelOf(c);
   const lines: string[] = [];
   const deploys = c.deploy !== undefined && label !== 'deploy' ? ', and deployed' : '';
   lines.push(p.dim(`  # ${escapeControl(c.address)} ${VERB[label]}${deploys}`));
   for (const r of c.reasons) lines.push(p.dim(`  # (${escapeControl(r)})`));
-  if (c.status === 'blocked') lines.push(p.red('  # BLOCKED: needs --allow-data-loss'));
+  const blocked = blockingOf(c, options);
+  if (blocked) lines.push(p.red(`  # BLOCKED: needs ${blocked.flags.join(' and ')}`));
   lines.push(`  ${colour(label, MARKER[label])} ${escapeControl(titleOf(c))}`);
   if (label === 'create' || (label === 'replace' && c.fields.length === 0)) {
     for (const [k, v] of Object.entries(c.after ?? {})) lines.push(...renderAssignment(k, v, colour));

@@ -9,6 +9,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { isSensitivePlaceholder } from '../plan/types.js';
+import { blockingOf } from '../plan/guards.js';
 import { escapeJsonText } from './escape.js';
 
 export interface JsonResourceChange {
@@ -29,6 +30,11 @@ export interface JsonResourceChange {
   };
   deploy?: ResourceChange['deploy'];
   via_parent?: string;
+  /**
+   * Present when the change is blocked by a safety guard: why, and the flags that would allow it.
+   * `change.actions` still says what the change would do; the summary does not count it.
+   */
+  blocked?: { reasons: string[]; flags: string[] };
 }
 
 export interface JsonPlan {
@@ -50,7 +56,7 @@ export function planToJson(plan: Plan): JsonPlan {
     format_version: plan.format_version,
     organization_id: plan.organization_id,
     summary: plan.summary,
-    resource_changes: plan.changes.map(resourceChange),
+    resource_changes: plan.changes.map((c) => resourceChange(c, plan.options)),
     deploy_order: plan.deploy_order,
     request_count: plan.request_count,
     applyable: plan.applyable,
@@ -65,7 +71,7 @@ export function renderPlanJson(plan: Plan, opts: { pretty?: boolean } = {}): str
   return escapeJsonText(JSON.stringify(planToJson(plan), null, opts.pretty ? 2 : undefined)) + '\n';
 }
 
-function resourceChange(c: ResourceChange): JsonResourceChange {
+function resourceChange(c: ResourceChange, options: Plan['options']): JsonResourceChange {
   const actions: string[] = [...c.actions];
   if (c.deploy) {
     if (actions[0] === 'no-op') actions.splice(0, 1, 'deploy');
@@ -102,6 +108,8 @@ function resourceChange(c: ResourceChange): JsonResourceChange {
   if (c.reasons.length > 0) out.change.reasons = c.reasons;
   if (c.deploy) out.deploy = c.deploy;
   if (c.via_parent !== undefined) out.via_parent = c.via_parent;
+  const blocked = blockingOf(c, options);
+  if (blocked) out.blocked = blocked;
   return out;
 }
 

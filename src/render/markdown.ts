@@ -14,6 +14,7 @@ import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, r
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface MarkdownOptions {
   /** Maximum length of the whole comment. Default 60,000 characters. */
@@ -35,7 +36,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   const head: string[] = [];
   head.push(`### ${escapeMarkdown(opts.title ?? 'driftless plan')}`, '');
 
-  const destructive = plan.changes.filter((c) => c.status !== 'unmanaged' && c.actions[0] === 'delete');
+  const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
     head.push('> [!WARNING]');
     head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**:`);
@@ -46,7 +47,14 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
   if (blocked.length > 0) {
     head.push('> [!CAUTION]');
-    head.push(`> ${plural(blocked.length, 'change')} would destroy database data and ${blocked.length === 1 ? 'is' : 'are'} **blocked**: apply needs \`--allow-data-loss\`.`);
+    const flags = blockingFlags(blocked, plan.options).map((f) => `\`${f}\``);
+    head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan without ${flags.join(' and ')}.`);
+    const roots = blockedRoots(blocked, plan.options);
+    for (const { change: c, following } of roots.slice(0, 20)) {
+      const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
+      head.push(`> - ${inlineCode(c.address)}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+    }
+    if (roots.length > 20) head.push(`> - and ${roots.length - 20} more`);
     head.push('');
   }
 
@@ -64,6 +72,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     for (const g of groups) {
       const n = { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0 };
       for (const c of g.changes) {
+        if (c.status === 'blocked') continue;
         const l = labelOf(c);
         if (l === 'create') n.add++;
         else if (l === 'update') n.change++;
@@ -91,7 +100,7 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
   const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
   const unmanagedSection = () =>
-    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- <code>${escapeMarkdown(c.address)}</code>${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
+    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
 
   // Keep the head, the tail and as many sections as fit; say how many were left out. Sections are
   // rendered only while they fit, so a plan of thousands of resources stays cheap to render.

@@ -118,6 +118,49 @@ describe('applyPlan', () => {
     expect(api.calls).toEqual([]);
   });
 
+  it('refuses a guarded replacement unless this apply was given its flag, whatever the plan says', () => {
+    const requires = [{ guard: 'allow_replace' as const, reason: 'replaces environment "e" with everything in it' }];
+    const env = change('project.p/environment.e', 'environment', ['delete', 'create'], { id: 'env-1', requires });
+    const refused = refusals(plan([env]), {});
+    expect(refused.map((d) => d.code)).toEqual(['apply.guarded']);
+    expect(refused[0]!.summary).toBe('project.p/environment.e: the plan replaces it and --allow-replace was not given');
+    expect(refusals(plan([env]), { allowReplace: true })).toEqual([]);
+    // Blocked in the plan: refused even with the flag (plan again with it), naming the flag.
+    const blocked = refusals(plan([{ ...env, status: 'blocked' }], { applyable: false }), {});
+    expect(blocked.map((d) => d.code)).toEqual(['apply.blocked']);
+    expect(blocked[0]!.detail).toContain('--allow-replace');
+    expect(blocked[0]!.detail).not.toContain('--allow-data-loss');
+  });
+
+  it('counts as destroyed what a replacement deleted, with its children, even when the re-creation fails', async () => {
+    const api = new FakeApi()
+      .on('DELETE', '/environment/:id', () => undefined)
+      .on('GET', '/project/:id/environment', () => ({ results: [] }))
+      .on('POST', '/project/:id/environment', () => {
+        throw new HttpError(400, "field 'cluster_id': no such cluster");
+      });
+    const requires = [{ guard: 'allow_replace' as const, reason: 'replaces environment "e" with everything in it' }];
+    const p = plan([
+      change('project.p/environment.e', 'environment', ['delete', 'create'], { id: 'env-1', requires }),
+      change('project.p/environment.e/variable.X', 'variable', ['delete', 'create'], { id: 'var-1', reasons: ['replaced with its parent project.p/environment.e'] }),
+      change('project.p/environment.e/variable.STRAY', 'variable', ['delete'], { id: 'var-2', via_parent: 'project.p/environment.e' }),
+    ]);
+    const desired = desiredOf([
+      ['project.p/environment.e', 'environment', { name: 'e', mode: 'DEVELOPMENT', cluster: 'c' }],
+      ['project.p/environment.e/variable.X', 'variable', { key: 'X', value: '1', variable_type: 'VALUE', is_secret: false }],
+    ]);
+    const live = liveOf([
+      ['project.p', 'p-1', 'project'],
+      ['cluster.c', 'cl-1', 'cluster'],
+      ['project.p/environment.e', 'env-1', 'environment'],
+    ]);
+    const r = await applyPlan(p, { api, live, desired, fingerprintKey: 'k', timing: virtualTiming() }, { allowReplace: true, parallelism: 1 });
+    expect(r.status).toBe('failed');
+    expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /environment/env-1', 'GET /project/p-1/environment', 'POST /project/p-1/environment']);
+    // The environment, its replaced variable and its undeclared one are gone; nothing was created.
+    expect(r.summary).toMatchObject({ add: 0, destroy: 3, failed: 1 });
+  });
+
   it('resolves an ambiguous create by looking the object up by name instead of creating it twice', async () => {
     let posts = 0;
     const api = new FakeApi()

@@ -227,7 +227,12 @@ describe('apply structural changes', () => {
     h.write({ 'm/main.yaml': appManifest({ stages: true }).replace('cluster: staging-cluster', 'cluster: production-cluster') });
     const p = await plan();
     expect(p.stdout).toMatch(/-\/\+ environment "dev"/);
-    const r = await apply();
+    // Replacing an environment is blocked unless asked for (--allow-replace).
+    expect(p.stdout).toContain('BLOCKED: needs --allow-replace');
+    const refused = await apply();
+    expect(refused.code).toBe(1);
+    expect(Object.values(h.emu.state.environments).map((e) => e.id)).toEqual([oldEnv.id]);
+    const r = await apply('--allow-replace');
     expect(r.code).toBe(0);
     expect(lastLine(r.stdout)).toBe('Apply complete! Resources: 7 added, 0 changed, 7 destroyed; 2 deployed.');
     const envs = Object.values(h.emu.state.environments);
@@ -265,7 +270,7 @@ describe('apply alert receivers', () => {
 });
 
 describe('apply database replacement', () => {
-  it('replaces a database whose type changed only with --allow-data-loss, after a backup', async () => {
+  it('replaces a deployed database whose type changed only with --allow-data-loss and --allow-replace, after a backup', async () => {
     h = await startHarness();
     h.write({ 'm/main.yaml': appManifest({ withDatabase: true }) });
     expect((await apply()).code).toBe(0);
@@ -276,8 +281,13 @@ describe('apply database replacement', () => {
     const refused = await apply();
     expect(refused.code).toBe(1);
     expect(servicesByName(h).get('db')!.id).toBe(oldId);
+    // The database has been deployed: replacing it also needs --allow-replace.
+    const dataLossOnly = await apply('--allow-data-loss');
+    expect(dataLossOnly.code).toBe(1);
+    expect(dataLossOnly.stderr).toContain('--allow-replace');
+    expect(servicesByName(h).get('db')!.id).toBe(oldId);
 
-    const r = await apply('--allow-data-loss');
+    const r = await apply('--allow-data-loss', '--allow-replace');
     expect(r.code).toBe(0);
     const db = servicesByName(h).get('db')!;
     expect(db.id).not.toBe(oldId);

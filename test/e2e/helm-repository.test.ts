@@ -94,8 +94,8 @@ describe('helm service from an organization helm repository', () => {
     h.write({ 'm/main.yaml': manifest('bitnam') });
     const p = await h.run(['plan', 'm']);
     expect(p.code).toBe(1);
-    expect(p.stderr).toContain('helm repository `bitnam` of helm service "cache" does not exist in the organization');
-    expect(p.stderr).toContain('Did you mean `bitnami`? Known helm repositories: bitnami, prometheus-community.');
+    expect(p.stderr).toContain('helm repository `bitnam` does not exist in the organization');
+    expect(p.stderr).toContain('Did you mean `bitnami`? Known: bitnami, prometheus-community.');
     expect(p.stderr).toContain('main.yaml');
     expect(p.stderr).not.toMatch(/\n\s+at /);
     const a = await h.run(['apply', 'm', '--auto-approve', ...FAST]);

@@ -175,7 +175,9 @@ describe('computePlan: update', () => {
 
   it('detects a service moved out of its stage', () => {
     const plan = planOf(fullManifest(), withRecords((r) => r.stages[2]!.services.splice(1, 1)));
-    expect(change(plan, `${PROD}/deployment_stage.apps`).fields).toEqual([{ field: 'services', before: ['api'], after: ['api', 'web'] }]);
+    // Finding 7: the lists shown are the stage's real members; nightly (in no stage of the
+    // manifest) stays where it is, on both sides.
+    expect(change(plan, `${PROD}/deployment_stage.apps`).fields).toEqual([{ field: 'services', before: ['api', 'nightly'], after: ['api', 'nightly', 'web'] }]);
   });
 
   it('matches case-insensitive names (database, stage) without a diff', () => {
@@ -208,19 +210,31 @@ describe('computePlan: replace', () => {
       m,
       withRecords((r) => r.variables[id('production')]!.push({ id: 'v-stray', key: 'STRAY', value: '1', scope: 'ENVIRONMENT', variable_type: 'VALUE', is_secret: false })),
     );
-    const env = change(plan, PROD);
+    // Without allowReplace the environment and everything that goes with it is blocked.
+    const blocked = change(plan, PROD);
+    expect(blocked).toMatchObject({ actions: ['delete', 'create'], status: 'blocked' });
+    expect(blocked.reasons).toEqual(['cluster cannot be changed in place (production-cluster -> staging-cluster)', 'replaces environment "production" with everything in it: re-run with --allow-replace to permit it']);
+    expect(change(plan, API).status).toBe('blocked');
+    expect(change(plan, `${PROD}/variable.STRAY`).status).toBe('blocked');
+    expect(plan.changes.filter((c) => c.status === 'blocked').every((c) => c.requires?.some((r) => r.guard === 'allow_replace'))).toBe(true);
+    expect(plan.summary).toMatchObject({ add: 0, destroy: 0 });
+    expect(plan.applyable).toBe(false);
+
+    const replacing = planOf(m, withRecords((r) => r.variables[id('production')]!.push({ id: 'v-stray', key: 'STRAY', value: '1', scope: 'ENVIRONMENT', variable_type: 'VALUE', is_secret: false })), { allowReplace: true });
+    const env = change(replacing, PROD);
     expect(env.actions).toEqual(['delete', 'create']);
+    expect(env.status).toBe('planned');
     expect(env.reasons).toEqual(['cluster cannot be changed in place (production-cluster -> staging-cluster)']);
     expect(env.fields).toEqual([{ field: 'cluster', before: 'production-cluster', after: 'staging-cluster', forces_replace: true }]);
-    expect(change(plan, API).actions).toEqual(['delete', 'create']);
-    expect(change(plan, API).deploy!.reasons[0]).toBe('replaced');
-    expect(change(plan, `${PROD}/database.db`).status).toBe('blocked');
+    expect(change(replacing, API).actions).toEqual(['delete', 'create']);
+    expect(change(replacing, API).deploy!.reasons[0]).toBe('replaced');
+    expect(change(replacing, `${PROD}/database.db`).status).toBe('blocked');
     // an undeclared child goes with the environment
-    expect(change(plan, `${PROD}/variable.STRAY`)).toMatchObject({ actions: ['delete'], via_parent: PROD });
-    expect(plan.applyable).toBe(false);
-    expect(plan.summary.blocked).toBe(1);
+    expect(change(replacing, `${PROD}/variable.STRAY`)).toMatchObject({ actions: ['delete'], via_parent: PROD, status: 'planned' });
+    expect(replacing.applyable).toBe(false);
+    expect(replacing.summary.blocked).toBe(1);
 
-    const allowed = planOf(m, liveFrom(apiRecords()), { allowDataLoss: true });
+    const allowed = planOf(m, liveFrom(apiRecords()), { allowDataLoss: true, allowReplace: true });
     expect(change(allowed, `${PROD}/database.db`).status).toBe('planned');
     expect(allowed.applyable).toBe(true);
   });
@@ -230,7 +244,14 @@ describe('computePlan: replace', () => {
     const db = change(plan, `${PROD}/database.db`);
     expect(db.actions).toEqual(['delete', 'create']);
     expect(db.status).toBe('blocked');
-    expect(db.reasons).toEqual(['type cannot be changed in place (MYSQL -> POSTGRESQL)', expect.stringContaining('--allow-data-loss')]);
+    // The fixture's database has been deployed: both guards hold, each with its flag.
+    expect(db.reasons).toEqual([
+      'type cannot be changed in place (MYSQL -> POSTGRESQL)',
+      'destroys the data of a database: re-run with --allow-data-loss to permit it',
+      'replaces the deployed database "db": re-run with --allow-replace to permit it',
+    ]);
+    expect(plan.summary).toMatchObject({ add: 0, destroy: 0, blocked: 1 });
+    expect(change(planOf(fullManifest(), withRecords((r) => (r.services[2]!.type = 'MYSQL')), { allowDataLoss: true, allowReplace: true }), `${PROD}/database.db`).status).toBe('planned');
   });
 
   it('replaces a variable that becomes secret, or a file, or changes type', () => {
@@ -312,7 +333,9 @@ describe('computePlan: undeclared live resources', () => {
     expect(change(plan, 'project.legacy/environment.old').via_parent).toBe('project.legacy');
     expect(change(plan, `${PROD}/database.olddb`).status).toBe('blocked');
     expect(change(plan, API).deploy!.reasons).toEqual(['variable STRAY changed']);
-    expect(plan.summary.destroy).toBe(4);
+    // Finding 7: the blocked database delete is not counted as to destroy.
+    expect(plan.summary.destroy).toBe(3);
+    expect(plan.summary.blocked).toBe(1);
   });
 
   it('finding 5: keeps undeclared variables, secrets, aliases and overrides of a service without its opt-in, naming the key and the service; deletes exactly those with `prune: {variables: true}` and redeploys the service', () => {

@@ -11,6 +11,8 @@ import { buildLiveLookup, helmSource } from '../../src/live/normalize.js';
 import { createBody, updateBody } from '../../src/apply/bodies.js';
 import { IdRegistry, UnresolvedReferenceError } from '../../src/apply/refs.js';
 import { orgListsNeeded } from '../../src/live/read.js';
+import { checkOrganizationReferences, checkReferences } from '../../src/manifest/references.js';
+import { referenceContextOfLive } from '../../src/manifest/remote-names.js';
 import type { HelmSpec, Manifest } from '../../src/manifest/types.js';
 import { KEY, apiRecords, fullManifest, id, liveFrom } from './fixtures.js';
 
@@ -89,17 +91,22 @@ describe('plan', () => {
     expect(c.fields.map((f) => f.field)).toContain('source');
   });
 
-  it('an unknown name is an error at plan time, with the known names and a guess; the plan cannot be applied', () => {
-    const plan = computePlan(buildGraph(withRepository('bitnam')).graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
+  it('an unknown name is an error at plan time (the check validate --remote makes), with the known names and a guess; the plan cannot be applied', () => {
+    const m = withRepository('bitnam');
+    const live = liveFrom(apiRecords());
+    const checks = checkOrganizationReferences(m, referenceContextOfLive(live));
+    const plan = computePlan(buildGraph(m).graph, live, { fingerprintKey: KEY, checks });
     const errors = plan.diagnostics.filter((d) => d.severity === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({
       code: 'ref.unresolved',
-      summary: 'helm repository `bitnam` of helm service "chart" does not exist in the organization',
+      summary: 'helm repository `bitnam` does not exist in the organization',
       address: 'project.shop/environment.production/helm.chart',
     });
-    expect(errors[0]!.detail).toContain('Did you mean `bitnami`? Known helm repositories: bitnami.');
+    expect(errors[0]!.detail).toContain('Did you mean `bitnami`? Known: bitnami.');
     expect(plan.applyable).toBe(false);
+    // The same check from the names validate --remote reads gives the same diagnostic.
+    expect(checkReferences(m, { helmRepositories: ['bitnami'] }).filter((d) => d.severity === 'error')).toEqual(errors);
   });
 
   it('the helm repository list is read only when the manifest has helm services', () => {

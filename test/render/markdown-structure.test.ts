@@ -109,12 +109,13 @@ describe('drift --format markdown, read back by a CommonMark parser', () => {
     since: '2026-11-20T10:00:00.000Z',
     source: { file: 'infra/sh`op\u202e.yaml', start: { line: 3, col: 5 } },
     apply_action: 'update it to match Git',
+    apply_fixes: true,
   };
   const report: DriftReport = {
     format_version: '1.0',
     in_sync: false,
     fingerprint: driftFingerprint([item]),
-    summary: { drifted: 1, outside_git: 1, git: 0, unknown: 0 },
+    summary: { drifted: 1, outside_git: 1, git: 0, unknown: 0, not_fixed_by_apply: 0 },
     items: [item],
     checked: 3,
     request_count: 2,

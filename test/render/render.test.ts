@@ -3,7 +3,7 @@ import { buildGraph } from '../../src/graph/build.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { SecretValue } from '../../src/model/secret.js';
 import { computePlan } from '../../src/plan/compute.js';
-import type { Plan } from '../../src/plan/types.js';
+import type { Plan, PlanOptions } from '../../src/plan/types.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import { planToJson, renderPlanJson } from '../../src/render/json.js';
 import { renderPlanMarkdown } from '../../src/render/markdown.js';
@@ -17,7 +17,7 @@ import { ALL_SECRETS, KEY, apiRecords, fullManifest, id, liveFrom } from '../pla
  * deploy, unmanaged (a webhook: the manifest declares webhooks, so it owns them), and a project
  * outside the manifest's scope (counted in one line, not listed).
  */
-function mixedPlan(): { plan: Plan; manifest: Manifest } {
+function mixedPlan(options: PlanOptions = {}): { plan: Plan; manifest: Manifest } {
   const m = fullManifest();
   m.projects![0]!.variables![1]!.value = new SecretValue('sk_live_ROTATED_DO_NOT_PRINT');
   const r = apiRecords();
@@ -29,7 +29,7 @@ function mixedPlan(): { plan: Plan; manifest: Manifest } {
   // The declared webhook is missing (created); another one exists live only (unmanaged).
   r.webhooks = [{ id: 'w-old', kind: 'STANDARD', target_url: 'https://old.example.com/hook', target_secret_set: false, description: null, enabled: true, events: ['DEPLOYMENT_FAILED'], project_names_filter: [], environment_types_filter: [], created_at: 'x', updated_at: 'x' }];
   r.projects.push({ id: 'p2', name: 'legacy', created_at: 'x' });
-  const plan = computePlan(buildGraph(m).graph, liveFrom(r, 12), { fingerprintKey: KEY });
+  const plan = computePlan(buildGraph(m).graph, liveFrom(r, 12), { fingerprintKey: KEY, ...options });
   return { plan, manifest: m };
 }
 
@@ -73,7 +73,10 @@ describe('human renderer', () => {
 
   it('ends with the summary and the request count', () => {
     const last = text.trimEnd().split('\n').pop();
-    expect(last).toBe('Plan: 3 to add, 4 to change, 1 to destroy, 5 to deploy. Live state read with 12 API requests.');
+    // The blocked database replacement is not counted as an add and a destroy, but said to be blocked.
+    expect(last).toBe('Plan: 2 to add, 4 to change, 0 to destroy, 5 to deploy; 1 blocked (not done, not counted). Live state read with 12 API requests.');
+    const allowed = renderPlanHuman(mixedPlan({ allowDataLoss: true, allowReplace: true }).plan);
+    expect(allowed.trimEnd().split('\n').pop()).toBe('Plan: 3 to add, 4 to change, 1 to destroy, 6 to deploy. Live state read with 12 API requests.');
     expect(renderPlanHuman(noChangePlan()).trimEnd().split('\n').pop()).toBe('No changes. Live state read with 9 API requests.');
   });
 
@@ -110,13 +113,19 @@ describe('json renderer', () => {
 
   it('follows the contract: format_version, summary, resource_changes with actions and masks', () => {
     expect(doc.format_version).toBe('1.0');
-    expect(doc.summary).toMatchObject({ add: 3, change: 4, destroy: 1, deploy: 5 });
+    expect(doc.summary).toMatchObject({ add: 2, change: 4, destroy: 0, deploy: 5, blocked: 1 });
     expect(doc.request_count).toBe(12);
     const rc = (a: string) => doc.resource_changes.find((c) => c.address === a)!;
     expect(rc('project.shop/environment.production/application.api').change.actions).toEqual(['update', 'deploy']);
     expect(rc('project.shop/environment.production/job.nightly').change.actions).toEqual(['deploy']);
     expect(rc('project.shop/environment.production/container.web').change.actions).toEqual(['create', 'deploy']);
+    // A blocked change keeps the actions it would take, and says why it is blocked and what allows it.
     expect(rc('project.shop/environment.production/database.db').change.actions).toEqual(['delete', 'create']);
+    expect(rc('project.shop/environment.production/database.db').blocked).toEqual({
+      reasons: ['destroys the data of a database', 'replaces the deployed database "db"'],
+      flags: ['--allow-data-loss', '--allow-replace'],
+    });
+    expect(rc('project.shop/environment.production/application.api').blocked).toBeUndefined();
     expect(rc('project.shop').change.actions).toEqual(['no-op']);
     const secret = rc('project.shop/variable.API_KEY');
     expect(secret.change.after!.value).toBeNull();
@@ -181,8 +190,12 @@ describe('escaping of user-controlled strings', () => {
 
 describe('markdown renderer', () => {
   it('warns when anything is destroyed or replaced, and embeds the deploy order', () => {
-    const md = renderPlanMarkdown(mixedPlan().plan);
+    const md = renderPlanMarkdown(mixedPlan({ allowDataLoss: true, allowReplace: true }).plan);
     expect(md).toMatch(/> \[!WARNING\]\n> This plan \*\*destroys or replaces 1 resource\*\*/);
+    // Blocked, the replacement is not announced as done: it is listed as blocked, with its flags.
+    const blocked = renderPlanMarkdown(mixedPlan().plan);
+    expect(blocked).not.toContain('destroys or replaces');
+    expect(blocked).toContain('> 1 change is **blocked** (not done, not counted): apply refuses this plan without `--allow-data-loss` and `--allow-replace`.');
     expect(md).toContain('```mermaid\nflowchart LR');
     expect(md).toContain('| shop &#47; production |'.replace('&#47;', '/'));
   });

@@ -99,8 +99,11 @@ describe('finding 13: markdown outputs escape what the human and JSON outputs es
     const diff = all.find((t) => t.type === 'fence' && t.info === 'diff' && t.content.includes('info'));
     expect(diff, r.stdout).toBeDefined();
     expect(diff!.content).toContain('\\u202e');
-    // The unmanaged service is listed with its exact address.
-    expect(shownTexts(r.stdout).filter((t) => t.includes('rogue'))).toEqual([`project.md-shop/environment.production/container.${ROGUE}`]);
+    // The unmanaged service is listed once, its exact address as one code span, with why it is kept.
+    const rogueAddress = `project.md-shop/environment.production/container.${ROGUE}`;
+    const spans = all.flatMap((t) => t.children ?? []).filter((c) => c.type === 'code_inline' && c.content.includes('rogue'));
+    expect(spans.map((c) => c.content)).toEqual([rogueAddress]);
+    expect(shownTexts(r.stdout).filter((t) => t.includes('rogue'))).toEqual([`${rogueAddress}: not in the manifest; kept: add \`prune: {services: true}\` on project.md-shop/environment.production to delete it`]);
     expect(all.filter((t) => t.type === 'link_open' || t.type === 'image')).toEqual([]);
   });
 });

@@ -34,6 +34,7 @@ export interface ApplyArgs extends ConnectionArgs {
   /** Milliseconds (read from `30m`, `90s`... by the option's reader). */
   timeout?: number;
   allowDataLoss?: boolean;
+  allowReplace?: boolean;
   maxDestroy?: number;
   json?: boolean;
   pollInterval?: number;
@@ -85,6 +86,7 @@ export const applyCommand: CliCommand<ApplyArgs> = {
       .option('auto-approve', { type: 'boolean', describe: 'Apply without asking for confirmation (required without a terminal)' })
       .option('timeout', durationOption('timeout', { default: '30m', minMs: 1000, maxMs: 24 * 3_600_000, bounds: 'from 1s to 24h', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' }))
       .option('allow-data-loss', { type: 'boolean', describe: 'Allow deleting or replacing databases (a backup is taken first)' })
+      .option('allow-replace', { type: 'boolean', describe: 'Allow replacing (delete, then create) an environment or a deployed service' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Refuse a plan that deletes more than N resources' }))
       .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
       .option('poll-interval', integerOption('poll-interval', { min: 1, max: 600_000, hidden: true, describe: 'First deployment poll interval in ms (tests)' })),
@@ -160,6 +162,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     {
       ...connectionOf(args),
       allowDataLoss: saved ? saved.options.allow_data_loss : args.allowDataLoss,
+      allowReplace: saved ? saved.options.allow_replace === true : args.allowReplace,
       maxDestroy: saved ? saved.options.max_destroy : args.maxDestroy,
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
@@ -230,6 +233,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
           allowDataLoss: saved ? saved.options.allow_data_loss && args.allowDataLoss !== false : args.allowDataLoss === true,
+          // Only this command line lifts the replace guard, a saved plan never does (its own
+          // allow_replace only recomputes the same plan, then the guard is checked against this flag).
+          allowReplace: args.allowReplace === true,
           ...(args.maxDestroy !== undefined ? { maxDestroy: args.maxDestroy } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },

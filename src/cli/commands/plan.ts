@@ -1,7 +1,8 @@
 /**
  * `driftless plan [paths..]`: read-only. Loads the manifest, reads the live state with list
  * endpoints, prints what apply would do. `--out FILE` saves the plan for `apply FILE`.
- * Exit 0 (with --detailed-exitcode: 0 no changes, 2 changes), 1 on any error.
+ * Exit 0 (with --detailed-exitcode: 0 no changes, 2 changes), 1 on any error, and with
+ * --detailed-exitcode also 1 when a change is blocked by a guard (apply would refuse the plan).
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
@@ -13,6 +14,8 @@ import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanJson } from '../../render/json.js';
 import { renderPlanMarkdown } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
+import { blockingFlags } from '../../plan/guards.js';
+import { plural } from '../../render/describe.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
@@ -26,6 +29,7 @@ export interface PlanArgs extends ConnectionArgs {
   format?: 'human' | 'json' | 'markdown';
   detailedExitcode?: boolean;
   allowDataLoss?: boolean;
+  allowReplace?: boolean;
   maxDestroy?: number;
   color?: boolean;
 }
@@ -40,11 +44,12 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
+      .option('allow-replace', { type: 'boolean', describe: 'Plan replacements of environments and deployed services instead of marking them blocked' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' })),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
@@ -62,6 +67,12 @@ export const planCommand: CliCommand<PlanArgs> = {
         }
         const note = `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`;
         (format === 'human' ? io.stdout : io.stderr).write(note);
+      }
+      if (args.detailedExitcode && plan.summary.blocked > 0) {
+        // The apply of this change would be refused: a pull-request check must not go green on it.
+        const flags = blockingFlags(plan.changes, plan.options);
+        io.stderr.write(`driftless: exit 1: ${plural(plan.summary.blocked, 'change')} of this plan ${plan.summary.blocked === 1 ? 'is' : 'are'} blocked; apply refuses it without ${flags.join(' and ')}.\n`);
+        return EXIT.error;
       }
       if (args.detailedExitcode && planHasChanges(plan)) return EXIT.changes;
       return EXIT.ok;

@@ -5,12 +5,18 @@
  * Human output: diagnostics on stderr, the verdict on stdout. `--format github`: one GitHub
  * Actions annotation per diagnostic on stdout (the runner reads workflow commands there), the
  * verdict on stderr. `--format json`: `{format_version, valid, files, diagnostics}` on stdout.
- * `--remote` also checks cluster, registry and helm repository names against the API (the only API calls made).
  *
  * It makes every offline check plan makes, with the same code: the manifest loader's (schema,
  * numbers, cron schedules, time zones, references, look-alike names) and buildGraph's (description
  * room for the secret fingerprint marker, aliases, stages, dependency cycles). Without --remote it
  * runs where secrets are not available: an unset ${env:NAME} is a warning, not an error.
+ *
+ * `--remote` also checks the manifest against the organization with plan's own checks: cluster,
+ * registry and helm repository names and the clusters' maxima (src/manifest/references.ts
+ * checkOrganizationReferences), then the listings plan reads (src/checks: managed-database instance
+ * types, terraform variables). Those are the only API calls made. One difference remains: a
+ * managed database's instance type that is no longer offered is a warning in plan when the live
+ * database already runs it; validate reads no services, so it reports it as an error.
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -20,8 +26,8 @@ import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics }
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
-import type { ReferenceContext } from '../../manifest/references.js';
-import { fetchReferenceNames } from '../../manifest/remote-names.js';
+import { fetchOrganizationFacts } from '../../manifest/remote-names.js';
+import { runOrganizationChecks } from '../../checks/index.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
@@ -54,19 +60,18 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     y
       .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
-      .option('remote', { type: 'boolean', default: false, describe: 'Also check cluster, container registry and helm repository names against the API (4 read requests)' })
+      .option('remote', { type: 'boolean', default: false, describe: 'Also make the checks plan makes against the organization: names of clusters, container registries and helm repositories, cluster cpu/memory maxima, managed-database instance types, terraform variables (read requests only)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
       .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
-    const remote = args.remote ? await remoteReferences(args, io) : { diagnostics: [] as Diagnostic[] };
     // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
     // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
     // value). --remote checks as plan does.
-    const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: args.remote ? 'error' : 'warning', ...(remote.references ? { references: remote.references } : {}) });
+    const loaded = args.remote ? await loadCheckedRemotely(args, io) : await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
     // The checks plan makes while building the desired graph (description room for the secret
     // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
     const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
-    const result = { ...loaded, diagnostics: [...remote.diagnostics, ...loaded.diagnostics, ...graphDiagnostics] };
+    const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...graphDiagnostics] };
     const invalid = hasErrors(result.diagnostics) || !result.manifest;
     const counts = summarizeDiagnostics(result.diagnostics);
     if (args.format === 'json') {
@@ -93,15 +98,26 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   },
 };
 
-/** Cluster, registry and helm repository names from the API, or the diagnostic saying why they could not be read. */
-async function remoteReferences(args: ValidateArgs, io: CliIO): Promise<{ references?: ReferenceContext; diagnostics: Diagnostic[] }> {
+/**
+ * The manifest loaded as offline, then, when it is valid so far, checked against the organization
+ * exactly as plan checks it (runOrganizationChecks), in one API session; an API failure is a
+ * diagnostic saying what could not be read.
+ */
+async function loadCheckedRemotely(args: ValidateArgs, io: CliIO): Promise<Awaited<ReturnType<typeof loadManifest>>> {
   const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
-  if (!cfg.config) return { diagnostics: cfg.diagnostics };
+  const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'error' });
+  const withFirst = (first: Diagnostic[], then: Diagnostic[] = []) => ({ ...loaded, diagnostics: [...first, ...loaded.diagnostics, ...then] });
+  if (!cfg.config) return withFirst(cfg.diagnostics);
   const session = openSession(cfg.config, { parallelism: 2 });
   try {
-    return { references: await fetchReferenceNames(session.port), diagnostics: cfg.diagnostics };
-  } catch (e) {
-    return { diagnostics: [...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')] };
+    let facts: Awaited<ReturnType<typeof fetchOrganizationFacts>>;
+    try {
+      facts = await fetchOrganizationFacts(session.port);
+    } catch (e) {
+      return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')]);
+    }
+    if (!loaded.manifest || hasErrors(loaded.diagnostics)) return withFirst(cfg.diagnostics);
+    return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
   } finally {
     await session.close();
   }
