@@ -170,6 +170,27 @@ export function failureMarkdown({ command, exitCode, stdout, stderr, runUrl }) {
   return lines.join('\n');
 }
 
+/**
+ * The job summary of one run: a heading, the summary line, and the full human-readable result
+ * (the human plan from `driftless show`, the markdown parts or report, or the output fenced), or
+ * the failure. At most STEP_SUMMARY_LIMIT bytes, with a note where it is cut.
+ */
+export function jobSummary({ run, summary, failed, human, parts, result, runUrl }) {
+  const read = (file) => readFileSync(file, 'utf8');
+  const where = run.planFile && existsSync(run.planFile) ? ` The whole plan: \`driftless show ${run.planFile}\` on the saved plan file.` : '';
+  const note = `\n\n*Cut here: the job summary holds at most 1 MiB.${where}*\n`;
+  const heading = `## driftless ${run.command}\n\n${summary ? `**${summary}**\n\n` : ''}`;
+  let body;
+  if (failed) body = `${parts.length ? read(parts[0]) : failureMarkdown({ command: run.command, exitCode: result.code, stdout: result.stdout, stderr: result.stderr, runUrl })}\n`;
+  else if (human) {
+    // Cutting the fenced block would cut off its closing fence: cut the plan, then fence it.
+    const room = STEP_SUMMARY_LIMIT - Buffer.byteLength(heading) - Buffer.byteLength(note) - 200;
+    body = Buffer.byteLength(human) > room ? fenced(capBytes(human, room, '')) + note : fenced(human);
+  } else if (run.format === 'markdown') body = parts.length ? parts.map(read).join('\n\n') : result.stdout;
+  else body = fenced(result.stdout || result.stderr || '(no output)', run.format === 'json' ? 'json' : 'text');
+  return `${capBytes(heading + body, STEP_SUMMARY_LIMIT, note)}\n`;
+}
+
 /** Appends `name<<DELIM` blocks to $GITHUB_OUTPUT (multi-line safe: the delimiter is random). */
 function setOutputs(file, outputs) {
   if (!file) return;
@@ -250,7 +271,6 @@ export async function main(env = process.env, out = process.stdout) {
 
   // The human-readable text for the job summary and the log.
   let human = '';
-  let summaryMarkdown = '';
   if (run.command === 'plan' && !failed) {
     const shown = await runCli(entry, ['show', run.planFile, '--format', 'human'], { env: childEnv });
     if (shown.code === 0) human = shown.stdout;
@@ -274,21 +294,7 @@ export async function main(env = process.env, out = process.stdout) {
   if (human) logUntrusted(out, human);
   else if (!failed && run.format !== 'github' && run.command !== 'apply' && result.stdout) logUntrusted(out, result.stdout);
 
-  if (env.GITHUB_STEP_SUMMARY) {
-    const where = run.planFile && existsSync(run.planFile) ? ` The whole plan: \`driftless show ${run.planFile}\` on the saved plan file.` : '';
-    const note = `\n\n*Cut here: the job summary holds at most 1 MiB.${where}*\n`;
-    let body;
-    if (failed) body = (parts.length ? readFileSync(parts[0], 'utf8') : failureMarkdown({ command: run.command, exitCode: result.code, stdout: result.stdout, stderr: result.stderr, runUrl })) + '\n';
-    else if (human) body = `${fenced(human)}`;
-    else if (run.format === 'markdown' && parts.length) body = parts.map((p) => readFileSync(p, 'utf8')).join('\n\n');
-    else if (run.format === 'markdown') body = result.stdout;
-    else body = fenced(result.stdout || result.stderr || '(no output)', run.format === 'json' ? 'json' : 'text');
-    const heading = `## driftless ${run.command}\n\n${summary ? `**${summary}**\n\n` : ''}`;
-    // A fence cut in the middle is closed by the note's blank lines only if it is closed: cut the
-    // text inside the fence, before it is fenced, when the human plan is what is too long.
-    if (human && Buffer.byteLength(heading + body) > STEP_SUMMARY_LIMIT) body = fenced(capBytes(human, STEP_SUMMARY_LIMIT - Buffer.byteLength(heading) - 200, '')) + note;
-    appendFileSync(env.GITHUB_STEP_SUMMARY, capBytes(heading + body, STEP_SUMMARY_LIMIT, note) + '\n');
-  }
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, jobSummary({ run, summary, failed, human, parts, result, runUrl }));
 
   const outputs = {
     'exit-code': String(result.code),

@@ -11,7 +11,7 @@ import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, capBytes, fenced, planRun, readInputs, summaryLine } from '../../action/run.mjs';
+import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, capBytes, fenced, jobSummary, planRun, readInputs, summaryLine } from '../../action/run.mjs';
 import { startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { runStep as runRunStep } from './action-step.js';
 
@@ -148,6 +148,16 @@ describe('action/run.mjs: the job summary', () => {
     expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(STEP_SUMMARY_LIMIT);
     expect(cut.endsWith(`${line}${note}`)).toBe(true);
     expect(capBytes('small\n', STEP_SUMMARY_LIMIT, note)).toBe('small\n');
+  });
+
+  it('a human plan over the limit is cut inside its fence: the fence is still closed, and the note says how to see the rest', () => {
+    const run = planRun(readInputs({ ACTION_INPUT_COMMAND: 'plan', ACTION_INPUT_PLAN_FILE: 'action.yml' })); // a file that exists
+    const human = Array.from({ length: 30_000 }, (_, i) => `  + application.web-${i} (create)`).join('\n') + '\n\nPlan: 30000 to add, 0 to change, 0 to destroy, 0 to deploy.\n';
+    const out = jobSummary({ run, summary: 'Plan: 30000 to add, 0 to change, 0 to destroy, 0 to deploy.', failed: false, human, parts: [], result: { code: 2, stdout: '', stderr: '' }, runUrl: '' });
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(STEP_SUMMARY_LIMIT + 1);
+    expect(out.match(/^```+/gm)).toHaveLength(2); // opened and closed
+    expect(out).toContain('*Cut here: the job summary holds at most 1 MiB. The whole plan: `driftless show action.yml` on the saved plan file.*');
+    expect(out).toContain('application.web-0 (create)');
   });
 });
 
