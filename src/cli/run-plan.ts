@@ -30,6 +30,8 @@ export interface RunPlanOptions {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  /** `--no-secret-values`: secret fields are not read (no `${env:}` nor `${file:}` of theirs), never compared, and the plan is not applyable. */
+  noSecretValues?: boolean;
 }
 
 export interface RunPlanDeps {
@@ -93,7 +95,7 @@ export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
 
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   const diagnostics: Diagnostic[] = [];
-  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd });
+  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}) });
   diagnostics.push(...loaded.diagnostics);
   const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
   if (!loaded.manifest || hasErrors(diagnostics)) return result;
@@ -147,6 +149,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
     fingerprintKey: fk.key,
+    ...(options.noSecretValues ? { noSecretValues: true } : {}),
     ...(apiUrl ? { apiUrl } : {}),
   });
   plan.request_count = result.requestCount;

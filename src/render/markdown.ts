@@ -10,7 +10,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -63,6 +63,16 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     head.push(problems.some((d) => d.severity === 'error') ? '> [!CAUTION]' : '> [!WARNING]');
     for (const d of problems.slice(0, 20)) head.push(`> - **${d.severity}**: ${escapeMarkdown(d.summary)}${d.address ? ` (${inlineCode(d.address)})` : ''}`);
     if (problems.length > 20) head.push(`> - and ${problems.length - 20} more`);
+    head.push('');
+  }
+
+  const secretless = noSecretValuesLine(plan);
+  if (secretless) {
+    // Not a change and not "no change": the reader must not take a quiet plan for "secrets in sync".
+    head.push('> [!NOTE]', `> ${escapeMarkdown(secretless)}`);
+    const notCompared = secretsNotCompared(plan);
+    for (const x of notCompared.slice(0, 20)) head.push(`> - ${inlineCode(x.address)}: ${escapeMarkdown(x.fields.join(', '))} not compared`);
+    if (notCompared.length > 20) head.push(`> - and ${notCompared.length - 20} more`);
     head.push('');
   }
 

@@ -32,6 +32,8 @@ export interface PlanArgs extends ConnectionArgs {
   allowReplace?: boolean;
   maxDestroy?: number;
   color?: boolean;
+  /** false with `--no-secret-values`. */
+  secretValues?: boolean;
 }
 
 export const planCommand: CliCommand<PlanArgs> = {
@@ -45,11 +47,13 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
       .option('allow-replace', { type: 'boolean', describe: 'Plan replacements of environments and deployed services instead of marking them blocked' })
-      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' })),
+      .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' }))
+      // Declared as `secret-values` so that yargs reads `--no-secret-values` as secretValues=false.
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: plan without reading any secret value (secrets show as not compared; the plan file cannot be applied)' }),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
