@@ -30,6 +30,7 @@ import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } fro
 import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
+import { secretsNotCompared } from '../render/describe.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
 
@@ -95,6 +96,12 @@ export interface DriftReport {
    * not drift, not in the fingerprint; shown so that nobody wonders why they are not reported.
    */
   out_of_scope?: OutOfScope;
+  /**
+   * `drift --no-secret-values`: the live records whose secrets were not compared (their values were
+   * not read), with the secrets' marker fields. Not drift, not in the fingerprint: a secret changed
+   * outside Git is not seen by such a run. Absent without the flag.
+   */
+  secrets_not_compared?: Array<{ address: Address; fields: string[] }>;
 }
 
 export interface DetectOptions {
@@ -144,6 +151,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     request_count: plan.request_count,
   };
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
+  if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
   return report;
 }
 

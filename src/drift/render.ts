@@ -8,7 +8,7 @@
  * none); sensitive fields are shown as `(sensitive value)`.
  */
 import { REDACTED } from '../model/secret.js';
-import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor } from '../render/escape.js';
+import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor, inlineCode } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { DriftField, DriftItem, DriftOrigin, DriftReport } from './detect.js';
@@ -51,9 +51,26 @@ const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', u
 const ICON: Record<DriftItem['drift'], string> = { changed: '🔧', missing: '❌', unmanaged: '➕', not_deployed: '⏸️' };
 const DRIFT_TEXT: Record<DriftItem['drift'], string> = { changed: 'changed', missing: 'missing live', unmanaged: 'not in Git', not_deployed: 'not deployed' };
 
+/** `drift --no-secret-values`: said on every report, so that "No drift" is never read as "secrets in sync". */
+function secretsLine(r: DriftReport): string | undefined {
+  if (!r.secrets_not_compared) return undefined;
+  const n = r.secrets_not_compared.reduce((sum, x) => sum + x.fields.length, 0);
+  return `${n} secret${n === 1 ? '' : 's'} not compared (--no-secret-values: their values were not read${n > 0 ? `: ${r.secrets_not_compared.map((x) => x.address).join(', ')}` : ''}).`;
+}
+
+/** The same line for an issue body: the flag and the addresses as code. */
+function secretsMarkdown(r: DriftReport): string | undefined {
+  if (!r.secrets_not_compared) return undefined;
+  const n = r.secrets_not_compared.reduce((sum, x) => sum + x.fields.length, 0);
+  const list = r.secrets_not_compared.slice(0, 50).map((x) => inlineCode(x.address));
+  if (r.secrets_not_compared.length > 50) list.push(`and ${r.secrets_not_compared.length - 50} more`);
+  return `**${n} secret${n === 1 ? '' : 's'} not compared** (\`--no-secret-values\`: their values were not read)${n > 0 ? `: ${list.join(', ')}` : ''}.`;
+}
+
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
   const scope = outOfScopeLine(r.out_of_scope);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${scope ? `${p.dim(scope)}\n` : ''}`;
+  const secrets = secretsLine(r);
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
@@ -68,6 +85,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  if (secrets) lines.push(p.yellow(escapeControl(secrets)));
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
   const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
@@ -108,6 +126,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   const out: string[] = [fingerprintMarker(r)];
   if (r.in_sync) {
     out.push('### ✅ No drift', '', `The live platform matches Git (${r.checked} resources compared).`);
+    const secrets = secretsMarkdown(r);
+    if (secrets) out.push('', secrets);
     const scope = outOfScopeLine(r.out_of_scope);
     if (scope) out.push('', escapeMarkdown(scope));
     return out.join('\n') + '\n';
@@ -165,6 +185,8 @@ export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): st
   }
   if (r.summary.not_fixed_by_apply > 0) out.push('', `**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`);
   out.push('', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
+  const secrets = secretsMarkdown(r);
+  if (secrets) out.push(secrets, '');
   const scope = outOfScopeLine(r.out_of_scope);
   if (scope) out.push(md(scope), '');
   out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);

@@ -215,4 +215,33 @@ describe('plan --no-secret-values', () => {
     expect(r0 - r1).toBe(1);
     expect(JSON.stringify(h.emu.state)).toBe(before);
   });
+
+  it('drift --no-secret-values: no secret set, the secrets listed as not compared, a plain difference still drift', async () => {
+    h = await startHarness();
+    const dir = copyRealistic(h);
+    const secrets = secretEnv();
+    expect((await h.run(['apply', dir, '--auto-approve', ...FAST], { env: secrets })).code).toBe(0);
+    const inSync = await h.run(['drift', dir, '--no-secret-values']);
+    expect(inSync.stderr).toBe('');
+    expect(inSync.code).toBe(0);
+    expect(inSync.stdout).toContain('No drift.');
+    expect(inSync.stdout).toContain('4 secrets not compared (--no-secret-values: their values were not read: ');
+    const json = JSON.parse((await h.run(['drift', dir, '--no-secret-values', '--format', 'json'])).stdout);
+    expect(json.in_sync).toBe(true);
+    expect(json.secrets_not_compared.map((x: { address: string }) => x.address).sort()).toEqual(Object.keys(REALISTIC_SECRETS).sort());
+    // Without the flag the report has no such list (and needs the secrets).
+    expect(JSON.parse((await h.run(['drift', dir, '--format', 'json'], { env: secrets })).stdout)).not.toHaveProperty('secrets_not_compared');
+    const shop = join(h.dir, dir, 'shop.yaml');
+    writeFileSync(shop, readFileSync(shop, 'utf8').replace('description: Stripe secret key\n', 'description: Stripe secret key, rotated yearly\n'));
+    const drifted = await h.run(['drift', dir, '--no-secret-values']);
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain('~ project.shop/variable.STRIPE_API_KEY');
+    expect(drifted.stdout).toContain('description: live "Stripe secret key", Git "Stripe secret key, rotated yearly"');
+    expect(drifted.stdout).toContain('4 secrets not compared');
+    const md = await h.run(['drift', dir, '--no-secret-values', '--format', 'markdown']);
+    expect(md.code).toBe(2);
+    expect(md.stdout).toContain('**4 secrets not compared** (`--no-secret-values`: their values were not read): ');
+    expect(md.stdout).toContain('`project.shop/variable.STRIPE_API_KEY`');
+    for (const out of [inSync.stdout, drifted.stdout, JSON.stringify(json)]) for (const v of Object.values(secrets)) expect(out).not.toContain(v);
+  });
 });

@@ -22,6 +22,8 @@ export interface DriftArgs extends ConnectionArgs {
   format?: 'human' | 'json' | 'markdown';
   jsonFile?: string;
   color?: boolean;
+  /** false with `--no-secret-values`. */
+  secretValues?: boolean;
 }
 
 export const driftCommand: CliCommand<DriftArgs> = {
@@ -30,10 +32,12 @@ export const driftCommand: CliCommand<DriftArgs> = {
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
-      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' }),
+      .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
+      // As plan's: `--no-secret-values` reads secretValues=false.
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: compare everything but the secrets, without reading any secret value (the report lists the secrets not compared)' }),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
       if (text) io.stderr.write(text + '\n');
