@@ -139,7 +139,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   const checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
-  diagnostics.push(...fk.diagnostics);
+  // Without secret values no fingerprint is computed: the fallback key only seals a plan file that
+  // apply refuses anyway, so its warning (guessable fingerprints) does not apply. A set-but-empty
+  // key is still an error (checked above).
+  diagnostics.push(...(options.noSecretValues ? fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') : fk.diagnostics));
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;

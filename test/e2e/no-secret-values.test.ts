@@ -115,7 +115,10 @@ describe('plan --no-secret-values', () => {
   it('plans examples/minimal with no secret set, on an empty and on an applied organization', async () => {
     h = await startHarness();
     const dir = copyMinimal();
-    const empty = await h.run(['plan', dir, '--no-secret-values']);
+    // Not even the fingerprint key (a CI secret too): no fingerprint is computed without secret values.
+    const noKey = { DRIFTLESS_FINGERPRINT_KEY: undefined as unknown as string };
+    const empty = await h.run(['plan', dir, '--no-secret-values'], { env: noKey });
+    expect(empty.stderr).toBe('');
     expect(empty.code).toBe(0);
     expect(empty.stdout).toMatch(/Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy\./);
     expect((await h.run(['apply', dir, '--auto-approve', ...FAST])).code).toBe(0);
@@ -243,5 +246,26 @@ describe('plan --no-secret-values', () => {
     expect(md.stdout).toContain('**4 secrets not compared** (`--no-secret-values`: their values were not read): ');
     expect(md.stdout).toContain('`project.shop/variable.STRIPE_API_KEY`');
     for (const out of [inSync.stdout, drifted.stdout, JSON.stringify(json)]) for (const v of Object.values(secrets)) expect(out).not.toContain(v);
+  });
+
+  it('a secret removed from the manifest is still deleted where its scope prunes, and one missing live is still created', async () => {
+    h = await startHarness();
+    const dir = copyRealistic(h);
+    expect((await h.run(['apply', dir, '--auto-approve', ...FAST], { env: secretEnv() })).code).toBe(0);
+    const shop = join(h.dir, dir, 'shop.yaml');
+    const text = readFileSync(shop, 'utf8');
+    const stripe = '      - key: STRIPE_API_KEY\n        value: ${env:STRIPE_API_KEY}\n        secret: true\n        description: Stripe secret key\n';
+    expect(text).toContain(stripe);
+    const added = '      - key: PAYPAL_SECRET\n        value: ${env:PAYPAL_SECRET}\n        secret: true\n';
+    writeFileSync(shop, text.replace(stripe, added).replace('    environments:\n', '    prune:\n      variables: true\n    environments:\n'));
+    const r = await h.run(['plan', dir, '--no-secret-values', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    const byAddress = new Map<string, JsonChange>(doc.resource_changes.map((c: JsonChange) => [c.address, c]));
+    expect(byAddress.get('project.shop/variable.STRIPE_API_KEY')!.change.actions).toEqual(['delete']);
+    expect(byAddress.get('project.shop/variable.PAYPAL_SECRET')!.change.actions).toEqual(['create']);
+    expect(byAddress.get('project.shop/variable.PAYPAL_SECRET')!.change.secret_not_compared).toEqual(['value']);
+    expect(doc.summary).toMatchObject({ add: 1, change: 0, destroy: 1 });
   });
 });
