@@ -6,7 +6,7 @@ export default defineConfig({
   logLevel: 'error',
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', 'node_modules/**'],
+    exclude: ['test/chaos/**', 'node_modules/**', '.stryker-tmp/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -329,7 +329,7 @@ export function renderReport(r) {
     const m = r.manifestLoad;
     out.push('### Manifest loading (issue 11, `bench/manifest-load.mjs`)');
     out.push('');
-    out.push(`One ${(m.bytes / 1e6).toFixed(2)} MB manifest file (1 project, ${m.environments} environments, ${fmtN(m.services)} services of the benchmark's shape, 99 applications merging an anchor with `<<: *app`), ${m.runs} runs; load average at the end ${m.load_average}.`);
+    out.push(`One ${(m.bytes / 1e6).toFixed(2)} MB manifest file (1 project, ${m.environments} environments, ${fmtN(m.services)} services of the benchmark's shape, 99 applications merging an anchor with \`<<: *app\`), ${m.runs} runs; load average at the end ${m.load_average}.`);
     out.push('');
     out.push(table(['what', 'median wall', 'median CPU', 'peak RSS'], [
       ['`driftless validate FILE` (fresh process, start-up included)', `${fmtN(m.median_cli_wall_ms)} ms`, `${fmtN(m.median_cli_cpu_ms)} ms`, `${fmtN(m.max_cli_rss_mb)} MB`],

@@ -4,10 +4,10 @@
  * is reported before anything runs: no request, no file, no emulator. Returns the exit code; never
  * calls process.exit itself.
  */
-import { readFileSync } from 'node:fs';
 import type { CliCommand } from './command.js';
 import { processIO, type CliIO, EXIT } from './io.js';
 import { isVersionRequest, parseCommandLine } from './command-line.js';
+import { packageVersion } from './package-version.js';
 
 /**
  * The module of each command, loaded only when that command runs: `driftless validate` does not
@@ -23,20 +23,12 @@ const COMMAND_MODULES: Record<string, () => Promise<CliCommand<any>>> = {
   graph: async () => (await import('./commands/graph.js')).graphCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
 };
 
 async function commandsFor(argv: string[]): Promise<CliCommand<any>[]> {
   const load = argv[0] !== undefined && Object.hasOwn(COMMAND_MODULES, argv[0]) ? COMMAND_MODULES[argv[0]] : undefined;
   return load ? [await load()] : (await import('./commands/index.js')).commands;
-}
-
-/** The installed package's version (package.json sits two levels above both src/cli and dist/cli). */
-function packageVersion(): string {
-  try {
-    return String(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
-  } catch {
-    return 'unknown';
-  }
 }
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

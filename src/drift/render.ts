@@ -11,7 +11,8 @@ import { REDACTED } from '../model/secret.js';
 import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor, inlineCode } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
 import { outOfScopeLine } from '../plan/scope.js';
-import type { DriftField, DriftItem, DriftOrigin, DriftReport } from './detect.js';
+import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -110,7 +111,27 @@ function notFixedLine(r: DriftReport): string {
 
 export function renderDriftJson(r: DriftReport, ctx: DriftRenderContext): string {
   const reconcile = r.in_sync || r.summary.not_fixed_by_apply < r.summary.drifted ? { reconcile_command: reconcileCommand(ctx) } : {};
-  return escapeJsonText(JSON.stringify({ ...r, ...reconcile }, null, 2)) + '\n';
+  return escapeJsonText(JSON.stringify({ ...r, errored: false, ...reconcile }, null, 2)) + '\n';
+}
+
+/**
+ * A drift check that failed (manifest errors, API errors, a refused token): the report's shape
+ * with `errored: true`, no fingerprint (nothing was compared: a workflow must not close or open an
+ * issue on it) and every diagnostic.
+ */
+export function renderDriftFailureJson(diagnostics: readonly Diagnostic[]): string {
+  const doc = {
+    format_version: DRIFT_FORMAT_VERSION,
+    errored: true,
+    in_sync: false,
+    fingerprint: null,
+    summary: { drifted: 0, outside_git: 0, git: 0, unknown: 0, not_fixed_by_apply: 0 },
+    items: [],
+    checked: 0,
+    request_count: 0,
+    diagnostics,
+  };
+  return escapeJsonText(JSON.stringify(doc, null, 2)) + '\n';
 }
 
 /** Room for the table and details in an issue body (GitHub's limit is 65,536 characters). */

@@ -13,7 +13,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error } from '../diag/diagnostic.js';
+import { error, warning } from '../diag/diagnostic.js';
 import type { LiveState } from '../model/resource.js';
 import type { Plan } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
@@ -55,6 +55,12 @@ export interface PlanFileExpectations {
   /** The API the apply will talk to: a plan made against another API is refused. */
   apiUrl?: string;
   organizationId?: string;
+  /**
+   * `show` only: a file sealed with another key than the reader's is returned anyway, with a
+   * `planfile.unverified` warning, for display (nothing is applied from it). A tampered or unsealed
+   * file is still refused.
+   */
+  allowOtherKey?: boolean;
 }
 
 /**
@@ -88,7 +94,10 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
   const key = typeof d.organization_id === 'string' ? keyOf(d.organization_id) : undefined;
   if (!key) return fail('planfile.corrupt', `${file} is damaged: it names no organization`, `The file was edited or truncated after it was written. ${replan}`);
   const verdict = verifySeal(d as Record<string, unknown>, key);
-  if (verdict !== 'valid') {
+  const notes: Diagnostic[] = [];
+  if (verdict === 'other-key' && expect.allowOtherKey) {
+    notes.push(warning('planfile.unverified', `${file} is shown unverified: it was sealed with another key than this command's ${key.source === 'env' ? 'DRIFTLESS_FINGERPRINT_KEY' : 'key derived from the organization id (DRIFTLESS_FINGERPRINT_KEY is not set)'}`, { detail: `${sealedWith(d.seal)}Run with the DRIFTLESS_FINGERPRINT_KEY the plan was made with to verify it.`, range: { file, start: { line: 1, col: 1 } } }));
+  } else if (verdict !== 'valid') {
     const why: Record<Exclude<typeof verdict, 'valid'>, [string, string]> = {
       unsealed: [`${file} has no seal: it was not written by this version of driftless, or its seal was removed`, `A plan file must carry the seal \`driftless plan --out\` writes. ${replan}`],
       'other-key': [
@@ -109,7 +118,7 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
   if (expect.organizationId !== undefined && d.organization_id !== expect.organizationId) {
     return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${replan.toLowerCase()}`);
   }
-  return { plan: d as PlanFileDocument, diagnostics: [] };
+  return { plan: d as PlanFileDocument, diagnostics: notes };
 }
 
 /** What the file says of its key (never the key): a hint for the user, not a proof. */

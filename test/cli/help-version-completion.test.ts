@@ -29,7 +29,7 @@ describe('help', () => {
       expect(r.err).toBe('');
       expect(r.out.split('\n')[0]).toBe('driftless plan [paths..]');
       for (const flag of ['--out', '--format', '--detailed-exitcode', '--allow-data-loss', '--max-destroy', '--api-url', '--parallelism', '-h, --help', '-v, -V, --version']) expect(r.out).toContain(flag);
-      expect(r.out).toContain('[choices: "human", "json", "markdown"]');
+      expect(r.out).toContain('[choices: "human", "json", "markdown", "github"]');
       expect(r.out).not.toContain('no such file');
     });
   }
@@ -99,7 +99,7 @@ describe('completion', () => {
     const options = await run(['--get-yargs-completions', 'apply', '--']);
     expect(options.out.split('\n')).toEqual(expect.arrayContaining(['--auto-approve', '--max-destroy', '--timeout']));
     const choices = await run(['--get-yargs-completions', 'plan', '--format', '']);
-    expect(choices.out.split('\n').filter(Boolean)).toEqual(['human', 'json', 'markdown']);
+    expect(choices.out.split('\n').filter(Boolean)).toEqual(['human', 'json', 'markdown', 'github']);
   });
 
   it('`driftless completion EXTRA` is a usage error', async () => {

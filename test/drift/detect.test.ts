@@ -48,6 +48,42 @@ describe('detectDrift', () => {
     expect(inGit.items[0]).not.toHaveProperty('fix');
   });
 
+  it('at the exact boundary (updated_at equal to the last deployment) the change is in Git; one millisecond later it is outside Git', () => {
+    // A record written in the same instant as the deployment was part of what was deployed: the
+    // live side has not changed since, so Git moved. Expected values are written out here, not
+    // computed by the code under test.
+    const fields = [{ field: 'cpu', before: 2000, after: 1000 }];
+    const judgeAt = (updated: string) => detectDrift(planOf([change({ address: APP, parent: ENV, actions: ['update'], fields })]), graph, liveOf([appLive(updated)])).items[0]!;
+    const equal = judgeAt(deployedAt);
+    expect(equal).toMatchObject({ origin: 'git', since: deployedAt, last_deployment: deployedAt });
+    expect(equal.summary).toBe(`cpu differs, and the live record has not changed since the last deployment (${deployedAt}): changed in Git, not applied yet`);
+    const justAfter = judgeAt('2026-11-20T10:00:00.001Z');
+    expect(justAfter.origin).toBe('outside_git');
+    expect(justAfter.summary).toBe(`cpu changed live at 2026-11-20T10:00:00.001Z, after the last deployment (${deployedAt}): changed outside Git`);
+    expect(judgeAt('2026-11-20T09:59:59.999Z').origin).toBe('git');
+  });
+
+  it('an environment-level change is judged against the newest deployment below it, boundary included', () => {
+    const VAR = `${ENV}/variable.LOG`;
+    const older = '2026-11-20T08:00:00.000Z';
+    const newer = '2026-11-20T12:00:00.000Z';
+    const judgeAt = (updated: string) =>
+      detectDrift(
+        planOf([change({ address: VAR, kind: 'variable', name: 'LOG', parent: ENV, actions: ['update'], fields: [{ field: 'value', before: 'a', after: 'b' }] })]),
+        graph,
+        liveOf([
+          { address: ENV, kind: 'environment', record: {} },
+          { address: APP, parent: ENV, record: {}, status: { last_deployment_date: newer } },
+          { address: `${ENV}/application.worker`, parent: ENV, record: {}, status: { last_deployment_date: older } },
+          { address: VAR, kind: 'variable', parent: ENV, record: { updated_at: updated } },
+        ]),
+      ).items[0]!;
+    // Between the two deployments: the newest deployment already carried it.
+    expect(judgeAt('2026-11-20T10:00:00.000Z')).toMatchObject({ origin: 'git', last_deployment: newer });
+    expect(judgeAt(newer)).toMatchObject({ origin: 'git', last_deployment: newer });
+    expect(judgeAt('2026-11-20T12:00:00.001Z')).toMatchObject({ origin: 'outside_git', last_deployment: newer });
+  });
+
   it('without a deployment to judge against, the origin is unknown', () => {
     const r = detectDrift(
       planOf([change({ address: 'alert_receiver.ops', kind: 'alert_receiver', name: 'ops', actions: ['update'], fields: [{ field: 'owner', before: 'a', after: 'b' }] })]),

@@ -31,4 +31,21 @@ describe('distrustStaleSecretFingerprints', () => {
     expect(resources.get('project.p/environment.e/variable.WRITTEN')!.fingerprints).toEqual({ value: 'fp', other: 'keep' });
     expect(resources.get('project.q/variable.NO_SERVICES')!.fingerprints).toEqual({ value: 'fp', other: 'keep' });
   });
+
+  it('a secret updated in the same instant as the last deployment keeps its fingerprint; a millisecond later it does not', () => {
+    const deployed = '2026-01-02T00:00:00.000Z';
+    const judge = (updated: string) => {
+      const resources = new Map<string, LiveResource>();
+      for (const x of [
+        r({ address: 'project.p', kind: 'project' }),
+        r({ address: 'project.p/application.a', kind: 'application', parent: 'project.p', status: { last_deployment_date: deployed } }),
+        secret('project.p/variable.S', 'project.p', updated),
+      ])
+        resources.set(x.address, x);
+      distrustStaleSecretFingerprints(resources);
+      return resources.get('project.p/variable.S')!.fingerprints;
+    };
+    expect(judge(deployed)).toEqual({ value: 'fp', other: 'keep' });
+    expect(judge('2026-01-02T00:00:00.001Z')).toEqual({ other: 'keep' });
+  });
 });

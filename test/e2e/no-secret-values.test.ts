@@ -147,7 +147,8 @@ describe('plan --no-secret-values', () => {
     let stderr = '';
     const io: CliIO = { stdout: { write: (s: string) => ((stdout += s), true), isTTY: false }, stderr: { write: (s: string) => ((stderr += s), true), isTTY: false }, env, cwd: h.dir };
     const code = await main(['plan', dir, '--no-secret-values', '--out', 'pr.plan'], io);
-    expect(stderr).toBe('');
+    // Never a hint to apply it.
+    expect(stderr).toBe('\nSaved the plan to pr.plan for review (`driftless show pr.plan`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n');
     expect(code).toBe(0);
     expect([...read].filter((n) => SECRET_NAMES.includes(n))).toEqual([]);
     expect(read.has('DRIFTLESS_API_URL')).toBe(true);
@@ -188,6 +189,11 @@ describe('plan --no-secret-values', () => {
     const dir = copyRealistic(h);
     const p = await h.run(['plan', dir, '--no-secret-values', '--out', 'pr.plan']);
     expect(p.code).toBe(0);
+    // It can be reviewed: show prints it as plan did.
+    const shown = await h.run(['show', 'pr.plan']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe(p.stdout);
+    expect(shown.stdout).toContain('Planned with --no-secret-values');
     const before = JSON.stringify(h.emu.state);
     const r0 = await remaining();
     const a = await h.run(['apply', 'pr.plan', ...FAST], { env: secretEnv() });

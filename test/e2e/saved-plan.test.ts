@@ -37,7 +37,8 @@ describe('saved plans', () => {
     await setUp();
     const p = await h.run(['plan', 'm', '--out', 'change.plan'], { env: SECRET_ENV });
     expect(p.code).toBe(0);
-    expect(p.stdout).toContain('driftless apply change.plan');
+    // The hint is on stderr: stdout is the plan alone (what `show change.plan` prints).
+    expect(p.stderr).toContain('driftless apply change.plan');
     expect(readFileSync(join(h.dir, 'change.plan'), 'utf8')).not.toContain(SECRET);
     const r = await h.run(['apply', 'change.plan', 'm', ...FAST], { env: SECRET_ENV });
     expect(r.code).toBe(0);

@@ -4,6 +4,7 @@
  * backoff a bounded number of times; deliveries are recorded and listable; a slow receiver never
  * blocks the API.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -15,6 +16,8 @@ interface Received {
   path: string;
   headers: IncomingMessage['headers'];
   raw: string;
+  /** The exact bytes received, which the signature covers. */
+  bytes: Buffer;
   body: any;
 }
 
@@ -23,11 +26,12 @@ class Receiver {
   readonly received: Received[] = [];
   handler: (r: Received, res: ServerResponse) => void = (_r, res) => res.writeHead(200).end('ok');
   #server: Server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (d) => (raw += d));
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
-      const r: Received = { path: req.url ?? '/', headers: req.headers, raw, body: JSON.parse(raw) };
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString('utf8');
+      const r: Received = { path: req.url ?? '/', headers: req.headers, raw, bytes, body: JSON.parse(raw) };
       this.received.push(r);
       this.handler(r, res);
     });
@@ -135,6 +139,37 @@ describe('webhook delivery', () => {
     expect(await deliveries(otherProjects.id)).toEqual([]);
     expect((await c.get(`/organization/${c.em.organizationId}/webhook/00000000-0000-4000-8000-000000000000/event`)).status).toBe(404);
     for (const w of [all, off, failuresOnly, otherProjects]) await c.del(`/organization/${c.em.organizationId}/webhook/${w.id}`);
+  });
+
+  test('the signature header is the documented HMAC, computed here with node:crypto over the bytes received', async () => {
+    // The documented algorithm (src/emulator/README.md, "Webhook delivery and how to verify a
+    // signature"): Qovery-Signature: sha256=<lowercase hex HMAC-SHA256 of the raw body, keyed with
+    // the secret>. Computed independently of the emulator's signBody/verifySignature, so an encoding
+    // slip (base64 for hex, a re-serialized body) fails here.
+    const secret = 'whsec_indépendant_✓_42';
+    const hook = await webhook({ target_url: `${rx.url}/independent`, target_secret: secret, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED'] });
+    const appId = await deploy('signed');
+    const got = rx.at('/independent').filter((r) => r.body.payload.application_id === appId);
+    expect(got.map((r) => r.body.event_type).sort()).toEqual(['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED']);
+    for (const r of got) {
+      const header = r.headers['qovery-signature'];
+      expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
+      const expected = 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(r.bytes).digest('hex');
+      expect(header).toBe(expected);
+      // The same bytes with one changed byte no longer match: the header covers the body received.
+      const tampered = Buffer.from(r.bytes);
+      tampered[tampered.length - 2] ^= 1;
+      expect(header).not.toBe('sha256=' + createHmac('sha256', secret).update(tampered).digest('hex'));
+    }
+    await c.del(`/organization/${c.em.organizationId}/webhook/${hook.id}`);
+  });
+
+  test('HMAC-SHA256 known answer: the published test vector, no crypto call in the expectation', () => {
+    // HMAC_SHA256("key", "The quick brown fox jumps over the lazy dog"), the widely published
+    // vector: pins the emulator's verifier to hex HMAC-SHA256 without trusting node:crypto either.
+    const header = 'sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8';
+    expect(verifySignature('key', 'The quick brown fox jumps over the lazy dog', header)).toBe(true);
+    expect(createHmac('sha256', 'key').update('The quick brown fox jumps over the lazy dog').digest('hex')).toBe(header.slice('sha256='.length));
   });
 
   test('a failed deployment sends DEPLOYMENT_FAILED; a webhook without a secret sends no signature', async () => {

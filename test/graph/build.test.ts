@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build.js';
 import { topologicalOrder } from '../../src/graph/order.js';
 import type { Manifest, ProjectSpec } from '../../src/manifest/types.js';
 import { SOURCE } from '../../src/manifest/types.js';
+import type { DesiredGraph } from '../../src/model/resource.js';
 import { isSecretValue, SecretValue } from '../../src/model/secret.js';
 import { fullManifest, PROD, API } from '../plan/fixtures.js';
 
@@ -17,7 +18,12 @@ function indexOf(order: string[], a: string): number {
 }
 
 describe('buildGraph', () => {
-  const { graph } = buildGraph(fullManifest());
+  // Built in each test (not once at collection), so that the graph is computed under each test:
+  // mutation testing attributes what a test executes to that test.
+  let graph: DesiredGraph;
+  beforeEach(() => {
+    ({ graph } = buildGraph(fullManifest()));
+  });
 
   it('gives every object an address under its parent', () => {
     expect([...graph.resources.keys()]).toEqual(

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import type { LiveState } from '../../src/model/resource.js';
@@ -36,7 +36,11 @@ function emptyLive(): LiveState {
 }
 
 describe('computePlan: create', () => {
-  const plan = planOf(fullManifest(), emptyLive());
+  // Computed in each test (not once at collection): mutation testing attributes it to the test.
+  let plan: Plan;
+  beforeEach(() => {
+    plan = planOf(fullManifest(), emptyLive());
+  });
 
   it('creates everything missing, in dependency order, and deploys every service', () => {
     expect(plan.summary).toMatchObject({ add: 21, change: 0, destroy: 0, deploy: 6, blocked: 0 });
@@ -189,6 +193,42 @@ describe('computePlan: update', () => {
       }),
     );
     expect(touched(plan)).toEqual([]);
+  });
+
+  it('matches references by name case-insensitively too: groups, receivers, an alert target and a stage order', () => {
+    const plan = planOf(
+      fullManifest(),
+      withRecords((r) => {
+        r.annotationsGroups[0]!.name = 'MONITORING';
+        r.labelsGroups[0]!.name = 'Team';
+        r.alertReceivers[0]!.name = 'Slack-OPS';
+        r.services[0]!.name = 'Api';
+        r.stages[1]!.name = 'DATA';
+      }),
+    );
+    expect(touched(plan)).toEqual([]);
+    // A name that differs by more than case is still a difference.
+    const renamed = planOf(fullManifest(), withRecords((r) => (r.alertReceivers[0]!.name = 'slack-ops-2')));
+    expect(touched(renamed)).toContain('create alert_receiver.slack-ops');
+  });
+
+  it('a database cloned from a source that is neither declared nor live is an error; a declared source is fine', () => {
+    const withClone = (source: string) => {
+      const m = fullManifest();
+      m.projects![0]!.environments![0]!.services!.push({ type: 'database', name: 'copy', database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', clone_from: { database: source } });
+      const { graph } = buildGraph(m);
+      return computePlan(graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
+    };
+    const missing = withClone('nowhere');
+    expect(change(missing, `${PROD}/database.copy`)).toMatchObject({ actions: ['create'], clone_from: `${PROD}/database.nowhere` });
+    expect(missing.diagnostics.map((d) => [d.severity, d.code, d.summary, d.address])).toEqual([
+      ['error', 'ref.unresolved', `database copy: clone source ${PROD}/database.nowhere is neither declared nor live`, `${PROD}/database.copy`],
+    ]);
+    expect(missing.applyable).toBe(false);
+    const declared = withClone('db');
+    expect(change(declared, `${PROD}/database.copy`).clone_from).toBe(`${PROD}/database.db`);
+    expect(declared.diagnostics).toEqual([]);
+    expect(declared.applyable).toBe(true);
   });
 
   it('shows a cluster upgrade when one is asked for and available', () => {

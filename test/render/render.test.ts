@@ -5,7 +5,8 @@ import { SecretValue } from '../../src/model/secret.js';
 import { computePlan } from '../../src/plan/compute.js';
 import type { Plan, PlanOptions } from '../../src/plan/types.js';
 import { renderPlanHuman } from '../../src/render/human.js';
-import { planToJson, renderPlanJson } from '../../src/render/json.js';
+import jsonPatch from 'fast-json-patch';
+import { planToJson, renderPlanJson, type JsonPlanMeta } from '../../src/render/json.js';
 import { renderPlanMarkdown } from '../../src/render/markdown.js';
 import { renderDeployMermaid, renderGraphDot, renderGraphMermaid } from '../../src/render/graph.js';
 import { createPalette } from '../../src/render/palette.js';
@@ -17,6 +18,9 @@ import { ALL_SECRETS, KEY, apiRecords, fullManifest, id, liveFrom } from '../pla
  * deploy, unmanaged (a webhook: the manifest declares webhooks, so it owns them), and a project
  * outside the manifest's scope (counted in one line, not listed).
  */
+/** Fixed metadata: the golden file must not depend on the clock or the package version. */
+const META: JsonPlanMeta = { driftless_version: '0.0.0-test', timestamp: '2026-01-02T03:04:05.000Z' };
+
 function mixedPlan(options: PlanOptions = {}): { plan: Plan; manifest: Manifest } {
   const m = fullManifest();
   m.projects![0]!.variables![1]!.value = new SecretValue('sk_live_ROTATED_DO_NOT_PRINT');
@@ -46,7 +50,7 @@ describe('golden plan outputs', () => {
   });
 
   it('json', async () => {
-    await expect(renderPlanJson(plan, { pretty: true })).toMatchFileSnapshot('../golden/plan/mixed.json');
+    await expect(renderPlanJson(plan, META, { pretty: true })).toMatchFileSnapshot('../golden/plan/mixed.json');
   });
 
   it('markdown', async () => {
@@ -61,7 +65,7 @@ describe('golden plan outputs', () => {
 
   it('no output holds a secret value', () => {
     const graph = buildGraph(manifest).graph;
-    const all = [renderPlanHuman(plan), renderPlanJson(plan), renderPlanMarkdown(plan), renderGraphDot(graph, plan), renderGraphMermaid(graph, plan)].join('\n');
+    const all = [renderPlanHuman(plan), renderPlanJson(plan, META), renderPlanMarkdown(plan), renderGraphDot(graph, plan), renderGraphMermaid(graph, plan)].join('\n');
     for (const s of [...ALL_SECRETS, 'sk_live_ROTATED_DO_NOT_PRINT']) expect(all).not.toContain(s);
     expect(all).not.toContain(plan.changes.find((c) => c.address === 'project.shop/variable.API_KEY')!.fingerprints!.value);
   });
@@ -109,16 +113,22 @@ describe('human renderer', () => {
 
 describe('json renderer', () => {
   const { plan } = mixedPlan();
-  const doc = planToJson(plan);
+  const doc = planToJson(plan, META);
 
   it('follows the contract: format_version, summary, resource_changes with actions and masks', () => {
     expect(doc.format_version).toBe('1.0');
     expect(doc.summary).toMatchObject({ add: 2, change: 4, destroy: 0, deploy: 5, blocked: 1 });
     expect(doc.request_count).toBe(12);
     const rc = (a: string) => doc.resource_changes.find((c) => c.address === a)!;
-    expect(rc('project.shop/environment.production/application.api').change.actions).toEqual(['update', 'deploy']);
-    expect(rc('project.shop/environment.production/job.nightly').change.actions).toEqual(['deploy']);
-    expect(rc('project.shop/environment.production/container.web').change.actions).toEqual(['create', 'deploy']);
+    // Deployments are not actions (Terraform's closed set): they are change.deploy.
+    expect(rc('project.shop/environment.production/application.api').change.actions).toEqual(['update']);
+    expect(rc('project.shop/environment.production/application.api').change.deploy).toMatchObject({ reasons: expect.any(Array) });
+    expect(rc('project.shop/environment.production/job.nightly').change.actions).toEqual(['no-op']);
+    expect(rc('project.shop/environment.production/job.nightly').change.deploy).toBeDefined();
+    expect(rc('project.shop/environment.production/container.web').change.actions).toEqual(['create']);
+    expect(rc('project.shop/environment.production/container.web').change.deploy).toBeDefined();
+    for (const c of doc.resource_changes) expect(c.change.actions.every((a) => ['create', 'update', 'delete', 'no-op'].includes(a)), c.address).toBe(true);
+    expect(doc.summary.deploy).toBe(doc.resource_changes.filter((c) => c.change.deploy && c.status !== 'blocked').length);
     // A blocked change keeps the actions it would take, and says why it is blocked and what allows it.
     expect(rc('project.shop/environment.production/database.db').change.actions).toEqual(['delete', 'create']);
     expect(rc('project.shop/environment.production/database.db').blocked).toEqual({
@@ -131,7 +141,32 @@ describe('json renderer', () => {
     expect(secret.change.after!.value).toBeNull();
     expect(secret.change.after_sensitive).toEqual({ value: true });
     expect(rc('project.shop/environment.production/application.api').change.before).toMatchObject({ cpu: 1000 });
-    expect(JSON.parse(renderPlanJson(plan))).toEqual(JSON.parse(JSON.stringify(doc)));
+    expect(JSON.parse(renderPlanJson(plan, META))).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  it('carries what Terraform tools read: version, timestamp, mode, provider_name, after_unknown', () => {
+    expect(doc).toMatchObject({ driftless_version: '0.0.0-test', timestamp: '2026-01-02T03:04:05.000Z', errored: false });
+    const rc = (a: string) => doc.resource_changes.find((c) => c.address === a)!;
+    for (const c of doc.resource_changes) expect(c).toMatchObject({ mode: 'managed', provider_name: 'driftless/infrastructure-api' });
+    expect(rc('project.shop/environment.production/container.web').change.after_unknown).toEqual({ id: true });
+    expect(rc('project.shop/environment.production/application.api').change.after_unknown).toEqual({});
+  });
+
+  it('carries each update as a JSON Patch that turns before into after on the changed fields', () => {
+    const updates = doc.resource_changes.filter((c) => c.change.actions[0] === 'update');
+    expect(updates.length).toBeGreaterThan(1);
+    for (const c of updates) {
+      const patched = jsonPatch.applyPatch(structuredClone(c.change.before), c.change.patch!, true, false).newDocument as Record<string, unknown>;
+      for (const f of c.change.changed_fields) expect(patched[f], `${c.address} ${f}`).toEqual(c.change.after![f]);
+    }
+    const api = doc.resource_changes.find((c) => c.address === 'project.shop/environment.production/application.api')!;
+    expect(api.change.patch).toContainEqual({ op: 'replace', path: '/cpu', value: 500 });
+    // A changed secret is in the patch, masked like before/after.
+    const secret = doc.resource_changes.find((c) => c.address === 'project.shop/variable.API_KEY')!;
+    // The API never returns a secret: before has no value, so the patch adds one, null.
+    expect(secret.change.patch).toEqual([{ op: 'add', path: '/value', value: null }]);
+    // No patch where nothing is updated.
+    expect(doc.resource_changes.find((c) => c.address === 'project.shop')!.change.patch).toBeUndefined();
   });
 });
 
@@ -151,7 +186,7 @@ describe('escaping of user-controlled strings', () => {
   });
 
   it('JSON output escapes them and still parses to the same names', () => {
-    const text = renderPlanJson(plan);
+    const text = renderPlanJson(plan, META);
     expect(text).not.toMatch(/[\u001b\u202e]/);
     expect(JSON.parse(text).resource_changes[0].name).toBe(evil);
   });

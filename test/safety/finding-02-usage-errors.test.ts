@@ -24,7 +24,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
   const cases: Array<[string, string[], string]> = [
     // The reported cases.
     ['plan PATH --detailed-exitcod', ['plan', 'm', '--detailed-exitcod'], 'driftless plan: unknown option --detailed-exitcod (did you mean --detailed-exitcode?)'],
-    ['plan --format xml', ['plan', 'm', '--format', 'xml'], 'driftless plan: --format must be one of "human", "json", "markdown", got "xml"'],
+    ['plan --format xml', ['plan', 'm', '--format', 'xml'], 'driftless plan: --format must be one of "human", "json", "markdown", "github", got "xml"'],
     ['apply --auto-approve --autoapprove', ['apply', 'm', '--auto-approve', '--autoapprove'], 'driftless apply: unknown option --autoapprove (did you mean --auto-approve?)'],
     // Unknown command, option, short option, negated option; values missing, empty or given twice.
     ['an unknown command', ['plna', 'm'], 'driftless: unknown command "plna" (did you mean plan?)'],
@@ -43,7 +43,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
     ['export --layout tree', ['export', '--layout', 'tree'], 'driftless export: --layout must be one of "file", "directory", got "tree"'],
     ['export with an unknown option', ['export', '--projet', 'safety'], 'driftless export: unknown option --projet (did you mean --project?)'],
     ['a positional a command does not take', ['export', 'm'], 'driftless export: unexpected argument "m": export takes no positional argument besides its options'],
-    ['no command', [], 'driftless: Give a command: validate, plan, apply, drift, export, graph, serve, demo.'],
+    ['no command', [], 'driftless: Give a command: validate, plan, show, apply, drift, export, graph, serve, demo.'],
   ];
   for (const [name, argv, message] of cases) {
     it(`finding 2: ${name} exits 1 with the usage error, before any request`, async () => {

@@ -11,6 +11,8 @@ export interface Seen {
   n: number;
   method: string;
   path: string;
+  /** The query string, without the `?` ('' when none). */
+  query: string;
   /** Status sent back; 0 when the connection was dropped or never answered. */
   status: number;
   /** The emulator's --fault-rate injected this failure (5xx body or dropped connection). */
@@ -125,8 +127,8 @@ export async function startProxy(target: string): Promise<Proxy> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      const entry: Seen = { n: ++n, method: req.method ?? 'GET', path, status: 0, injected: false, synthetic: false, at: Date.now() };
+      const [path, query = ''] = (req.url ?? '/').split('?') as [string, string?];
+      const entry: Seen = { n: ++n, method: req.method ?? 'GET', path, query, status: 0, injected: false, synthetic: false, at: Date.now() };
       proxy.seen.push(entry);
       const rule = proxy.rule({ n: entry.n, method: entry.method, path });
       const body = Buffer.concat(chunks);

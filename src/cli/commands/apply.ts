@@ -12,7 +12,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { renderDiagnosticsGithub } from '../../diag/render.js';
+import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
@@ -23,7 +24,7 @@ import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { noSecretValuesRefusal } from '../../apply/refusals.js';
 import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerprint.js';
-import type { SealKeyOf } from '../../plan/planfile.js';
+import { sealKeyFromEnv } from '../seal-key.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
@@ -59,14 +60,6 @@ export function looksLikePlanFile(path: string, cwd: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The seal key of a plan file: this apply's fingerprint key (or its fallback), never the file's. */
-function sealKeyFromEnv(env: NodeJS.ProcessEnv): SealKeyOf {
-  return (organizationId) => {
-    const k = resolveFingerprintKey(env, organizationId);
-    return k.key === undefined ? undefined : { key: k.key, source: k.source };
-  };
 }
 
 /** One line of the machine-readable stream (same envelope as the progress events). */
@@ -111,10 +104,11 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {
       for (const d of diags) io.stdout.write(jsonLine(d.summary, { type: 'diagnostic', diagnostic: d }, d.severity === 'error' ? 'error' : 'warn'));
+      // The events are on stdout; in a GitHub Actions job the annotations still go to stderr.
+      if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(diags));
       return;
     }
-    const text = renderDiagnosticsHuman(diags, errPalette);
-    if (text) io.stderr.write(text + '\n');
+    writeDiagnostics(io, diags, errPalette);
   };
 
   // Rate-limit waits: through the progress view once it exists, else as a line of their own.

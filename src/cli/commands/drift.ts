@@ -1,7 +1,8 @@
 /**
  * `driftless drift [paths..]`: a plan made for a cron job. Exit 0 when the live platform matches
  * Git, 2 when it drifted, 1 on any error. `--format json` carries a stable fingerprint of the drift
- * (a workflow keeps one issue per drift); `--format markdown` is an issue body.
+ * (a workflow keeps one issue per drift); `--format markdown` is an issue body. On failure both
+ * still print a document (errored JSON, a failure body) on stdout.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,13 +10,14 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
+import { renderFailureMarkdown } from '../../render/markdown-failure.js';
 import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
-import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
+import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
@@ -39,26 +41,36 @@ export const driftCommand: CliCommand<DriftArgs> = {
     const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
-      const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
-      if (text) io.stderr.write(text + '\n');
-      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return EXIT.error;
+      writeDiagnostics(io, r.diagnostics, errPalette);
+      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) {
+        // stdout still holds a document, so the workflow's issue shows the failure.
+        if (args.format === 'json') io.stdout.write(renderDriftFailureJson(r.diagnostics));
+        else if (args.format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' }));
+        // The report file too: a previous run's report left in place would be read as this run's.
+        if (args.jsonFile !== undefined) writeReport(io, args.jsonFile, renderDriftFailureJson(r.diagnostics));
+        return EXIT.error;
+      }
       const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
       const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, palette));
-      if (args.jsonFile !== undefined) {
-        try {
-          writeFileSync(resolve(io.cwd, args.jsonFile), renderDriftJson(report, ctx));
-        } catch (e) {
-          io.stderr.write(`driftless: cannot write the drift report to ${args.jsonFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
-          return EXIT.error;
-        }
-      }
+      if (args.jsonFile !== undefined && !writeReport(io, args.jsonFile, renderDriftJson(report, ctx))) return EXIT.error;
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {
       await r.session?.close();
     }
   },
 };
+
+/** Writes the JSON report to --json-file; false (and a line on stderr) when it cannot. */
+function writeReport(io: CliIO, file: string, text: string): boolean {
+  try {
+    writeFileSync(resolve(io.cwd, file), text);
+    return true;
+  } catch (e) {
+    io.stderr.write(`driftless: cannot write the drift report to ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+    return false;
+  }
+}

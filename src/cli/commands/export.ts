@@ -10,7 +10,7 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { error, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
@@ -40,7 +40,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
-      io.stderr.write(renderDiagnosticsHuman(diags, errPalette) + '\n');
+      writeDiagnostics(io, diags, errPalette);
       return EXIT.error;
     };
     const layout = chooseLayout(args, io.cwd);

@@ -8,7 +8,7 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
 import { renderGraphDot, renderGraphMermaid } from '../../render/graph.js';
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
@@ -53,8 +53,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
       graph = r.graph;
       plan = r.plan;
     }
-    const text = renderDiagnosticsHuman(diagnostics, errPalette);
-    if (text) io.stderr.write(text + '\n');
+    writeDiagnostics(io, diagnostics, errPalette);
     if (!graph || hasErrors(diagnostics) || (!args.offline && !plan)) return EXIT.error;
     io.stdout.write(args.format === 'mermaid' ? renderGraphMermaid(graph, plan) : renderGraphDot(graph, plan));
     return EXIT.ok;

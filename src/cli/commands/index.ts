@@ -11,5 +11,6 @@ import { demoCommand } from './demo.js';
 import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { serveCommand } from './serve.js';
+import { showCommand } from './show.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, planCommand, applyCommand, driftCommand, exportCommand, graphCommand, serveCommand, demoCommand];
+export const commands: CliCommand<any>[] = [validateCommand, planCommand, showCommand, applyCommand, driftCommand, exportCommand, graphCommand, serveCommand, demoCommand];

@@ -3,16 +3,20 @@
  * endpoints, prints what apply would do. `--out FILE` saves the plan for `apply FILE`.
  * Exit 0 (with --detailed-exitcode: 0 no changes, 2 changes), 1 on any error, and with
  * --detailed-exitcode also 1 when a change is blocked by a guard (apply would refuse the plan).
+ *
+ * stdout holds the document asked for and nothing else, also on failure: `--format json` an
+ * errored plan document, `--format markdown` a failure body (src/render/markdown-failure.ts).
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors } from '../../diag/diagnostic.js';
-import { renderDiagnosticsHuman } from '../../diag/render.js';
+import { renderDiagnosticsGithub } from '../../diag/render.js';
 import { renderPlanHuman } from '../../render/human.js';
-import { renderPlanJson } from '../../render/json.js';
-import { renderPlanMarkdown } from '../../render/markdown.js';
+import { renderPlanFailureJson } from '../../render/json.js';
+import { renderFailureMarkdown } from '../../render/markdown-failure.js';
+import { renderPlanOutput } from '../../render/plan-output.js';
 import { planHasChanges } from '../../plan/types.js';
 import { blockingFlags } from '../../plan/guards.js';
 import { plural } from '../../render/describe.js';
@@ -20,13 +24,15 @@ import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
+import { packageVersion } from '../package-version.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
   paths?: string[];
   out?: string;
   json?: boolean;
-  format?: 'human' | 'json' | 'markdown';
+  format?: 'human' | 'json' | 'markdown' | 'github';
   detailedExitcode?: boolean;
   allowDataLoss?: boolean;
   allowReplace?: boolean;
@@ -43,7 +49,7 @@ export const planCommand: CliCommand<PlanArgs> = {
     pathsPositional(connectionOptions(y))
       .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
       .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
-      .option('format', { choices: ['human', 'json', 'markdown'] as const, describe: 'Output format' })
+      .option('format', { choices: ['human', 'json', 'markdown', 'github'] as const, describe: 'Output format: github prints the diagnostics as GitHub Actions annotations on stdout and the plan on stderr' })
       .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when there are no changes, 2 when there are, 1 on error' })
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
       .option('allow-replace', { type: 'boolean', describe: 'Plan replacements of environments and deployed services instead of marking them blocked' })
@@ -53,24 +59,37 @@ export const planCommand: CliCommand<PlanArgs> = {
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
+    // One instant for the document's timestamp and the plan file's created_at, so that
+    // `show FILE --format json` prints the very document this run printed.
+    const createdAt = new Date().toISOString();
+    const meta = { driftless_version: packageVersion(), timestamp: createdAt };
     const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
-      const text = renderDiagnosticsHuman(r.diagnostics, errPalette);
-      if (text) io.stderr.write(text + '\n');
-      if (!r.plan || hasErrors(r.diagnostics)) return EXIT.error;
+      // --format github: stdout holds only workflow commands (as with validate); the human
+      // diagnostics and the plan go to the job log on stderr.
+      if (format === 'github') io.stdout.write(renderDiagnosticsGithub(r.diagnostics));
+      writeDiagnostics(io, r.diagnostics, errPalette, { annotations: format !== 'github' });
+      if (!r.plan || hasErrors(r.diagnostics)) {
+        // A workflow posts what stdout holds: the failure, in the format it asked for, replaces
+        // the previous comment instead of leaving it up, stale.
+        if (format === 'json') io.stdout.write(renderPlanFailureJson(r.diagnostics, meta, r.plan));
+        else if (format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless plan' }));
+        return EXIT.error;
+      }
       const plan = r.plan;
-      if (format === 'json') io.stdout.write(renderPlanJson(plan));
-      else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
-      else io.stdout.write(renderPlanHuman(plan, { palette }));
+      if (format === 'github') io.stderr.write(renderPlanHuman(plan, { palette: errPalette }));
+      else io.stdout.write(renderPlanOutput(plan, format, meta, palette));
       if (args.out) {
         try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, undefined, args.paths);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, args.paths);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;
         }
-        const note = `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`;
-        (format === 'human' ? io.stdout : io.stderr).write(note);
+        // On stderr: stdout is the plan alone, the same bytes `driftless show FILE` prints.
+        // A plan without secret values is for review only: never suggest applying it.
+        if (plan.options.no_secret_values) io.stderr.write(`\nSaved the plan to ${args.out} for review (\`driftless show ${args.out}\`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n`);
+        else io.stderr.write(`\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
       }
       if (args.detailedExitcode && plan.summary.blocked > 0) {
         // The apply of this change would be refused: a pull-request check must not go green on it.

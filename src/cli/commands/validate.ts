@@ -22,7 +22,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { renderDiagnosticsGithub, renderDiagnosticsHuman, summarizeDiagnostics } from '../../diag/render.js';
+import { renderDiagnosticsGithub, summarizeDiagnostics } from '../../diag/render.js';
+import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
@@ -78,6 +79,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       // For editors and scripts: ranges are 1-based line/col, like everywhere else.
       // escapeJsonText: bidi overrides and line separators from the manifest as \u escapes (same value, inert text).
       io.stdout.write(escapeJsonText(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2)) + '\n');
+      if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(result.diagnostics));
       return invalid ? EXIT.error : EXIT.ok;
     }
     if (args.format === 'github') {
@@ -87,8 +89,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       return invalid ? EXIT.error : EXIT.ok;
     }
     const { out: palette, err: errPalette } = palettesOf(io, { color: args.color, noColor: args['no-color'] === true });
-    const text = renderDiagnosticsHuman(result.diagnostics, errPalette);
-    if (text) io.stderr.write(text + '\n');
+    writeDiagnostics(io, result.diagnostics, errPalette);
     if (invalid) {
       io.stdout.write(`${palette.red('✗')} Invalid manifest${counts ? `: ${counts}` : ''}.\n`);
       return EXIT.error;

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * Records the score of a StrykerJS run (`npm run test:mutation`) for RELIABILITY.md:
+ *
+ *   node scripts/record-mutation.mjs [REPORT...] [--command "what was run"] [--note "what to know"]
+ *
+ * Each REPORT is a Stryker JSON report (default reports/mutation/mutation.json; the incremental file
+ * has the same shape); several (runs over parts of the scope) are merged, the last one winning for
+ * a file in more than one. Writes test/support/results/mutation.json (tracked: run it on purpose, then
+ * `npm run reliability`). Each surviving mutant is listed with the explanation given for it in
+ * test/support/mutation-equivalents.json (keyed "file:line:column Mutator -> replacement"), or as not yet killed.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const commandAt = args.indexOf('--command');
+const command = commandAt >= 0 ? args.splice(commandAt, 2)[1] : 'npm run test:mutation';
+const noteAt = args.indexOf('--note');
+const note = noteAt >= 0 ? args.splice(noteAt, 2)[1] : undefined;
+const reportPaths = (args.length > 0 ? args : ['reports/mutation/mutation.json']).map((a) => resolve(ROOT, a));
+const report = { files: {} };
+for (const path of reportPaths) Object.assign(report.files, JSON.parse(readFileSync(path, 'utf8')).files);
+const equivalents = JSON.parse(readFileSync(join(ROOT, 'test/support/mutation-equivalents.json'), 'utf8'));
+
+const counts = { Killed: 0, Survived: 0, Timeout: 0, NoCoverage: 0, Ignored: 0, RuntimeError: 0, CompileError: 0 };
+/** Per directory (src/plan, src/graph, ...): killed + timeout, and the mutants that count. */
+const byDir = {};
+const survivors = [];
+const files = Object.keys(report.files).sort();
+for (const file of files) {
+  for (const m of report.files[file].mutants) {
+    counts[m.status] = (counts[m.status] ?? 0) + 1;
+    const dir = file.split('/').slice(0, -1).join('/');
+    byDir[dir] ??= { detected: 0, valid: 0 };
+    if (m.status === 'Killed' || m.status === 'Timeout') byDir[dir].detected++;
+    if (['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(m.status)) byDir[dir].valid++;
+    if (m.status === 'Survived' || m.status === 'NoCoverage') {
+      const key = `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${(m.replacement ?? '').replace(/\s+/g, ' ')}`;
+      survivors.push({ key, status: m.status, replacement: m.replacement ?? '', equivalent: equivalents[key] ?? null });
+    }
+  }
+}
+// Stryker's mutation score: (killed + timeout) / (killed + timeout + survived + no coverage).
+const detected = counts.Killed + counts.Timeout;
+const valid = detected + counts.Survived + counts.NoCoverage;
+const equivalent = survivors.filter((s) => s.equivalent).length;
+const out = {
+  command,
+  ...(note ? { note } : {}),
+  date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  node: process.version,
+  files,
+  mutants: valid + counts.Ignored + counts.RuntimeError + counts.CompileError,
+  killed: counts.Killed,
+  timeout: counts.Timeout,
+  survived: counts.Survived,
+  no_coverage: counts.NoCoverage,
+  ignored_static: counts.Ignored,
+  errors: counts.RuntimeError + counts.CompileError,
+  score: valid ? Math.round((1000 * detected) / valid) / 10 : 0,
+  score_without_equivalent: valid - equivalent ? Math.round((1000 * detected) / (valid - equivalent)) / 10 : 0,
+  by_directory: Object.fromEntries(Object.entries(byDir).map(([d, x]) => [d, { ...x, score: x.valid ? Math.round((1000 * x.detected) / x.valid) / 10 : 0 }])),
+  survivors,
+};
+const target = join(ROOT, 'test/support/results/mutation.json');
+const tmp = `${target}.${process.pid}.tmp`;
+writeFileSync(tmp, JSON.stringify(out, null, 2) + '\n');
+renameSync(tmp, target);
+process.stdout.write(`mutation score ${out.score}% (${detected} of ${valid}; ${counts.Survived} survived, ${counts.NoCoverage} without coverage, ${equivalent} explained as equivalent) -> ${target}\n`);

@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+// The tests StrykerJS runs against each mutant of the pure core (`npm run test:mutation`):
+// the fast unit tests of src/plan, src/graph, src/manifest, src/drift, src/live/normalize.ts and
+// src/apply/steps.ts. No emulator, no CLI in a child process, no chaos: each mutant must be judged
+// in seconds, and a test that talks HTTP would measure the network, not the core.
+export default defineConfig({
+  test: {
+    include: [
+      'test/plan/**/*.test.ts',
+      'test/graph/**/*.test.ts',
+      'test/manifest/**/*.test.ts',
+      'test/drift/detect.test.ts',
+      'test/drift/render.test.ts',
+      'test/drift/stale-secrets.test.ts',
+      'test/live/**/*.test.ts',
+      'test/apply/steps.test.ts',
+    ],
+    exclude: [
+      'node_modules/**',
+      'test/**/*.e2e.test.ts',
+      'test/manifest/validate-remote.test.ts',
+      // Seconds each, and about robustness rather than the core's logic: the hostile-input fuzzing
+      // and the precompiled validator's equivalence with the runtime one (8 s of ajv compilation).
+      'test/manifest/hostile.test.ts',
+      'test/manifest/precompiled-validator.test.ts',
+    ],
+    testTimeout: 30_000,
+    pool: 'forks',
+  },
+});
