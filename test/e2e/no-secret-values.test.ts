@@ -70,6 +70,12 @@ describe('plan --no-secret-values', () => {
     expect(stripe.change.actions).toEqual(['create']);
     expect(stripe.change.after_sensitive).toEqual({ value: true });
     expect(stripe.change.secret_not_compared).toEqual(['value']);
+    // Its sibling that draws the planned actions needs no secret either.
+    const graph = await h.run(['graph', dir, '--no-secret-values', '--format', 'mermaid']);
+    expect(graph.stderr).toBe('');
+    expect(graph.code).toBe(0);
+    expect(graph.stdout).toContain('flowchart');
+    expect((await h.run(['graph', dir])).code).toBe(1);
   });
 
   it('after an apply with the secrets: the secrets are "not compared" (human, markdown, JSON), other changes show normally', async () => {
