@@ -131,7 +131,7 @@ export function secretsNotCompared(plan: Plan): Array<{ address: Address; fields
 export function noSecretValuesLine(plan: Plan): string | undefined {
   if (plan.options.no_secret_values !== true) return undefined;
   const n = secretsNotCompared(plan).reduce((sum, x) => sum + x.fields.length, 0);
-  return `Planned with --no-secret-values: ${plural(n, 'secret')} of live records not compared; this plan cannot be applied (apply re-plans with the secrets).`;
+  return `Planned with --no-secret-values: no secret value was read${n > 0 ? `, ${plural(n, 'secret')} of live records not compared` : ''}; this plan cannot be applied (apply re-plans with the secrets).`;
 }
 
 export function requestLine(plan: Plan): string {

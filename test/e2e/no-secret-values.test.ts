@@ -88,7 +88,7 @@ describe('plan --no-secret-values', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('Secrets not compared (their values were not read: --no-secret-values):');
     for (const [address, fields] of Object.entries(REALISTIC_SECRETS)) expect(human.stdout).toContain(`? ${address}: ${fields.join(', ')}`);
-    expect(human.stdout).toContain('Planned with --no-secret-values: 4 secrets of live records not compared; this plan cannot be applied');
+    expect(human.stdout).toContain('Planned with --no-secret-values: no secret value was read, 4 secrets of live records not compared; this plan cannot be applied (apply re-plans with the secrets).');
     expect(human.stdout).toContain('No changes.');
 
     const json = JSON.parse((await h.run(['plan', dir, '--no-secret-values', '--format', 'json'])).stdout);
@@ -131,7 +131,7 @@ describe('plan --no-secret-values', () => {
     const applied = await h.run(['plan', dir, '--no-secret-values']);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('No changes.');
-    expect(applied.stdout).toContain('Planned with --no-secret-values: 0 secrets of live records not compared');
+    expect(applied.stdout).toContain('Planned with --no-secret-values: no secret value was read; this plan cannot be applied (apply re-plans with the secrets).');
   });
 
   it('reads no secret: not one of their environment variables, not a secret file', async () => {
