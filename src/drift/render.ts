@@ -11,6 +11,7 @@ import { REDACTED } from '../model/secret.js';
 import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor, inlineCode } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from '../render/markdown-parts.js';
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 
@@ -59,13 +60,18 @@ function secretsLine(r: DriftReport): string | undefined {
   return `${n} secret${n === 1 ? '' : 's'} not compared (--no-secret-values: their values were not read${n > 0 ? `: ${r.secrets_not_compared.map((x) => x.address).join(', ')}` : ''}).`;
 }
 
-/** The same line for an issue body: the flag and the addresses as code. */
-function secretsMarkdown(r: DriftReport): string | undefined {
+/**
+ * The same line for an issue body: the flag, and the addresses as code when `withAddresses` (a
+ * report in sync: no other section names them; with drift, every drifted address stays in exactly
+ * one part, and the JSON report lists them).
+ */
+function secretsMarkdown(r: DriftReport, withAddresses: boolean): string | undefined {
   if (!r.secrets_not_compared) return undefined;
   const n = r.secrets_not_compared.reduce((sum, x) => sum + x.fields.length, 0);
   const list = r.secrets_not_compared.slice(0, 50).map((x) => inlineCode(x.address));
   if (r.secrets_not_compared.length > 50) list.push(`and ${r.secrets_not_compared.length - 50} more`);
-  return `**${n} secret${n === 1 ? '' : 's'} not compared** (\`--no-secret-values\`: their values were not read)${n > 0 ? `: ${list.join(', ')}` : ''}.`;
+  const names = withAddresses && n > 0 ? `: ${list.join(', ')}` : n > 0 ? ' (listed in the JSON report)' : '';
+  return `**${n} secret${n === 1 ? '' : 's'} not compared** (\`--no-secret-values\`: their values were not read)${names}.`;
 }
 
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
@@ -134,82 +140,94 @@ export function renderDriftFailureJson(diagnostics: readonly Diagnostic[]): stri
   return escapeJsonText(JSON.stringify(doc, null, 2)) + '\n';
 }
 
-/** Room for the table and details in an issue body (GitHub's limit is 65,536 characters). */
-export const MARKDOWN_BUDGET = 60_000;
+/** A part of an issue body or comment: under GitHub's 65,536 characters, with room for a marker line. */
+export const MARKDOWN_PART_LIMIT = 60_000;
 
 /** A marker a workflow finds the issue by; the fingerprint inside tells whether the drift changed. */
 export function fingerprintMarker(r: DriftReport): string {
   return `<!-- driftless-drift fingerprint=${r.fingerprint} -->`;
 }
 
+/** The whole drift report as one markdown document (stdout): every drifted resource, nothing cut. */
 export function renderDriftMarkdown(r: DriftReport, ctx: DriftRenderContext): string {
+  return joinMarkdown(driftDocument(r, ctx, Infinity));
+}
+
+/**
+ * The drift report as an issue body and follow-up comments: parts of at most `limit` characters,
+ * each well-formed, the first holding the fingerprint marker and the summary, every drifted
+ * resource in exactly one part.
+ */
+export function renderDriftMarkdownParts(r: DriftReport, ctx: DriftRenderContext, limit = MARKDOWN_PART_LIMIT): string[] {
+  // A detail whose values alone would not fit in a part has its text block cut (with a note).
+  return packMarkdown(driftDocument(r, ctx, limit - 2_000), limit);
+}
+
+function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: number): MarkdownDocument {
   const md = escapeMarkdown;
-  const out: string[] = [fingerprintMarker(r)];
+  const preamble = fingerprintMarker(r);
+  const scope = outOfScopeLine(r.out_of_scope);
   if (r.in_sync) {
-    out.push('### ✅ No drift', '', `The live platform matches Git (${r.checked} resources compared).`);
-    const secrets = secretsMarkdown(r);
-    if (secrets) out.push('', secrets);
-    const scope = outOfScopeLine(r.out_of_scope);
-    if (scope) out.push('', escapeMarkdown(scope));
-    return out.join('\n') + '\n';
+    const secrets = secretsMarkdown(r, true);
+    return {
+      preamble,
+      heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
+      head: `The live platform matches Git (${r.checked} resources compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
+      blocks: [],
+    };
   }
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
-  out.push(`### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`, '');
-  out.push(
-    `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}`,
-    '',
-  );
-  // GitHub refuses issue bodies over 65,536 characters: rows and details stop at a budget, and
-  // the rest is left to the JSON report (`--json-file`).
-  let budget = MARKDOWN_BUDGET;
-  const take = (lines: string[]): boolean => {
-    const size = lines.reduce((n, l) => n + l.length + 1, 0);
-    if (size > budget) return false;
-    budget -= size;
-    out.push(...lines);
-    return true;
-  };
-  out.push('| | Resource | Drift | Origin | Since | Declared at |', '|---|---|---|---|---|---|');
-  let rows = 0;
+  const title = `### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`;
+  const secrets = secretsMarkdown(r, false);
+  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}`;
+  const blocks: MarkdownBlock[] = [];
+  // The table, split between rows (its header repeated) when it does not fit in one part.
+  blocks.push({
+    kind: 'group',
+    open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
+    items: r.items.map((i) => {
+      const w = where(i);
+      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`;
+    }),
+    close: '',
+  });
   for (const i of r.items) {
-    const w = where(i);
-    if (!take([`| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`])) break;
-    rows++;
-  }
-  if (rows < r.items.length) out.push('', `…and ${r.items.length - rows} more: see the JSON report (\`driftless drift --format json\`).`);
-  out.push('');
-  let details = 0;
-  for (const i of r.items.slice(0, rows)) {
     const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.
-      const body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
+      let body = i.fields.map((f) => escapeControl(fieldLine(f))).join('\n');
+      const room = maxDetail - lines.join('\n').length - 1_000;
+      let cut = 0;
+      if (body.length > room) {
+        // Only huge values (a file variable) get here: the block is cut inside its fence, so the
+        // detail stays whole, and says how much is left to the JSON report.
+        cut = body.length - room;
+        body = body.slice(0, room);
+      }
       const fence = fenceFor(body);
       lines.push(`${fence}text`, body, fence, '');
+      if (cut > 0) lines.push(`_${cut.toLocaleString('en-US')} more characters of these values left out: too long for an issue. The JSON report (\`--json-file\`) has them._`, '');
     }
     lines.push(`Apply would ${md(i.apply_action)}.`, '');
     if (i.fix) lines.push(`**Apply does not fix this.** To fix it: ${md(i.fix)}.`, '');
     lines.push('</details>');
-    if (!take(lines)) break;
-    details++;
+    blocks.push(textBlock(lines.join('\n')));
   }
-  if (details < rows) out.push('', `Details of ${rows - details} more resources are in the JSON report.`);
+  const tail: string[] = [];
   const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
   if (fixable > 0) {
     const what = r.summary.not_fixed_by_apply > 0 ? `fix ${fixable} of the ${r.summary.drifted} resources` : 'make the platform match Git again';
-    out.push('', `**To reconcile** (${what}), review the plan and apply it:`, '');
+    tail.push(`**To reconcile** (${what}), review the plan and apply it:`, '');
     const reconcile = escapeControl(reconcileCommand(ctx));
     const cmd = `driftless plan${reconcile.slice('driftless apply'.length)}\n${reconcile}`;
     const fence = fenceFor(cmd);
-    out.push(`${fence}sh`, cmd, fence);
+    tail.push(`${fence}sh`, cmd, fence, '');
   }
-  if (r.summary.not_fixed_by_apply > 0) out.push('', `**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`);
-  out.push('', 'To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
-  const secrets = secretsMarkdown(r);
-  if (secrets) out.push(secrets, '');
-  const scope = outOfScopeLine(r.out_of_scope);
-  if (scope) out.push(md(scope), '');
-  out.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
-  return out.join('\n') + '\n';
+  if (r.summary.not_fixed_by_apply > 0) tail.push(`**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`, '');
+  tail.push('To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
+  if (scope) tail.push(md(scope), '');
+  tail.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
+  blocks.push(textBlock(tail.join('\n')));
+  return { preamble, heading: (part) => `${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`, head, blocks };
 }

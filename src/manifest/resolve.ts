@@ -56,6 +56,23 @@ function clip(s: string): string {
   return s.length > 60 ? s.slice(0, 57) + '...' : s;
 }
 
+/**
+ * A malformed reference as it can be quoted in a message: what follows the name may be a default
+ * value or a secret pasted in the wrong place (`${env:API-KEY:-sk_live_...}`), so only the scheme and
+ * the name up to its first wrong character are shown, e.g. `${env:API-…}`. A scheme that is not a
+ * short word is not shown either (`${sk_live_...}` has no scheme at all).
+ */
+export function quotedReference(inner: string, closed = true): string {
+  const end = closed ? '}' : '';
+  const colon = inner.indexOf(':');
+  const scheme = colon < 0 ? inner : inner.slice(0, colon);
+  if (!/^[A-Za-z]{1,10}$/.test(scheme)) return `\`\${…${end}\``;
+  if (colon < 0) return `\`\${${scheme}${end}\``;
+  const name = /^[A-Za-z0-9_]{0,64}/.exec(inner.slice(colon + 1))![0];
+  const rest = inner.slice(colon + 1 + name.length);
+  return `\`\${${scheme}:${name}${rest === '' ? '' : `${rest[0]}…`}${end}\``;
+}
+
 /** Resolves the references of one string. Returns undefined (and diagnostics) when one fails. */
 export function resolveString(
   s: string,
@@ -70,8 +87,7 @@ export function resolveString(
   // `${env:NAME` without its closing brace would otherwise pass through as literal text.
   if (s.replace(REFERENCE, '').includes('${')) {
     const start = s.replace(/\$\$\{/g, '\0\0\0').search(/\$\{[^}]*$/);
-    const fragment = clip(s.slice(Math.max(0, start)));
-    out.push(error('ref.unterminated', `\`${fragment}\` is missing its closing brace`, { detail: 'Write ${env:NAME} or ${file:PATH}; write $${ for a literal ${.', range: range && deps.refine ? deps.refine(range, s.slice(Math.max(0, start), Math.max(0, start) + 40)) : range, address }));
+    out.push(error('ref.unterminated', `${quotedReference(s.slice(Math.max(0, start) + 2), false)} is missing its closing brace`, { detail: 'Write ${env:NAME} or ${file:PATH}; write $${ for a literal ${.', range: range && deps.refine ? deps.refine(range, s.slice(Math.max(0, start), Math.max(0, start) + 40)) : range, address }));
     return undefined;
   }
   const at = (needle: string) => (range && deps.refine ? deps.refine(range, needle) : range);
@@ -85,7 +101,7 @@ export function resolveString(
       const parsed = parseEnvArgument(arg);
       if (!parsed) {
         failed = true;
-        out.push(error('ref.bad-env-name', `\`${clip(whole)}\` is not a valid environment variable reference`, { detail: 'Write ${env:NAME} or ${env:NAME:-default}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
+        out.push(error('ref.bad-env-name', `${quotedReference(ref)} is not a valid environment variable reference`, { detail: 'Write ${env:NAME} or ${env:NAME:-default}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
         return '';
       }
       const found = lookUpEnv(parsed, deps.env);
@@ -127,7 +143,7 @@ export function resolveString(
       return r.text;
     }
     failed = true;
-    out.push(error('ref.unknown-scheme', `unknown reference \`${clip(whole)}\``, { detail: 'Allowed: ${env:NAME} and ${file:PATH}, and ${env:NAME:-default}. Write $${ for a literal ${.', range: at(whole), address }));
+    out.push(error('ref.unknown-scheme', `unknown reference ${quotedReference(ref)}`, { detail: 'Allowed: ${env:NAME} and ${file:PATH}, and ${env:NAME:-default}. Write $${ for a literal ${.', range: at(whole), address }));
     return '';
   });
   return failed ? undefined : result;

@@ -29,12 +29,21 @@ export function escapeJsonText(json: string): string {
 }
 
 /**
- * Markdown / HTML text (tables, summaries, headings): control characters escaped, and every
- * character that markdown, HTML or GitHub's autolinker gives a meaning (`<`, `[`, `@`, `#`, `:`,
- * `*`, `|`, backticks...) written as a numeric entity, which renders as itself and means nothing.
+ * Markdown / HTML text (tables, summaries, headings, list items): escaped only where a character
+ * would change the rendering, so the raw text (what a reviewer reads in an email or a log) stays
+ * readable: `api.shop-1/x` and `API_KEY` are left as they are (an underscore between letters is no
+ * emphasis in GFM). Control characters are escaped; a character that
+ * markdown, HTML or GitHub gives a meaning anywhere (`<`, `&`, `[`, `*`, `_`, backticks, `|`, `@`,
+ * `#`, `$`...) is written as a numeric entity, which renders as itself and means nothing, in an
+ * HTML block as in a paragraph; and so is a character that has a meaning only where it stands: the
+ * `:` of `https://` or of `:emoji:`, the `.` of `www.` or of a name that ends like a domain
+ * (`project.shop`: linkify makes a link of it), a list, heading or quote marker at the start of the
+ * text.
  */
+const MARKDOWN_RE = /(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|[&<>`*[\]\\|~!@#$]|:(?=\/\/|[a-z_+-][\w+-]*:)|(?<=\bwww)\.|(?<=[\w-])\.(?=(?:biz|com|edu|gov|net|org|pro|web|xxx|aero|asia|coop|info|museum|name|shop|[a-z]{2})(?![\w-]))|^[-+= ]|(?<=^\d+)[.)]/gi;
+
 export function escapeMarkdown(s: string): string {
-  return escapeControl(s).replace(/[&<>"'`*_[\]()#!|~@:\\{}+.=-]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return escapeControl(s).replace(MARKDOWN_RE, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** A code fence longer than any backtick run inside `content`, so the content cannot close it. */

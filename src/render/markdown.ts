@@ -1,8 +1,10 @@
 /**
- * `plan --format markdown`: a pull-request comment. A summary table per environment, a warning
- * banner when anything is destroyed or replaced, one collapsible <details> per resource, a Mermaid
- * diagram of the deploy order when anything deploys, kept under a size limit (GitHub refuses
- * comments over 65,536 characters) with a note when resources were left out.
+ * `plan --format markdown`: a pull-request comment. The summary line, a warning banner when
+ * anything is destroyed or replaced, a summary table per environment, one collapsible <details> per
+ * resource (blocked and destructive changes first, then updates, then creates), a Mermaid diagram
+ * of the deploy order when anything deploys. Built from blocks (./markdown-parts.ts): the whole
+ * document for stdout, or parts under GitHub's comment limit (65,536 characters), every fence,
+ * `<details>` and table closed in each, every resource in exactly one.
  *
  * Every user-controlled string is escaped (escapeMarkdown outside code, a fence longer than any
  * backtick run inside code), so a name cannot inject HTML, links or @-mentions.
@@ -10,18 +12,33 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
 import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
 
 export interface MarkdownOptions {
-  /** Maximum length of the whole comment. Default 60,000 characters. */
-  maxLength?: number;
   /** Heading of the comment. */
   title?: string;
+  /** How many resources each warning (destroyed, blocked) names (default 20); the rest are counted. */
+  listInWarnings?: number;
 }
+
+/**
+ * GitHub refuses a comment over 65,536 characters; a part stays under 60,000 so that the marker
+ * line a workflow adds to find its comment again (and a byte or two of slack) still fits.
+ */
+export const PART_LIMIT = 60_000;
+
+/**
+ * Mermaid's own defaults (mermaid.js.org/config/schema-docs/config.html): above `maxTextSize`
+ * characters or `maxEdges` edges it draws an error instead of the diagram, and GitHub does not
+ * raise either.
+ */
+export const MERMAID_MAX_TEXT_SIZE = 50_000;
+export const MERMAID_MAX_EDGES = 500;
 
 const SYMBOL: Record<string, string> = {
   create: '+',
@@ -31,17 +48,68 @@ const SYMBOL: Record<string, string> = {
   deploy: '>',
 };
 
+/** The whole plan as one markdown document (stdout). Every resource is in it; nothing is cut. */
 export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): string {
-  const max = opts.maxLength ?? 60_000;
-  const head: string[] = [];
-  head.push(`### ${escapeMarkdown(opts.title ?? 'driftless plan')}`, '');
+  return joinMarkdown(planDocument(plan, opts, Infinity));
+}
+
+/**
+ * The plan as pull-request comments: parts of at most `limit` characters, each well-formed, the
+ * first holding the summary; blocked and destructive changes first, then updates, then creates;
+ * every resource in exactly one part.
+ */
+export function renderPlanMarkdownParts(plan: Plan, opts: MarkdownOptions & { limit?: number } = {}): string[] {
+  const limit = opts.limit ?? PART_LIMIT;
+  // A resource whose diff alone would not fit in a part has its diff cut (with a note): the
+  // heading, the summary and the separators of a part take well under 2,000 characters.
+  const pack = (listInWarnings: number, nameOnly?: ReadonlySet<string>) => {
+    const doc = planDocument(plan, { ...opts, listInWarnings }, limit - 2_000, nameOnly);
+    return { doc, ...packMarkdownPlaced(doc, limit) };
+  };
+  let packed = pack(opts.listInWarnings ?? 20);
+  // The warnings of part 1 name resources: only when each one's section is in part 1 too, so that
+  // every address is in exactly one part (a huge summary table can push the sections on). Without
+  // the names, the warnings say the resources are listed first below.
+  const inFirst = (p: typeof packed) => (a: string) => p.partOf[p.doc.sectionOf.get(a) ?? -1] === 0;
+  if (!packed.doc.named.every(inFirst(packed))) {
+    // Naming fewer only moves sections earlier: the names kept stay in part 1.
+    packed = pack(opts.listInWarnings ?? 20, new Set(packed.doc.named.filter(inFirst(packed))));
+  }
+  return packed.parts;
+}
+
+/** Where a change goes in the document: what needs a reviewer's eyes first. */
+function rank(c: ResourceChange): number {
+  if (c.status === 'blocked') return 0;
+  const l = labelOf(c);
+  if (l === 'destroy' || l === 'replace') return 1;
+  if (l === 'update') return 2;
+  if (l === 'deploy') return 3;
+  return 4;
+}
+
+/** `nameOnly`: the warnings name only these resources (those whose section is in part 1). */
+function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nameOnly?: ReadonlySet<string>): MarkdownDocument & { named: string[]; sectionOf: Map<string, number> } {
+  const nameable = (a: string) => !nameOnly || nameOnly.has(a);
+  const limit = opts.listInWarnings ?? 20;
+  const named: string[] = [];
+  const title = escapeMarkdown(opts.title ?? 'driftless plan');
+  const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
 
   const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
     head.push('> [!WARNING]');
-    head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**:`);
-    for (const c of destructive.slice(0, 20)) head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
-    if (destructive.length > 20) head.push(`> - and ${destructive.length - 20} more`);
+    // Listed in the order of their sections (which come first), so that a part that names one
+    // also holds its section (see renderPlanMarkdownParts).
+    destructive.sort((a, b) => rank(a) - rank(b));
+    const toName = destructive.slice(0, limit).filter((c) => nameable(c.address));
+    const listed = toName.length;
+    head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**${listed > 0 ? ':' : ', listed first below.'}`);
+    for (const c of toName) {
+      head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
+      named.push(c.address);
+    }
+    if (destructive.length > listed && listed > 0) head.push(`> - and ${destructive.length - listed} more, listed first below`);
     head.push('');
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
@@ -50,11 +118,13 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     const flags = blockingFlags(blocked, plan.options).map((f) => `\`${f}\``);
     head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan without ${flags.join(' and ')}.`);
     const roots = blockedRoots(blocked, plan.options);
-    for (const { change: c, following } of roots.slice(0, 20)) {
+    const toName = roots.slice(0, limit).filter((r) => nameable(r.change.address));
+    for (const { change: c, following } of toName) {
       const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
       head.push(`> - ${inlineCode(c.address)}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+      named.push(c.address);
     }
-    if (roots.length > 20) head.push(`> - and ${roots.length - 20} more`);
+    if (roots.length > toName.length) head.push(toName.length > 0 ? `> - and ${roots.length - toName.length} more, listed first below` : '> They are listed first below.');
     head.push('');
   }
 
@@ -71,14 +141,22 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
     // Not a change and not "no change": the reader must not take a quiet plan for "secrets in sync".
     head.push('> [!NOTE]', `> ${escapeMarkdown(secretless)}`);
     const notCompared = secretsNotCompared(plan);
-    for (const x of notCompared.slice(0, 20)) head.push(`> - ${inlineCode(x.address)}: ${escapeMarkdown(x.fields.join(', '))} not compared`);
-    if (notCompared.length > 20) head.push(`> - and ${notCompared.length - 20} more`);
+    // A record with a section of its own is named only when that section is in part 1 (as in the
+    // warnings above); a no-op has none, so this note is where its address is.
+    const sectioned = new Set(plan.changes.filter(isVisible).map((c) => c.address));
+    const toName = notCompared.slice(0, limit).filter((x) => !sectioned.has(x.address) || nameable(x.address));
+    for (const x of toName) {
+      head.push(`> - ${inlineCode(x.address)}: ${escapeMarkdown(x.fields.join(', '))} not compared`);
+      if (sectioned.has(x.address)) named.push(x.address);
+    }
+    if (notCompared.length > toName.length) head.push(`> - and ${notCompared.length - toName.length} more`);
     head.push('');
   }
 
+  const blocks: MarkdownBlock[] = [];
   const groups = groupChanges(plan);
   if (groups.length > 0) {
-    head.push('| Scope | Add | Change | Destroy | Deploy | Unmanaged |', '|---|---:|---:|---:|---:|---:|');
+    const rows: string[] = [];
     for (const g of groups) {
       const n = { add: 0, change: 0, destroy: 0, deploy: 0, unmanaged: 0 };
       for (const c of g.changes) {
@@ -94,46 +172,62 @@ export function renderPlanMarkdown(plan: Plan, opts: MarkdownOptions = {}): stri
         if (c.deploy) n.deploy++;
       }
       const scope = g.project === null ? 'organization' : g.environment === null ? escapeMarkdown(g.project) : `${escapeMarkdown(g.project)} / ${escapeMarkdown(g.environment)}`;
-      head.push(`| ${scope} | ${n.add} | ${n.change} | ${n.destroy} | ${n.deploy} | ${n.unmanaged} |`);
+      rows.push(`| ${scope} | ${n.add} | ${n.change} | ${n.destroy} | ${n.deploy} | ${n.unmanaged} |`);
     }
-    head.push('');
+    // A table continued in another part repeats its header (a table cannot be split otherwise).
+    blocks.push({ kind: 'group', open: () => '| Scope | Add | Change | Destroy | Deploy | Unmanaged |\n|---|---:|---:|---:|---:|---:|', items: rows, close: '' });
   }
-  const tail: string[] = [];
-  if (plan.deploy_order.length > 0) {
-    tail.push('<details><summary>Deploy order</summary>', '', '```mermaid', renderDeployMermaid(plan).trimEnd(), '```', '', '</details>', '');
-  }
-  const scope = outOfScopeLine(plan.out_of_scope);
-  if (scope) tail.push(`${escapeMarkdown(scope)}`, '');
-  tail.push(`**${summaryLine(plan)}** ${requestLine(plan)}`);
 
   const managed: ResourceChange[] = [];
   for (const g of groups) for (const c of g.changes) if (c.status !== 'unmanaged') managed.push(c);
-  const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
-  const unmanagedSection = () =>
-    `<details><summary>${plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n\n${unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`).join('\n')}\n\n</details>\n`;
-
-  // Keep the head, the tail and as many sections as fit; say how many were left out. Sections are
-  // rendered only while they fit, so a plan of thousands of resources stays cheap to render.
-  let used = head.join('\n').length + tail.join('\n').length + 200;
-  const body: string[] = [];
-  let omitted = 0;
-  const total = managed.length + (unmanaged.length > 0 ? 1 : 0);
-  for (let i = 0; i < total; i++) {
-    const s = i < managed.length ? section(managed[i]!) : unmanagedSection();
-    if (used + s.length + 1 > max) {
-      omitted = (i < managed.length ? managed.length - i : 0) + unmanaged.length;
-      break;
-    }
-    body.push(s);
-    used += s.length + 1;
+  // Stable: within a rank, the plan's own order (scope by scope, execution order).
+  managed.sort((a, b) => rank(a) - rank(b));
+  const sectionOf = new Map<string, number>();
+  for (const c of managed) {
+    sectionOf.set(c.address, blocks.length);
+    blocks.push(textBlock(section(c, maxSection)));
   }
-  if (omitted > 0) body.push(`> [!NOTE]\n> ${plural(omitted, 'more resource')} not shown: the comment is limited to ${max.toLocaleString('en-US')} characters. Run \`driftless plan\` for the full plan.\n`);
-  let out = [...head, ...body, ...tail].join('\n') + '\n';
-  if (out.length > max) out = out.slice(0, max - 40) + '\n\n(truncated)\n';
-  return out;
+
+  const unmanaged = plan.changes.filter((c) => c.status === 'unmanaged');
+  if (unmanaged.length > 0) {
+    blocks.push({
+      kind: 'group',
+      open: (n, continued) => `<details><summary>${continued ? `${plural(n, 'more resource')} of the ${unmanaged.length}` : plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n`,
+      items: unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`),
+      close: '\n</details>',
+    });
+  }
+  if (plan.deploy_order.length > 0) blocks.push(textBlock(deployOrder(plan)));
+  const scope = outOfScopeLine(plan.out_of_scope);
+  if (scope) blocks.push(textBlock(escapeMarkdown(scope)));
+
+  return {
+    heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,
+    head: head.join('\n').trimEnd(),
+    blocks,
+    named,
+    sectionOf,
+  };
 }
 
-function section(c: ResourceChange): string {
+/**
+ * The deploy-order diagram, or a note saying why it is left out: above mermaid's own limits GitHub
+ * would show "Maximum text size in diagram exceeded" or "Too many edges" in its place.
+ */
+function deployOrder(plan: Plan): string {
+  const mermaid = renderDeployMermaid(plan).trimEnd();
+  const edges = mermaid.split('\n').filter((l) => l.includes('-->')).length;
+  const over =
+    mermaid.length > MERMAID_MAX_TEXT_SIZE
+      ? `its ${mermaid.length.toLocaleString('en-US')} characters are over mermaid's limit of ${MERMAID_MAX_TEXT_SIZE.toLocaleString('en-US')}`
+      : edges > MERMAID_MAX_EDGES
+        ? `its ${edges.toLocaleString('en-US')} arrows are over mermaid's limit of ${MERMAID_MAX_EDGES}`
+        : undefined;
+  if (over) return `> [!NOTE]\n> The deploy-order diagram is left out: ${over}, so GitHub would show an error in its place. \`driftless graph --format mermaid\` writes it.`;
+  return ['<details><summary>Deploy order</summary>', '', '```mermaid', mermaid, '```', '', '</details>'].join('\n');
+}
+
+function section(c: ResourceChange, maxChars: number): string {
   const label = labelOf(c);
   const sym = SYMBOL[label] ?? '?';
   const extra = c.deploy && label !== 'deploy' ? ', deploy' : '';
@@ -144,12 +238,24 @@ function section(c: ResourceChange): string {
   for (const r of c.reasons) lines.push(`- ${escapeMarkdown(r)}`);
   if (c.deploy) lines.push(`- deploy: ${escapeMarkdown(c.deploy.reasons.join('; '))}`);
   if (c.reasons.length > 0 || c.deploy) lines.push('');
-  const diff = diffText(c);
+  const close = ['</details>'];
+  let diff = diffText(c);
+  const sizeWith = (d: string) => lines.join('\n').length + d.length + 200 + close.join('\n').length;
+  if (diff !== '' && sizeWith(diff) > maxChars) {
+    // Only a change of a huge value (a file, helm values) gets here: its diff is cut at a line,
+    // inside its own fence, so the section stays whole and says what is left out.
+    const all = diff.split('\n');
+    let room = maxChars - sizeWith('');
+    let keep = 0;
+    while (keep < all.length && room - (all[keep]!.length + 1) >= 0) room -= all[(keep++)]!.length + 1;
+    diff = all.slice(0, keep).join('\n');
+    close.unshift(`_${plural(all.length - keep, 'more line')} of this diff left out: too long for a comment. \`driftless plan\` in a terminal shows the whole change._`, '');
+  }
   if (diff !== '') {
     const fence = fenceFor(diff);
     lines.push(`${fence}diff`, diff, fence, '');
   }
-  lines.push('</details>', '');
+  lines.push(...close);
   return lines.join('\n');
 }
 

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { driftFingerprint, type DriftItem, type DriftReport } from '../../src/drift/detect.js';
-import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../src/drift/render.js';
+import { fingerprintMarker, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../src/drift/render.js';
+import { escapeMarkdown } from '../../src/render/escape.js';
 import { createPalette } from '../../src/render/palette.js';
 
 const golden = (name: string) => path.resolve(__dirname, '../golden/drift', name);
@@ -154,11 +155,20 @@ describe('drift rendering', () => {
 });
 
 describe('drift markdown size', () => {
-  it('stays under GitHub\'s issue body limit for a huge drift, saying how many items were left to the JSON report', () => {
+  it("holds every item of a huge drift: the whole of it on stdout, or parts under GitHub's issue body limit", () => {
     const many: DriftItem[] = Array.from({ length: 3000 }, (_, n) => ({ ...items[0]!, address: `project.shop/environment.production/application.app-${n}`, name: `app-${n}` }));
-    const md = renderDriftMarkdown({ ...report, items: many, summary: { drifted: 3000, outside_git: 3000, git: 0, unknown: 0, not_fixed_by_apply: 0 }, fingerprint: driftFingerprint(many) }, ctx);
-    expect(md.length).toBeLessThan(65_536);
-    expect(md).toMatch(/…and \d+ more: see the JSON report/);
-    expect(md).toContain('driftless apply infra');
+    const big = { ...report, items: many, summary: { drifted: 3000, outside_git: 3000, git: 0, unknown: 0, not_fixed_by_apply: 0 }, fingerprint: driftFingerprint(many) };
+    const md = renderDriftMarkdown(big, ctx);
+    expect(md).not.toMatch(/more: see the JSON report|more resources are in the JSON report/);
+    for (const i of many) expect(md).toContain(`<summary>${escapeMarkdown(i.address)}</summary>`);
+    const parts = renderDriftMarkdownParts(big, ctx);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts[0]!.split('\n')[0]).toBe(fingerprintMarker(big));
+    for (const [i, p] of parts.entries()) {
+      expect(p.length).toBeLessThan(60_000);
+      expect(p).toContain(`(part ${i + 1} of ${parts.length})`);
+    }
+    for (const i of many) expect(parts.filter((p) => p.includes(`<summary>${escapeMarkdown(i.address)}</summary>`))).toHaveLength(1);
+    expect(parts.at(-1)).toContain('driftless apply infra');
   });
 });

@@ -104,6 +104,9 @@ describe('plan --no-secret-values', () => {
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('> [!NOTE]');
     expect(md.stdout).toContain('`project.shop/variable.STRIPE_API_KEY`: value not compared');
+    // The pull-request comment's first part carries the note too.
+    expect((await h.run(['plan', dir, '--no-secret-values', '--format', 'markdown', '--split-dir', 'parts'])).code).toBe(0);
+    expect(readFileSync(join(h.dir, 'parts', 'part-1.md'), 'utf8')).toContain('`project.shop/variable.STRIPE_API_KEY`: value not compared');
 
     // A change of a plain field next to the secrets is planned as usual.
     const shop = join(h.dir, dir, 'shop.yaml');
@@ -241,6 +244,10 @@ describe('plan --no-secret-values', () => {
     expect(inSync.code).toBe(0);
     expect(inSync.stdout).toContain('No drift.');
     expect(inSync.stdout).toContain('4 secrets not compared (--no-secret-values: their values were not read: ');
+    const inSyncMd = await h.run(['drift', dir, '--no-secret-values', '--format', 'markdown']);
+    expect(inSyncMd.code).toBe(0);
+    expect(inSyncMd.stdout).toContain('**4 secrets not compared** (`--no-secret-values`: their values were not read): ');
+    expect(inSyncMd.stdout).toContain('`project.shop/variable.STRIPE_API_KEY`');
     const json = JSON.parse((await h.run(['drift', dir, '--no-secret-values', '--format', 'json'])).stdout);
     expect(json.in_sync).toBe(true);
     expect(json.secrets_not_compared.map((x: { address: string }) => x.address).sort()).toEqual(Object.keys(REALISTIC_SECRETS).sort());
@@ -255,8 +262,7 @@ describe('plan --no-secret-values', () => {
     expect(drifted.stdout).toContain('4 secrets not compared');
     const md = await h.run(['drift', dir, '--no-secret-values', '--format', 'markdown']);
     expect(md.code).toBe(2);
-    expect(md.stdout).toContain('**4 secrets not compared** (`--no-secret-values`: their values were not read): ');
-    expect(md.stdout).toContain('`project.shop/variable.STRIPE_API_KEY`');
+    expect(md.stdout).toContain('**4 secrets not compared** (`--no-secret-values`: their values were not read) (listed in the JSON report).');
     for (const out of [inSync.stdout, drifted.stdout, JSON.stringify(json)]) for (const v of Object.values(secrets)) expect(out).not.toContain(v);
   });
 

@@ -7,7 +7,7 @@ import type { Plan, PlanOptions } from '../../src/plan/types.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import jsonPatch from 'fast-json-patch';
 import { planToJson, renderPlanJson, type JsonPlanMeta } from '../../src/render/json.js';
-import { renderPlanMarkdown } from '../../src/render/markdown.js';
+import { renderPlanMarkdown, renderPlanMarkdownParts } from '../../src/render/markdown.js';
 import { renderDeployMermaid, renderGraphDot, renderGraphMermaid } from '../../src/render/graph.js';
 import { createPalette } from '../../src/render/palette.js';
 import { escapeControl, escapeMarkdown, fenceFor } from '../../src/render/escape.js';
@@ -239,10 +239,10 @@ describe('markdown renderer', () => {
     const { plan } = mixedPlan();
     plan.diagnostics.push({ severity: 'error', code: 'plan.max-destroy', summary: 'The plan destroys 1 resources, more than --max-destroy 0', address: 'x<y>' });
     const md = renderPlanMarkdown(plan);
-    expect(md).toContain('> [!CAUTION]\n> - **error**: The plan destroys 1 resources, more than &#45;&#45;max&#45;destroy 0 (`x<y>`)');
+    expect(md).toContain('> [!CAUTION]\n> - **error**: The plan destroys 1 resources, more than --max-destroy 0 (`x<y>`)');
   });
 
-  it('stays under the size limit and says what it left out', () => {
+  it('holds every resource of a big plan: the whole of it on stdout, or parts under the comment limit', () => {
     const m: Manifest = {
       version: 1,
       projects: [
@@ -260,9 +260,18 @@ describe('markdown renderer', () => {
     };
     const plan = computePlan(buildGraph(m).graph, liveFrom({ ...apiRecords(), projects: [], environments: [], services: [], stages: [], variables: {} }), { fingerprintKey: KEY });
     const md = renderPlanMarkdown(plan);
-    expect(md.length).toBeLessThanOrEqual(60_000);
-    expect(md).toMatch(/\d+ more resources not shown/);
-    expect(md.trimEnd().split('\n').pop()).toMatch(/^\*\*Plan: 402 to add/);
+    expect(md).not.toMatch(/not shown|truncated/);
+    const services = plan.changes.filter((c) => c.kind === 'container');
+    expect(services).toHaveLength(400);
+    for (const c of services) expect(md).toContain(`<code>${escapeMarkdown(c.address)}</code>`);
+    const parts = renderPlanMarkdownParts(plan);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const [i, p] of parts.entries()) {
+      expect(p.length).toBeLessThan(60_000);
+      expect(p.split('\n')[0]).toBe(`### driftless plan (part ${i + 1} of ${parts.length})`);
+    }
+    expect(parts[0]).toMatch(/^\*\*Plan: 402 to add/m);
+    for (const c of services) expect(parts.filter((p) => p.includes(`<code>${escapeMarkdown(c.address)}</code>`))).toHaveLength(1);
     expect(renderDeployMermaid(plan)).toContain('svc-399');
   });
 });

@@ -17,12 +17,14 @@ import { runPlan } from '../run-plan.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
-import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown } from '../../drift/render.js';
+import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
   format?: 'human' | 'json' | 'markdown';
   jsonFile?: string;
+  splitDir?: string;
   color?: boolean;
   /** false with `--no-secret-values`. */
   secretValues?: boolean;
@@ -35,8 +37,10 @@ export const driftCommand: CliCommand<DriftArgs> = {
     pathsPositional(connectionOptions(y))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
+      .option('split-dir', { ...SPLIT_DIR_OPTION, describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s 65,536 characters: the issue body (part 1, with the fingerprint marker) and one comment per further part' })
       // As plan's: `--no-secret-values` reads secretValues=false.
-      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: compare everything but the secrets, without reading any secret value (the report lists the secrets not compared)' }),
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: compare everything but the secrets, without reading any secret value (the report lists the secrets not compared)' })
+      .check(checkSplitDir),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
     const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
@@ -48,6 +52,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
         else if (args.format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' }));
         // The report file too: a previous run's report left in place would be read as this run's.
         if (args.jsonFile !== undefined) writeReport(io, args.jsonFile, renderDriftFailureJson(r.diagnostics));
+        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, failureParts(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' })), io);
         return EXIT.error;
       }
       const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
@@ -56,6 +61,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, ctx, palette));
+      if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderDriftMarkdownParts(report, ctx), 'drift report', io)) return EXIT.error;
       if (args.jsonFile !== undefined && !writeReport(io, args.jsonFile, renderDriftJson(report, ctx))) return EXIT.error;
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {

@@ -17,6 +17,7 @@ import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanFailureJson } from '../../render/json.js';
 import { renderFailureMarkdown } from '../../render/markdown-failure.js';
 import { renderPlanOutput } from '../../render/plan-output.js';
+import { renderPlanMarkdownParts } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { blockingFlags } from '../../plan/guards.js';
 import { plural } from '../../render/describe.js';
@@ -24,6 +25,7 @@ import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, splitMarkdown, writeMarkdownParts, failureParts } from '../markdown-split.js';
 import { writeDiagnostics } from '../diagnostics-out.js';
 import { packageVersion } from '../package-version.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
@@ -37,6 +39,7 @@ export interface PlanArgs extends ConnectionArgs {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  splitDir?: string;
   color?: boolean;
   /** false with `--no-secret-values`. */
   secretValues?: boolean;
@@ -54,8 +57,10 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('allow-data-loss', { type: 'boolean', describe: 'Plan database deletions and replacements instead of marking them blocked' })
       .option('allow-replace', { type: 'boolean', describe: 'Plan replacements of environments and deployed services instead of marking them blocked' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' }))
+      .option('split-dir', SPLIT_DIR_OPTION)
       // Declared as `secret-values` so that yargs reads `--no-secret-values` as secretValues=false.
-      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: plan without reading any secret value (secrets show as not compared; the plan file cannot be applied)' }),
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: plan without reading any secret value (secrets show as not compared; the plan file cannot be applied)' })
+      .check(checkSplitDir),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
     const { out: palette, err: errPalette } = palettesOf(io, args);
@@ -74,11 +79,15 @@ export const planCommand: CliCommand<PlanArgs> = {
         // the previous comment instead of leaving it up, stale.
         if (format === 'json') io.stdout.write(renderPlanFailureJson(r.diagnostics, meta, r.plan));
         else if (format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless plan' }));
+        // The split directory holds the failure as its only part: no part of an earlier plan may
+        // pass for this one's.
+        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, failureParts(renderFailureMarkdown(r.diagnostics, { command: 'driftless plan' })), io);
         return EXIT.error;
       }
       const plan = r.plan;
       if (format === 'github') io.stderr.write(renderPlanHuman(plan, { palette: errPalette }));
       else io.stdout.write(renderPlanOutput(plan, format, meta, palette));
+      if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderPlanMarkdownParts(plan), 'plan', io)) return EXIT.error;
       if (args.out) {
         try {
           await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, args.paths);

@@ -1,6 +1,7 @@
 /**
- * `driftless show PLANFILE [--format human|json|markdown]`: prints a saved plan (`plan --out FILE`)
- * exactly as `plan` printed it: the same renderer (src/render/plan-output.ts), the plan file's
+ * `driftless show PLANFILE [--format human|json|markdown] [--split-dir DIR]`: prints a saved plan
+ * (`plan --out FILE`) exactly as `plan` printed it (and the same markdown parts): the same
+ * renderer (src/render/plan-output.ts), the plan file's
  * `created_at` as the JSON document's timestamp, so `show FILE --format X` is byte for byte the
  * stdout of the `plan --out FILE --format X` that wrote it. For CI: the plan artifact of a
  * pull-request job can be read in full later, on any machine. No API call, no manifest read.
@@ -25,10 +26,13 @@ import { inGithubActions } from '../diagnostics-out.js';
 import { renderDiagnosticsGithub } from '../../diag/render.js';
 import { packageVersion } from '../package-version.js';
 import { sealKeyFromEnv } from '../seal-key.js';
+import { renderPlanMarkdownParts } from '../../render/markdown.js';
+import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
 export interface ShowArgs {
   planfile: string;
   format?: PlanOutputFormat;
+  splitDir?: string;
   color?: boolean;
 }
 
@@ -38,7 +42,9 @@ export const showCommand: CliCommand<ShowArgs> = {
   builder: (y: Argv) =>
     y
       .positional('planfile', { type: 'string', describe: 'A plan file written by `driftless plan --out FILE`' })
-      .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'Output format, as for plan' }),
+      .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'Output format, as for plan' })
+      .option('split-dir', SPLIT_DIR_OPTION)
+      .check(checkSplitDir),
   run: async (args: ShowArgs, io: CliIO): Promise<number> => {
     const format = args.format ?? 'human';
     const { out: palette } = palettesOf(io, args);
@@ -54,11 +60,15 @@ export const showCommand: CliCommand<ShowArgs> = {
       const meta = { driftless_version: packageVersion(), timestamp: new Date().toISOString() };
       if (format === 'json') io.stdout.write(renderPlanFailureJson(read.diagnostics, meta));
       else if (format === 'markdown') io.stdout.write(renderFailureMarkdown(read.diagnostics, { command: 'driftless show' }));
+      if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, failureParts(renderFailureMarkdown(read.diagnostics, { command: 'driftless show' })), io);
       return EXIT.error;
     }
     for (const d of read.diagnostics) io.stderr.write(`driftless: ${d.severity}: ${sanitize(d.summary)}. ${sanitize(d.detail ?? '')}\n`);
     const meta = { driftless_version: packageVersion(), timestamp: read.plan.created_at };
     io.stdout.write(renderPlanOutput(read.plan.plan, format, meta, palette));
+    // The same parts as the plan run that wrote the file: a saved plan posted later, in comments.
+    const saved = read.plan.plan;
+    if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderPlanMarkdownParts(saved), 'plan', io)) return EXIT.error;
     return EXIT.ok;
   },
 };

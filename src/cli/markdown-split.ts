@@ -1,0 +1,88 @@
+/**
+ * `--split-dir DIR` of `plan` and `drift` (with `--format markdown`): the markdown written as
+ * `DIR/part-1.md` ... `DIR/part-N.md`, each under GitHub's comment limit, for a workflow that posts
+ * one comment per part. The parts are rendered by the pure renderers; this module only declares
+ * the option, checks it against `--format`, and writes the files.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Options } from 'yargs';
+import type { CliIO } from './io.js';
+import { BlockTooLarge } from '../render/markdown-parts.js';
+
+export const SPLIT_DIR_OPTION: Options = {
+  type: 'string',
+  describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s comment limit (65,536 characters), for one comment per part',
+};
+
+/**
+ * The check a command's builder runs: `--split-dir` only means something for markdown. Thrown
+ * errors become usage errors (src/cli/command-line.ts) before the command runs.
+ */
+export function checkSplitDir(args: Record<string, unknown>): true {
+  if (args.splitDir === undefined) return true;
+  const format = args.json === true ? 'json' : (args.format ?? 'human');
+  if (format !== 'markdown') throw new Error(`--split-dir writes markdown parts: it needs --format markdown, got ${args.json === true ? '--json' : `--format ${String(format)}`}`);
+  return true;
+}
+
+const PART_FILE = /^part-.*\.md$/;
+
+/**
+ * Writes `parts` as DIR/part-1.md ... part-N.md (DIR created if missing) and removes every other
+ * `part-*.md` in DIR: what a previous, longer run left there must not pass for part of this one.
+ * With no parts, only the removal happens. Returns false after telling the
+ * user on stderr when the directory cannot be written.
+ */
+export function writeMarkdownParts(dir: string, parts: readonly string[], io: CliIO): boolean {
+  const target = resolve(io.cwd, dir);
+  try {
+    mkdirSync(target, { recursive: true });
+    const written = new Set<string>();
+    parts.forEach((text, i) => {
+      const name = `part-${i + 1}.md`;
+      writeFileSync(join(target, name), text);
+      written.add(name);
+    });
+    for (const entry of readdirSync(target, { withFileTypes: true })) {
+      if (entry.isFile() && PART_FILE.test(entry.name) && !written.has(entry.name)) rmSync(join(target, entry.name), { force: true });
+    }
+    return true;
+  } catch (e) {
+    io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+    return false;
+  }
+}
+
+/**
+ * Renders the parts and writes them (see writeMarkdownParts), then says on stderr where they are.
+ * `what` names the document ("plan", "drift report"). False when the parts could not be made or
+ * written (told on stderr in one line).
+ */
+export function splitMarkdown(dir: string, render: () => string[], what: string, io: CliIO): boolean {
+  let parts: string[];
+  try {
+    parts = render();
+  } catch (e) {
+    // The renderers keep every block under the limit; a block that still does not fit is said
+    // in one line, never as a stack trace, and no part of it is written.
+    if (!(e instanceof BlockTooLarge)) throw e;
+    io.stderr.write(`driftless: cannot split the ${what} into markdown parts: ${e.message}\n`);
+    writeMarkdownParts(dir, [], io);
+    return false;
+  }
+  if (!writeMarkdownParts(dir, parts, io)) return false;
+  io.stderr.write(`Wrote the ${what} in ${parts.length} markdown part${parts.length === 1 ? '' : 's'}: ${dir}/part-1.md${parts.length > 1 ? ` ... part-${parts.length}.md` : ''}\n`);
+  return true;
+}
+
+/**
+ * The parts for a run that failed: its failure markdown as the one part, so the comments show the
+ * failure; a failure too long for a comment (thousands of diagnostics) keeps its heading and
+ * callout and sends the reader to the job log, which has every diagnostic.
+ */
+export function failureParts(failure: string, limit = 60_000): string[] {
+  if (failure.length <= limit) return [failure];
+  const head = failure.split('\n- ')[0]!.trimEnd();
+  return [`${head}\n\nThe diagnostics are too long for a comment: the job log (stderr) has every one of them.\n`];
+}
