@@ -21,6 +21,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js
 import { RequestCounter, type RequestStats } from './stats.js';
 import { endpointTemplate, fillPath, normaliseBaseUrl, queryString, type PathParams, type Query } from './path.js';
 import { serialiseBody } from './redact.js';
+import { RateLimitWaitError } from './rate-limit-cap.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -65,6 +66,13 @@ export interface ApiClientOptions {
   /** When it aborts, no new request is sent; requests in flight finish. */
   signal?: AbortSignal;
   backoff?: BackoffOptions;
+  /**
+   * Longest rate-limit wait accepted, in ms (--max-wait): a request whose wait for the budget would
+   * be longer fails with a RateLimitWaitError, unsent, instead of sleeping. Default: no cap.
+   */
+  maxWaitMs?: number;
+  /** IANA zone for the local time in a RateLimitWaitError's message (default: the process's). */
+  timeZone?: string;
   /** Extra wait after X-RateLimit-Reset, for servers that round the timestamp down (default 1000). */
   resetSlackMs?: number;
   /** Transport override (tests, in-process servers). Default: global fetch + undici Agent. */
@@ -105,6 +113,12 @@ export interface ApiClient {
   stats(): RequestStats;
   resetStats(): void;
   rateLimit(): RateLimitSnapshot;
+  /**
+   * The error the next request would fail with now because its rate-limit wait exceeds the cap
+   * (undefined without a cap, or when it could be sent within it): lets apply refuse before its
+   * first write instead of failing in the middle.
+   */
+  waitBeyondCap(): RateLimitWaitError | undefined;
   /** Requests holding a slot now, waiting for one, and the most ever held at once. */
   load(): { active: number; waiting: number; peak: number };
   readonly baseUrl: string;
@@ -147,6 +161,8 @@ class HttpApiClient implements ApiClient {
   readonly #userAgent: string;
   readonly #signal?: AbortSignal;
   readonly #backoff: BackoffOptions;
+  readonly #maxWaitMs?: number;
+  readonly #timeZone?: string;
   #announcedWaitUntil = 0;
   #settled = deferred();
 
@@ -176,6 +192,8 @@ class HttpApiClient implements ApiClient {
     this.#signal = o.signal;
     this.#backoff = o.backoff ?? DEFAULT_BACKOFF;
     this.#budget = new RateLimitBudget(o.resetSlackMs ?? 1000);
+    if (o.maxWaitMs !== undefined) this.#maxWaitMs = nonNegativeNumber(o.maxWaitMs, 'maxWaitMs');
+    this.#timeZone = o.timeZone;
     if (o.fetch) {
       this.#fetch = o.fetch;
     } else {
@@ -205,6 +223,21 @@ class HttpApiClient implements ApiClient {
 
   rateLimit(): RateLimitSnapshot {
     return this.#budget.snapshot();
+  }
+
+  waitBeyondCap(): RateLimitWaitError | undefined {
+    const now = this.#now();
+    return this.#cappedWait('-', '-', now, this.#budget.delayBeforeSend(now));
+  }
+
+  /** A RateLimitWaitError when waiting `delay` for the spent budget would exceed the cap. */
+  #cappedWait(method: string, path: string, now: number, delay: number): RateLimitWaitError | undefined {
+    if (this.#maxWaitMs === undefined || delay <= this.#maxWaitMs || !this.#budget.isExhausted(now)) return undefined;
+    const b = this.#budget.snapshot();
+    const blocked = b.blockedUntil !== undefined && b.blockedUntil > now ? b.blockedUntil : undefined;
+    const resetAt = Math.max(blocked ?? 0, b.resetAt ?? 0) || now + delay;
+    const wait = { waitMs: delay, maxWaitMs: this.#maxWaitMs, resetAt, sent: this.#counter.snapshot().total, ...(b.limit !== undefined ? { limit: b.limit } : {}), ...(b.remaining !== undefined ? { remaining: Math.max(0, b.remaining - b.inFlight) } : {}) };
+    return new RateLimitWaitError(method, path, wait, now, this.#timeZone);
   }
 
   load(): { active: number; waiting: number; peak: number } {
@@ -326,6 +359,8 @@ class HttpApiClient implements ApiClient {
         this.#budget.onSend();
         return;
       }
+      const capped = this.#cappedWait(method, path, now, delay);
+      if (capped) throw capped;
       const until = now + delay;
       if (this.#budget.isExhausted(now) && until > this.#announcedWaitUntil + 1000) {
         this.#announcedWaitUntil = until;
@@ -406,6 +441,11 @@ function errorCode(e: unknown): string | undefined {
 
 function positive(n: number, name: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${n}`);
+  return n;
+}
+
+function nonNegativeNumber(n: number, name: string): number {
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${n}`);
   return n;
 }
 

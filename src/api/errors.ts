@@ -17,7 +17,8 @@ export type ApiErrorKind =
   | 'network' // connection refused / reset / DNS (after retries, for idempotent requests)
   | 'ambiguous' // a non-idempotent request failed in a way that leaves unknown whether it applied
   | 'billing' // refused because of the organization's billing restriction
-  | 'aborted'; // the caller's AbortSignal fired before the request was sent
+  | 'aborted' // the caller's AbortSignal fired before the request was sent
+  | 'rate-limit-wait'; // not sent: the rate-limit wait would exceed the cap (--max-wait)
 
 export interface ApiErrorInit {
   kind: ApiErrorKind;
@@ -47,6 +48,7 @@ const KIND_TEXT: Record<ApiErrorKind, string> = {
   ambiguous: 'the request may or may not have been applied',
   billing: "refused because of the organization's billing restriction",
   aborted: 'interrupted before the request was sent',
+  'rate-limit-wait': 'not sent: the rate-limit wait would exceed the maximum wait',
 };
 
 export class ApiError extends Error {

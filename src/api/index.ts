@@ -7,4 +7,6 @@ export { authorizationHeader, authScheme, looksLikeJwt, parseAuthScheme } from '
 export type { AuthScheme } from './auth.js';
 export type { RequestStats } from './stats.js';
 export type { RateLimitSnapshot } from './rate-limit.js';
+export { RateLimitWaitError, isRateLimitWaitError, budgetText } from './rate-limit-cap.js';
+export type { CappedWait } from './rate-limit-cap.js';
 export * from './endpoints.js';

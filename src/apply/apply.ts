@@ -21,7 +21,7 @@ import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
-import { errorMessage, isAmbiguousFailure, isAuthRefusal } from '../live/api-port.js';
+import { errorMessage, isAmbiguousFailure, isAuthRefusal, isRateLimitWaitRefusal } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployNotes, type DeployTarget, type Timing } from './deploy.js';
 import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
@@ -101,6 +101,8 @@ export interface ApplyResult {
   diagnostics: Diagnostic[];
   /** HTTP requests the apply made (the plan's reads are counted in the plan). */
   requestCount: number;
+  /** Why no further step was started, when a step's failure stopped the run (e.g. the --max-wait cap). */
+  stoppedBy?: string;
 }
 
 export const realTiming: Timing = {
@@ -372,7 +374,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   // A deployment is waited on, not worked: it holds none of the `parallelism` places, and it
   // weighs far more than a write, so what it waits for is written first (critical path first).
   // A refused token (401) or permission (403) refuses every further request too: start no more.
+  // So does a rate-limit wait beyond --max-wait: the next request would wait as long.
   let refusedToken = false;
+  let stoppedBy: string | undefined;
   const steps: Step[] = planned.map((p) => ({
     id: p.id,
     dependsOn: p.dependsOn,
@@ -381,6 +385,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
         await runStep(p);
       } catch (e) {
         if (isAuthRefusal(e)) refusedToken = true;
+        if (isRateLimitWaitRefusal(e)) stoppedBy ??= errorMessage(e);
         throw e;
       }
     },
@@ -388,7 +393,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   }));
   const exec = await executeSteps(steps, {
     parallelism: opts.parallelism ?? DEFAULT_PARALLELISM,
-    halted: () => refusedToken,
+    halted: () => refusedToken || stoppedBy !== undefined,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
 
@@ -457,5 +462,5 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   const requestCount = deps.api.requestCount - requestsBefore;
   emit({ type: 'change_summary', ...summary, requests: requestCount });
   const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
-  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount };
+  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount, ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
 }

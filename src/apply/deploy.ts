@@ -7,7 +7,7 @@
  * deadline is a failure carrying the service's last log lines: never a silent success.
  */
 import type { Address, ServiceKind } from '../model/resource.js';
-import { errorMessage, errorStatus, isAmbiguousFailure, type ApiPort } from '../live/api-port.js';
+import { errorMessage, errorStatus, isAmbiguousFailure, isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import type { ApplyEventSink } from './events.js';
 import { compact } from '../graph/attrs.js';
 
@@ -205,6 +205,9 @@ export async function deployStage(
       }
     }
   } catch (e) {
+    // Not sent at all (the wait for the rate limit exceeds --max-wait): kept as it is, so that the
+    // apply sees why and starts no further step.
+    if (isRateLimitWaitRefusal(e)) throw e;
     const hint = billingHint(e);
     throw new DeployFailedError(
       stage.services.map((s) => ({ address: s.address, state: 'NOT_DEPLOYED', reason: `deploy refused: ${errorMessage(e)}`, logs: [] })),

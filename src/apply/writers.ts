@@ -12,7 +12,7 @@ import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
 import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
-import { isAmbiguousFailure, isNotFound, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
+import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody } from './bodies.js';
 import type { IdRegistry } from './refs.js';
@@ -230,8 +230,9 @@ async function validateReceiver(d: DesiredResource, body: Obj, ctx: WriteContext
     }
   } catch (e) {
     const status = errorStatus(e);
-    // Not a verdict on the receiver: the token was refused.
-    if (status === 401 || status === 403) throw e;
+    // Not a verdict on the receiver: the token was refused, or the request was not sent at all
+    // (its rate-limit wait exceeds --max-wait).
+    if (status === 401 || status === 403 || isRateLimitWaitRefusal(e)) throw e;
     if (isAmbiguousFailure(e)) {
       throw new StepError(`${d.address}: the alert receiver could not be validated (the API failed) and was not saved: ${errorMessage(e)}`, 'Run apply again.');
     }

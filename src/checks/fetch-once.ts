@@ -3,7 +3,7 @@
  * many resources need it, with a few requests in flight at a time. A failed read is remembered
  * too, so that one unreachable listing costs one request, not one per resource.
  */
-import { errorMessage } from '../live/api-port.js';
+import { errorMessage, isRateLimitWaitRefusal } from '../live/api-port.js';
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -37,6 +37,9 @@ export class OnceCache<T> {
     try {
       return { ok: true, value: await load() };
     } catch (e) {
+      // A wait beyond --max-wait is not a listing that failed (a check left undone, a warning):
+      // the run must stop there, exit 1, as anywhere else.
+      if (isRateLimitWaitRefusal(e)) throw e;
       return { ok: false, message: errorMessage(e) };
     } finally {
       this.#release();

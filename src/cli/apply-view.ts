@@ -88,7 +88,7 @@ function detailOf(r: StepReport): string {
 }
 
 /** The closing lines: `Apply complete! ...`, or the table of applied / failed / skipped steps. */
-export function renderApplyOutcome(result: ApplyResult, p: Palette): string {
+export function renderApplyOutcome(result: ApplyResult, p: Palette, opts: { hints?: boolean } = {}): string {
   const lines: string[] = [];
   for (const b of result.backups) lines.push(`Backup of ${esc(b.address)} before its deletion: "${esc(b.name)}" (id ${esc(b.id)}).`);
   if (result.status === 'applied') {
@@ -110,9 +110,11 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette): string {
   const counts = `${plural(s.failed, 'step')} failed, ${s.skipped} skipped, ${s.not_started} not started`;
   if (result.status === 'interrupted') {
     lines.push(p.yellow(p.bold(`Apply interrupted: ${counts}. ${summaryLine(result)}`)));
-    lines.push('Run `driftless apply` again to finish: it plans from the live state and creates nothing twice.');
+    // A next-step hint: left out in CI (src/cli/ci.ts), where a re-run is the workflow's decision.
+    if (opts.hints !== false) lines.push('Run `driftless apply` again to finish: it plans from the live state and creates nothing twice.');
   } else {
     lines.push(p.red(p.bold(`Apply failed: ${counts}. ${summaryLine(result)}`)));
+    if (result.stoppedBy) lines.push(`No further step was started: ${esc(result.stoppedBy)}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -18,12 +18,19 @@ export interface ApiConfig {
   authScheme: AuthScheme;
   /** Per-request timeout (DRIFTLESS_REQUEST_TIMEOUT, seconds); the client's default when unset. */
   requestTimeoutMs?: number;
+  /** Longest rate-limit wait (--max-wait, else DRIFTLESS_MAX_WAIT), ms; no cap when unset. */
+  maxWaitMs?: number;
 }
 
 export interface ApiConfigArgs {
   apiUrl?: string;
   authScheme?: string;
+  /** --max-wait, in seconds (already read and checked by its option reader); wins over the variable. */
+  maxWait?: number;
 }
+
+/** The largest cap accepted, in seconds (a day): longer is no cap a CI job could want. */
+export const MAX_WAIT_LIMIT_S = 86_400;
 
 /** A JWT is sent as `Bearer`, an API token as `Token`: the client's own test (api/auth.ts). */
 export { looksLikeJwt };
@@ -95,9 +102,23 @@ export function resolveApiConfig(
       requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
     }
   }
+  let maxWaitMs = args.maxWait !== undefined ? args.maxWait * 1000 : undefined;
+  const rawMaxWait = env.DRIFTLESS_MAX_WAIT?.trim();
+  if (maxWaitMs === undefined && rawMaxWait) {
+    const seconds = /^\d+$/.test(rawMaxWait) ? Number(rawMaxWait) : NaN;
+    if (!(seconds >= 0 && seconds <= MAX_WAIT_LIMIT_S)) {
+      diagnostics.push(
+        error('config.max-wait-invalid', `DRIFTLESS_MAX_WAIT must be a whole number of seconds from 0 to ${MAX_WAIT_LIMIT_S} (got ${JSON.stringify(rawMaxWait.slice(0, 40))}).`, {
+          detail: 'It caps how long a command waits for the API rate limit to reset; past it the command fails with exit 1. Unset: no cap. --max-wait SECONDS wins over it.',
+        }),
+      );
+    } else {
+      maxWaitMs = seconds * 1000;
+    }
+  }
   if (diagnostics.length > 0 || !baseUrl || !token) return { diagnostics };
   return {
-    config: { baseUrl, token, authScheme: authScheme ?? (looksLikeJwt(token) ? 'Bearer' : 'Token'), ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) },
+    config: { baseUrl, token, authScheme: authScheme ?? (looksLikeJwt(token) ? 'Bearer' : 'Token'), ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}), ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) },
     diagnostics,
   };
 }

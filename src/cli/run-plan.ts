@@ -18,7 +18,8 @@ import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
 import { fetchLiveState } from '../live/fetch.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
-import { createApiClient, isApiError, type ApiClient, type ApiEvent } from '../api/index.js';
+import { createApiClient, isApiError, isRateLimitWaitError, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
+import type { ApiUsage } from './api-usage.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
@@ -27,6 +28,8 @@ export interface RunPlanOptions {
   apiUrl?: string;
   authScheme?: string;
   parallelism?: number;
+  /** Seconds (--max-wait); DRIFTLESS_MAX_WAIT when unset. */
+  maxWait?: number;
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
@@ -47,6 +50,10 @@ export interface RunPlanDeps {
 export interface ApiSession {
   port: ApiPort;
   close(): Promise<void>;
+  /** Requests sent so far and the budget the server last reported (for the closing usage line). */
+  usage?(): ApiUsage;
+  /** The error the next request would fail with now, its rate-limit wait exceeding --max-wait. */
+  waitBeyondCap?(): RateLimitWaitError | undefined;
 }
 
 export interface RunPlanResult {
@@ -65,21 +72,37 @@ export interface RunPlanResult {
   session?: ApiSession;
 }
 
-export function openSession(config: ApiConfig, opts: { parallelism?: number; onApiEvent?: (e: ApiEvent) => void; signal?: AbortSignal }): ApiSession {
+export function openSession(config: ApiConfig, opts: { parallelism?: number; onApiEvent?: (e: ApiEvent) => void; signal?: AbortSignal; timeZone?: string }): ApiSession {
   const client: ApiClient = createApiClient({
     baseUrl: config.baseUrl,
     token: config.token,
     authScheme: config.authScheme,
     ...(config.requestTimeoutMs !== undefined ? { timeoutMs: config.requestTimeoutMs } : {}),
+    ...(config.maxWaitMs !== undefined ? { maxWaitMs: config.maxWaitMs } : {}),
+    ...(opts.timeZone ? { timeZone: opts.timeZone } : {}),
     ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
     ...(opts.onApiEvent ? { onEvent: opts.onApiEvent } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  return { port: portFromClient(client), close: () => client.close() };
+  return {
+    port: portFromClient(client),
+    close: () => client.close(),
+    usage: () => {
+      const { limit, remaining } = client.rateLimit();
+      return { requests: client.stats().total, ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}) };
+    },
+    waitBeyondCap: () => client.waitBeyondCap(),
+  };
 }
 
 /** An API failure as a diagnostic: what failed and what to do (never a header or a token). */
 export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
+  if (isRateLimitWaitError(e)) {
+    // Not a failure of the API: the run chose not to wait. Say when to come back, and how to wait.
+    return error('api.rate-limit-wait', `${doing} stopped: ${e.message}`, {
+      detail: 'Run again after the reset, or allow a longer wait with a larger --max-wait (or DRIFTLESS_MAX_WAIT); without either, driftless waits for the reset.',
+    });
+  }
   if (isApiError(e)) {
     const detail: Record<string, string> = {
       unauthorized: 'Check DRIFTLESS_API_TOKEN: it is missing, invalid or expired.',
@@ -116,11 +139,11 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   let session = deps.session;
   let apiUrl: string | undefined;
   if (!session) {
-    const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme }, deps.env);
+    const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env);
     diagnostics.push(...cfg.diagnostics);
     if (!cfg.config) return result;
     apiUrl = cfg.config.baseUrl;
-    session = openSession(cfg.config, { parallelism: options.parallelism, onApiEvent: deps.onApiEvent, signal: deps.signal });
+    session = openSession(cfg.config, { parallelism: options.parallelism, onApiEvent: deps.onApiEvent, signal: deps.signal, timeZone: deps.env.TZ });
   }
   result.session = session;
 
@@ -136,7 +159,15 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // from the lists just read), then the API's listings (instance types, terraform variables; their
   // requests count in the plan's). They become the plan's diagnostics: an error makes it not applyable.
   const checksBefore = session.port.requestCount;
-  const checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+  let checks: Awaited<ReturnType<typeof runOrganizationChecks>>;
+  try {
+    checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+  } catch (e) {
+    // Each listing's own failure is a warning of the checks; what reaches here stops the run
+    // (a rate-limit wait beyond --max-wait).
+    diagnostics.push(apiDiagnostic(e, 'Checking the manifest against the organization'));
+    return result;
+  }
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
   // Without secret values no fingerprint is computed: the fallback key only seals a plan file that

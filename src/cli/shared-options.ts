@@ -6,11 +6,14 @@ import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
 import type { CliIO } from './io.js';
 import { choiceOption, integerOption } from './option-values.js';
+import { MAX_WAIT_LIMIT_S } from './config.js';
 
 export interface ConnectionArgs {
   apiUrl?: string;
   authScheme?: string;
   parallelism?: number;
+  /** Seconds. */
+  maxWait?: number;
 }
 
 export const AUTH_SCHEMES = ['Token', 'Bearer'] as const;
@@ -19,7 +22,16 @@ export function connectionOptions(y: Argv): Argv<any> {
   return y
     .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
     .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme, default: Bearer for a JWT, else Token' }))
-    .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }));
+    .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }))
+    .option('max-wait', maxWaitOption());
+}
+
+/**
+ * `--max-wait SECONDS`: the longest the command waits for the API rate limit to reset; past it, exit 1
+ * with the reset time. Every command that calls the API takes it (validate for --remote too).
+ */
+export function maxWaitOption(): ReturnType<typeof integerOption> {
+  return integerOption('max-wait', { min: 0, max: MAX_WAIT_LIMIT_S, describe: 'Fail (exit 1, with the reset time) instead of waiting longer than SECONDS for the API rate limit (default: DRIFTLESS_MAX_WAIT, else no cap)' });
 }
 
 /** The `[paths..]` positional of the commands that read a manifest. */
@@ -29,7 +41,7 @@ export function pathsPositional(y: Argv<any>): Argv<any> {
 
 /** The connection settings runPlan takes, from the parsed arguments. */
 export function connectionOf(args: ConnectionArgs): ConnectionArgs {
-  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism };
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait };
 }
 
 /**

@@ -2,7 +2,7 @@
  * Which declared-but-missing services existed before: their names appear in their environment's
  * deployment history. One request per environment that has a missing service (usually none).
  */
-import type { ApiPort } from '../live/api-port.js';
+import { isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import type { Address, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
@@ -18,7 +18,9 @@ export async function servicesDeployedBefore(api: ApiPort, plan: Plan, live: Liv
     let names: Set<string>;
     try {
       names = historyNames(await api.get(`/environment/${envId}/deploymentHistoryV2`, { pageSize: 20 }));
-    } catch {
+    } catch (e) {
+      // A wait beyond --max-wait stops the run (exit 1) as anywhere else.
+      if (isRateLimitWaitRefusal(e)) throw e;
       // Attribution only: without the history the item stays of unknown origin.
       continue;
     }

@@ -18,6 +18,12 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
   paths: readonly string[];
+  /**
+   * Whether the human report ends with next-step hints (the command that reconciles, how to keep a
+   * change instead). Default true; false in CI (src/cli/ci.ts), where the workflow decides. The JSON
+   * report's `reconcile_command` is data and the markdown issue body a document: both keep theirs.
+   */
+  hints?: boolean;
 }
 
 const ORIGIN_TEXT: Record<DriftOrigin, string> = {
@@ -96,9 +102,11 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
   const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
-  if (fixable > 0) lines.push(`${reconcileLead(r)}, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
+  const hints = ctx.hints !== false;
+  if (hints && fixable > 0) lines.push(`${reconcileLead(r)}, review and run:  ${escapeControl(reconcileCommand(ctx))}`);
+  // A fact about the drift (apply will not fix it), not a hint: kept in CI.
   if (r.summary.not_fixed_by_apply > 0) lines.push(notFixedLine(r));
-  lines.push('To keep a change made outside Git instead, write it into the manifest (driftless export shows the live values).');
+  if (hints) lines.push('To keep a change made outside Git instead, write it into the manifest (driftless export shows the live values).');
   return lines.join('\n') + '\n';
 }
 

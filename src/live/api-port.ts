@@ -52,6 +52,14 @@ export function isAuthRefusal(e: unknown): boolean {
   return kind === 'unauthorized' || kind === 'forbidden' || status === 401 || status === 403;
 }
 
+/**
+ * A request not sent because its wait for the rate limit would exceed --max-wait: every further
+ * request would wait as long, so an apply starts no more steps.
+ */
+export function isRateLimitWaitRefusal(e: unknown): boolean {
+  return (e as { kind?: unknown } | null)?.kind === 'rate-limit-wait';
+}
+
 export function errorMessage(e: unknown): string {
   if (e && typeof e === 'object') {
     const o = e as { message?: unknown; body?: unknown };

@@ -7,6 +7,7 @@ import { applyPlan } from '../../src/apply/apply.js';
 import type { DesiredGraph, DesiredResource, LiveState } from '../../src/model/resource.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { FakeApi, HttpError, virtualTiming } from './fake-api.js';
+import { RateLimitWaitError } from '../../src/api/index.js';
 
 const ENV = 'project.p/environment.e';
 const services = { api: `${ENV}/application.api`, web: `${ENV}/container.web` };
@@ -182,6 +183,20 @@ describe('variable import', () => {
     const r = await run(s, api);
     expect(r.status).toBe('failed');
     expect(writes(api)).toEqual(['POST /variable/import']);
+    expect(r.steps.filter((x) => x.status === 'not_started').map((x) => x.address)).toEqual([`${services.web}/variable.X`, `${services.web}/variable.Y`]);
+  });
+
+  it('starts no further step once a rate-limit wait would exceed --max-wait, and says why', async () => {
+    const s = setup([[services.api, 'A'], [services.api, 'B'], [services.web, 'X'], [services.web, 'Y']]);
+    const capped = new RateLimitWaitError('POST', '/variable/import', { waitMs: 3_000_000, maxWaitMs: 60_000, resetAt: Date.UTC(2026, 0, 1, 13), limit: 100, remaining: 0, sent: 100 }, Date.UTC(2026, 0, 1, 12, 10), 'UTC');
+    const api = new FakeApi().on('POST', '/variable/import', () => {
+      throw capped;
+    });
+    const r = await run(s, api);
+    expect(r.status).toBe('failed');
+    expect(r.stoppedBy).toBe(capped.message);
+    expect(r.stoppedBy).toContain('The window resets at 2026-01-01T13:00:00Z');
+    expect(r.steps.filter((x) => x.status === 'failed').map((x) => x.error)).toEqual([capped.message, capped.message]);
     expect(r.steps.filter((x) => x.status === 'not_started').map((x) => x.address)).toEqual([`${services.web}/variable.X`, `${services.web}/variable.Y`]);
   });
 });

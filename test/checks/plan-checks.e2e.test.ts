@@ -6,7 +6,7 @@
  * repository) are in the plan's request count.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
+import { FAST, startHarness, type Harness, ONLY_USAGE_LINE } from '../e2e/helpers.js';
 import { remainingRequests } from '../e2e/fixtures.js';
 import { lineOf } from './support.js';
 
@@ -98,7 +98,7 @@ describe('plan-time checks against the emulator', () => {
     const before = await remainingRequests(h);
     const p = await h.run(['plan', 'm', '--json'], { env: ENV });
     const after = await remainingRequests(h);
-    expect(p.stderr).toBe('');
+    expect(p.stderr).toMatch(ONLY_USAGE_LINE);
     expect(p.code).toBe(0);
     const plan = JSON.parse(p.stdout);
     expect(plan.summary).toMatchObject({ add: 6, change: 0, destroy: 0 });
@@ -113,7 +113,7 @@ describe('plan-time checks against the emulator', () => {
     const again = await h.run(['plan', 'm'], { env: ENV });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');
-    expect(again.stderr).toBe('');
+    expect(again.stderr).toMatch(ONLY_USAGE_LINE);
     for (const out of [p, a, again]) expect(out.stdout + out.stderr).not.toContain('tf-SECRET');
   });
 });

@@ -2,7 +2,7 @@
  * apply against the real emulator over HTTP: create, converge, update, replace, prune, data loss.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, startHarness, type Harness } from './helpers.js';
+import { FAST, startHarness, type Harness, ONLY_USAGE_LINE } from './helpers.js';
 import { SECRET, SECRET_ENV, appManifest, remainingRequests, servicesByName, variablesByKey } from './fixtures.js';
 
 let h: Harness;
@@ -19,7 +19,7 @@ describe('apply', () => {
     h = await startHarness();
     h.write({ 'm/main.yaml': appManifest() });
     const first = await apply();
-    expect(first.stderr).toBe('');
+    expect(first.stderr).toMatch(ONLY_USAGE_LINE);
     expect(first.code).toBe(0);
     expect(lastLine(first.stdout)).toBe('Apply complete! Resources: 7 added, 0 changed, 0 destroyed; 2 deployed.');
 

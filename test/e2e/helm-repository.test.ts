@@ -6,7 +6,7 @@
  * a commit: the deployed commit is read back from `source.git.git_repository`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, startHarness, type Harness } from './helpers.js';
+import { FAST, startHarness, type Harness, ONLY_USAGE_LINE } from './helpers.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -133,7 +133,7 @@ projects:
     expect(again.code).toBe(0);
     h.write({ 'm/main.yaml': gitManifest('1234abc') });
     const p = await h.run(['plan', 'm']);
-    expect(p.stderr).toBe('');
+    expect(p.stderr).toMatch(ONLY_USAGE_LINE);
     expect(p.stdout).toContain('Plan: 0 to add, 0 to change, 0 to destroy, 1 to deploy.');
     expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
     expect((await h.run(['plan', 'm', '--detailed-exitcode'])).code).toBe(0);

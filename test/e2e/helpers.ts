@@ -79,3 +79,9 @@ export async function startHarness(opts: StartOptions = {}): Promise<Harness> {
 
 /** Fast deploy polling for apply. */
 export const FAST = ['--poll-interval', '40'];
+
+/**
+ * The whole stderr of a clean run of a command that called the API: its closing usage line and
+ * nothing else (no warning, no retry, no error).
+ */
+export const ONLY_USAGE_LINE = /^\d+ API requests?; \d+ of \d+ left in this window\n$/;

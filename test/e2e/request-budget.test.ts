@@ -7,7 +7,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, startHarness, type Harness } from './helpers.js';
+import { FAST, startHarness, type Harness, ONLY_USAGE_LINE } from './helpers.js';
 import { remainingRequests } from './fixtures.js';
 
 let h: Harness;
@@ -76,7 +76,7 @@ describe('examples', () => {
         WEBHOOK_SIGNING_SECRET: 'whsec_example',
       };
       const a = await h.run(['apply', example, '--auto-approve', ...FAST], { env });
-      expect(a.stderr).toBe('');
+      expect(a.stderr).toMatch(ONLY_USAGE_LINE);
       expect(a.code).toBe(0);
       expect(a.stdout.trimEnd().split('\n').pop()).toMatch(/^Apply complete! Resources: \d+ added, 0 changed, 0 destroyed; \d+ deployed\.$/);
       for (const st of Object.values(h.emu.state.serviceStatuses)) expect(st.state).toBe('DEPLOYED');

@@ -4,6 +4,7 @@ import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { tempTree } from './helpers.js';
+import { ONLY_USAGE_LINE } from '../e2e/helpers.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('driftless validate --remote', () => {
   it('accepts the names the organization has', async () => {
     const dir = tempTree({ 'm.yaml': manifest('production-cluster', 'docker-hub') });
     const r = await run(['validate', '--remote'], dir, { DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ });
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toMatch(ONLY_USAGE_LINE);
     expect(r.code).toBe(0);
   });
 
@@ -62,7 +63,7 @@ projects:
 `;
     const env = { DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ };
     const ok = await run(['validate', '--remote'], tempTree({ 'm.yaml': helm('bitnami') }), env);
-    expect(ok.stderr).toBe('');
+    expect(ok.stderr).toMatch(ONLY_USAGE_LINE);
     expect(ok.code).toBe(0);
     const r = await run(['validate', '--remote', '--format', 'github'], tempTree({ 'm.yaml': helm('bitnam') }), env);
     expect(r.code).toBe(1);

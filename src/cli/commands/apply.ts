@@ -27,6 +27,8 @@ import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerp
 import { sealKeyFromEnv } from '../seal-key.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
@@ -223,6 +225,22 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       io.stdout.write(jsonLine('Plan summary', { type: 'change_summary', operation: 'plan', ...plan.summary }));
     }
 
+    // The plan's reads may have spent the rate-limit budget: when the first write would already
+    // wait longer than --max-wait, refuse now, before asking and before any write, rather than fail
+    // in the middle. (A wait met later stops the apply between steps: see applyPlan.)
+    const capped = r.session?.waitBeyondCap?.();
+    if (capped) {
+      printDiags([
+        {
+          severity: 'error',
+          code: 'apply.rate-limit-wait',
+          summary: `apply refused before its first write: ${capped.message}`,
+          detail: 'Nothing was changed. Run apply again after the reset, or allow a longer wait with --max-wait (or DRIFTLESS_MAX_WAIT).',
+        },
+      ]);
+      return EXIT.error;
+    }
+
     if (!saved && !args.autoApprove) {
       const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
       if (!tty || json) {
@@ -266,10 +284,11 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       printDiags(result.diagnostics);
       return EXIT.error;
     }
-    if (!json) io.stdout.write(renderApplyOutcome(result, palette));
+    if (!json) io.stdout.write(renderApplyOutcome(result, palette, { hints: !isCI(io.env) }));
     if (result.status === 'interrupted') return EXIT.interrupted;
     return result.status === 'applied' ? EXIT.ok : EXIT.error;
   } finally {
     await r.session?.close();
+    reportUsage(io, r.session);
   }
 }

@@ -13,7 +13,9 @@ import { hasErrors } from '../../diag/diagnostic.js';
 import { writeDiagnostics } from '../diagnostics-out.js';
 import { renderFailureMarkdown } from '../../render/markdown-failure.js';
 import { palettesOf } from '../config.js';
-import { runPlan } from '../run-plan.js';
+import { apiDiagnostic, runPlan } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
@@ -46,26 +48,37 @@ export const driftCommand: CliCommand<DriftArgs> = {
     const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       writeDiagnostics(io, r.diagnostics, errPalette);
-      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) {
-        // stdout still holds a document, so the workflow's issue shows the failure.
-        if (args.format === 'json') io.stdout.write(renderDriftFailureJson(r.diagnostics));
-        else if (args.format === 'markdown') io.stdout.write(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' }));
+      // stdout still holds a document, so the workflow's issue shows the failure.
+      const failed = (diagnostics: typeof r.diagnostics): number => {
+        if (args.format === 'json') io.stdout.write(renderDriftFailureJson(diagnostics));
+        else if (args.format === 'markdown') io.stdout.write(renderFailureMarkdown(diagnostics, { command: 'driftless drift' }));
         // The report file too: a previous run's report left in place would be read as this run's.
-        if (args.jsonFile !== undefined) writeReport(io, args.jsonFile, renderDriftFailureJson(r.diagnostics));
-        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, failureParts(renderFailureMarkdown(r.diagnostics, { command: 'driftless drift' })), io);
+        if (args.jsonFile !== undefined) writeReport(io, args.jsonFile, renderDriftFailureJson(diagnostics));
+        if (args.splitDir !== undefined) writeMarkdownParts(args.splitDir, failureParts(renderFailureMarkdown(diagnostics, { command: 'driftless drift' })), io);
         return EXIT.error;
+      };
+      if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return failed(r.diagnostics);
+      let deployedBefore = new Set<string>();
+      try {
+        if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
+      } catch (e) {
+        // Only a wait beyond --max-wait gets here: a failed history read just leaves origins unknown.
+        const diagnostics = [apiDiagnostic(e, 'Reading the deployment history')];
+        writeDiagnostics(io, diagnostics, errPalette);
+        return failed(diagnostics);
       }
-      const deployedBefore = r.session ? await servicesDeployedBefore(r.session.port, r.plan, r.live) : new Set<string>();
       const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
       const ctx = { paths: args.paths ?? [] };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
-      else io.stdout.write(renderDriftHuman(report, ctx, palette));
+      else io.stdout.write(renderDriftHuman(report, { ...ctx, hints: !isCI(io.env) }, palette));
       if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderDriftMarkdownParts(report, ctx), 'drift report', io)) return EXIT.error;
       if (args.jsonFile !== undefined && !writeReport(io, args.jsonFile, renderDriftJson(report, ctx))) return EXIT.error;
       return report.in_sync ? EXIT.ok : EXIT.changes;
     } finally {
+      // After close: the answers still in flight have then updated the budget.
       await r.session?.close();
+      reportUsage(io, r.session);
     }
   },
 };

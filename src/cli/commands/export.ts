@@ -13,6 +13,7 @@ import { error, type Diagnostic } from '../../diag/diagnostic.js';
 import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
@@ -47,9 +48,9 @@ export const exportCommand: CliCommand<ExportArgs> = {
     if (layout === 'directory' && args.out === undefined) {
       return fail([error('export.out-required', '--layout directory needs --out DIR', { detail: 'Give the directory to write organization.yaml and the project files into, or use --layout file to print one file.' })]);
     }
-    const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
+    const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
     if (!cfg.config) return fail(cfg.diagnostics);
-    const session = openSession(cfg.config, { parallelism: args.parallelism, onApiEvent: apiEventReporter(io) });
+    const session = openSession(cfg.config, { parallelism: args.parallelism, onApiEvent: apiEventReporter(io), timeZone: io.env.TZ });
     try {
       let result;
       try {
@@ -85,6 +86,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
       return EXIT.ok;
     } finally {
       await session.close();
+      reportUsage(io, session);
     }
   },
 };

@@ -16,6 +16,7 @@ import type { DesiredGraph } from '../../model/resource.js';
 import type { Plan } from '../../plan/types.js';
 import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
+import { reportUsage, type ApiUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface GraphArgs extends ConnectionArgs {
@@ -41,6 +42,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
     let graph: DesiredGraph | undefined;
     let plan: Plan | undefined;
     let diagnostics: Diagnostic[];
+    let usage: ApiUsage | undefined;
     if (args.offline) {
       // Draws names only: like an offline validate, it runs where secrets are not available.
       const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
@@ -53,13 +55,18 @@ export const graphCommand: CliCommand<GraphArgs> = {
     } else {
       const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
       await r.session?.close();
+      usage = r.session?.usage?.();
       diagnostics = r.diagnostics;
       graph = r.graph;
       plan = r.plan;
     }
     writeDiagnostics(io, diagnostics, errPalette);
-    if (!graph || hasErrors(diagnostics) || (!args.offline && !plan)) return EXIT.error;
-    io.stdout.write(args.format === 'mermaid' ? renderGraphMermaid(graph, plan) : renderGraphDot(graph, plan));
-    return EXIT.ok;
+    try {
+      if (!graph || hasErrors(diagnostics) || (!args.offline && !plan)) return EXIT.error;
+      io.stdout.write(args.format === 'mermaid' ? renderGraphMermaid(graph, plan) : renderGraphDot(graph, plan));
+      return EXIT.ok;
+    } finally {
+      reportUsage(io, usage && { usage: () => usage! });
+    }
   },
 };

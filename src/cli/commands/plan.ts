@@ -28,6 +28,8 @@ import { runPlan } from '../run-plan.js';
 import { SPLIT_DIR_OPTION, checkSplitDir, splitMarkdown, writeMarkdownParts, failureParts } from '../markdown-split.js';
 import { writeDiagnostics } from '../diagnostics-out.js';
 import { packageVersion } from '../package-version.js';
+import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -96,9 +98,11 @@ export const planCommand: CliCommand<PlanArgs> = {
           return EXIT.error;
         }
         // On stderr: stdout is the plan alone, the same bytes `driftless show FILE` prints.
-        // A plan without secret values is for review only: never suggest applying it.
-        if (plan.options.no_secret_values) io.stderr.write(`\nSaved the plan to ${args.out} for review (\`driftless show ${args.out}\`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n`);
-        else io.stderr.write(`\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
+        // In CI the workflow applies the file (or not): no hint to run apply by hand (src/cli/ci.ts).
+        // A plan without secret values is for review only: never a hint to apply it, and always said.
+        if (plan.options.no_secret_values) {
+          io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out} (planned with --no-secret-values: for review, apply refuses it).\n` : `\nSaved the plan to ${args.out} for review (\`driftless show ${args.out}\`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n`);
+        } else io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out}.\n` : `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
       }
       if (args.detailedExitcode && plan.summary.blocked > 0) {
         // The apply of this change would be refused: a pull-request check must not go green on it.
@@ -109,7 +113,9 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (args.detailedExitcode && planHasChanges(plan)) return EXIT.changes;
       return EXIT.ok;
     } finally {
+      // After close: the answers still in flight have then updated the budget.
       await r.session?.close();
+      reportUsage(io, r.session);
     }
   },
 };

@@ -33,7 +33,8 @@ import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { choiceOption } from '../option-values.js';
-import { AUTH_SCHEMES } from '../shared-options.js';
+import { AUTH_SCHEMES, maxWaitOption } from '../shared-options.js';
+import { reportUsage, type ApiUsage } from '../api-usage.js';
 
 export interface ValidateArgs {
   paths?: string[];
@@ -43,6 +44,8 @@ export interface ValidateArgs {
   remote?: boolean;
   apiUrl?: string;
   authScheme?: string;
+  /** Seconds (--max-wait, for --remote). */
+  maxWait?: number;
 }
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
@@ -63,53 +66,65 @@ export const validateCommand: CliCommand<ValidateArgs> = {
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
       .option('remote', { type: 'boolean', default: false, describe: 'Also make the checks plan makes against the organization: names of clusters, container registries and helm repositories, cluster cpu/memory maxima, managed-database instance types, terraform variables (read requests only)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
-      .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' })),
+      .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme for --remote' }))
+      .option('max-wait', maxWaitOption()),
   run: async (args: ValidateArgs, io: CliIO): Promise<number> => {
     // Offline, validate runs where secrets are not available (a fork's pull request, an editor, a
     // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
     // value). --remote checks as plan does.
-    const loaded = args.remote ? await loadCheckedRemotely(args, io) : await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
-    // The checks plan makes while building the desired graph (description room for the secret
-    // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
-    const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
-    const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...graphDiagnostics] };
-    const invalid = hasErrors(result.diagnostics) || !result.manifest;
-    const counts = summarizeDiagnostics(result.diagnostics);
-    if (args.format === 'json') {
-      // For editors and scripts: ranges are 1-based line/col, like everywhere else.
-      // escapeJsonText: bidi overrides and line separators from the manifest as \u escapes (same value, inert text).
-      io.stdout.write(escapeJsonText(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2)) + '\n');
-      if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(result.diagnostics));
-      return invalid ? EXIT.error : EXIT.ok;
+    let usage: ApiUsage | undefined;
+    const loaded = args.remote ? await loadCheckedRemotely(args, io, (u) => (usage = u)) : await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
+    try {
+      return report(loaded, args, io);
+    } finally {
+      // After the verdict: the last line of a remote validate is what it cost.
+      reportUsage(io, usage && { usage: () => usage! });
     }
-    if (args.format === 'github') {
-      io.stdout.write(renderDiagnosticsGithub(result.diagnostics));
-      // The verdict goes to the log (stderr); stdout holds only workflow commands.
-      io.stderr.write(invalid ? `Invalid manifest${counts ? `: ${counts}` : ''}.\n` : `Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
-      return invalid ? EXIT.error : EXIT.ok;
-    }
-    const { out: palette, err: errPalette } = palettesOf(io, { color: args.color, noColor: args['no-color'] === true });
-    writeDiagnostics(io, result.diagnostics, errPalette);
-    if (invalid) {
-      io.stdout.write(`${palette.red('✗')} Invalid manifest${counts ? `: ${counts}` : ''}.\n`);
-      return EXIT.error;
-    }
-    io.stdout.write(`${palette.green('✓')} Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
-    return EXIT.ok;
   },
 };
+
+/** The verdict of validate in the chosen format; the exit code. */
+function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: ValidateArgs, io: CliIO): number {
+  // The checks plan makes while building the desired graph (description room for the secret
+  // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
+  const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
+  const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...graphDiagnostics] };
+  const invalid = hasErrors(result.diagnostics) || !result.manifest;
+  const counts = summarizeDiagnostics(result.diagnostics);
+  if (args.format === 'json') {
+    // For editors and scripts: ranges are 1-based line/col, like everywhere else.
+    // escapeJsonText: bidi overrides and line separators from the manifest as \u escapes (same value, inert text).
+    io.stdout.write(escapeJsonText(JSON.stringify({ format_version: '1', valid: !invalid, files: result.files, diagnostics: result.diagnostics }, null, 2)) + '\n');
+    if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(result.diagnostics));
+    return invalid ? EXIT.error : EXIT.ok;
+  }
+  if (args.format === 'github') {
+    io.stdout.write(renderDiagnosticsGithub(result.diagnostics));
+    // The verdict goes to the log (stderr); stdout holds only workflow commands.
+    io.stderr.write(invalid ? `Invalid manifest${counts ? `: ${counts}` : ''}.\n` : `Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
+    return invalid ? EXIT.error : EXIT.ok;
+  }
+  const { out: palette, err: errPalette } = palettesOf(io, { color: args.color, noColor: args['no-color'] === true });
+  writeDiagnostics(io, result.diagnostics, errPalette);
+  if (invalid) {
+    io.stdout.write(`${palette.red('✗')} Invalid manifest${counts ? `: ${counts}` : ''}.\n`);
+    return EXIT.error;
+  }
+  io.stdout.write(`${palette.green('✓')} Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
+  return EXIT.ok;
+}
 
 /**
  * The manifest loaded as offline, then, when it is valid so far, checked against the organization
  * exactly as plan checks it (runOrganizationChecks), in one API session; an API failure is a
  * diagnostic saying what could not be read.
  */
-async function loadCheckedRemotely(args: ValidateArgs, io: CliIO): Promise<Awaited<ReturnType<typeof loadManifest>>> {
-  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env);
+async function loadCheckedRemotely(args: ValidateArgs, io: CliIO, onUsage: (u: ApiUsage) => void): Promise<Awaited<ReturnType<typeof loadManifest>>> {
+  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
   const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'error' });
   const withFirst = (first: Diagnostic[], then: Diagnostic[] = []) => ({ ...loaded, diagnostics: [...first, ...loaded.diagnostics, ...then] });
   if (!cfg.config) return withFirst(cfg.diagnostics);
-  const session = openSession(cfg.config, { parallelism: 2 });
+  const session = openSession(cfg.config, { parallelism: 2, timeZone: io.env.TZ });
   try {
     let facts: Awaited<ReturnType<typeof fetchOrganizationFacts>>;
     try {
@@ -118,8 +133,14 @@ async function loadCheckedRemotely(args: ValidateArgs, io: CliIO): Promise<Await
       return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')]);
     }
     if (!loaded.manifest || hasErrors(loaded.diagnostics)) return withFirst(cfg.diagnostics);
-    return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
+    try {
+      return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
+    } catch (e) {
+      return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Checking the manifest against the organization')]);
+    }
   } finally {
     await session.close();
+    const u = session.usage?.();
+    if (u) onUsage(u);
   }
 }
