@@ -280,6 +280,7 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
           await deleteServices(parentOf(c.address), [{ address: c.address, kind: c.kind, id: c.id ?? refs.id(c.address) }], ctx, true);
         } else if (c.kind === 'environment') {
           await deleteResource(c, ctx);
+          // Counted before the wait: deleted even if waiting for it to be gone fails.
           destroyed.add(c.address);
           await waitEnvironmentGone(c);
         } else {

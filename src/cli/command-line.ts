@@ -8,7 +8,7 @@
 import yargs, { type Argv } from 'yargs';
 import type { CliCommand } from './command.js';
 import { commandName, commandOptions, declaredOptions, positionalNames } from './command-options.js';
-import { optionValueProblems, type DeclaredOptions } from './option-values.js';
+import { camel, optionValueProblems, quoted, shown, type DeclaredOptions } from './option-values.js';
 import { nearest } from '../manifest/suggest.js';
 
 export type CommandLine =
@@ -64,7 +64,7 @@ function helpAsFlag(argv: string[], names: readonly string[]): string[] {
   if (rest.length === 0 || (rest.length === 1 && rest[0] === 'help')) return [...before, '--help'];
   if (rest.length === 1 && names.includes(rest[0]!)) return [rest[0]!, ...before, '--help'];
   const hint = nearest(rest[0]!, names);
-  throw new UsageError(`help takes one command name (${names.join(', ')}), got ${rest.map((r) => JSON.stringify(r)).join(' ')}${rest.length === 1 && hint ? `; did you mean ${hint}?` : ''}`);
+  throw new UsageError(`help takes one command name (${names.join(', ')}), got ${rest.map(quoted).join(' ')}${rest.length === 1 && hint ? `; did you mean ${hint}?` : ''}`);
 }
 
 export async function parseCommandLine(argvIn: readonly string[], commands: readonly CliCommand<any>[], ctx: ParseContext): Promise<CommandLine> {
@@ -76,7 +76,7 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
     // `completion` takes nothing; yargs' strict mode would call the word itself unknown.
     const completion = argv[0] === 'completion';
     if (completion && argv.length > 1 && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {
-      throw new UsageError(`completion takes no argument, got ${argv.slice(1).join(' ')}`);
+      throw new UsageError(`completion takes no argument, got ${argv.slice(1).map(shown).join(' ')}`);
     }
     let chosen: { command: CliCommand<any>; args: Record<string, unknown> } | undefined;
     let output = '';
@@ -111,7 +111,7 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
     });
     if (chosen) return { kind: 'run', ...chosen };
     // Help, version or completion; a line that chose nothing and printed nothing is not a success.
-    if (!output) throw new UsageError(`nothing to run in ${JSON.stringify(argvIn.join(' '))}`);
+    if (!output) throw new UsageError(`nothing to run in ${argvIn.map(quoted).join(' ')}`);
     return { kind: 'print', text: output.endsWith('\n') ? output : `${output}\n` };
   } catch (e) {
     const message = e instanceof UsageError ? e.message : describeYargsFailure(e instanceof Error ? e.message : String(e), argvIn, commands, current);
@@ -120,8 +120,6 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
     return { kind: 'usage-error', message: `${lines.join('\n')}\nRun '${prefix} --help' for ${current ? 'the options it takes' : 'the commands and options'}.\n` };
   }
 }
-
-const camel = (s: string) => s.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** yargs' failure messages in the terms of a command line: the option as typed, what is allowed, a hint. */
 export function describeYargsFailure(msg: string, argv: readonly string[], commands: readonly CliCommand<any>[], current: CliCommand<any> | undefined): string {
@@ -145,16 +143,25 @@ export function describeYargsFailure(msg: string, argv: readonly string[], comma
         }
         if (!current) {
           const hint = nearest(n, commandNames);
-          return `unknown command ${JSON.stringify(n)}${hint ? ` (did you mean ${hint}?)` : ''}; commands: ${commandNames.join(', ')}, help, completion`;
+          return `unknown command ${quoted(n)}${hint ? ` (did you mean ${hint}?)` : ''}; commands: ${commandNames.join(', ')}, help, completion`;
         }
-        return `unexpected argument ${JSON.stringify(n)}: ${commandName(current)} takes ${/[<[]/.test(current.command) ? `only ${current.command.split(' ').slice(1).join(' ')}` : 'no positional argument'} besides its options`;
+        return `unexpected argument ${quoted(n)}: ${commandName(current)} takes ${/[<[]/.test(current.command) ? `only ${current.command.split(' ').slice(1).join(' ')}` : 'no positional argument'} besides its options`;
       })
       .join('\n');
   }
   const missing = /^Not enough arguments following: (.+)$/.exec(msg);
   if (missing) return `${missing[1]!.length === 1 ? '-' : '--'}${missing[1]} needs a value`;
   const invalid = [...msg.matchAll(/Argument: ([^,]+), Given: (.*), Choices: (.*)/g)];
-  // A long value is not repeated (see option-values.ts: no pasted token in a message).
-  if (invalid.length) return invalid.map((m) => `--${m[1]} must be one of ${m[3]}, got ${m[2]!.length > 26 ? `a value of ${m[2]!.length - 2} characters` : m[2]}`).join('\n');
+  // A long value is not repeated (option-values.ts shown(): no pasted token in a message).
+  if (invalid.length) return invalid.map((m) => `--${m[1]} must be one of ${m[3]}, got ${quoted(String(givenValue(m[2]!)))}`).join('\n');
   return msg;
+}
+
+/** yargs quotes the given value as JSON (`"xml"`); the value itself, for shown(). */
+function givenValue(given: string): unknown {
+  try {
+    return JSON.parse(given);
+  } catch {
+    return given;
+  }
 }

@@ -19,10 +19,15 @@ export class InvalidOptionValue {
  * The text as typed, for messages ("abc", "" shown as ""). A long value is not repeated: it is more
  * likely a pasted token than a number or a scheme, and no token is ever printed.
  */
-function shown(raw: unknown): string {
+export function shown(raw: unknown): string {
   if (typeof raw !== 'string') return String(raw);
   if (raw.length > 24) return `a value of ${raw.length} characters`;
   return /^[\w.+-]+$/.test(raw) ? raw : JSON.stringify(raw);
+}
+
+/** As shown(), always in quotes: a word typed where a command or a choice was expected. */
+export function quoted(raw: string): string {
+  return raw.length > 24 ? `a value of ${raw.length} characters` : JSON.stringify(raw);
 }
 
 function once(flag: string, raw: unknown): InvalidOptionValue | undefined {
@@ -150,7 +155,8 @@ export interface DeclaredOptions {
   alias?: Record<string, string[]>;
 }
 
-const camel = (s: string) => s.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** `max-destroy` -> `maxDestroy`: yargs' camel-case alias of an option. */
+export const camel = (s: string) => s.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Every problem with the values of a parsed command line, one sentence each: a reader's

@@ -29,6 +29,7 @@ import type { SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
+import { blockingOf } from '../plan/guards.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
 import { secretsNotCompared } from '../render/describe.js';
 
@@ -307,14 +308,15 @@ type Advice = Pick<DriftItem, 'apply_action' | 'apply_fixes' | 'fix'>;
  * is given, and a cron job must not be told that running apply fixes it.
  */
 function applyAdvice(c: ResourceChange, action: string): Advice {
-  if (c.status !== 'blocked') return { apply_action: action, apply_fixes: true };
-  const flag = c.reasons.join(' ').match(/--allow-[a-z-]+/)?.[0];
-  const why = c.reasons.join('; ') || 'the plan blocks it';
+  // A drift plan is made without any guard flag: every guard the change trips is to be lifted.
+  const blocking = blockingOf(c, {});
+  if (!blocking) return { apply_action: action, apply_fixes: true };
+  const why = blocking.reasons.join('; ') || 'the plan blocks it';
   return {
     apply_action: `refuse to ${action} (${why})`,
     apply_fixes: false,
-    fix: flag
-      ? `apply with ${flag} if this is wanted, or change the manifest so that it is not needed`
+    fix: blocking.flags.length > 0
+      ? `apply with ${blocking.flags.join(' and ')} if this is wanted, or change the manifest so that it is not needed`
       : 'change the manifest so that it is not needed, or make the change in the console',
   };
 }

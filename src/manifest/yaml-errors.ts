@@ -9,6 +9,14 @@
  * wrong, where the mistake is, and how to fix it. Pure: the file text and the error in, a
  * description out.
  */
+
+/**
+ * A value of the line, repeated in advice only when it is short: a file that does not parse has no
+ * known secret positions to hide, and this text reaches annotations and pull-request comments.
+ */
+function echo(text: string, otherwise: string): string {
+  return text.length <= 32 ? text : otherwise;
+}
 import type { YAMLError } from 'yaml';
 
 export interface DescribedYamlError {
@@ -162,7 +170,7 @@ export function describeYamlError(e: YAMLError, text: string, lineStarts: readon
         return {
           code,
           summary: 'this value contains `: ` (a colon followed by a space), which YAML reads as another key',
-          detail: `Quote the value: "${value.replace(/"/g, '\\"')}".`,
+          detail: `Quote the value: ${echo(`"${value.replace(/"/g, '\\"')}"`, 'write it in double quotes')}.`,
           start: pos,
           end: l.starts[at - 1]! + here.length,
         };
@@ -211,7 +219,7 @@ export function describeYamlError(e: YAMLError, text: string, lineStarts: readon
     return {
       code,
       summary: `\`${key}\` is written like a key but has no colon after it`,
-      detail: `Write \`${pair ? `${pair[1]}: ${pair[2]}` : `${word}:`}\`: a key is followed by a colon, then its value on the same line or on the lines indented under it.`,
+      detail: `Write ${pair ? echo(`\`${pair[1]}: ${pair[2]}\``, `\`${pair[1]}: …\``) : `\`${word}:\``}: a key is followed by a colon, then its value on the same line or on the lines indented under it.`,
       start: l.starts[at - 1]! + from,
       end: l.starts[at - 1]! + from + rest.length,
     };
@@ -302,7 +310,7 @@ export function describeYamlError(e: YAMLError, text: string, lineStarts: readon
       return {
         code,
         summary: `a value cannot start with \`${ch}\` unless it is quoted`,
-        detail: `\`${ch}\` is reserved in YAML: write the value in quotes, "${value.replace(/"/g, '\\"')}".`,
+        detail: `\`${ch}\` is reserved in YAML: write the value in quotes${echo(`, "${value.replace(/"/g, '\\"')}"`, '')}.`,
         start: pos,
         end: l.starts[at - 1]! + lineText(l, at).length,
       };

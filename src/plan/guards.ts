@@ -47,11 +47,6 @@ function onePerGuard(requires: readonly GuardRequirement[]): GuardRequirement[] 
   return out.sort((a, b) => order.indexOf(a.guard) - order.indexOf(b.guard));
 }
 
-/** The flags that would lift the guards blocking a change, e.g. `--allow-replace`. */
-export function missingFlags(c: ResourceChange, flags: Partial<GuardFlags>): string[] {
-  return (c.requires ?? []).filter((r) => flags[r.guard] !== true).map((r) => GUARD_FLAGS[r.guard]);
-}
-
 /**
  * Why a blocked change is blocked and the flags that would allow it, as the plan records them
  * (`plan.options` says which flags the plan was made with). A plan made before guards were

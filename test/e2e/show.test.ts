@@ -90,6 +90,12 @@ describe('show PLANFILE', () => {
     writeFileSync(join(h.dir, 'edited.json'), readFileSync(join(h.dir, 'p.json'), 'utf8').replace('"cpu": 500', '"cpu": 4000'));
     const edited = await h.run(['show', 'edited.json'], { env: NO_API });
     expect(edited.code).toBe(1);
+    // A key set but empty is named as such (as apply does), never taken for a damaged file.
+    const emptyKey = await h.run(['show', 'p.json'], { env: { ...NO_API, DRIFTLESS_FINGERPRINT_KEY: '' } });
+    expect(emptyKey.code).toBe(1);
+    expect(emptyKey.stdout).toBe('');
+    expect(emptyKey.stderr).toContain('DRIFTLESS_FINGERPRINT_KEY is set but empty');
+    expect(emptyKey.stderr).not.toContain('damaged');
   });
 
   it('is a usage error without a plan file, or with an unknown format', async () => {

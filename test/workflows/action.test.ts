@@ -11,7 +11,7 @@ import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STEP_SUMMARY_LIMIT, capBytes, fenced, jobSummary, planRun, readInputs, summaryLine } from '../../action/run.mjs';
+import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, capBytes, fenced, jobSummary, planRun, readInputs, summaryLine } from '../../action/run.mjs';
 import { startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { runStep as runRunStep } from './action-step.js';
 
@@ -218,6 +218,32 @@ describe('action/run.mjs, run for real on the emulator', () => {
     expect(drift.summary).toContain('## driftless drift');
   }, 90_000);
 
+  it('plan in markdown: the parts for the pull-request comments, each under the limit, every resource in them, and the human plan in the job summary', async () => {
+    // A project of its own, so that the other tests' apply does not matter.
+    mkdirSync(path.join(tmp.dir, 'infra-md'), { recursive: true });
+    writeFileSync(path.join(tmp.dir, 'infra-md/driftless.yaml'), readFileSync(path.join(root, 'examples/minimal/driftless.yaml'), 'utf8').replace('- name: hello\n', '- name: hello-md\n'));
+    const plan = await runStep(tmp.dir, { COMMAND: 'plan', MANIFEST: 'infra-md', PLAN_FILE: 'md.plan.json' }, emu.env({}, 'READ'));
+    expect(plan.outputs['exit-code']).toBe('2');
+    expect(plan.outputs.summary).toBe('Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy.');
+    expect(plan.outputs['plan-file']).toBe('md.plan.json');
+    expect(existsSync(path.join(tmp.dir, 'md.plan.json'))).toBe(true);
+    expect(plan.outputs['markdown-dir']).toBe('driftless-plan-md');
+    const parts = partsOf('driftless-plan-md');
+    expect(plan.outputs['markdown-parts']).toBe(String(parts.length));
+    expect(parts.length).toBeGreaterThanOrEqual(1);
+    const markdown = parts.map((p) => readFileSync(path.join(tmp.dir, 'driftless-plan-md', p), 'utf8'));
+    for (const m of markdown) expect(m.length).toBeLessThan(COMMENT_LIMIT);
+    for (const name of ['hello-md', 'staging', 'web']) expect(markdown.join('\n')).toContain(name);
+    // The job summary: the human plan (driftless show of the saved plan), fenced.
+    expect(plan.summary).toContain('## driftless plan');
+    expect(plan.summary).toContain('**Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy.**');
+    expect(plan.summary).toMatch(/```+text\n[\s\S]*hello-md[\s\S]*Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy\.[\s\S]*```+\n/);
+    // The plan is printed to the log with workflow commands stopped around it.
+    const stop = /::stop-commands::([0-9a-f]{32})\n/.exec(plan.log);
+    expect(stop).not.toBeNull();
+    expect(plan.log).toContain(`::${stop![1]}::`);
+  }, 60_000);
+
   it('a failing plan replaces the parts of the previous plan with ONE part that says so, and leaves no plan file', async () => {
     // A previous, longer plan left three parts and a plan file in the workspace (a self-hosted runner).
     mkdirSync(path.join(tmp.dir, 'stale-md'), { recursive: true });
@@ -234,6 +260,7 @@ describe('action/run.mjs, run for real on the emulator', () => {
     const failure = readFileSync(path.join(tmp.dir, 'stale-md', 'part-1.md'), 'utf8');
     expect(failure).toContain('### ❌ driftless plan failed');
     expect(failure).toContain('https://github.com/acme/infra/actions/runs/42');
+    expect(failure).toContain('clustr'); // the diagnostic itself, from the plan's output
     expect(r.summary).toContain('driftless plan failed');
   }, 60_000);
 

@@ -4,13 +4,13 @@
  * GitLab's notes API (GitLab itself cannot be reached here).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../export/helpers.js';
+import { startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { root } from './action-step.js';
 
 const exampleDir = path.join(root, 'examples/gitlab-ci');
@@ -187,4 +187,92 @@ describe('driftless-mr-notes.mjs: the plan as merge-request notes, over HTTP', (
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^driftless-mr-notes: CI_MERGE_REQUEST_IID is not set/);
   });
+});
+
+/** Runs a job's script as a GitLab runner does: bash, `set -eo pipefail`, the job's variables. */
+async function runJob(cwd: string, job: Record<string, any>, cicd: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const expand = (v: string) => v.replace(/\$(\w+)/g, (_m, n: string) => cicd[n] ?? '');
+  const variables = Object.fromEntries(Object.entries<string>({ ...ci.variables, ...job.variables }).map(([k, v]) => [k, expand(String(v))]));
+  const script = ['set -eo pipefail', ...(job.script as string[])].join('\n');
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', script], { cwd, env: { PATH: `${path.join(cwd, '.bin')}:${process.env.PATH}`, HOME: cwd, ...cicd, ...variables } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('the GitLab jobs, run with bash on the emulator', () => {
+  let emu: Emu;
+  let gitlab: ReturnType<typeof fakeGitLab>;
+  const tmp = tempDir('driftless-gitlab-');
+  let cicd: Record<string, string>;
+
+  beforeAll(async () => {
+    emu = await startEmu();
+    gitlab = fakeGitLab('glpat-notes-token');
+    await new Promise<void>((r) => gitlab.server.listen(0, '127.0.0.1', r));
+    const port = (gitlab.server.address() as AddressInfo).port;
+    cpSync(path.join(root, 'examples/minimal'), path.join(tmp.dir, 'infra'), { recursive: true });
+    copyFileSync(path.join(exampleDir, 'driftless-mr-notes.mjs'), path.join(tmp.dir, 'driftless-mr-notes.mjs'));
+    // `driftless` on the PATH: the built CLI of this repository, in place of the npm install.
+    mkdirSync(path.join(tmp.dir, '.bin'));
+    writeFileSync(path.join(tmp.dir, '.bin/driftless'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(root, 'bin/driftless.js')}" "$@"\n`);
+    chmodSync(path.join(tmp.dir, '.bin/driftless'), 0o755);
+    cicd = {
+      CI: 'true',
+      GITLAB_CI: 'true',
+      CI_API_V4_URL: `http://127.0.0.1:${port}/api/v4`,
+      CI_PROJECT_ID: '5',
+      CI_MERGE_REQUEST_IID: '12',
+      CI_JOB_URL: 'https://gitlab.example.com/acme/infra/-/jobs/77',
+      DRIFTLESS_API_URL: emu.em.url,
+      DRIFTLESS_API_TOKEN_READ: emu.em.tokens.READ,
+      DRIFTLESS_API_TOKEN_WRITE: emu.em.tokens.ADMIN,
+      DRIFTLESS_FINGERPRINT_KEY: 'gitlab-fingerprint-key-0123456789',
+      DRIFTLESS_NOTES_TOKEN: 'glpat-notes-token',
+    };
+  });
+  afterAll(async () => {
+    await new Promise((r) => gitlab.server.close(r));
+    await emu.close();
+    tmp.cleanup();
+  });
+
+  it('merge request: the plan as notes (updated, then replaced by a failure); default branch: apply; schedule: drift', async () => {
+    const plan = await runJob(tmp.dir, jobs.plan!, cicd);
+    expect(plan.code, plan.stderr).toBe(0);
+    const mine = () => gitlab.notes.filter((n) => n.author.id === 99);
+    expect(mine().length).toBeGreaterThanOrEqual(1);
+    expect(mine()[0]!.body).toMatch(/^<!-- driftless-plan:infra part 1 -->\n/);
+    expect(mine().map((n) => n.body).join('\n')).toContain('Plan: 3 to add, 0 to change, 0 to destroy, 1 to deploy.');
+    // The developer's note with a look-alike marker is left alone.
+    expect(gitlab.notes[0]!.body).toContain('forged by a developer');
+
+    // The same plan again: nothing is written.
+    gitlab.calls.length = 0;
+    expect((await runJob(tmp.dir, jobs.plan!, cicd)).code).toBe(0);
+    expect(gitlab.calls).toEqual([]);
+
+    // A second manifest file with an error: the plan fails, its notes become ONE note with the failure.
+    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), 'projects:\n  - name: other\n    environments:\n      - name: dev\n        clustr: x\n');
+    const failed = await runJob(tmp.dir, jobs.plan!, cicd);
+    expect(failed.code).not.toBe(0);
+    expect(mine()).toHaveLength(1);
+    expect(mine()[0]!.body).toContain('### ❌ driftless plan failed');
+    expect(mine()[0]!.body).toContain('https://gitlab.example.com/acme/infra/-/jobs/77');
+    expect(gitlab.notes[0]!.body).toContain('forged by a developer');
+    // Fixed: the failure note becomes the plan again.
+    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), '');
+    expect((await runJob(tmp.dir, jobs.plan!, cicd)).code).toBe(0);
+    expect(mine()[0]!.body).toContain('Plan: 3 to add');
+    expect(JSON.stringify(gitlab.notes)).not.toContain(emu.em.tokens.READ);
+
+    const apply = await runJob(tmp.dir, jobs.apply!, cicd);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Apply complete!');
+
+    const drift = await runJob(tmp.dir, jobs.drift!, cicd);
+    expect(drift.code, drift.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'))).toMatchObject({ in_sync: true });
+  }, 120_000);
 });

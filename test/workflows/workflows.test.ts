@@ -5,15 +5,16 @@
  * the right steps with the right values (a plan after a failed validation, an apply only when the
  * plan has changes, the drift report kept).
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { truthy } from '@actions/expressions/result';
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRun, readInputs } from '../../action/run.mjs';
-import { root } from './action-step.js';
+import { startEmu, tempDir, type Emu } from '../export/helpers.js';
+import { root, runStep, type StepResult } from './action-step.js';
 
 const dir = path.join(root, 'examples/github-actions');
 const names = ['plan.yml', 'apply.yml', 'drift.yml'] as const;
@@ -223,4 +224,124 @@ describe("the example workflows' conditions and expressions, evaluated with GitH
     expect(env).toMatchObject({ ACTION_INPUT_COMMAND: 'plan', ACTION_INPUT_MANIFEST: 'infra', ACTION_INPUT_NO_SECRET_VALUES: 'true', ACTION_INPUT_MAX_WAIT: '600', ACTION_INPUT_FORMAT: '' });
     expect(planRun(readInputs(env)).args).toEqual(['plan', 'infra', '--out', 'driftless.plan.json', '--detailed-exitcode', '--format', 'markdown', '--split-dir', 'driftless-plan-md', '--no-secret-values', '--max-wait', '600']);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The workflows run step by step on the emulator (needs the CLI of issue 12: --split-dir,
+// --no-secret-values, --max-wait).
+
+/**
+ * One step of the local action: its inputs (the step's `with:`, action.yml's defaults), evaluated
+ * through action.yml's own run-step env, so that a wrong mapping there fails here.
+ */
+async function runLocalAction(cwd: string, step: Step, contexts: Record<string, unknown>): Promise<StepResult> {
+  const inputs: Record<string, string> = {};
+  for (const [name, def] of Object.entries<any>(action.inputs)) {
+    const given = step.with?.[name];
+    inputs[name] = given !== undefined ? interpolate(given, contexts) : interpolate(def.default ?? '', { github: { token: 'gh-token' } });
+  }
+  const runStepDef = (action.runs.steps as Array<Record<string, any>>).find((s) => s.id === 'run')!;
+  const actionContexts = { inputs, steps: { install: { outputs: { entry: 'set by runStep' } } } };
+  const stepEnv = Object.fromEntries(Object.entries<string>(runStepDef.env).filter(([k]) => k.startsWith('ACTION_INPUT_')).map(([k, v]) => [k, interpolate(v, actionContexts)]));
+  const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, interpolate(v, contexts)]));
+  return runStep(cwd, stepEnv, env);
+}
+
+/** Runs a workflow's job; returns each step's result by id (or name), the skipped steps, and whether it failed. */
+async function runJob(cwd: string, wf: Record<string, any>, base: Record<string, unknown>) {
+  const steps: Record<string, { outputs: Record<string, string> }> = {};
+  const results: Record<string, StepResult> = {};
+  const skipped: string[] = [];
+  const envs: Record<string, Record<string, string>> = {};
+  let failed = false;
+  for (const step of jobOf(wf).steps) {
+    const contexts = { ...base, steps };
+    if (!condition(step.if, contexts, failed)) {
+      skipped.push(step.name ?? step.uses!);
+      continue;
+    }
+    const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, interpolate(v, contexts)]));
+    if (step.id) envs[step.id] = env;
+    if (step.uses === './') {
+      const r = await runLocalAction(cwd, step, contexts);
+      results[step.id ?? step.name!] = r;
+      if (step.id) steps[step.id] = { outputs: r.outputs };
+      // The action's last step fails the job on a driftless error (exit code other than 0 and 2).
+      if (!['0', '2'].includes(r.outputs['exit-code']!)) failed = true;
+    } else if (String(step.uses).startsWith('actions/upload-artifact@')) {
+      // What it uploads exists.
+      for (const p of interpolate(step.with!.path, contexts).split('\n').map((s) => s.trim()).filter(Boolean)) expect(existsSync(path.join(cwd, p)), `${step.name}: ${p}`).toBe(true);
+    } else if (String(step.uses).startsWith('actions/github-script@')) {
+      for (const f of Object.values(env)) expect(existsSync(path.join(cwd, f)), `${step.name}: ${f}`).toBe(true);
+    }
+  }
+  return { results, skipped, envs, failed };
+}
+
+describe('the example workflows, run step by step on the emulator', () => {
+  let emu: Emu;
+  const tmp = tempDir('driftless-workflows-');
+
+  beforeAll(async () => {
+    expect(existsSync(path.join(root, 'dist/cli/main.js')), 'run `npm run build` first: the action runs the built CLI').toBe(true);
+    emu = await startEmu();
+    cpSync(path.join(root, 'examples/minimal'), path.join(tmp.dir, 'infra'), { recursive: true });
+  });
+  afterAll(async () => {
+    await emu.close();
+    tmp.cleanup();
+  });
+
+  it('pull request: validate, plan with the read token only, markdown parts for the comment; merge: re-plan and apply; nightly: in sync, then drift after a console edit', async () => {
+    const vars = { DRIFTLESS_API_URL: emu.em.url };
+    const secrets = {
+      DRIFTLESS_API_TOKEN_READ: emu.em.tokens.READ,
+      DRIFTLESS_API_TOKEN_WRITE: emu.em.tokens.ADMIN,
+      DRIFTLESS_FINGERPRINT_KEY: 'workflow-fingerprint-key-0123456789',
+    };
+    const github = { event: { pull_request: { number: 7 } }, token: 'gh-token' };
+
+    const pr = await runJob(tmp.dir, workflows.plan, { vars, secrets, github });
+    expect(pr.results.Validate!.outputs['exit-code']).toBe('0');
+    expect(pr.results.plan!.outputs['exit-code']).toBe('2');
+    expect(pr.envs.plan).toEqual({ DRIFTLESS_API_URL: emu.em.url, DRIFTLESS_API_TOKEN: emu.em.tokens.READ });
+    expect(Number(pr.results.plan!.outputs['markdown-parts'])).toBeGreaterThanOrEqual(1);
+    expect(pr.results.plan!.summary).toContain('Plan: 3 to add');
+    expect(pr.skipped).toEqual([]);
+
+    const merge = await runJob(tmp.dir, workflows.apply, { vars, secrets, github: {} });
+    expect(merge.results.plan!.outputs['exit-code']).toBe('2');
+    expect(merge.results['Apply exactly that plan']!.outputs).toMatchObject({ 'exit-code': '0', 'plan-file': 'driftless.plan.json' });
+    expect(merge.results['Apply exactly that plan']!.outputs.summary).toMatch(/^Apply complete!/);
+    // A second push with nothing to change: the plan says so and the apply step is skipped.
+    const again = await runJob(tmp.dir, workflows.apply, { vars, secrets, github: {} });
+    expect(again.results.plan!.outputs).toMatchObject({ 'exit-code': '0', summary: 'No changes.' });
+    expect(again.skipped).toEqual(['Apply exactly that plan']);
+
+    const nightly = await runJob(tmp.dir, workflows.drift, { vars, secrets, github: {} });
+    expect(nightly.results.drift!.outputs).toMatchObject({ 'exit-code': '0', 'drift-file': 'drift.json' });
+    expect(JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'))).toMatchObject({ in_sync: true });
+
+    // Someone changes the application's memory in the console: the next night finds it.
+    const project = ((await emu.api('GET', `/organization/${emu.em.organizationId}/project`)).results as any[]).find((p) => p.name === 'hello');
+    const environment = ((await emu.api('GET', `/project/${project.id}/environment`)).results as any[]).find((e) => e.name === 'staging');
+    const app = ((await emu.api('GET', `/environment/${environment.id}/application`)).results as any[]).find((a) => a.name === 'web');
+    await emu.api('PUT', `/application/${app.id}`, { name: app.name, git_repository: { url: app.git_repository.url }, memory: 512, healthchecks: app.healthchecks ?? {} });
+    const found = await runJob(tmp.dir, workflows.drift, { vars, secrets, github: {} });
+    expect(found.results.drift!.outputs['exit-code']).toBe('2');
+    expect(found.results.drift!.outputs.summary).toBe('Drift detected: 1 resource differs from Git.');
+    const report = JSON.parse(readFileSync(path.join(tmp.dir, 'drift.json'), 'utf8'));
+    expect(readFileSync(path.join(tmp.dir, found.results.drift!.outputs['output-file']!), 'utf8')).toContain(`fingerprint=${report.fingerprint}`);
+    expect(found.failed).toBe(false);
+
+    // A pull request that breaks the manifest: validation fails, the plan still runs, fails, and
+    // leaves ONE part that says so for the comment; the job fails.
+    writeFileSync(path.join(tmp.dir, 'infra/broken.yaml'), 'projects:\n  - name: other\n    environments:\n      - name: dev\n        clustr: x\n');
+    const broken = await runJob(tmp.dir, workflows.plan, { vars, secrets, github });
+    expect(broken.failed).toBe(true);
+    expect(broken.results.Validate!.outputs['exit-code']).toBe('1');
+    expect(broken.results.plan!.outputs).toMatchObject({ 'exit-code': '1', 'markdown-parts': '1', 'plan-file': '' });
+    expect(readFileSync(path.join(tmp.dir, 'driftless-plan-md/part-1.md'), 'utf8')).toContain('### ❌ driftless plan failed');
+    expect(broken.skipped).toEqual(['Keep the plan with the run']);
+  }, 120_000);
 });

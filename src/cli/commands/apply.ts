@@ -23,7 +23,7 @@ import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '.
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
 import { noSecretValuesRefusal } from '../../apply/refusals.js';
 import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
-import { fingerprintKeyProblem, resolveFingerprintKey } from '../../plan/fingerprint.js';
+import { fingerprintKeyProblem } from '../../plan/fingerprint.js';
 import { sealKeyFromEnv } from '../seal-key.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';

@@ -17,6 +17,7 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { sanitize } from '../../diag/render.js';
+import { fingerprintKeyProblem } from '../../plan/fingerprint.js';
 import { readPlanFile } from '../../plan/planfile.js';
 import { renderPlanFailureJson } from '../../render/json.js';
 import { renderFailureMarkdown } from '../../render/markdown-failure.js';
@@ -49,6 +50,12 @@ export const showCommand: CliCommand<ShowArgs> = {
     const format = args.format ?? 'human';
     const { out: palette } = palettesOf(io, args);
     const path = isAbsolute(args.planfile) ? args.planfile : resolve(io.cwd, args.planfile);
+    // An empty key is a misconfiguration to name as such (as apply does), not a damaged file.
+    const keyProblem = fingerprintKeyProblem(io.env);
+    if (keyProblem) {
+      io.stderr.write(`driftless: ${keyProblem.summary}. ${keyProblem.detail}\n`);
+      return EXIT.error;
+    }
     // Verified with this command's key, as apply does; a file sealed with another key (show run
     // without the plan's DRIFTLESS_FINGERPRINT_KEY) is still shown, and says it is unverified.
     const read = await readPlanFile(path, sealKeyFromEnv(io.env), { allowOtherKey: true });

@@ -40,7 +40,6 @@ export interface ValidateArgs {
   paths?: string[];
   format?: 'human' | 'github' | 'json';
   color?: boolean;
-  'no-color'?: boolean;
   remote?: boolean;
   apiUrl?: string;
   authScheme?: string;
@@ -104,7 +103,7 @@ function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: Validate
     io.stderr.write(invalid ? `Invalid manifest${counts ? `: ${counts}` : ''}.\n` : `Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
     return invalid ? EXIT.error : EXIT.ok;
   }
-  const { out: palette, err: errPalette } = palettesOf(io, { color: args.color, noColor: args['no-color'] === true });
+  const { out: palette, err: errPalette } = palettesOf(io, { color: args.color });
   writeDiagnostics(io, result.diagnostics, errPalette);
   if (invalid) {
     io.stdout.write(`${palette.red('✗')} Invalid manifest${counts ? `: ${counts}` : ''}.\n`);
