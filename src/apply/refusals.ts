@@ -86,6 +86,7 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
     }
   }
   for (const d of plan.diagnostics) if (d.severity === 'error') out.push(d);
+  if (plan.options.no_secret_values === true) out.push(noSecretValuesRefusal());
   if (!plan.applyable && out.length === 0) out.push(error('apply.not-applyable', 'The plan is marked as not applyable.', { detail: 'Run plan again and fix the problems it reports.' }));
   if (opts.maxDestroy !== undefined) {
     const destroy = plan.changes.filter((c) => {
@@ -101,4 +102,11 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
     }
   }
   return out;
+}
+
+/** Why a plan made with `--no-secret-values` is never applied (a saved one is refused by apply before any request). */
+export function noSecretValuesRefusal(file?: string): Diagnostic {
+  return error('apply.no-secret-values', `${file ?? 'the plan'} was planned with --no-secret-values: re-plan with the secrets`, {
+    detail: 'Its secrets were not read, so it cannot write them. Run `driftless plan --out FILE` (or `driftless apply`) where the secret values are set. Nothing was changed.',
+  });
 }

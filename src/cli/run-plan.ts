@@ -33,6 +33,8 @@ export interface RunPlanOptions {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  /** `--no-secret-values`: secret fields are not read (no `${env:}` nor `${file:}` of theirs), never compared, and the plan is not applyable. */
+  noSecretValues?: boolean;
 }
 
 export interface RunPlanDeps {
@@ -116,7 +118,7 @@ export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
 
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   const diagnostics: Diagnostic[] = [];
-  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd });
+  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}) });
   diagnostics.push(...loaded.diagnostics);
   const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
   if (!loaded.manifest || hasErrors(diagnostics)) return result;
@@ -168,7 +170,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   }
   result.requestCount += session.port.requestCount - checksBefore;
   const fk = resolveFingerprintKey(deps.env, result.live.organizationId);
-  diagnostics.push(...fk.diagnostics);
+  // Without secret values no fingerprint is computed: the fallback key only seals a plan file that
+  // apply refuses anyway, so its warning (guessable fingerprints) does not apply. A set-but-empty
+  // key is still an error (checked above).
+  diagnostics.push(...(options.noSecretValues ? fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') : fk.diagnostics));
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
@@ -178,6 +183,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
     fingerprintKey: fk.key,
+    ...(options.noSecretValues ? { noSecretValues: true } : {}),
     ...(apiUrl ? { apiUrl } : {}),
   });
   plan.request_count = result.requestCount;

@@ -31,6 +31,7 @@ import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
 import { blockingOf } from '../plan/guards.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
+import { secretsNotCompared } from '../render/describe.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
 
@@ -96,6 +97,12 @@ export interface DriftReport {
    * not drift, not in the fingerprint; shown so that nobody wonders why they are not reported.
    */
   out_of_scope?: OutOfScope;
+  /**
+   * `drift --no-secret-values`: the live records whose secrets were not compared (their values were
+   * not read), with the secrets' marker fields. Not drift, not in the fingerprint: a secret changed
+   * outside Git is not seen by such a run. Absent without the flag.
+   */
+  secrets_not_compared?: Array<{ address: Address; fields: string[] }>;
 }
 
 export interface DetectOptions {
@@ -145,6 +152,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     request_count: plan.request_count,
   };
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
+  if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
   return report;
 }
 

@@ -8,7 +8,7 @@
  * none); sensitive fields are shown as `(sensitive value)`.
  */
 import { REDACTED } from '../model/secret.js';
-import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor } from '../render/escape.js';
+import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor, inlineCode } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from '../render/markdown-parts.js';
@@ -59,9 +59,31 @@ const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', u
 const ICON: Record<DriftItem['drift'], string> = { changed: '🔧', missing: '❌', unmanaged: '➕', not_deployed: '⏸️' };
 const DRIFT_TEXT: Record<DriftItem['drift'], string> = { changed: 'changed', missing: 'missing live', unmanaged: 'not in Git', not_deployed: 'not deployed' };
 
+/** `drift --no-secret-values`: said on every report, so that "No drift" is never read as "secrets in sync". */
+function secretsLine(r: DriftReport): string | undefined {
+  if (!r.secrets_not_compared) return undefined;
+  const n = r.secrets_not_compared.reduce((sum, x) => sum + x.fields.length, 0);
+  return `${n} secret${n === 1 ? '' : 's'} not compared (--no-secret-values: their values were not read${n > 0 ? `: ${r.secrets_not_compared.map((x) => x.address).join(', ')}` : ''}).`;
+}
+
+/**
+ * The same line for an issue body: the flag, and the addresses as code when `withAddresses` (a
+ * report in sync: no other section names them; with drift, every drifted address stays in exactly
+ * one part, and the JSON report lists them).
+ */
+function secretsMarkdown(r: DriftReport, withAddresses: boolean): string | undefined {
+  if (!r.secrets_not_compared) return undefined;
+  const n = r.secrets_not_compared.reduce((sum, x) => sum + x.fields.length, 0);
+  const list = r.secrets_not_compared.slice(0, 50).map((x) => inlineCode(x.address));
+  if (r.secrets_not_compared.length > 50) list.push(`and ${r.secrets_not_compared.length - 50} more`);
+  const names = withAddresses && n > 0 ? `: ${list.join(', ')}` : n > 0 ? ' (listed in the JSON report)' : '';
+  return `**${n} secret${n === 1 ? '' : 's'} not compared** (\`--no-secret-values\`: their values were not read)${names}.`;
+}
+
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
   const scope = outOfScopeLine(r.out_of_scope);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${scope ? `${p.dim(scope)}\n` : ''}`;
+  const secrets = secretsLine(r);
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
@@ -76,6 +98,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  if (secrets) lines.push(p.yellow(escapeControl(secrets)));
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
   const fixable = r.summary.drifted - r.summary.not_fixed_by_apply;
@@ -153,16 +176,18 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   const preamble = fingerprintMarker(r);
   const scope = outOfScopeLine(r.out_of_scope);
   if (r.in_sync) {
+    const secrets = secretsMarkdown(r, true);
     return {
       preamble,
       heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
-      head: `The live platform matches Git (${r.checked} resources compared).${scope ? `\n\n${md(scope)}` : ''}`,
+      head: `The live platform matches Git (${r.checked} resources compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
       blocks: [],
     };
   }
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
   const title = `### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`;
-  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}`;
+  const secrets = secretsMarkdown(r, false);
+  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}`;
   const blocks: MarkdownBlock[] = [];
   // The table, split between rows (its header repeated) when it does not fit in one part.
   blocks.push({

@@ -53,6 +53,8 @@ export interface LoadOptions {
   limits?: Partial<LoadLimits>;
   /** An unset `${env:NAME}`: an error (default; plan, apply) or a warning per name (offline validate). Empty is an error. */
   missingEnv?: 'error' | 'warning';
+  /** `unread`: secret fields' references are not resolved (plan --no-secret-values); see ResolveDeps.secretValues. */
+  secretValues?: 'read' | 'unread';
 }
 
 export interface LoadResult {
@@ -91,6 +93,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     references: opts.references,
     limits,
     ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
+    ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -114,6 +117,8 @@ export interface SourceLoadOptions {
   limits?: Partial<ParseLimits>;
   /** See LoadOptions.missingEnv. */
   missingEnv?: 'error' | 'warning';
+  /** See LoadOptions.secretValues. */
+  secretValues?: 'read' | 'unread';
   /** Reads a `${file:...}` reference of the manifest file `from`. */
   readFile(ref: string, from: ManifestFile): FileReadResult;
 }
@@ -182,6 +187,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     const resolved = resolveManifest(manifest, {
       env: opts.env,
       ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
+      ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
       readFile: (ref, fromFile) => {
         const from = texts.get(fromFile)?.file;
         return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };

@@ -17,7 +17,7 @@
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
 import { addressOf } from '../model/resource.js';
-import { SecretValue } from '../model/secret.js';
+import { SecretValue, UnreadSecret } from '../model/secret.js';
 import { fieldSourceOf } from './source-map.js';
 import type { Manifest, VariableSpec } from './types.js';
 import { lookUpEnv, parseEnvArgument } from './env-reference.js';
@@ -37,6 +37,13 @@ export interface ResolveDeps {
    * validate, run where secrets are not available). An EMPTY value is an error either way.
    */
   missingEnv?: 'error' | 'warning';
+  /**
+   * `unread` (`plan --no-secret-values`): the references of secret fields are not resolved at all
+   * -- no `${env:}` looked up, no `${file:}` opened -- and each secret field becomes an UnreadSecret.
+   * Every other field resolves as usual (a missing `${env:}` there is still reported per
+   * `missingEnv`). Default `read`.
+   */
+  secretValues?: 'read' | 'unread';
 }
 
 /** Where each variable that was not available is used (missingEnv 'warning'), by name. */
@@ -153,14 +160,31 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
   const templateOf = (holder: object, field: string) => templated.get(holder)?.get(field);
   const unavailable: Unavailable = new Map();
 
-  // 1. Plain resolution of every string, everywhere (names cannot hold `${`: the schema forbids it).
+  const secretFields = secretFieldsOf(m);
+  const unread = deps.secretValues === 'unread';
+  /** Secret fields left unresolved (unread mode), by holder. */
+  const skipped = new WeakMap<object, Set<string>>();
+  if (unread) {
+    for (const f of secretFields) {
+      const set = skipped.get(f.holder) ?? new Set<string>();
+      set.add(f.field);
+      skipped.set(f.holder, set);
+    }
+  }
+  const notice = deps.secretValues === 'unread' ? notReadNote : undefined;
+
+  // 1. Plain resolution of every string, everywhere (names cannot hold `${`: the schema forbids it),
+  // except the secret fields when their values are not to be read.
   const walk = (node: unknown, depth: number): void => {
     if (depth > 100 || node === null || typeof node !== 'object') return;
     const rec = node as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const v = rec[k];
+      if (skipped.get(node)?.has(k)) continue;
       if (typeof v === 'string' && v.includes('${')) {
+        const before = out.length;
         const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable);
+        if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
         if (resolved !== undefined) rec[k] = resolved;
       } else if (typeof v === 'object') walk(v, depth + 1);
     }
@@ -168,12 +192,12 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
   walk(m, 0);
   out.push(...unavailableWarnings(unavailable));
 
-  // 2. Secret fields become SecretValues.
+  // 2. Secret fields become SecretValues (UnreadSecrets when not read).
   const wrap = (holder: object, field: string, address: string | undefined): void => {
     const rec = holder as Record<string, unknown>;
     const v = rec[field];
     if (typeof v !== 'string') return;
-    rec[field] = new SecretValue(v);
+    rec[field] = unread ? new UnreadSecret() : new SecretValue(v);
     const range = fieldSourceOf(holder, field);
     if (range) secretRanges.push(range);
     const template = templateOf(holder, field);
@@ -197,30 +221,52 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
       );
     }
   };
-  const wrapVars = (vars: VariableSpec[] | undefined, parent: string) => {
-    for (const v of vars ?? []) if (v?.secret === true) wrap(v, 'value', addressOf('variable', v.key, parent));
+  for (const f of secretFields) wrap(f.holder, f.field, f.address);
+  return { diagnostics: out, secretRanges };
+}
+
+interface SecretField {
+  holder: object;
+  field: string;
+  address: string;
+}
+
+/**
+ * Every secret field of the manifest, found from its structure alone (before any value is read):
+ * a variable with `secret: true` (a secret file too: a FILE variable is a variable), an alert
+ * receiver's `webhook_url` and `auth_password`, a webhook's `secret`, and the terraform `tf_vars`
+ * named in `sensitive_tf_vars`. The one list both the wrapping and `--no-secret-values` use.
+ */
+export function secretFieldsOf(m: Manifest): SecretField[] {
+  const out: SecretField[] = [];
+  const vars = (list: VariableSpec[] | undefined, parent: string) => {
+    for (const v of list ?? []) if (v?.secret === true) out.push({ holder: v, field: 'value', address: addressOf('variable', v.key, parent) });
   };
   for (const r of m.alert_receivers ?? []) {
-    wrap(r, 'webhook_url', addressOf('alert_receiver', r.name));
-    wrap(r, 'auth_password', addressOf('alert_receiver', r.name));
+    out.push({ holder: r, field: 'webhook_url', address: addressOf('alert_receiver', r.name) });
+    out.push({ holder: r, field: 'auth_password', address: addressOf('alert_receiver', r.name) });
   }
-  for (const w of m.webhooks ?? []) wrap(w, 'secret', addressOf('webhook', w.target_url));
+  for (const w of m.webhooks ?? []) out.push({ holder: w, field: 'secret', address: addressOf('webhook', w.target_url) });
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    wrapVars(p.variables, pa);
+    vars(p.variables, pa);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      wrapVars(e.variables, ea);
+      vars(e.variables, ea);
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
-        wrapVars(s.variables, sa);
-        if (s.type === 'terraform' && s.tf_vars) {
-          for (const name of s.sensitive_tf_vars ?? []) wrap(s.tf_vars, name, sa);
-        }
+        vars(s.variables, sa);
+        if (s.type === 'terraform' && s.tf_vars) for (const name of s.sensitive_tf_vars ?? []) out.push({ holder: s.tf_vars, field: name, address: sa });
       }
     }
   }
-  return { diagnostics: out, secretRanges };
+  return out;
+}
+
+/** Under --no-secret-values, a missing `${env:}` of a plain field says why it is still needed. */
+function notReadNote(d: Diagnostic): Diagnostic {
+  if (d.code !== 'ref.env-missing' && d.code !== 'ref.env-empty') return d;
+  return { ...d, detail: `${d.detail ?? ''} --no-secret-values leaves out only the values of secret fields; this field is not secret, so its value is needed to plan.`.trim() };
 }
 
 /** One warning per variable that was not available, naming every place that reads it. */

@@ -37,3 +37,26 @@ export class SecretValue {
 export function isSecretValue(v: unknown): v is SecretValue {
   return v instanceof SecretValue;
 }
+
+/**
+ * A secret field whose value was deliberately not read (`plan --no-secret-values`): its `${env:}`
+ * or `${file:}` reference was left unresolved. It is a SecretValue everywhere a secret is expected
+ * (masks, sensitive fields), but it has no value: it is never fingerprinted nor compared (the plan
+ * shows it as "not compared"), and any attempt to send it fails loudly instead of writing a blank.
+ */
+export class UnreadSecret extends SecretValue {
+  /** Tells it apart from a SecretValue for the type checker too. */
+  readonly unread = true as const;
+
+  constructor() {
+    super('');
+  }
+
+  override reveal(): string {
+    throw new Error('a secret value planned with --no-secret-values was never read: re-plan with the secrets');
+  }
+}
+
+export function isUnreadSecret(v: unknown): v is UnreadSecret {
+  return v instanceof UnreadSecret;
+}

@@ -4,10 +4,11 @@
  * Ownership: only the fields (and nested sub-fields) the desired side sets are compared; the live
  * value is first projected onto the desired shape, so a sub-field the manifest omits never diffs.
  * Secrets: a SecretValue is never compared or copied; its keyed fingerprint is compared with the one
- * the live record carries in its description marker.
+ * the live record carries in its description marker. A secret that was not read (UnreadSecret,
+ * `plan --no-secret-values`) is neither: it is "not compared", and never makes a change by itself.
  */
 import type { DesiredResource, LiveResource } from '../model/resource.js';
-import { isSecretValue, type SecretValue } from '../model/secret.js';
+import { isSecretValue, isUnreadSecret, type SecretValue } from '../model/secret.js';
 import { fingerprint } from './fingerprint.js';
 import type { FieldChange, SensitivePlaceholder } from './types.js';
 
@@ -100,6 +101,7 @@ export function sanitize(v: unknown, fps: Record<string, string>, field: string)
   if (secrets.length === 0) return v;
   const byValue = new Map<SecretValue, string>(secrets.map((s) => [s.value, fps[s.field] ?? '']));
   const walk = (x: unknown): unknown => {
+    if (isUnreadSecret(x)) return { sensitive: true, fingerprint: '', not_compared: true } satisfies SensitivePlaceholder;
     if (isSecretValue(x)) return { sensitive: true, fingerprint: byValue.get(x) ?? '' } satisfies SensitivePlaceholder;
     if (Array.isArray(x)) return x.map(walk);
     if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
@@ -114,12 +116,21 @@ export interface AttrDiff {
   fingerprints: Record<string, string>;
 }
 
-/** Fingerprints of all secrets of a desired resource. Without a key there are none. */
+/** Fingerprints of all secrets of a desired resource. Without a key there are none; an unread secret has none. */
 export function desiredFingerprints(d: DesiredResource, key: string | undefined): Record<string, string> {
   const fps: Record<string, string> = {};
   if (key === undefined) return fps;
-  for (const [field, value] of Object.entries(d.attrs)) for (const s of secretsIn(field, value)) fps[s.field] = fingerprint(s.value.reveal(), key);
+  for (const [field, value] of Object.entries(d.attrs)) {
+    for (const s of secretsIn(field, value)) if (!isUnreadSecret(s.value)) fps[s.field] = fingerprint(s.value.reveal(), key);
+  }
   return fps;
+}
+
+/** Marker field names (`value`, `tf_vars.KEY`...) of the secrets of a desired resource that were not read. */
+export function unreadSecretFields(d: DesiredResource): string[] {
+  const out: string[] = [];
+  for (const [field, value] of Object.entries(d.attrs)) for (const s of secretsIn(field, value)) if (isUnreadSecret(s.value)) out.push(s.field);
+  return out;
 }
 
 /**
@@ -144,6 +155,8 @@ export function diffAttrs(
       let unknown = false;
       let changed = restChanged;
       for (const s of secrets) {
+        // Not read: nothing to compare; the rest of the field still is.
+        if (isUnreadSecret(s.value)) continue;
         const before = live.fingerprints?.[s.field];
         if (before === undefined) unknown = true;
         else if (before !== fingerprints[s.field]) changed = true;

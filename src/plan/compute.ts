@@ -6,7 +6,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
-import { desiredFingerprints, diffAttrs, sanitize } from './compare.js';
+import { desiredFingerprints, diffAttrs, sanitize, unreadSecretFields } from './compare.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
@@ -171,12 +171,14 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
     options: { allow_data_loss: allowDataLoss, allow_replace: flags.allow_replace },
-    applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error'),
+    // A plan without secret values can be read, never applied: its secrets were not read.
+    applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error') && options.noSecretValues !== true,
     diagnostics,
   };
   if (Object.keys(outOfScope).length > 0) plan.out_of_scope = { scope: manifestScope(graph), counts: outOfScope };
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
+  if (options.noSecretValues === true) plan.options.no_secret_values = true;
   return plan;
 }
 
@@ -195,6 +197,8 @@ function baseChange(d: DesiredResource): ResourceChange {
   }
   c.depends_on.push(...d.dependsOn);
   if (d.sensitiveFields && d.sensitiveFields.length > 0) c.sensitive_fields = [...d.sensitiveFields];
+  const unread = unreadSecretFields(d);
+  if (unread.length > 0) c.secrets_not_compared = unread;
   return c;
 }
 

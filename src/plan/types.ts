@@ -104,6 +104,11 @@ export interface ResourceChange {
    * against them.
    */
   fingerprints?: Record<string, string>;
+  /**
+   * Secrets of this record whose value was not read (`plan --no-secret-values`), by marker field:
+   * neither a change nor a no-change, "not compared". The plan is then not applyable.
+   */
+  secrets_not_compared?: string[];
   /** Service deployment, independent of the config action (a no-op service may still deploy). */
   deploy?: DeployMark;
   /**
@@ -126,6 +131,8 @@ export interface ResourceChange {
 export interface SensitivePlaceholder {
   sensitive: true;
   fingerprint: string;
+  /** The value was not read (`plan --no-secret-values`): no fingerprint, not compared. */
+  not_compared?: true;
 }
 
 export function isSensitivePlaceholder(v: unknown): v is SensitivePlaceholder {
@@ -175,6 +182,11 @@ export interface PlanOptions {
   fingerprintKey?: string;
   /** Recorded in the plan, for saved plans. */
   apiUrl?: string;
+  /**
+   * The manifest was loaded without secret values (`plan --no-secret-values`): recorded in the plan
+   * options (and so under the plan file's seal); the plan is not applyable.
+   */
+  noSecretValues?: boolean;
 }
 
 export interface Plan {
@@ -193,7 +205,8 @@ export interface Plan {
   live_objects: Record<Address, { id: string; version: string }>;
   /** HTTP requests the live read took. */
   request_count: number;
-  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number };
+  /** `no_secret_values`: planned with --no-secret-values; apply refuses such a plan (its secrets were never read). */
+  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number; no_secret_values?: boolean };
   /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
   applyable: boolean;
   diagnostics: Diagnostic[];

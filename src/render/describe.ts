@@ -84,17 +84,20 @@ export function titleOf(c: ResourceChange): string {
   return c.kind === 'organization' ? 'organization' : `${c.kind} "${c.name}"`;
 }
 
+/** How a secret whose value was not read (`--no-secret-values`) is shown. */
+export const NOT_READ = '(sensitive value, not read)';
+
 /** A value for display: strings quoted, secrets redacted, objects as compact JSON. */
 export function formatValue(v: unknown): string {
   if (v === undefined) return '(none)';
-  if (isSensitivePlaceholder(v)) return REDACTED;
+  if (isSensitivePlaceholder(v)) return v.not_compared ? NOT_READ : REDACTED;
   if (typeof v === 'string') return JSON.stringify(v);
   return JSON.stringify(redactPlaceholders(v));
 }
 
 /** Copy with every sensitive placeholder replaced by the redaction marker. */
 export function redactPlaceholders(v: unknown): unknown {
-  if (isSensitivePlaceholder(v)) return REDACTED;
+  if (isSensitivePlaceholder(v)) return v.not_compared ? NOT_READ : REDACTED;
   if (Array.isArray(v)) return v.map(redactPlaceholders);
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactPlaceholders(x)]));
   return v;
@@ -111,6 +114,24 @@ export function summaryLine(plan: Plan): string {
   const blocked = s.blocked > 0 ? `; ${s.blocked} blocked (not done, not counted)` : '';
   if (total === 0 && blocked === '') return 'No changes.';
   return `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy, ${s.deploy} to deploy${blocked}.`;
+}
+
+/**
+ * The live records whose secrets were not compared (`plan --no-secret-values`): neither changed nor
+ * unchanged as far as the plan knows. A record created, deleted or replaced is shown as that
+ * change (its secret is written or goes with it), so only updates, no-ops and deploys are listed.
+ */
+export function secretsNotCompared(plan: Plan): Array<{ address: Address; fields: string[] }> {
+  return plan.changes
+    .filter((c) => c.secrets_not_compared && c.secrets_not_compared.length > 0 && ['update', 'no-op', 'deploy'].includes(labelOf(c)))
+    .map((c) => ({ address: c.address, fields: c.secrets_not_compared! }));
+}
+
+/** The sentence every rendering of a plan made with `--no-secret-values` carries. */
+export function noSecretValuesLine(plan: Plan): string | undefined {
+  if (plan.options.no_secret_values !== true) return undefined;
+  const n = secretsNotCompared(plan).reduce((sum, x) => sum + x.fields.length, 0);
+  return `Planned with --no-secret-values: no secret value was read${n > 0 ? `, ${plural(n, 'secret')} of live records not compared` : ''}; this plan cannot be applied (apply re-plans with the secrets).`;
 }
 
 export function requestLine(plan: Plan): string {

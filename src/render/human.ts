@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -76,6 +76,14 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     }
     out.push('');
   }
+  const notCompared = secretsNotCompared(plan);
+  if (notCompared.length > 0) {
+    out.push(p.bold('Secrets not compared (their values were not read: --no-secret-values):'));
+    for (const x of notCompared) out.push(`  ${p.dim('?')} ${escapeControl(x.address)}: ${escapeControl(x.fields.join(', '))}`);
+    out.push('');
+  }
+  const secretless = noSecretValuesLine(plan);
+  if (secretless) out.push(p.yellow(secretless));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) out.push(p.dim(scope));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);

@@ -47,6 +47,12 @@ export interface JsonResourceChange {
     before_sensitive: Record<string, boolean> | false;
     after_sensitive: Record<string, boolean> | false;
     changed_fields: string[];
+    /**
+     * `plan --no-secret-values`: the secrets of this record (marker field names: `value`,
+     * `tf_vars.KEY`...) whose values were not read, so not compared: neither changed nor unchanged.
+     * Their attributes are `true` in `after_sensitive`.
+     */
+    secret_not_compared?: string[];
     /** RFC 6902 operations turning `before` into `after` on the changed fields (updates and replaces). */
     patch?: Operation[];
     /** The service is deployed by this plan (not an action: a no-op service may deploy). */
@@ -82,6 +88,11 @@ export interface JsonPlan {
   request_count: number;
   applyable: boolean;
   diagnostics: Diagnostic[];
+  /**
+   * The options the plan was made with (`no_secret_values: true`: made with --no-secret-values,
+   * apply refuses it). Absent from a failure document without a plan.
+   */
+  options?: Plan['options'];
   /** Organization-level objects outside the manifest's scope, counted by kind (absent when none). */
   out_of_scope?: Plan['out_of_scope'];
 }
@@ -100,6 +111,7 @@ export function planToJson(plan: Plan, meta: JsonPlanMeta): JsonPlan {
     request_count: plan.request_count,
     applyable: plan.applyable,
     diagnostics: plan.diagnostics,
+    options: plan.options,
   };
   if (plan.out_of_scope) out.out_of_scope = plan.out_of_scope;
   return out;
@@ -174,6 +186,11 @@ function resourceChange(c: ResourceChange, options: Plan['options']): JsonResour
   if (before && after && c.fields.length > 0) out.change.patch = fieldPatch(c, before, after, sensitive);
   if (c.deploy) out.change.deploy = c.deploy;
   if (c.parent !== undefined) out.parent = c.parent;
+  if (c.secrets_not_compared && c.secrets_not_compared.length > 0) {
+    out.change.secret_not_compared = [...c.secrets_not_compared];
+    // A no-op has no `after`; the mask still says which attributes hold the secrets not compared.
+    if (out.change.after_sensitive === false) out.change.after_sensitive = Object.fromEntries([...sensitive].map((k) => [k, true]));
+  }
   const replace = c.fields.filter((f) => f.forces_replace).map((f) => f.field);
   if (replace.length > 0) out.change.replace_paths = replace;
   if (c.reasons.length > 0) out.change.reasons = c.reasons;

@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, plural, requestLine, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -133,6 +133,23 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
     head.push(problems.some((d) => d.severity === 'error') ? '> [!CAUTION]' : '> [!WARNING]');
     for (const d of problems.slice(0, 20)) head.push(`> - **${d.severity}**: ${escapeMarkdown(d.summary)}${d.address ? ` (${inlineCode(d.address)})` : ''}`);
     if (problems.length > 20) head.push(`> - and ${problems.length - 20} more`);
+    head.push('');
+  }
+
+  const secretless = noSecretValuesLine(plan);
+  if (secretless) {
+    // Not a change and not "no change": the reader must not take a quiet plan for "secrets in sync".
+    head.push('> [!NOTE]', `> ${escapeMarkdown(secretless)}`);
+    const notCompared = secretsNotCompared(plan);
+    // A record with a section of its own is named only when that section is in part 1 (as in the
+    // warnings above); a no-op has none, so this note is where its address is.
+    const sectioned = new Set(plan.changes.filter(isVisible).map((c) => c.address));
+    const toName = notCompared.slice(0, limit).filter((x) => !sectioned.has(x.address) || nameable(x.address));
+    for (const x of toName) {
+      head.push(`> - ${inlineCode(x.address)}: ${escapeMarkdown(x.fields.join(', '))} not compared`);
+      if (sectioned.has(x.address)) named.push(x.address);
+    }
+    if (notCompared.length > toName.length) head.push(`> - and ${notCompared.length - toName.length} more`);
     head.push('');
   }
 

@@ -118,6 +118,18 @@ describe('applyPlan', () => {
     expect(api.calls).toEqual([]);
   });
 
+  it('refuses a plan made with --no-secret-values before any request, naming why (its secrets were never read)', async () => {
+    const v = change('project.p/variable.TOKEN', 'variable', ['create']);
+    const secretless = plan([v], { options: { allow_data_loss: false, no_secret_values: true }, applyable: false });
+    const refused = refusals(secretless, {});
+    expect(refused.map((d) => d.code)).toEqual(['apply.no-secret-values']);
+    expect(refused[0]!.summary).toBe('the plan was planned with --no-secret-values: re-plan with the secrets');
+    const api = new FakeApi();
+    const r = await applyPlan(secretless, { api, live: liveOf([]), desired: desiredOf([]), fingerprintKey: 'k', probeToken: false });
+    expect(r.status).toBe('refused');
+    expect(api.calls).toEqual([]);
+  });
+
   it('refuses a guarded replacement unless this apply was given its flag, whatever the plan says', () => {
     const requires = [{ guard: 'allow_replace' as const, reason: 'replaces environment "e" with everything in it' }];
     const env = change('project.p/environment.e', 'environment', ['delete', 'create'], { id: 'env-1', requires });

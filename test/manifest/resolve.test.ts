@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isSecretValue, SecretValue } from '../../src/model/secret.js';
+import { isSecretValue, isUnreadSecret, SecretValue } from '../../src/model/secret.js';
 import { renderDiagnosticsGithub, renderDiagnosticsHuman } from '../../src/diag/render.js';
 import { load, tempTree } from './helpers.js';
 
@@ -235,5 +235,32 @@ projects:
     expect(r.diagnostics).toMatchObject([{ severity: 'warning', code: 'secret.in-clear', range: { start: { line: 14, col: 30 } } }]);
     expect(r.diagnostics[0]!.excerpt).toContain('(sensitive value)');
     expect(JSON.stringify(r.diagnostics)).not.toContain(SECRET);
+  });
+
+  it("secretValues 'unread' (plan --no-secret-values): no secret field's reference is looked up or opened, every plain one still is", async () => {
+    const withPassword = manifest.replace('    webhook_url: ${env:SLACK_URL}\n', '    webhook_url: ${env:SLACK_URL}\n  - name: mail\n    type: EMAIL\n    to: ops@example.com\n    from: driftless@example.com\n    smarthost: smtp.example.com:587\n    auth_username: ops\n    auth_password: ${env:SMTP_PASSWORD}\n');
+    // No cert.pem: the secret file is not opened. The environment records every name looked up.
+    const dir = tempTree({ 'm.yaml': withPassword });
+    const read = new Set<string>();
+    const spy = new Proxy({ ...env, SMTP_PASSWORD: SECRET }, { get: (t, k) => (typeof k === 'string' && read.add(k), Reflect.get(t, k)) });
+    const r = await load(dir, ['m.yaml'], { env: spy, secretValues: 'unread' });
+    expect(r.diagnostics).toEqual([]);
+    expect([...read].sort()).toEqual(['PLAIN']);
+    const m = r.manifest!;
+    const vars = m.projects![0]!.variables!;
+    expect(vars[0]!.value).toBe('plain-value');
+    expect([vars[1]!.value, vars[2]!.value].every(isUnreadSecret)).toBe(true);
+    expect(isUnreadSecret(m.alert_receivers![0]!.webhook_url)).toBe(true);
+    expect(isUnreadSecret(m.alert_receivers![1]!.auth_password)).toBe(true);
+    expect(isUnreadSecret(m.webhooks![0]!.secret)).toBe(true);
+    const tf = m.projects![0]!.environments![0]!.services![0]!;
+    if (tf.type !== 'terraform') throw new Error('expected terraform');
+    expect(tf.tf_vars!.region).toBe('eu-west-3');
+    expect(isUnreadSecret(tf.tf_vars!.db_password)).toBe(true);
+    expect(() => (vars[1]!.value as SecretValue).reveal()).toThrow(/--no-secret-values/);
+    // A plain reference stays required, and the error says why.
+    const missing = await load(dir, ['m.yaml'], { env: {}, secretValues: 'unread' });
+    expect(missing.diagnostics.map((d) => [d.code, d.summary])).toEqual([['ref.env-missing', 'environment variable `PLAIN` is not set']]);
+    expect(missing.diagnostics[0]!.detail).toContain('this field is not secret');
   });
 });

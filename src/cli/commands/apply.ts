@@ -21,6 +21,7 @@ import { planHasChanges, type Plan } from '../../plan/types.js';
 import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
 import { savedPlanRefusals } from '../../apply/saved-plan.js';
+import { noSecretValuesRefusal } from '../../apply/refusals.js';
 import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
 import { fingerprintKeyProblem } from '../../plan/fingerprint.js';
 import { sealKeyFromEnv } from '../seal-key.js';
@@ -167,6 +168,11 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       return EXIT.error;
     }
     saved = read.plan.plan;
+    // Sealed with the rest of the plan, so the flag cannot be edited away; refused before any request.
+    if (saved.options?.no_secret_values === true) {
+      printDiags([noSecretValuesRefusal(planFile)]);
+      return EXIT.error;
+    }
     const exceeds = savedPlanExceeds(saved, authority, planFile);
     if (exceeds.length > 0) {
       printDiags(exceeds);

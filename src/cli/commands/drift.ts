@@ -28,6 +28,8 @@ export interface DriftArgs extends ConnectionArgs {
   jsonFile?: string;
   splitDir?: string;
   color?: boolean;
+  /** false with `--no-secret-values`. */
+  secretValues?: boolean;
 }
 
 export const driftCommand: CliCommand<DriftArgs> = {
@@ -38,10 +40,12 @@ export const driftCommand: CliCommand<DriftArgs> = {
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
       .option('split-dir', { ...SPLIT_DIR_OPTION, describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s 65,536 characters: the issue body (part 1, with the fingerprint marker) and one comment per further part' })
+      // As plan's: `--no-secret-values` reads secretValues=false.
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: compare everything but the secrets, without reading any secret value (the report lists the secrets not compared)' })
       .check(checkSplitDir),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       writeDiagnostics(io, r.diagnostics, errPalette);
       // stdout still holds a document, so the workflow's issue shows the failure.

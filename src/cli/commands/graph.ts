@@ -24,6 +24,8 @@ export interface GraphArgs extends ConnectionArgs {
   format?: 'dot' | 'mermaid';
   offline?: boolean;
   color?: boolean;
+  /** false with `--no-secret-values`. */
+  secretValues?: boolean;
 }
 
 export const graphCommand: CliCommand<GraphArgs> = {
@@ -32,7 +34,9 @@ export const graphCommand: CliCommand<GraphArgs> = {
   builder: (y: Argv) =>
     pathsPositional(connectionOptions(y))
       .option('format', { choices: ['dot', 'mermaid'] as const, default: 'dot' as const, describe: 'Graphviz DOT, or Mermaid (GitHub renders it in comments)' })
-      .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' }),
+      .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' })
+      // As plan's: `--no-secret-values` reads secretValues=false.
+      .option('secret-values', { type: 'boolean', describe: "--no-secret-values: the planned actions without reading any secret value (a secret's change is not shown)" }),
   run: async (args: GraphArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     let graph: DesiredGraph | undefined;
@@ -49,7 +53,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
         graph = built.graph;
       }
     } else {
-      const r = await runPlan(args.paths ?? [], connectionOf(args), { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+      const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
       await r.session?.close();
       usage = r.session?.usage?.();
       diagnostics = r.diagnostics;

@@ -43,6 +43,8 @@ export interface PlanArgs extends ConnectionArgs {
   maxDestroy?: number;
   splitDir?: string;
   color?: boolean;
+  /** false with `--no-secret-values`. */
+  secretValues?: boolean;
 }
 
 export const planCommand: CliCommand<PlanArgs> = {
@@ -58,6 +60,8 @@ export const planCommand: CliCommand<PlanArgs> = {
       .option('allow-replace', { type: 'boolean', describe: 'Plan replacements of environments and deployed services instead of marking them blocked' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Mark the plan as an error when it deletes more than N resources' }))
       .option('split-dir', SPLIT_DIR_OPTION)
+      // Declared as `secret-values` so that yargs reads `--no-secret-values` as secretValues=false.
+      .option('secret-values', { type: 'boolean', describe: '--no-secret-values: plan without reading any secret value (secrets show as not compared; the plan file cannot be applied)' })
       .check(checkSplitDir),
   run: async (args: PlanArgs, io: CliIO): Promise<number> => {
     const format = args.json ? 'json' : (args.format ?? 'human');
@@ -66,7 +70,7 @@ export const planCommand: CliCommand<PlanArgs> = {
     // `show FILE --format json` prints the very document this run printed.
     const createdAt = new Date().toISOString();
     const meta = { driftless_version: packageVersion(), timestamp: createdAt };
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       // --format github: stdout holds only workflow commands (as with validate); the human
       // diagnostics and the plan go to the job log on stderr.
@@ -95,7 +99,10 @@ export const planCommand: CliCommand<PlanArgs> = {
         }
         // On stderr: stdout is the plan alone, the same bytes `driftless show FILE` prints.
         // In CI the workflow applies the file (or not): no hint to run apply by hand (src/cli/ci.ts).
-        io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out}.\n` : `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
+        // A plan without secret values is for review only: never a hint to apply it, and always said.
+        if (plan.options.no_secret_values) {
+          io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out} (planned with --no-secret-values: for review, apply refuses it).\n` : `\nSaved the plan to ${args.out} for review (\`driftless show ${args.out}\`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n`);
+        } else io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out}.\n` : `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
       }
       if (args.detailedExitcode && plan.summary.blocked > 0) {
         // The apply of this change would be refused: a pull-request check must not go green on it.
