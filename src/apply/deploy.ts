@@ -31,6 +31,11 @@ export interface StageDeploy {
 export interface Timing {
   /** Milliseconds since an arbitrary origin (injected for tests). */
   now(): number;
+  /**
+   * Wall-clock milliseconds since the epoch, to compare with the API's `created_at` times
+   * (Date.now() when not given).
+   */
+  wallNow?(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -174,6 +179,10 @@ export async function deployStage(
   const { api, timing, onEvent } = deps;
   const elapsed = () => Math.max(0, Math.round((timing.now() - opts.startedAt) / 1000));
   let response: { deployment_request_id?: string | null } | undefined;
+  // When the request was made, on the API's time scale (give or take CLOCK_SKEW_MS): our entry in
+  // the deployment history is the one created from then on.
+  const sentAt = timing.wallNow?.() ?? Date.now();
+  let adoptedRequestId: string | undefined;
   const send = () => api.post<{ deployment_request_id?: string | null }>(`/environment/${stage.environmentId}/service/deploy`, deployRequestBody(stage.services));
   try {
     try {
@@ -186,7 +195,13 @@ export async function deployStage(
         let last: unknown = e;
         for (let tries = 1; ; tries++) {
           const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
-          if (stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''))) break;
+          if (stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''))) {
+            // The deployment now running is taken as ours: its request id (one for the whole
+            // batch) is the one the lost answer carried. Statuses of different requests mean one
+            // of them is not ours: the id stays unknown and the history decides (see OwnDeployment).
+            adoptedRequestId = singleRequestId(stage.services.map((s) => statuses.get(s.id)));
+            break;
+          }
           if (tries > 3) throw last;
           try {
             response = await send();
@@ -214,8 +229,8 @@ export async function deployStage(
       hint,
     );
   }
-  const requestId = response?.deployment_request_id ?? undefined;
-  const own = new OwnDeployment(requestId);
+  const requestId = response?.deployment_request_id ?? adoptedRequestId;
+  const own = new OwnDeployment(requestId, response === undefined && requestId === undefined);
   const lastState = new Map<string, string>();
   const pending = new Map(stage.services.map((s) => [s.id, s]));
   const failures: ServiceDeployFailure[] = [];
@@ -242,12 +257,22 @@ export async function deployStage(
     // The environment's deployment history, read at most once per poll and only when a service
     // shows another request than ours: it holds the outcome of our request after another one
     // took the service's status over.
-    let history: HistoryOutcomes | undefined;
-    const ourOutcome = async (serviceId: string): Promise<string | undefined> => {
+    let history: HistoryEntrySummary[] | undefined;
+    const ourOutcome = async (serviceId: string, foreign: StatusRecord): Promise<string | undefined> => {
+      history ??= await readHistory(api, stage.environmentId);
+      // Our request's id was never seen on a status (our deployment ended before the first read):
+      // the history tells which entry is ours.
+      own.executionId ??= ourHistoryEntry(history, serviceId, sentAt, foreign, own.foreignExecutions)?.executionId;
       if (own.executionId === undefined) return undefined;
-      history ??= await readHistoryOutcomes(api, stage.environmentId);
-      return history.get(own.executionId)?.get(serviceId);
+      return history.find((e) => e.executionId === own.executionId)?.services.get(serviceId);
     };
+    if (own.fromHistoryOnly && own.executionId === undefined) {
+      // The deploy's answer was lost and no single running request could be taken for ours: our
+      // execution is the first one deploying a service of the stage since our request.
+      history ??= await readHistory(api, stage.environmentId);
+      const found = history;
+      own.executionId = stage.services.map((s) => ourHistoryEntry(found, s.id, sentAt, {})).find((e) => e !== undefined)?.executionId;
+    }
     for (const s of [...pending.values()]) {
       const st = statuses.get(s.id);
       if (!st?.state) continue;
@@ -259,8 +284,9 @@ export async function deployStage(
         // Another deployment request is on the service: someone else's (a console user, another
         // apply). Its state is never ours. Ours either has not reached the service yet, or has
         // ended and the other one started since: the history says which.
-        const foreign = String(st.deployment_request_id);
-        const outcome = await ourOutcome(s.id);
+        const foreign = String(st.deployment_request_id ?? st.execution_id);
+        if (typeof st.execution_id === 'string' && st.execution_id !== own.executionId) own.foreignExecutions.add(st.execution_id);
+        const outcome = await ourOutcome(s.id, st);
         if (outcome !== undefined) {
           state = outcome;
           if (deployStateOutcome(outcome) !== 'pending') {
@@ -299,16 +325,25 @@ export async function deployStage(
 /**
  * The deployment this apply requested, identified by the request id the deploy answered, and
  * the execution id the statuses carry with it (one execution per request: learnt from any service
- * of the batch). Without a request id in the answer (an API that gives none), every status is
- * taken as ours, as nothing better can be known.
+ * of the batch, or from the deployment history when no status of ours was ever seen).
+ * When the deploy's answer was lost and no single running request could be taken for ours
+ * (`fromHistoryOnly`), only the execution the history names is ours. Without a request id in an
+ * answer that did arrive (an API that gives none), every status is taken as ours, as nothing
+ * better can be known.
  */
 export class OwnDeployment {
   executionId?: string;
   /** Services on which a status of our request was seen. */
   readonly seenOn = new Set<string>();
-  constructor(readonly requestId: string | undefined) {}
+  /** Executions seen on the stage's services that are not ours (never taken from the history). */
+  readonly foreignExecutions = new Set<string>();
+  constructor(
+    readonly requestId: string | undefined,
+    readonly fromHistoryOnly = false,
+  ) {}
 
   owns(st: StatusRecord): boolean {
+    if (this.fromHistoryOnly) return this.executionId !== undefined && st.execution_id === this.executionId;
     return this.requestId === undefined || !st.deployment_request_id || st.deployment_request_id === this.requestId;
   }
 
@@ -323,31 +358,75 @@ export class OwnDeployment {
   }
 }
 
-/** execution id -> service id -> the service's state in that deployment. */
-type HistoryOutcomes = Map<string, Map<string, string>>;
+/** The one request id every status carries, or undefined when they differ or one has none. */
+function singleRequestId(statuses: Array<StatusRecord | undefined>): string | undefined {
+  const ids = new Set(statuses.map((st) => st?.deployment_request_id ?? ''));
+  const [only] = [...ids];
+  return ids.size === 1 && only ? only : undefined;
+}
+
+/**
+ * Tolerated difference between this machine's clock and the API's when matching our request to a
+ * history entry by its creation time.
+ */
+export const CLOCK_SKEW_MS = 2000;
+
+/** One deployment of the environment's history: its execution, start and per-service states. */
+export interface HistoryEntrySummary {
+  executionId: string;
+  /** Epoch ms of `auditing_data.created_at` (or `created_at`); NaN when absent. */
+  createdAt: number;
+  /** service id -> the service's state in that deployment. */
+  services: Map<string, string>;
+}
 
 type HistoryEntry = {
+  created_at?: string;
+  auditing_data?: { created_at?: string };
   identifier?: { execution_id?: string };
   stages?: Array<{ services?: Array<{ identifier?: { service_id?: string }; status?: string }> }>;
 };
 
+/**
+ * Our deployment of `serviceId` in the history, when the statuses never showed our request: an
+ * entry deploying that service, created at or after our request (`sentAt`, less the clock skew),
+ * that is not the other request's. When the other request's entry is in the page, ours is the
+ * latest such entry before it (the other one took the service after ours); else the earliest one
+ * (ours came first, being accepted only while the service was free). Pure.
+ */
+export function ourHistoryEntry(
+  history: HistoryEntrySummary[],
+  serviceId: string,
+  sentAt: number,
+  foreign: Pick<StatusRecord, 'execution_id'>,
+  foreignExecutions: ReadonlySet<string> = new Set(),
+): HistoryEntrySummary | undefined {
+  const isForeign = (e: HistoryEntrySummary) => e.executionId === foreign.execution_id || foreignExecutions.has(e.executionId);
+  const theirs = history.find((e) => e.executionId === foreign.execution_id);
+  const candidates = history
+    .filter((e) => e.services.has(serviceId) && !isForeign(e) && e.createdAt >= sentAt - CLOCK_SKEW_MS)
+    .filter((e) => theirs === undefined || !(e.createdAt > theirs.createdAt))
+    .sort((a, b) => a.createdAt - b.createdAt);
+  return theirs !== undefined ? candidates.at(-1) : candidates[0];
+}
+
 /** The latest page of the environment's deployment history (20 entries: ours is among them). */
-async function readHistoryOutcomes(api: ApiPort, environmentId: string): Promise<HistoryOutcomes> {
-  const out: HistoryOutcomes = new Map();
+async function readHistory(api: ApiPort, environmentId: string): Promise<HistoryEntrySummary[]> {
   let resp: unknown;
   try {
     resp = await api.get<unknown>(`/environment/${environmentId}/deploymentHistoryV2`);
   } catch {
     // Unreadable history: the outcome stays unknown and the service is treated as not ours yet.
-    return out;
+    return [];
   }
   const entries = ((resp as { results?: unknown[] } | undefined)?.results ?? []) as HistoryEntry[];
+  const out: HistoryEntrySummary[] = [];
   for (const e of entries) {
     const exec = e?.identifier?.execution_id;
     if (typeof exec !== 'string') continue;
     const services = new Map<string, string>();
     for (const st of e.stages ?? []) for (const sv of st.services ?? []) if (sv?.identifier?.service_id && typeof sv.status === 'string') services.set(sv.identifier.service_id, sv.status);
-    out.set(exec, services);
+    out.push({ executionId: exec, createdAt: Date.parse(e.auditing_data?.created_at ?? e.created_at ?? ''), services });
   }
   return out;
 }

@@ -15,7 +15,8 @@
  *
  * NOTE: with the fallback key (no DRIFTLESS_FINGERPRINT_KEY) the seal catches accidental edits and
  * truncation but not a forger who knows the organization id; that is why the fallback warns. What
- * an apply may destroy never comes from the file in any case (apply/authority.ts).
+ * an apply may destroy never comes from the file in any case (apply/authority.ts), and apply does
+ * not take the manifest paths of a file it verified with the fallback key (cli/commands/apply.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

@@ -71,7 +71,17 @@ export interface PlanFileExpectations {
 export type SealKeyOf = (organizationId: string) => SealKey | undefined;
 
 /** Parses and checks a plan file; any problem is a diagnostic naming the file and what to do. */
-export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expect: PlanFileExpectations = {}): { plan?: PlanFileDocument; diagnostics: Diagnostic[] } {
+export interface ParsedPlanFile {
+  plan?: PlanFileDocument;
+  diagnostics: Diagnostic[];
+  /**
+   * The key the seal was verified with (this command's, never what the file says): 'fallback'
+   * means a key anyone who reads the file can derive, so the seal proves nothing against a forger.
+   */
+  verifiedWith?: SealKey['source'];
+}
+
+export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expect: PlanFileExpectations = {}): ParsedPlanFile {
   const fail = (code: string, summary: string, detail: string) => ({ diagnostics: [error(code, summary, { detail, range: { file, start: { line: 1, col: 1 } } })] });
   const replan = 'Run `driftless plan --out FILE` again and apply the new file.';
   let doc: unknown;
@@ -118,7 +128,7 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
   if (expect.organizationId !== undefined && d.organization_id !== expect.organizationId) {
     return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${replan.toLowerCase()}`);
   }
-  return { plan: d as PlanFileDocument, diagnostics: notes };
+  return { plan: d as PlanFileDocument, diagnostics: notes, ...(verdict === 'valid' ? { verifiedWith: key.source } : {}) };
 }
 
 /** What the file says of its key (never the key): a hint for the user, not a proof. */
@@ -167,7 +177,7 @@ export async function writePlanFile(path: string, plan: Plan, key: SealKey, crea
   await writeFile(path, serializePlanFile(plan, createdAt, key, manifestPaths), { encoding: 'utf8', mode: 0o600 });
 }
 
-export async function readPlanFile(path: string, keyOf: SealKeyOf, expect: PlanFileExpectations = {}): Promise<{ plan?: PlanFileDocument; diagnostics: Diagnostic[] }> {
+export async function readPlanFile(path: string, keyOf: SealKeyOf, expect: PlanFileExpectations = {}): Promise<ParsedPlanFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

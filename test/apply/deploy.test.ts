@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeployFailedError, deployRequestBody, deployStage, nextPollDelay, type StageDeploy } from '../../src/apply/deploy.js';
+import { CLOCK_SKEW_MS, DeployFailedError, deployRequestBody, deployStage, nextPollDelay, ourHistoryEntry, type HistoryEntrySummary, type StageDeploy } from '../../src/apply/deploy.js';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import { FakeApi, HttpError, virtualTiming } from './fake-api.js';
 
@@ -239,5 +239,26 @@ describe('deployStage', () => {
     expect(err.hint).toMatch(/billing restriction.*payment method/);
     expect(err.failures).toHaveLength(2);
     expect(api.calls).toHaveLength(1);
+  });
+});
+
+describe('ourHistoryEntry', () => {
+  const entry = (executionId: string, createdAt: number, services: string[] = ['ctr-1']): HistoryEntrySummary => ({ executionId, createdAt, services: new Map(services.map((id) => [id, 'DEPLOYED'])) });
+  const sentAt = 1_000_000;
+  // Newest first, as the API pages it.
+  const history = [entry('theirs', sentAt + 900), entry('ours', sentAt + 20), entry('previous-run', sentAt - CLOCK_SKEW_MS - 1), entry('other-service', sentAt + 500, ['app-1'])];
+
+  it('takes the entry of the service created after our request and before the other request took it', () => {
+    expect(ourHistoryEntry(history, 'ctr-1', sentAt, { execution_id: 'theirs' })?.executionId).toBe('ours');
+  });
+
+  it('never takes the other request, an entry older than our request, or one without the service', () => {
+    expect(ourHistoryEntry([entry('theirs', sentAt + 900), history[2]!, history[3]!], 'ctr-1', sentAt, { execution_id: 'theirs' })).toBeUndefined();
+  });
+
+  it("without the other request's entry in the page, takes the earliest entry since our request that is not known to be foreign", () => {
+    const later = entry('later-foreign', sentAt + 1500);
+    expect(ourHistoryEntry([later, ...history.slice(1)], 'ctr-1', sentAt, { execution_id: 'gone' })?.executionId).toBe('ours');
+    expect(ourHistoryEntry([later, history[2]!], 'ctr-1', sentAt, { execution_id: 'gone' }, new Set(['later-foreign']))).toBeUndefined();
   });
 });

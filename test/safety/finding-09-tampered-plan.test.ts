@@ -32,11 +32,11 @@ const readPlan = (file = 'p.plan'): Doc => JSON.parse(readFileSync(join(h.dir, f
 const writePlan = (doc: Doc, file = 'p.plan') => writeFileSync(join(h.dir, file), JSON.stringify(doc, null, 2));
 
 /** The seal as the documentation defines it, computed here (never with driftless's code). */
-function sealWith(doc: Doc, fingerprintKey: string): Doc {
+function sealWith(doc: Doc, fingerprintKey: string, keySource: 'env' | 'fallback' = 'env'): Doc {
   const sealKey = createHmac('sha256', fingerprintKey).update('driftless plan-file seal v1').digest();
   const keyId = createHmac('sha256', sealKey).update('driftless plan-file key id v1').digest('hex').slice(0, 16);
   const { seal: _old, ...body } = doc;
-  const seal = { algorithm: 'hmac-sha256', key_source: 'env', key_id: keyId };
+  const seal = { algorithm: 'hmac-sha256', key_source: keySource, key_id: keyId };
   return { ...body, seal: { ...seal, mac: createHmac('sha256', sealKey).update(JSON.stringify({ ...body, seal })).digest('hex') } };
 }
 
@@ -138,6 +138,36 @@ describe('finding 9: a plan file is a sealed, bounded authority', () => {
     expect(p.code).toBe(1);
     expect(p.stderr).toContain('DRIFTLESS_FINGERPRINT_KEY is set but empty');
     expect(() => readFileSync(join(h.dir, 'empty.plan'))).toThrow();
+  });
+
+  it('finding 9: without DRIFTLESS_FINGERPRINT_KEY, apply does not take the manifest paths of a file anyone could re-seal', async () => {
+    h = await startHarness();
+    // No DRIFTLESS_FINGERPRINT_KEY: plan and apply use the key derived from the organization id.
+    const env = { ...SECRET_ENV, DRIFTLESS_FINGERPRINT_KEY: undefined as unknown as string };
+    h.write({ 'm/main.yaml': appManifest() });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST], { env })).code).toBe(0);
+    h.write({ 'm/main.yaml': appManifest({ logLevel: 'debug' }), 'ev/main.yaml': appManifest({ logLevel: 'pwned' }) });
+    expect((await h.run(['plan', 'm', '--out', 'p.plan'], { env })).code).toBe(0);
+    expect((await h.run(['plan', 'ev', '--out', 'ev.plan'], { env })).code).toBe(0);
+    const original = readPlan();
+    expect(original.manifest_paths).toEqual(['m']);
+    // The forger edits the file (its plan and the manifest it names) and re-seals it: the key is
+    // derived from the organization id written in the file itself.
+    const forged = { ...structuredClone(original), plan: readPlan('ev.plan').plan, manifest_paths: ['ev'] };
+    writePlan(sealWith(forged, `driftless-fallback-fingerprint-key:${original.organization_id}`, 'fallback'));
+    await expectRefusedUnchanged(['apply', '--auto-approve', 'p.plan', ...FAST], 'p.plan was sealed without DRIFTLESS_FINGERPRINT_KEY: apply does not take the manifest paths it names (ev)', env);
+    const r = await h.run(['apply', '--auto-approve', 'p.plan', ...FAST], { env });
+    expect(r.stderr).toContain('Give the manifest paths on the command line (`driftless apply p.plan PATH...`), or set DRIFTLESS_FINGERPRINT_KEY');
+    const logLevel = () => Object.values(h.emu.state.variables).find((v) => v.key === 'LOG_LEVEL')?.value;
+    expect(logLevel()).toBe('info');
+    // With the manifest named on the command line, the forged plan is compared with it and refused.
+    await expectRefusedUnchanged(['apply', '--auto-approve', 'p.plan', 'm', ...FAST], 'the change it needs now differs from the saved one', env);
+    // The genuine file, applied with its manifest named, applies.
+    writePlan(original);
+    await expectRefusedUnchanged(['apply', '--auto-approve', 'p.plan', ...FAST], 'apply does not take the manifest paths it names (m)', env);
+    const ok = await h.run(['apply', '--auto-approve', 'p.plan', 'm', ...FAST], { env });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(logLevel()).toBe('debug');
   });
 
   it('finding 9: a saved plan whose deploy pin (git_commit_id) changed since is refused', async () => {

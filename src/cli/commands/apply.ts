@@ -180,7 +180,16 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     }
     // Without explicit paths, re-read the manifest the plan was made from (CI applies the plan
     // file from the same checkout), not whatever happens to be in the current directory.
-    if (manifestPaths.length === 0 && read.plan.manifest_paths) manifestPaths = read.plan.manifest_paths;
+    if (manifestPaths.length === 0 && read.plan.manifest_paths) {
+      // Re-planning catches an edited plan, but not an edited list of manifests to re-plan from:
+      // with the fallback key, anyone who can edit the file can re-seal it, so the paths must come
+      // from the command line.
+      if (read.verifiedWith !== 'env') {
+        printDiags([manifestPathsUntrusted(planFile, read.plan.manifest_paths)]);
+        return EXIT.error;
+      }
+      manifestPaths = read.plan.manifest_paths;
+    }
   }
 
   const r: RunPlanResult = await runPlan(
@@ -291,4 +300,19 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     await r.session?.close();
     reportUsage(io, r.session);
   }
+}
+
+/**
+ * A plan file sealed with the key derived from the organization id (which the file itself names)
+ * could have been re-sealed by whoever edited it: its manifest paths are not taken.
+ */
+function manifestPathsUntrusted(planFile: string, paths: string[]): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'planfile.manifest-paths-untrusted',
+    summary: `${planFile} was sealed without DRIFTLESS_FINGERPRINT_KEY: apply does not take the manifest paths it names (${paths.join(', ')})`,
+    detail:
+      `Without DRIFTLESS_FINGERPRINT_KEY the seal's key is derived from the organization id written in the file, so anyone who can edit the file can re-seal it and point apply at another manifest. ` +
+      `Give the manifest paths on the command line (\`driftless apply ${planFile} PATH...\`), or set DRIFTLESS_FINGERPRINT_KEY (a long random string kept in your CI secrets) for both plan and apply. Nothing was changed.`,
+  };
 }
