@@ -93,6 +93,11 @@ export function planRun(inputs) {
   } else if (command === 'drift') {
     run.driftFile = inputs.driftFile || 'drift.json';
     run.args = ['drift', ...manifests, '--format', format, '--json-file', run.driftFile];
+    // An issue body has the same limit as a comment: the report in well-formed parts, never cut.
+    if (format === 'markdown') {
+      run.splitDir = inputs.splitDir || 'driftless-drift-md';
+      run.args.push('--split-dir', run.splitDir);
+    }
   } else if (command === 'validate') {
     run.args = ['validate', ...manifests, '--format', format];
   } else {

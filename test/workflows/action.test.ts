@@ -101,7 +101,7 @@ describe('action/run.mjs: the driftless command line of each input combination',
   it('apply, drift, validate, show', () => {
     expect(planRun(inputs({ COMMAND: 'apply', MANIFEST: 'infra', PLAN_FILE: 'reviewed/p.json' })).args).toEqual(['apply', 'reviewed/p.json', 'infra', '--auto-approve']);
     expect(planRun(inputs({ COMMAND: 'apply', MANIFEST: 'infra' })).args).toEqual(['apply', 'infra', '--auto-approve']);
-    expect(planRun(inputs({ COMMAND: 'drift', MANIFEST: 'a.yaml\nb.yaml', MAX_WAIT: '300' })).args).toEqual(['drift', 'a.yaml', 'b.yaml', '--format', 'markdown', '--json-file', 'drift.json', '--max-wait', '300']);
+    expect(planRun(inputs({ COMMAND: 'drift', MANIFEST: 'a.yaml\nb.yaml', MAX_WAIT: '300' })).args).toEqual(['drift', 'a.yaml', 'b.yaml', '--format', 'markdown', '--json-file', 'drift.json', '--split-dir', 'driftless-drift-md', '--max-wait', '300']);
     expect(planRun(inputs({ COMMAND: 'validate', MANIFEST: 'infra', EXTRA_ARGS: '--remote' })).args).toEqual(['validate', 'infra', '--format', 'github', '--remote']);
     expect(planRun(inputs({ COMMAND: 'show', PLAN_FILE: 'p.json', FORMAT: 'markdown' })).args).toEqual(['show', 'p.json', '--format', 'markdown']);
   });

@@ -137,7 +137,11 @@ describe("the example workflows, checked with GitHub's workflow parser", () => {
     const upload = steps.find((s) => String(s.uses).startsWith('actions/upload-artifact@'))!;
     expect(String(upload.with!.path)).toContain('${{ steps.drift.outputs.drift-file }}');
     const script = steps.find((s) => String(s.uses).startsWith('actions/github-script@'))!;
-    expect(script.env).toEqual({ DRIFT_FILE: '${{ steps.drift.outputs.drift-file }}', REPORT_FILE: '${{ steps.drift.outputs.output-file }}' });
+    expect(String(upload.with!.path)).toContain('${{ steps.drift.outputs.markdown-dir }}');
+    expect(script.env).toEqual({ DRIFT_FILE: '${{ steps.drift.outputs.drift-file }}', REPORT_FILE: '${{ steps.drift.outputs.output-file }}', PARTS_DIR: '${{ steps.drift.outputs.markdown-dir }}' });
+    // The issue body is the first well-formed part, never a cut of the whole report.
+    expect(String(script.with!.script)).toContain('part-1.md');
+    expect(String(script.with!.script)).not.toMatch(/\.slice\(0, 6\d{4}\)/);
     expect(String(script.with!.script)).not.toContain('${{');
     expect(String(script.with!.script)).toContain('fingerprint=${report.fingerprint}');
   });
