@@ -85,3 +85,28 @@ describe('computePlan: options recorded in the plan', () => {
     expect(planOf(m, liveFrom(r), { maxDestroy: 2 }).diagnostics).toEqual([]);
   });
 });
+
+describe('computePlan: secret fields recorded on changes', () => {
+  it('names the sensitive fields and their fingerprints on a secret, and nothing of the kind on a plain value', () => {
+    const m = fullManifest();
+    m.projects![0]!.variables![0] = { key: 'LOG_LEVEL', value: 'debug' };
+    const plan = planOf(m, liveFrom(apiRecords()));
+    const secret = plan.changes.find((c) => c.address === 'project.shop/variable.API_KEY')!;
+    expect(secret.sensitive_fields).toEqual(['value']);
+    expect(Object.keys(secret.fingerprints ?? {})).toEqual(['value']);
+    const plain = plan.changes.find((c) => c.address === 'project.shop/variable.LOG_LEVEL')!;
+    expect(plain.actions).toEqual(['update']);
+    expect('sensitive_fields' in plain).toBe(false);
+    expect('fingerprints' in plain).toBe(false);
+  });
+});
+
+describe('computePlan: applyable', () => {
+  it('stays applyable with warnings only', () => {
+    const m = fullManifest();
+    m.projects![0]!.environments![0]!.services![1] = { type: 'application', name: 'web', git_repository: { url: 'https://github.com/acme/web.git' } };
+    const plan = planOf(m, liveFrom(apiRecords()));
+    expect(plan.diagnostics.map((d) => d.severity)).toEqual(['warning']);
+    expect(plan.applyable).toBe(true);
+  });
+});
