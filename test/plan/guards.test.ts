@@ -134,3 +134,14 @@ describe('blockedRoots on a single blocked change', () => {
     expect(blockedRoots([api], none).map((r) => [r.change.address, r.following])).toEqual([[api.address, 0]]);
   });
 });
+
+describe('blockedRoots on a plan made before guards were recorded', () => {
+  it('keeps each blocked change without requirements as its own root, even under a blocked parent', () => {
+    const env: ResourceChange = { ...change(), address: 'project.p/environment.e', kind: 'environment', name: 'e', status: 'blocked' };
+    const db: ResourceChange = { ...change(), parent: env.address, status: 'blocked' };
+    expect(blockedRoots([env, db], {}).map((r) => [r.change.address, r.following])).toEqual([
+      [env.address, 0],
+      [db.address, 0],
+    ]);
+  });
+});
