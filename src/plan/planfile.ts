@@ -84,6 +84,8 @@ export interface ParsedPlanFile {
 export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expect: PlanFileExpectations = {}): ParsedPlanFile {
   const fail = (code: string, summary: string, detail: string) => ({ diagnostics: [error(code, summary, { detail, range: { file, start: { line: 1, col: 1 } } })] });
   const replan = 'Run `driftless plan --out FILE` again and apply the new file.';
+  // The same advice after "or": only its first letter lowered (`--out FILE` keeps its placeholder).
+  const orReplan = `r${replan.slice(1)}`;
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -123,10 +125,10 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
     return fail('planfile.corrupt', `${file} is damaged: its plan does not match its header`, `The file was not written by \`driftless plan --out\`. ${replan}`);
   }
   if (expect.apiUrl !== undefined && d.api_url !== undefined && trimSlash(d.api_url) !== trimSlash(expect.apiUrl)) {
-    return fail('planfile.wrong-target', `${file} was planned against ${d.api_url}, not ${expect.apiUrl}`, `Apply it with the same DRIFTLESS_API_URL, or ${replan.toLowerCase()}`);
+    return fail('planfile.wrong-target', `${file} was planned against ${d.api_url}, not ${expect.apiUrl}`, `Apply it with the same DRIFTLESS_API_URL, or ${orReplan}`);
   }
   if (expect.organizationId !== undefined && d.organization_id !== expect.organizationId) {
-    return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${replan.toLowerCase()}`);
+    return fail('planfile.wrong-target', `${file} was planned for organization ${String(d.organization_id)}, not ${expect.organizationId}`, `Use a token of the organization the plan was made for, or ${orReplan}`);
   }
   return { plan: d as PlanFileDocument, diagnostics: notes, ...(verdict === 'valid' ? { verifiedWith: key.source } : {}) };
 }

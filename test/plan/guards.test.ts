@@ -1,6 +1,6 @@
 /** The plan's safety guards as pure functions (src/plan/guards.ts). */
 import { describe, expect, it } from 'vitest';
-import { blockedRoots, blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements } from '../../src/plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements, missingFlags } from '../../src/plan/guards.js';
 import type { LiveResource } from '../../src/model/resource.js';
 import type { GuardRequirement, ResourceChange } from '../../src/plan/types.js';
 
@@ -50,6 +50,9 @@ describe('hasBeenDeployed', () => {
     expect(hasBeenDeployed(live({ service_deployment_status: 'NEVER_DEPLOYED', last_deployment_date: '2026-11-25T10:00:00Z' }))).toBe(true);
     // Unknown: it may be running.
     expect(hasBeenDeployed(live())).toBe(true);
+    // A status read without either field: nothing says it was ever deployed.
+    expect(hasBeenDeployed(live({}))).toBe(false);
+    expect(hasBeenDeployed(live({ last_deployment_date: '2026-11-25T10:00:00Z' }))).toBe(true);
   });
 });
 
@@ -86,5 +89,59 @@ describe('blockedRoots', () => {
     ]);
     // With the data loss allowed, the database only goes with its environment.
     expect(blockedRoots([env, api, stray, db], { allow_data_loss: true }).map((r) => [r.change.address, r.following])).toEqual([['project.p/environment.e', 3]]);
+  });
+});
+
+describe('missingFlags', () => {
+  it('names the flags of the guards a change requires that were not given, in the order recorded', () => {
+    const c = change();
+    guardChange(c, [REPLACE, DATA], { allow_data_loss: false, allow_replace: false });
+    expect(missingFlags(c, {})).toEqual(['--allow-data-loss', '--allow-replace']);
+    expect(missingFlags(c, { allow_data_loss: true })).toEqual(['--allow-replace']);
+    expect(missingFlags(c, { allow_data_loss: true, allow_replace: true })).toEqual([]);
+    expect(missingFlags(change(), {})).toEqual([]);
+  });
+});
+
+describe('blockingOf a plan made before guards were recorded', () => {
+  it('reads a blocked change without requirements as blocked on data loss, keeping its own reasons', () => {
+    const legacy: ResourceChange = { ...change(), status: 'blocked', reasons: ['destroys the data of database "db"'] };
+    expect(blockingOf(legacy, {})).toEqual({ reasons: ['destroys the data of database "db"'], flags: ['--allow-data-loss'] });
+    expect(blockingOf({ ...change(), status: 'blocked' }, {})).toEqual({ reasons: ['destroys the data of a database'], flags: ['--allow-data-loss'] });
+    // The reasons returned are a copy: the plan's own list is not shared.
+    const got = blockingOf(legacy, {})!;
+    got.reasons.push('x');
+    expect(legacy.reasons).toEqual(['destroys the data of database "db"']);
+  });
+});
+
+describe('blockedRoots on a single blocked change', () => {
+  it('is the change itself, followed by nothing, and ignores what is not blocked', () => {
+    const none = { allow_data_loss: false, allow_replace: false };
+    const db = change();
+    guardChange(db, [DATA], none);
+    const planned: ResourceChange = { ...change(), address: 'project.p/environment.e/database.other' };
+    expect(blockedRoots([planned, db], none)).toEqual([{ change: db, following: 0 }]);
+    expect(blockedRoots([planned], none)).toEqual([]);
+  });
+
+  it('does not climb to a parent that is not blocked, nor to one that is not in the plan', () => {
+    const none = { allow_data_loss: false, allow_replace: false };
+    const env: ResourceChange = { ...change(), address: 'project.p/environment.e', kind: 'environment', name: 'e' };
+    const api: ResourceChange = { ...change(), address: 'project.p/environment.e/application.api', kind: 'application', name: 'api', parent: env.address };
+    guardChange(api, inheritedRequirements([REPLACE], env.address), none);
+    expect(blockedRoots([env, api], none).map((r) => [r.change.address, r.following])).toEqual([[api.address, 0]]);
+    expect(blockedRoots([api], none).map((r) => [r.change.address, r.following])).toEqual([[api.address, 0]]);
+  });
+});
+
+describe('blockedRoots on a plan made before guards were recorded', () => {
+  it('keeps each blocked change without requirements as its own root, even under a blocked parent', () => {
+    const env: ResourceChange = { ...change(), address: 'project.p/environment.e', kind: 'environment', name: 'e', status: 'blocked' };
+    const db: ResourceChange = { ...change(), parent: env.address, status: 'blocked' };
+    expect(blockedRoots([env, db], {}).map((r) => [r.change.address, r.following])).toEqual([
+      [env.address, 0],
+      [db.address, 0],
+    ]);
   });
 });
