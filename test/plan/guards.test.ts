@@ -1,6 +1,6 @@
 /** The plan's safety guards as pure functions (src/plan/guards.ts). */
 import { describe, expect, it } from 'vitest';
-import { blockedRoots, blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements, missingFlags } from '../../src/plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf, guardChange, hasBeenDeployed, inheritedRequirements } from '../../src/plan/guards.js';
 import type { LiveResource } from '../../src/model/resource.js';
 import type { GuardRequirement, ResourceChange } from '../../src/plan/types.js';
 
@@ -92,14 +92,13 @@ describe('blockedRoots', () => {
   });
 });
 
-describe('missingFlags', () => {
-  it('names the flags of the guards a change requires that were not given, in the order recorded', () => {
+describe('blockingOf: the flags a drift or a saved plan names', () => {
+  it('names the flags of the guards a blocked change requires that were not given, in the order recorded', () => {
     const c = change();
     guardChange(c, [REPLACE, DATA], { allow_data_loss: false, allow_replace: false });
-    expect(missingFlags(c, {})).toEqual(['--allow-data-loss', '--allow-replace']);
-    expect(missingFlags(c, { allow_data_loss: true })).toEqual(['--allow-replace']);
-    expect(missingFlags(c, { allow_data_loss: true, allow_replace: true })).toEqual([]);
-    expect(missingFlags(change(), {})).toEqual([]);
+    expect(blockingOf(c, {})!.flags).toEqual(['--allow-data-loss', '--allow-replace']);
+    expect(blockingOf(c, { allow_data_loss: true })!.flags).toEqual(['--allow-replace']);
+    expect(blockingOf(change(), {})).toBeUndefined();
   });
 });
 
