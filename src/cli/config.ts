@@ -75,6 +75,14 @@ export function resolveApiConfig(
         detail: 'Set DRIFTLESS_API_TOKEN (the token is never accepted as a command-line argument).',
       }),
     );
+  } else if (!/^[\x21-\x7e]+$/.test(token)) {
+    // An HTTP header carries visible ASCII only: said here, as a diagnostic, before any client is
+    // made (the client refuses such a token too); the token itself is never repeated.
+    diagnostics.push(
+      error('config.token-invalid', 'DRIFTLESS_API_TOKEN contains spaces, line breaks or non-ASCII characters.', {
+        detail: 'Copy the token again from where it was created: an API token is visible ASCII only.',
+      }),
+    );
   }
   let authScheme: AuthScheme | undefined;
   if (args.authScheme !== undefined) {

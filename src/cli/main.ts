@@ -46,5 +46,12 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.stdout.write(line.text);
     return EXIT.ok;
   }
-  return line.command.run(line.args as never, io);
+  try {
+    return await line.command.run(line.args as never, io);
+  } catch (e) {
+    // A command reports its problems as diagnostics; anything else is a bug. One line, never a
+    // stack trace or the message (which could quote a value), as the launcher does.
+    io.stderr.write(`driftless: internal error: ${e instanceof Error ? e.name : 'Error'}\n`);
+    return EXIT.error;
+  }
 }

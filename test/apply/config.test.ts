@@ -42,6 +42,15 @@ describe('resolveApiConfig', () => {
     expect(JSON.stringify(bad.diagnostics)).not.toContain(TOKEN);
     expect(resolveApiConfig({}, { DRIFTLESS_API_TOKEN: TOKEN }).diagnostics[0]!.code).toBe('config.api-url-missing');
   });
+
+  it('refuses a token that cannot be sent in a header, as a diagnostic that does not repeat it', () => {
+    for (const token of ['tok en_secret_part', 'tok_secret_part\u00e9', 'tok_secret\npart']) {
+      const r = resolveApiConfig({ apiUrl: 'https://api.example.com' }, { DRIFTLESS_API_TOKEN: token });
+      expect(r.config).toBeUndefined();
+      expect(r.diagnostics.map((d) => d.code)).toEqual(['config.token-invalid']);
+      expect(JSON.stringify(r.diagnostics)).not.toContain('secret');
+    }
+  });
 });
 
 describe('colourEnabled', () => {
