@@ -15,6 +15,7 @@ import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } 
 import { stageBeforeLists } from './stage-lists.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
+import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
@@ -154,6 +155,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
   markDeploys(changes, graph, live, liveOf);
 

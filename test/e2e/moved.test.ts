@@ -188,3 +188,59 @@ describe('moved: renames in place', () => {
     expect(clean.stderr).toMatch(ONLY_USAGE_LINE);
   });
 });
+
+/** The manifest with only the application renamed (other names as in OLD). */
+const appRenamed = (moved = '', pruneServices = false) =>
+  manifest({ ...OLD, app: NEW.app }, moved).replace('        deployment_stages:', `${pruneServices ? '        prune: { services: true }\n' : ''}        deployment_stages:`);
+const APP_OLD = `${E(OLD)}/application.${OLD.app}`;
+const APP_NEW = `${E(OLD)}/application.${NEW.app}`;
+
+describe('moved: what the plan says about renames', () => {
+  it('warns that a create next to a live object of the same configuration looks like a rename, and shows the entry to add', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': manifest(OLD) });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    const entry = `- {from: ${APP_OLD}, to: ${APP_NEW}}`;
+
+    // Prune off: the old application would keep running next to the new one.
+    h.write({ 'm/main.yaml': appRenamed() });
+    const kept = await h.run(['plan', 'm']);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain('Plan: 2 to add');
+    expect(kept.stderr).toContain(`${APP_NEW} (created) looks like a rename of ${APP_OLD} (not in the manifest)`);
+    expect(kept.stderr).toContain('creates a second object next to the live one, which keeps running');
+    expect(kept.stderr).toContain(entry);
+
+    // Prune on: the old one would be deleted.
+    h.write({ 'm/main.yaml': appRenamed('', true) });
+    const pruned = await h.run(['plan', 'm']);
+    expect(pruned.stdout).toContain('1 to destroy');
+    expect(pruned.stderr).toContain(`${APP_NEW} (created) looks like a rename of ${APP_OLD} (deleted)`);
+    expect(pruned.stderr).toContain(entry);
+
+    // The entry shown, added as is, makes it a rename: no create, no delete, no warning.
+    h.write({ 'm/main.yaml': appRenamed(`moved:\n  ${entry}\n`, true) });
+    const renamed = await h.run(['plan', 'm']);
+    expect(renamed.stdout).toContain(`~ renamed from ${APP_OLD}\n`);
+    expect(renamed.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy, 0 to deploy.');
+    expect(renamed.stderr).toMatch(ONLY_USAGE_LINE);
+  });
+
+  it('refuses an entry whose old and new addresses both exist live (it would merge them), and creates nothing', async () => {
+    h = await startHarness();
+    // Both applications exist live.
+    h.write({ 'm/main.yaml': manifest(OLD).replace('          - type: database', `          - type: application\n            name: ${NEW.app}\n            git_repository: { url: https://github.com/acme/api.git, branch: main }\n            dockerfile_path: Dockerfile\n          - type: database`) });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    const services = Object.keys(h.emu.state.services).length;
+
+    h.write({ 'm/main.yaml': appRenamed(`moved:\n  - from: ${APP_OLD}\n    to: ${APP_NEW}\n`) });
+    const plan = await h.run(['plan', 'm']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`moved: ${APP_OLD} and ${APP_NEW} both exist live; renaming would merge two live objects`);
+    expect(plan.stderr).toMatch(/m\/main\.yaml:\d+:\d+/);
+    const apply = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(apply.code).toBe(1);
+    expect(Object.keys(h.emu.state.services).length).toBe(services);
+    expect(Object.values(h.emu.state.services).map((s) => s.name)).toContain(OLD.app);
+  });
+});
