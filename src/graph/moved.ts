@@ -48,7 +48,7 @@ export function parseMovedAddress(text: string): { segments: Segment[] } | { pro
     if (!parents) return { problem: `"${part.slice(0, dot)}" is not a kind a rename applies to` };
     const parentKind = segments[i - 1]?.kind;
     if (!parents.includes(parentKind)) {
-      return { problem: parentKind === undefined ? `a ${kind} cannot be at the top of an address` : `a ${kind} cannot be inside a ${parentKind}` };
+      return { problem: parentKind === undefined ? `${an(kind)} cannot be at the top of an address` : `${an(kind)} cannot be inside ${an(parentKind)}` };
     }
     segments.push({ kind, name: unescapeName(part.slice(dot + 1)) });
   }
@@ -69,6 +69,11 @@ function parentOf(address: Address): Address | undefined {
 function kindOf(address: Address): ResourceKind {
   const last = address.slice(address.lastIndexOf('/') + 1);
   return last.slice(0, last.indexOf('.')) as ResourceKind;
+}
+
+/** `an application`, `a project`. */
+function an(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }
 
 function at(range: SourceRange | undefined): string {
@@ -118,7 +123,7 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
     const from = addresses.from!, to = addresses.to!;
     if (kindOf(from) !== kindOf(to)) {
       diagnostics.push(
-        error('moved.kind-mismatch', `moved: ${from} is a ${kindOf(from)} and ${to} a ${kindOf(to)}`, {
+        error('moved.kind-mismatch', `moved: ${from} is ${an(kindOf(from))} and ${to} ${an(kindOf(to))}`, {
           detail: 'A rename keeps the kind of the object: `from` and `to` must name the same kind (a service keeps its type; delete and create to change it).',
           range: sourceOf(spec, 'to'),
         }),
@@ -203,7 +208,7 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       ok = false;
       diagnostics.push(
         error('moved.other-parent', `moved: ${e.from} and ${e.to} are not in the same ${kindOf(pt)}`, {
-          detail: `A rename changes a name only: the API cannot move a ${kindOf(e.to)} into another ${kindOf(pt)}. Rename the ${kindOf(pt)} itself with its own entry, or delete and create the ${kindOf(e.to)}.`,
+          detail: `A rename changes a name only: the API cannot move ${an(kindOf(e.to))} into another ${kindOf(pt)}. Rename the ${kindOf(pt)} itself with its own entry, or delete and create the ${kindOf(e.to)}.`,
           range: e.source,
         }),
       );
