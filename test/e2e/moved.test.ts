@@ -244,3 +244,21 @@ describe('moved: what the plan says about renames', () => {
     expect(Object.values(h.emu.state.services).map((s) => s.name)).toContain(OLD.app);
   });
 });
+
+describe('moved: validate', () => {
+  it('refuses a bad entry offline, at its file:line:col, with what is allowed', async () => {
+    h = await startHarness();
+    h.write({
+      'm/main.yaml': manifest(OLD),
+      'm/renames.yaml': `version: 1\nmoved:\n  - from: ${APP_OLD}\n    to: ${E(OLD)}/application.bakend\n  - from: ${APP_OLD}\n    to: ${E(OLD)}\n`,
+    });
+    const r = await h.run(['validate', 'm']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`moved to: ${E(OLD)}/application.bakend is not declared in the manifest`);
+    expect(r.stderr).toContain('m/renames.yaml:3:5');
+    expect(r.stderr).toContain(`moved: ${APP_OLD} is an application and ${E(OLD)} an environment`);
+    expect(r.stderr).toContain('m/renames.yaml:6:9');
+    // No API request: validate is offline.
+    expect(r.stderr).not.toMatch(/API requests?;/);
+  });
+});
