@@ -262,3 +262,64 @@ describe('moved: validate', () => {
     expect(r.stderr).not.toMatch(/API requests?;/);
   });
 });
+
+const otherKinds = (names: { container: string; job: string; helm: string; terraform: string }, moved = '') => `version: 1
+projects:
+  - name: k
+    environments:
+      - name: dev
+        cluster: staging-cluster
+        services:
+          - type: container
+            name: ${names.container}
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27-alpine"
+          - type: job
+            name: ${names.job}
+            source:
+              git_repository: { url: https://github.com/x/migrate.git, branch: main }
+              dockerfile_path: Dockerfile
+            schedule:
+              on_start:
+                arguments: ["migrate"]
+          - type: helm
+            name: ${names.helm}
+            source:
+              helm_repository: { repository: bitnami, chart_name: redis, chart_version: "18.0.0" }
+            arguments: ["--wait"]
+          - type: terraform
+            name: ${names.terraform}
+            git_repository: { url: https://github.com/x/infra.git, branch: main }
+            engine: TERRAFORM
+            provider_version: "1.5.0"
+            tf_vars:
+              region: eu-west-1
+${moved}`;
+
+describe('moved: services of every other kind', () => {
+  it('renames a container, a job, a helm chart and a terraform service in place, keeping their ids and history', async () => {
+    h = await startHarness();
+    const before = { container: 'web', job: 'migrate', helm: 'cache', terraform: 'infra' };
+    const after = { container: 'frontend', job: 'db-migrate', helm: 'redis', terraform: 'network' };
+    h.write({ 'm/main.yaml': otherKinds(before) });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    const s = h.emu.state;
+    const ids = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([k, n]) => [k, Object.values(s.services).find((x) => x.name === n)?.id]));
+    const idsBefore = ids(before);
+    const histories = Object.fromEntries(Object.values(idsBefore).map((id) => [id, s.serviceHistory[id!]?.length ?? 0]));
+    const env = 'project.k/environment.dev';
+    const entries = (['container', 'job', 'helm', 'terraform'] as const).map((k) => `  - from: ${env}/${k}.${before[k]}\n    to: ${env}/${k}.${after[k]}\n`).join('');
+    h.write({ 'm/main.yaml': otherKinds(after, `moved:\n${entries}`) });
+    const plan = await h.run(['plan', 'm']);
+    expect(plan.stdout).toContain('Plan: 0 to add, 4 to change, 0 to destroy, 0 to deploy.');
+    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(ids(after)).toEqual(idsBefore);
+    for (const [id, n] of Object.entries(histories)) {
+      expect(n).toBeGreaterThan(0);
+      expect(s.serviceHistory[id]?.length).toBe(n);
+    }
+    expect((await h.run(['plan', 'm'])).stdout).toContain('No changes.');
+  });
+});
