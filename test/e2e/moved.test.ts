@@ -157,6 +157,9 @@ describe('moved: renames in place', () => {
     expect(app.previous_address).toBe(`${E(OLD)}/application.${OLD.app}`);
     expect(app.change.actions).toEqual(['update']);
 
+    const markdown = (await h.run(['show', 'renames.plan', '--format', 'markdown'])).stdout;
+    expect(markdown.match(/- ~ renamed from <code>/g)?.length).toBe(oldAddresses.length);
+
     const applied = await h.run(['apply', 'renames.plan', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('0 added, 10 changed, 0 destroyed');
