@@ -68,6 +68,8 @@ projects:
         variables:
           - key: ${n.envVar}
             value: eu-west-3
+          - key: LOG_ALIAS
+            alias: ${n.projectVar}
         deployment_stages:
           - name: ${n.stage}
             services: [${n.app}, ${n.db}]
@@ -126,6 +128,7 @@ describe('moved: renames in place', () => {
       appVar: idOf(s.variables, 'key', OLD.appVar),
       annotations: idOf(s.annotationsGroups, 'name', OLD.annotations),
       labels: idOf(s.labelsGroups, 'name', OLD.labels),
+      alias: idOf(s.variables, 'key', 'LOG_ALIAS'),
     };
     for (const id of Object.values(before)) expect(id).toBeDefined();
     const history = structuredClone(s.serviceHistory[before.app!]);
@@ -174,6 +177,8 @@ describe('moved: renames in place', () => {
       appVar: idOf(s.variables, 'key', NEW.appVar),
       annotations: idOf(s.annotationsGroups, 'name', NEW.annotations),
       labels: idOf(s.labelsGroups, 'name', NEW.labels),
+      // An alias of a renamed variable follows it: not replaced.
+      alias: idOf(s.variables, 'key', 'LOG_ALIAS'),
     };
     expect(after).toEqual(before);
     // The deployment history of the renamed service is still its own, and starts with the same entries.
