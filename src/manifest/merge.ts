@@ -12,7 +12,7 @@ import { fieldSourceOf, keySourceOf, attachFieldSource, attachSource } from './s
 import type { Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 
-const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'projects'] as const;
+const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'projects', 'moved'] as const;
 const SINGLE_KEYS = ['organization', 'prune', 'scope'] as const;
 
 export interface PartialFile {
