@@ -2,7 +2,8 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file, numbers -> merge -> duplicates, field combinations, references
+ *   -> schema-validate each file, numbers -> merge -> expand environment templates (templates.ts)
+ *   -> duplicates, field combinations, references
  *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
  *   -> excerpts on every diagnostic
  *

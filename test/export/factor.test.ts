@@ -46,7 +46,7 @@ describe('factorProject', () => {
     ]);
     const envs = f.environments as Doc[];
     expect(envs[0]).toEqual({ name: 'production', cluster: 'c', template: 'shop', overrides: { services: { api: { cpu: 1000 }, web: { tag: '1.28' } }, variables: [{ key: 'LOG', value: 'warn' }] }, variables: [] });
-    expect(envs[1]).toEqual({ name: 'staging', cluster: 'c', template: 'shop', variables: [], services: [project.environments[1]!.services[2]] });
+    expect(envs[1]).toEqual({ name: 'staging', cluster: 'c', template: 'shop', variables: [], services: [(project.environments[1]!.services as Doc[])[2]] });
     expect(envs[2]).toEqual({ name: 'qa', cluster: 'c', template: 'shop', overrides: { services: { api: { variables: [{ key: 'A', value: '2' }] } } }, variables: [] });
     expect(loaded(f)).toEqual(loaded(project));
   });
