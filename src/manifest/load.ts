@@ -189,6 +189,9 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // Templates are expanded before any other check: every later stage sees plain environments.
     const expanded = expandTemplates(merged.manifest);
     manifest = expanded.manifest;
+    // An override's value of a variable its template marks secret is a secret too: only the
+    // expanded manifest shows which values those are.
+    if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
     diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
     if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
