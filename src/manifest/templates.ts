@@ -424,9 +424,8 @@ export function mergeObjects(base: Obj, patch: Obj): Obj {
   const out = cloneDeep(base);
   for (const [k, pv] of Object.entries(patch)) {
     const bv = out[k];
-    if (isObject(bv) && isObject(pv)) out[k] = mergeObjects(bv, pv);
-    else if (Array.isArray(bv) && Array.isArray(pv) && MERGE_KEYS[k] && pv.every((x) => isObject(x) && x[MERGE_KEYS[k]!] !== undefined)) out[k] = mergeKeyed(bv, pv, MERGE_KEYS[k]!);
-    else out[k] = cloneDeep(pv);
+    const keyed = MERGE_KEYS[k] !== undefined && Array.isArray(bv) && Array.isArray(pv) && pv.every((x) => isObject(x) && x[MERGE_KEYS[k]!] !== undefined);
+    setOwn(out, k, isObject(bv) && isObject(pv) ? mergeObjects(bv, pv) : keyed ? mergeKeyed(bv as unknown[], pv as unknown[], MERGE_KEYS[k]!) : cloneDeep(pv));
     const vr = fieldSourceOf(patch, k);
     if (vr) attachFieldSource(out, k, vr, keySourceOf(patch, k));
   }
@@ -458,11 +457,16 @@ function cloneDeep<T>(v: T): T {
   }
   if (isObject(v)) {
     const out: Obj = {};
-    for (const [k, x] of Object.entries(v)) out[k] = cloneDeep(x);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, cloneDeep(x));
     copySources(v, out);
     return out as T;
   }
   return v;
+}
+
+/** An own property even for a key like `__proto__` (free-form maps such as helm values may hold one). */
+function setOwn(o: Obj, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 function copyShallow(v: Obj): Obj {

@@ -425,3 +425,14 @@ describe('diagnostics', () => {
     expect(renderDiagnostic(d)).not.toContain('hunter2');
   });
 });
+
+describe('hostile keys', () => {
+  it('keeps a `__proto__` key of a free-form map as data, in the template and in an override', () => {
+    const base = JSON.parse('{"values_override": {"set": {"__proto__": {"a": "1"}, "b": "2"}}}');
+    const patch = JSON.parse('{"values_override": {"set": {"__proto__": {"c": "3"}}}}');
+    const merged = mergeObjects(base, patch) as { values_override: { set: Record<string, unknown> } };
+    expect(Object.keys(merged.values_override.set)).toEqual(['__proto__', 'b']);
+    expect(JSON.stringify(merged)).toBe('{"values_override":{"set":{"__proto__":{"a":"1","c":"3"},"b":"2"}}}');
+    expect(({} as Record<string, unknown>).c).toBeUndefined();
+  });
+});
