@@ -19,7 +19,7 @@
  */
 import type { Diagnostic, RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import { addressOf, type Address } from '../model/resource.js';
-import { error } from './codes.js';
+import { error, warning } from './codes.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
@@ -208,6 +208,17 @@ function expandProject(project: Obj, diagnostics: Diagnostic[], related: Related
   }
   const out = copyShallow(project);
   delete out.templates;
+  const environments = Array.isArray(project.environments) ? (project.environments as Obj[]) : [];
+  for (const t of templates.values()) {
+    if (environments.some((e) => lower(e.template) === lower(t.name))) continue;
+    diagnostics.push(
+      warning('manifest.unused-template', `template \`${String(t.name)}\` of project \`${String(project.name)}\` is used by no environment`, {
+        detail: 'A template creates nothing by itself: name it in an environment with `template:`, or remove it.',
+        range: sourceOf(t, 'name'),
+        address: addressOf('project', String(project.name)),
+      }),
+    );
+  }
   if (Array.isArray(project.environments)) {
     const pa = addressOf('project', String(project.name));
     out.environments = mapList(project.environments as Obj[], (e) => (usesTemplate(e) ? instantiate(e, templates, pa, diagnostics, related) : e));

@@ -436,3 +436,14 @@ describe('hostile keys', () => {
     expect(({} as Record<string, unknown>).c).toBeUndefined();
   });
 });
+
+describe('an unused template', () => {
+  it('is a warning at its name: it creates nothing by itself', async () => {
+    const text = `${TEMPLATE}    environments:\n      - name: plain\n        cluster: c\n`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.manifest).toBeDefined();
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.range?.start])).toEqual([
+      ['warning', 'manifest.unused-template', 'template `web` of project `shop` is used by no environment', at(text, 'web')],
+    ]);
+  });
+});
