@@ -447,3 +447,22 @@ describe('an unused template', () => {
     ]);
   });
 });
+
+describe('a template that cannot be instantiated', () => {
+  it('is the one error: the names it would have declared are not reported missing', async () => {
+    const text = `${TEMPLATE}    environments:
+      - name: prod
+        cluster: c
+        template: wbe
+        deployment_stages:
+          - {name: extra, services: [api]}
+        variables:
+          - {key: LOG_ALIAS, alias: LOG_LEVEL}
+`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.diagnostics.map((d) => [d.code, d.summary])).toEqual([
+      ['manifest.unused-template', 'template `web` of project `shop` is used by no environment'],
+      ['ref.unresolved', 'environment `prod` uses template `wbe`, which the project does not declare'],
+    ]);
+  });
+});
