@@ -194,7 +194,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
     diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
     // A template that could not be instantiated leaves its environments without what it declares.
-    if (complete && !hasErrors(expanded.diagnostics)) diagnostics.push(...checkReferences(manifest, opts.references));
+    if (complete && !expanded.incomplete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
       ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),

@@ -60,17 +60,22 @@ const lower = (s: unknown) => String(s).toLowerCase();
  * instantiated and declared by the environment, a template name declared twice, and whatever the
  * service schema says of a service once its override is applied.
  */
-export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[] } {
+export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[]; incomplete: boolean } {
   const diagnostics: Diagnostic[] = [];
   const related: Related = { byAddress: new Map(), regions: [] };
   const projects = manifest.projects as unknown as Obj[] | undefined;
   if (!projects?.some((p) => p.templates !== undefined || (p.environments as Obj[] | undefined)?.some(usesTemplate))) {
-    return { manifest, diagnostics };
+    return { manifest, diagnostics, incomplete: false };
   }
   const out = copyShallow(manifest as unknown as Obj);
   out.projects = mapList(projects, (p) => expandProject(p, diagnostics, related));
   Object.defineProperty(out, RELATED, { value: related, enumerable: false });
-  return { manifest: out as unknown as Manifest, diagnostics };
+  // An environment whose template is unknown lacks what the template declares.
+  const incomplete = projects.some((p) => {
+    const names = new Set(((p.templates as Obj[] | undefined) ?? []).map((t) => lower(t.name)));
+    return ((p.environments as Obj[] | undefined) ?? []).some((e) => e.template !== undefined && !names.has(lower(e.template)));
+  });
+  return { manifest: out as unknown as Manifest, diagnostics, incomplete };
 }
 
 /**

@@ -465,4 +465,22 @@ describe('a template that cannot be instantiated', () => {
       ['ref.unresolved', 'environment `prod` uses template `wbe`, which the project does not declare'],
     ]);
   });
+
+  it('other template errors do not hide the reference checks: one run shows every problem', async () => {
+    const text = `${TEMPLATE}    environments:
+      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          services:
+            apii: {cpu: 500}
+        variables:
+          - {key: LOG_ALIAS, alias: LOG_LEVL}
+`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.diagnostics.map((d) => [d.code, d.range?.start.line])).toEqual([
+      ['ref.unresolved', at(text, 'apii').line],
+      ['ref.unresolved', at(text, 'LOG_LEVL').line],
+    ]);
+  });
 });
