@@ -18,7 +18,7 @@
  *   - any other list, and every scalar, replaces the template's value.
  */
 import type { Diagnostic, RelatedLocation, SourceRange } from '../diag/diagnostic.js';
-import { addressOf, type Address } from '../model/resource.js';
+import { addressOf, type Address, type ResourceKind } from '../model/resource.js';
 import { error, warning } from './codes.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
@@ -313,7 +313,7 @@ function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Addr
     const overrideName = Object.keys(serviceOverrides).find((n) => lower(n) === lower(ts.name));
     const patch = overrideName === undefined ? undefined : serviceOverrides[overrideName];
     const instance = isObject(patch) ? mergeObjects(ts, patch) : cloneDeep(ts);
-    const sa = addressOf(String(ts.type) as never, String(ts.name), ea);
+    const sa = addressOf(String(ts.type) as ResourceKind, String(ts.name), ea);
     const overrideRange = overrideName === undefined ? undefined : keySourceOf(serviceOverrides, overrideName) ?? sourceOf(serviceOverrides, overrideName);
     const locations = [...located('defined', sourceOf(ts)), ...(overrideRange ? located('overridden', overrideRange) : located('instantiated', templateKey))];
     record(related, sa, locations, ts, patch);
