@@ -2,7 +2,8 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file, numbers -> merge -> duplicates, field combinations, references
+ *   -> schema-validate each file, numbers -> merge -> expand environment templates (templates.ts)
+ *   -> duplicates, field combinations, references
  *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
  *   -> excerpts on every diagnostic
  *
@@ -25,6 +26,7 @@ import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
 import { checkNumbers } from './numbers.js';
 import { checkValues } from './value-checks.js';
+import { expandTemplates, relateDiagnostics, relateOverrideProblems } from './templates.js';
 import type { Manifest } from './types.js';
 
 export { readReferencedFile };
@@ -132,6 +134,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, FileText>();
   const parts: PartialFile[] = [];
+  /** Every file's parsed value, schema-valid or not: where a template is, for problems in an override. */
+  const parsedValues: unknown[] = [];
   const secretRanges: SourceRange[] = [];
   /** Some file could not be parsed or failed the schema: what it declares is unknown. */
   let incomplete = false;
@@ -162,6 +166,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       incomplete = true;
       continue;
     }
+    parsedValues.push(parsed.value);
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
     // After the schema (which reports a wrong type first): numbers the API would not get as written.
@@ -181,9 +186,15 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // file would be reported as missing.
     const complete = !incomplete && !hasErrors(diagnostics);
     const merged = mergeManifestFiles(parts);
-    manifest = merged.manifest;
-    diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
-    if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
+    // Templates are expanded before any other check: every later stage sees plain environments.
+    const expanded = expandTemplates(merged.manifest);
+    manifest = expanded.manifest;
+    // An override's value of a variable its template marks secret is a secret too: only the
+    // expanded manifest shows which values those are.
+    if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
+    diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
+    // A template that could not be instantiated leaves its environments without what it declares.
+    if (complete && !expanded.incomplete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
       ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
@@ -212,7 +223,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       byLine.set(line, list);
     }
   }
-  const withExcerpts = diagnostics.map((d) => {
+  // A problem of an object instantiated from a template also points at the template and the override.
+  const withExcerpts = relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics)).map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');

@@ -17,6 +17,7 @@ import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import { factorManifest } from '../../export/factor.js';
 import type { SecretPlaceholder } from '../../export/placeholders.js';
 
 export interface ExportArgs extends ConnectionArgs {
@@ -25,6 +26,7 @@ export interface ExportArgs extends ConnectionArgs {
   environment?: string;
   out?: string;
   layout?: ExportLayout;
+  factor?: boolean;
   color?: boolean;
 }
 
@@ -37,7 +39,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('project', { type: 'string', describe: 'Export only this project' })
       .option('environment', { type: 'string', describe: 'Export only environments of this name' })
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
-      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' }),
+      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' })
+      .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
@@ -59,6 +62,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
         if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
         return fail([apiDiagnostic(e, 'Reading the live organization')]);
       }
+      // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see README).
+      if (args.factor) result = { ...result, manifest: factorManifest(result.manifest) };
       if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
         return fail([
           error('export.organization-mismatch', `the API token belongs to organization "${result.organizationName}", not "${args.organization}"`, {
