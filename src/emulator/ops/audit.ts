@@ -37,14 +37,14 @@ export function recordTrigger(ctx: EmulatorContext, op: Operation, how: { staged
   const services = Object.values(op.services).map((s) => ({ id: s.service_id, name: s.name, service_type: s.service_type, ...(s.version ? { version: s.version } : {}) }));
   if (how.staged) {
     const target = targetOfEnvironment(ctx.state, op.environment_id);
-    auditLog(ctx).append({ event_type: trigger, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
+    auditLog(ctx).append({ event_type: trigger, ...target, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
     return;
   }
   for (const s of Object.values(op.services)) {
     const target = targetOfService(ctx.state, s.service_id);
     if (!target) continue;
     const event_type = op.action === 'DELETE' ? 'DELETE' : trigger;
-    auditLog(ctx).append({ event_type, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
+    auditLog(ctx).append({ event_type, ...target, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
   }
 }
 
@@ -57,7 +57,6 @@ export function recordOutcome(ctx: EmulatorContext, op: Operation, s: OpService,
   auditLog(ctx).append({
     event_type,
     ...target,
-    sub_target_type: null,
     change: JSON.stringify({ execution_id: op.execution_id, status: state, ...(s.version ? { version: s.version } : {}) }),
     triggered_by: op.triggered_by,
     origin: op.origin === 'CONSOLE' ? 'CONSOLE' : 'API',
