@@ -5,7 +5,7 @@
  * `--audit-retention`), the cap with `organization_max_limit_reached`, persistence with `--data`,
  * and the console user's token (`tokens.CONSOLE`) as the CLI sends it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -329,6 +329,40 @@ describe('persistence with --data', () => {
         expect(after.timestamp > before.events[0].timestamp).toBe(true);
       } finally {
         await third.em.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a --data file written before the audit log', () => {
+  it('gets an empty log and a console user, kept in the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftless-audit-old-'));
+    const file = join(dir, 'state.json');
+    try {
+      const made = await startClient({ dataFile: file });
+      await made.em.close();
+      const old = JSON.parse(readFileSync(file, 'utf8'));
+      delete old.auditEvents;
+      delete old.auditDroppedThrough;
+      old.tokens = old.tokens.filter((t: any) => t.origin !== 'CONSOLE');
+      writeFileSync(file, JSON.stringify(old));
+      rmSync(`${file}.journal`, { force: true });
+
+      const c = await startClient({ dataFile: file });
+      const org = c.em.organizationId;
+      const console = c.em.tokens.CONSOLE;
+      expect(console.split('.')).toHaveLength(3);
+      expect((await c.get(`/organization/${org}/events`)).body).toEqual({ links: {}, organization_max_limit_reached: false, events: [] });
+      await c.call('POST', `/organization/${org}/project`, { name: 'p' }, { token: console, scheme: 'Bearer' });
+      await c.em.close();
+      const again = await startClient({ dataFile: file });
+      try {
+        expect(again.em.tokens.CONSOLE).toBe(console);
+        expect((await again.get(`/organization/${org}/events`)).body.events).toMatchObject([{ event_type: 'CREATE', target_name: 'p', origin: 'CONSOLE' }]);
+      } finally {
+        await again.em.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
