@@ -232,9 +232,19 @@ describe('retention and the cap', () => {
       expect(r.status).toBe(200);
       expect(r.body.events.map((e: any) => e.target_name)).toEqual(['b']);
       expect(r.body.organization_max_limit_reached).toBe(true);
-      // A cursor after the newest dropped event missed nothing.
-      r = await c.get(`/organization/${org}/events?fromTimestamp=${new Date(start + 10_000).toISOString()}`);
+      // A cursor after the newest dropped event, within the retention, missed nothing.
+      r = await c.get(`/organization/${org}/events?fromTimestamp=${new Date(start + 20_000).toISOString()}`);
+      expect(r.body.events.map((e: any) => e.target_name)).toEqual(['b']);
       expect(r.body.organization_max_limit_reached).toBe(false);
+      // Older than the retention: events may be gone even where none was dropped.
+      const fresh = await startClient({ clock, auditRetentionMs: 60_000 });
+      try {
+        const q = (from: number) => fresh.get(`/organization/${fresh.em.organizationId}/events?fromTimestamp=${new Date(from).toISOString()}`);
+        expect((await q(now - 61_000)).body).toEqual({ links: {}, organization_max_limit_reached: true, events: [] });
+        expect((await q(now - 59_000)).body.organization_max_limit_reached).toBe(false);
+      } finally {
+        await fresh.em.close();
+      }
       expect(c.em.state.auditEvents).not.toHaveProperty(a.id);
       expect(Object.keys(c.em.state.auditEvents)).toHaveLength(1);
     } finally {
