@@ -263,6 +263,11 @@ describe('every write records its event', () => {
         expectPair(events, trigger, outcome);
       }
     }
+    // A terraform plan, force-unlock or state migration is not a deploy: the reference's own events.
+    for (const [action, trigger, outcome] of [['PLAN', 'TRIGGER_DEPLOY_DRY_RUN', 'DEPLOYED_DRY_RUN'], ['FORCE_UNLOCK', 'TRIGGER_TERRAFORM_FORCE_UNLOCK', 'TERRAFORM_FORCE_UNLOCK_SUCCEEDED'], ['MIGRATE_STATE', 'TRIGGER_TERRAFORM_MIGRATE_STATE', 'TERRAFORM_MIGRATE_STATE_SUCCEEDED']]) {
+      const { events } = await write('POST /terraform/{terraformId}/deploy', () => c.post(`/terraform/${services.TERRAFORM.id}/deploy`, { action }, c.em.tokens.DEPLOY), { settle: true });
+      expect(events.map((e) => [e.event_type, e.target_id]), action).toEqual([[trigger, services.TERRAFORM.id], [outcome, services.TERRAFORM.id]]);
+    }
     const doomed = (await c.post(`/environment/${env.id}/container`, containerBody(await registryId(c), 'doomed-web'))).body;
     const { events } = await write('POST /container/{containerId}/deploy', () => c.post(`/container/${doomed.id}/deploy`, undefined, c.em.tokens.DEPLOY), { settle: true });
     expect(events.map((e) => e.event_type)).toEqual(['TRIGGER_DEPLOY', 'DEPLOY_FAILED']);
