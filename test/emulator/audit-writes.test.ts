@@ -188,8 +188,9 @@ describe('every write records its event', () => {
     const { events: imported } = await write('POST /variable/import', () => c.post(`/variable/import?service_id=${services.TERRAFORM.id}&service_type=TERRAFORM`, { overwrite: false, vars: [{ name: 'TF_A', value: 'a', scope: 'TERRAFORM', is_secret: false }] }));
     expect(imported).toMatchObject([{ event_type: 'CREATE', target_type: 'TERRAFORM', target_id: services.TERRAFORM.id, sub_target_type: 'VARIABLE' }]);
     const secret = await one('POST /variable', () => c.post('/variable', { key: 'UNI_S', value: 's3cr3t-env', is_secret: true, variable_scope: 'ENVIRONMENT', variable_parent_id: env.id }), { sub_target_type: 'SECRET', target_id: env.id }, 201);
-    // A secret edited to the same non-secret fields is still an UPDATE of its SECRET sub-target.
-    await one('PUT /variable/{variableId}', () => c.put(`/variable/${secret.res.body.id}`, { key: 'UNI_S', value: 's3cr3t-edit' }), { event_type: 'UPDATE', sub_target_type: 'SECRET', target_id: env.id });
+    // Only its value changes: an UPDATE of its SECRET sub-target that says a secret was written.
+    const rewritten = await one('PUT /variable/{variableId}', () => c.put(`/variable/${secret.res.body.id}`, { key: 'UNI_S', value: 's3cr3t-edit' }), { event_type: 'UPDATE', sub_target_type: 'SECRET', target_id: env.id });
+    expect(JSON.parse(rewritten.event.change)).toMatchObject({ id: secret.res.body.id, name: 'UNI_S', secrets_written: ['value'] });
   });
 
   it('deployment stages are DEPLOYMENT_STAGE sub-targets of their environment; a move is one UPDATE', async () => {
@@ -240,6 +241,9 @@ describe('every write records its event', () => {
     // Only the secret changes: an UPDATE of the webhook that says so, without the value.
     const rotated = await one('PUT /organization/{organizationId}/webhook/{webhookId}', () => c.put(`/organization/${org}/webhook/${w.id}`, { ...hook, target_secret: 'hmac-key-456' }), { event_type: 'UPDATE', target_type: 'WEBHOOK', target_id: w.id });
     expect(rotated.event.change).not.toContain('hmac-key');
+    expect(JSON.parse(rotated.event.change)).toMatchObject({ id: w.id, secrets_written: ['target_secret'] });
+    const kept = await one('PUT /organization/{organizationId}/webhook/{webhookId}', () => c.put(`/organization/${org}/webhook/${w.id}`, { target_url: hook.target_url, events: hook.events, enabled: false }), { event_type: 'UPDATE', target_type: 'WEBHOOK', target_id: w.id });
+    expect(JSON.parse(kept.event.change)).toEqual({ id: w.id, name: hook.target_url, before: { enabled: true }, after: { enabled: false } });
     await one('DELETE /organization/{organizationId}/webhook/{webhookId}', () => c.del(`/organization/${org}/webhook/${w.id}`), { event_type: 'DELETE', target_type: 'WEBHOOK', target_id: w.id }, 204);
 
     const repoBody = { name: 'private', kind: 'HTTPS', url: 'https://charts.example.com', skip_tls_verification: false, config: { username: 'u', password: 'repo-pass' } };
