@@ -346,6 +346,30 @@ describe('persistence with --data', () => {
   });
 });
 
+describe('concurrent writes', () => {
+  it('are each recorded once, with the identity of the request that made them (with --data: commits interleave)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftless-audit-concurrent-'));
+    const c = await startClient({ dataFile: join(dir, 'state.json') });
+    try {
+      const org = c.em.organizationId;
+      const projects = await Promise.all(Array.from({ length: 12 }, (_, i) => c.post(`/organization/${org}/project`, { name: `p${i}` })));
+      const tokenOf = (i: number) => [c.em.tokens.ADMIN, c.em.tokens.WRITE, c.em.tokens.CONSOLE][i % 3];
+      const who = ['admin token', 'write token', 'ops-oncall@example.com'];
+      await Promise.all(projects.map((p, i) => c.call('PUT', `/project/${p.body.id}`, { name: `p${i}`, description: `by ${i}` }, { token: tokenOf(i), scheme: i % 3 === 2 ? 'Bearer' : 'Token' })));
+      const updates = (await c.get(`/organization/${org}/events?pageSize=100&eventType=UPDATE`)).body.events;
+      expect(updates).toHaveLength(12);
+      for (const e of updates) {
+        const i = projects.findIndex((p) => p.body.id === e.target_id);
+        expect(e, e.target_name).toMatchObject({ target_name: `p${i}`, triggered_by: who[i % 3], origin: i % 3 === 2 ? 'CONSOLE' : 'API' });
+        expect(JSON.parse(e.change).after).toEqual({ description: `by ${i}` });
+      }
+    } finally {
+      await c.em.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a --data file written before the audit log', () => {
   it('gets an empty log and a console user, kept in the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'driftless-audit-old-'));
