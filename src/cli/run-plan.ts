@@ -23,6 +23,7 @@ import type { ApiUsage } from './api-usage.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
+import { inTargetScope, narrowLive, narrowManifest, targetGraph, type TargetScope } from '../graph/target.js';
 
 export interface RunPlanOptions {
   apiUrl?: string;
@@ -33,6 +34,11 @@ export interface RunPlanOptions {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  /**
+   * `--target ADDRESS...`: plan (and read) only these subtrees and what they depend on
+   * (src/graph/target.ts). An address the manifest does not declare is an error before any request.
+   */
+  targets?: readonly string[];
   /** `--no-secret-values`: secret fields are not read (no `${env:}` nor `${file:}` of theirs), never compared, and the plan is not applyable. */
   noSecretValues?: boolean;
 }
@@ -127,7 +133,17 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   const built = buildGraph(loaded.manifest);
   diagnostics.push(...built.diagnostics);
   if (hasErrors(diagnostics)) return result;
-  result.graph = built.graph;
+  // --target: the rest of the pipeline sees only the targeted part (graph, reads, checks, plan).
+  let graph = built.graph;
+  let targetScope: TargetScope | undefined;
+  if (options.targets !== undefined) {
+    const narrowed = targetGraph(built.graph, options.targets);
+    diagnostics.push(...narrowed.diagnostics);
+    if (!narrowed.graph || hasErrors(diagnostics)) return result;
+    graph = narrowed.graph;
+    targetScope = narrowed.scope;
+  }
+  result.graph = graph;
 
   // A set-but-empty fingerprint key stops the run before its first request.
   const keyProblem = fingerprintKeyProblem(deps.env);
@@ -148,7 +164,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.session = session;
 
   try {
-    result.live = await fetchLiveState(session.port, built.graph, { parallelism: options.parallelism ?? 8 });
+    const live = await fetchLiveState(session.port, graph, { parallelism: options.parallelism ?? 8 });
+    result.live = targetScope ? narrowLive(live, targetScope) : live;
   } catch (e) {
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
     return result;
@@ -161,7 +178,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   const checksBefore = session.port.requestCount;
   let checks: Awaited<ReturnType<typeof runOrganizationChecks>>;
   try {
-    checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+    const manifest = targetScope ? narrowManifest(loaded.manifest, targetScope) : loaded.manifest;
+    checks = await runOrganizationChecks(manifest, referenceContextOfLive(result.live), result.live, session.port);
+    // What the checks say about objects outside the targets is not this plan's business.
+    if (targetScope) checks = checks.filter((d) => d.address === undefined || inTargetScope(targetScope!, d.address));
   } catch (e) {
     // Each listing's own failure is a warning of the checks; what reaches here stops the run
     // (a rate-limit wait beyond --max-wait).
@@ -177,7 +197,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
-  const plan = computePlan(built.graph, result.live, {
+  const plan = computePlan(graph, result.live, {
     allowDataLoss: options.allowDataLoss === true,
     allowReplace: options.allowReplace === true,
     checks,
@@ -187,6 +207,11 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     ...(apiUrl ? { apiUrl } : {}),
   });
   plan.request_count = result.requestCount;
+  if (targetScope) {
+    plan.targets = [...targetScope.targets];
+    // The organization-level objects kept for name resolution are not "outside the manifest".
+    delete plan.out_of_scope;
+  }
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
   return result;

@@ -5,7 +5,10 @@
 import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
 import type { CliIO } from './io.js';
-import { choiceOption, integerOption } from './option-values.js';
+import { choiceOption, integerOption, wordListOption } from './option-values.js';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { looksLikeAddress } from '../graph/target.js';
 import { MAX_WAIT_LIMIT_S } from './config.js';
 
 export interface ConnectionArgs {
@@ -75,4 +78,40 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function logLevel(env: NodeJS.ProcessEnv): LogLevel {
   const v = (env.DRIFTLESS_LOG_LEVEL ?? '').toLowerCase();
   return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LogLevel) : 'info';
+}
+
+/**
+ * `--target ADDRESS...` of plan, apply, drift, graph and validate: only those subtrees of the
+ * manifest, and what they depend on (src/graph/target.ts).
+ */
+export function targetOption(y: Argv<any>): Argv<any> {
+  return y.option(
+    'target',
+    wordListOption('target', {
+      metavar: 'ADDRESS',
+      describe: 'Only these resources, what is under them and what they depend on: addresses as plan prints them (project.shop/environment.staging); the plan is partial',
+    }),
+  );
+}
+
+export interface TargetArgs {
+  paths?: string[];
+  target?: string[];
+}
+
+/**
+ * The manifest paths and the targets of a command line: `--target` takes every word after it, so a
+ * word that is not written as an address and names an existing file or directory
+ * (`plan --target project.shop infra/`) is a manifest path. Any other word stays a target (a typo
+ * is then reported as an unknown address, with a suggestion).
+ */
+export function pathsAndTargets(args: TargetArgs, cwd: string): { paths: string[]; targets?: string[] } {
+  if (args.target === undefined) return { paths: args.paths ?? [] };
+  const targets: string[] = [];
+  const paths = [...(args.paths ?? [])];
+  for (const w of args.target) {
+    if (!looksLikeAddress(w) && existsSync(isAbsolute(w) ? w : resolve(cwd, w))) paths.push(w);
+    else targets.push(w);
+  }
+  return { paths, targets };
 }

@@ -103,6 +103,11 @@ export interface DriftReport {
    * outside Git is not seen by such a run. Absent without the flag.
    */
   secrets_not_compared?: Array<{ address: Address; fields: string[] }>;
+  /**
+   * `drift --target`: the report covers only these subtrees and what they depend on (the plan's
+   * `targets`); drift elsewhere is not looked for. Absent for a whole-manifest report.
+   */
+  targets?: Address[];
 }
 
 export interface DetectOptions {
@@ -153,6 +158,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   };
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
   if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
+  if (plan.targets) report.targets = [...plan.targets];
   return report;
 }
 

@@ -24,6 +24,8 @@ export interface DriftRenderContext {
    * report's `reconcile_command` is data and the markdown issue body a document: both keep theirs.
    */
   hints?: boolean;
+  /** `drift --target`: the reconciling command targets the same addresses. */
+  targets?: readonly string[];
 }
 
 const ORIGIN_TEXT: Record<DriftOrigin, string> = {
@@ -34,7 +36,9 @@ const ORIGIN_TEXT: Record<DriftOrigin, string> = {
 
 export function reconcileCommand(ctx: DriftRenderContext): string {
   const paths = ctx.paths.length > 0 ? ` ${ctx.paths.map(shellQuote).join(' ')}` : '';
-  return `driftless apply${paths}`;
+  // After the paths: --target takes every word that follows it.
+  const targets = ctx.targets && ctx.targets.length > 0 ? ` --target ${ctx.targets.map(shellQuote).join(' ')}` : '';
+  return `driftless apply${paths}${targets}`;
 }
 
 function shellQuote(s: string): string {
@@ -53,6 +57,12 @@ function fieldLine(f: DriftField): string {
 
 function where(i: DriftItem): string | undefined {
   return i.source ? `${i.source.file}:${i.source.start.line}` : undefined;
+}
+
+/** `drift --target`: the report is of a part of the manifest only. */
+function partialReportLine(r: DriftReport): string | undefined {
+  if (!r.targets || r.targets.length === 0) return undefined;
+  return `Partial report (--target): only ${r.targets.join(', ')}, what is under ${r.targets.length === 1 ? 'it' : 'them'} and what ${r.targets.length === 1 ? 'it depends' : 'they depend'} on were compared; drift elsewhere was not looked for.`;
 }
 
 const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };
@@ -83,8 +93,10 @@ function secretsMarkdown(r: DriftReport, withAddresses: boolean): string | undef
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
   const scope = outOfScopeLine(r.out_of_scope);
   const secrets = secretsLine(r);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
+  const partial = partialReportLine(r);
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
+  if (partial) lines.push(p.yellow(escapeControl(partial)), '');
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
     const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
@@ -175,8 +187,10 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   const md = escapeMarkdown;
   const preamble = fingerprintMarker(r);
   const scope = outOfScopeLine(r.out_of_scope);
+  const partialLine = partialReportLine(r);
+  const partial = partialLine ? `> [!NOTE]\n> ${md(partialLine)}` : undefined;
   if (r.in_sync) {
-    const secrets = secretsMarkdown(r, true);
+    const secrets = [secretsMarkdown(r, true), partial].filter(Boolean).join('\n\n') || undefined;
     return {
       preamble,
       heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
@@ -186,7 +200,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   }
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
   const title = `### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`;
-  const secrets = secretsMarkdown(r, false);
+  const secrets = [secretsMarkdown(r, false), partial].filter(Boolean).join('\n\n') || undefined;
   const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}`;
   const blocks: MarkdownBlock[] = [];
   // The table, split between rows (its header repeated) when it does not fit in one part.

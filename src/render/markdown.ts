@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, partialLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -95,6 +95,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   const named: string[] = [];
   const title = escapeMarkdown(opts.title ?? 'driftless plan');
   const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
+  if (plan.targets) head.push('> [!NOTE]', `> ${partialMarkdown(plan.targets!)}`, '');
 
   const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
@@ -290,4 +291,15 @@ function diffText(c: ResourceChange): string {
     }
   }
   return out.map(escapeControl).join('\n');
+}
+
+/** The partial-plan note (`--target`) with the addresses as code. */
+function partialMarkdown(targets: readonly string[]): string {
+  const line = partialLine(targets)!;
+  // The sentence of the other renderers, its addresses as inline code and the rest escaped.
+  const list = targets.map(inlineCode);
+  const joined = list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
+  const plain = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  const [before, after] = [line.slice(0, line.indexOf(plain)), line.slice(line.indexOf(plain) + plain.length)];
+  return `**${escapeMarkdown(before.trim())}** ${joined}${escapeMarkdown(after)}`;
 }

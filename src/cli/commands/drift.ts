@@ -16,7 +16,7 @@ import { palettesOf } from '../config.js';
 import { apiDiagnostic, runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
-import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
 import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
@@ -24,6 +24,7 @@ import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMark
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
+  target?: string[];
   format?: 'human' | 'json' | 'markdown';
   jsonFile?: string;
   splitDir?: string;
@@ -36,7 +37,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
   command: 'drift [paths..]',
   describe: 'Compare the live platform with Git: exit 0 in sync, 2 drift, 1 error',
   builder: (y: Argv) =>
-    pathsPositional(connectionOptions(y))
+    targetOption(pathsPositional(connectionOptions(y)))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
       .option('split-dir', { ...SPLIT_DIR_OPTION, describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s 65,536 characters: the issue body (part 1, with the fingerprint marker) and one comment per further part' })
@@ -45,7 +46,8 @@ export const driftCommand: CliCommand<DriftArgs> = {
       .check(checkSplitDir),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const { paths, targets } = pathsAndTargets(args, io.cwd);
+    const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       writeDiagnostics(io, r.diagnostics, errPalette);
       // stdout still holds a document, so the workflow's issue shows the failure.
@@ -68,7 +70,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
         return failed(diagnostics);
       }
       const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
-      const ctx = { paths: args.paths ?? [] };
+      const ctx = { paths, ...(targets ? { targets: r.plan.targets ?? targets } : {}) };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, { ...ctx, hints: !isCI(io.env) }, palette));
