@@ -16,10 +16,13 @@ import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
-import { fetchLiveState } from '../live/fetch.js';
+import { liveStateFromRecords } from '../live/fetch.js';
+import { readLiveRecords } from '../live/read.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, isRateLimitWaitError, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
-import type { ApiUsage } from './api-usage.js';
+import type { ApiUsage, RefreshReport } from './api-usage.js';
+import { cacheSettingsOf, readThroughCache } from './live-cache.js';
+import type { RefreshMode } from './shared-options.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
@@ -41,6 +44,9 @@ export interface RunPlanOptions {
   targets?: readonly string[];
   /** `--no-secret-values`: secret fields are not read (no `${env:}` nor `${file:}` of theirs), never compared, and the plan is not applyable. */
   noSecretValues?: boolean;
+  /** `--cache DIR` (DRIFTLESS_CACHE_DIR when unset) and `--refresh`. */
+  cache?: string;
+  refresh?: RefreshMode;
 }
 
 export interface RunPlanDeps {
@@ -60,6 +66,8 @@ export interface ApiSession {
   usage?(): ApiUsage;
   /** The error the next request would fail with now, its rate-limit wait exceeding --max-wait. */
   waitBeyondCap?(): RateLimitWaitError | undefined;
+  /** Set when the live state was read through a refresh cache; usage() reports it. */
+  refresh?: RefreshReport;
 }
 
 export interface RunPlanResult {
@@ -90,15 +98,16 @@ export function openSession(config: ApiConfig, opts: { parallelism?: number; onA
     ...(opts.onApiEvent ? { onEvent: opts.onApiEvent } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  return {
+  const session: ApiSession = {
     port: portFromClient(client),
     close: () => client.close(),
     usage: () => {
       const { limit, remaining } = client.rateLimit();
-      return { requests: client.stats().total, ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}) };
+      return { requests: client.stats().total, ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}), ...(session.refresh ? { refresh: session.refresh } : {}) };
     },
     waitBeyondCap: () => client.waitBeyondCap(),
   };
+  return session;
 }
 
 /** An API failure as a diagnostic: what failed and what to do (never a header or a token). */
@@ -164,7 +173,21 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.session = session;
 
   try {
-    const live = await fetchLiveState(session.port, graph, { parallelism: options.parallelism ?? 8 });
+    const before = session.port.requestCount;
+    const read = (port: ApiPort) => readLiveRecords(port, graph, { parallelism: options.parallelism ?? 8 });
+    // The full read, or the refresh from the audit log when a cache is asked for: src/plan never
+    // learns which one ran. A targeted run reads only its part: it neither uses nor writes the
+    // cache (a cache of a part would pass for the whole organization's on the next run).
+    const cache = targetScope ? undefined : cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
+    let records;
+    if (cache) {
+      const cached = await readThroughCache(session.port, read, cache);
+      records = cached.records;
+      session.refresh = cached.report;
+      diagnostics.push(...cached.diagnostics);
+    } else records = await read(session.port);
+    const live = liveStateFromRecords(records, graph);
+    live.requestCount = session.port.requestCount - before;
     result.live = targetScope ? narrowLive(live, targetScope) : live;
   } catch (e) {
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));

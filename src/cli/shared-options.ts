@@ -17,7 +17,14 @@ export interface ConnectionArgs {
   parallelism?: number;
   /** Seconds. */
   maxWait?: number;
+  /** `--cache DIR` (DRIFTLESS_CACHE_DIR when unset). */
+  cache?: string;
+  /** `--refresh full`: a full read even with a usable cache. */
+  refresh?: RefreshMode;
 }
+
+export const REFRESH_MODES = ['full', 'auto'] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
 
 export const AUTH_SCHEMES = ['Token', 'Bearer'] as const;
 
@@ -26,7 +33,10 @@ export function connectionOptions(y: Argv): Argv<any> {
     .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
     .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme, default: Bearer for a JWT, else Token' }))
     .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }))
-    .option('max-wait', maxWaitOption());
+    .option('max-wait', maxWaitOption())
+    // Every command that reads the live state takes the cache: they all pay for the same read.
+    .option('cache', { type: 'string', requiresArg: true, describe: 'Refresh the live state from the audit log since the run that last used DIR, instead of reading it all (default: DRIFTLESS_CACHE_DIR)' })
+    .option('refresh', choiceOption('refresh', { allowed: REFRESH_MODES, describe: 'full: read the whole live state even with a usable --cache (default: auto)' }));
 }
 
 /**
@@ -44,7 +54,7 @@ export function pathsPositional(y: Argv<any>): Argv<any> {
 
 /** The connection settings runPlan takes, from the parsed arguments. */
 export function connectionOf(args: ConnectionArgs): ConnectionArgs {
-  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait };
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait, cache: args.cache, refresh: args.refresh };
 }
 
 /**
