@@ -14,6 +14,7 @@ import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from '../render/markdown-parts.js';
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
+import { changedByLine } from './changed-by.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -59,6 +60,18 @@ function where(i: DriftItem): string | undefined {
   return i.source ? `${i.source.file}:${i.source.start.line}` : undefined;
 }
 
+/** The item's origin as shown: the audit log's cause of an undeclared object, or the origin, `inferred` when it is. */
+function originText(i: DriftItem): string {
+  const base = i.cause === 'removed_from_git' ? 'removed from Git' : i.cause === 'created_outside_git' ? 'created outside Git' : ORIGIN_TEXT[i.origin];
+  return i.attribution === 'inference' ? `${base}, inferred from timestamps` : base;
+}
+
+/** The report-level line of an inference: the audit log could not be read, and why. */
+function inferenceLine(r: DriftReport): string | undefined {
+  if (r.attribution?.source !== 'inference' || r.items.length === 0) return undefined;
+  return `Origins are inferred from the records' timestamps, not read from the audit log: ${r.attribution.reason ?? 'it is not available'}.`;
+}
+
 /** `drift --target`: the report is of a part of the manifest only. */
 function partialReportLine(r: DriftReport): string | undefined {
   if (!r.targets || r.targets.length === 0) return undefined;
@@ -100,8 +113,10 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
     const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
-    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${ORIGIN_TEXT[i.origin]}]`)}`);
+    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${originText(i)}]`)}`);
     lines.push(`    ${escapeControl(i.summary)}`);
+    const who = changedByLine(i);
+    if (who) lines.push(`    ${escapeControl(who)}`);
     for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
     const w = where(i);
     if (w) lines.push(`    ${p.dim(`declared at ${escapeControl(w)}`)}`);
@@ -110,6 +125,8 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  const inferred = inferenceLine(r);
+  if (inferred) lines.push(p.yellow(escapeControl(inferred)));
   if (secrets) lines.push(p.yellow(escapeControl(secrets)));
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
@@ -201,7 +218,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
   const title = `### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`;
   const secrets = [secretsMarkdown(r, false), partial].filter(Boolean).join('\n\n') || undefined;
-  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}`;
+  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}${inferenceLine(r) ? `\n\n_${md(inferenceLine(r)!)}_` : ''}`;
   const blocks: MarkdownBlock[] = [];
   // The table, split between rows (its header repeated) when it does not fit in one part.
   blocks.push({
@@ -209,12 +226,13 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`;
     }),
     close: '',
   });
   for (const i of r.items) {
-    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
+    const who = changedByLine(i);
+    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.

@@ -19,6 +19,8 @@ import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
+import { attributeDrift } from '../../drift/audit.js';
+import { ownWriterFromEnv } from '../../drift/changed-by.js';
 import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
 import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
@@ -61,15 +63,20 @@ export const driftCommand: CliCommand<DriftArgs> = {
       };
       if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return failed(r.diagnostics);
       let deployedBefore = new Set<string>();
+      let report;
       try {
         if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
+        report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
+        // Who changed what: the audit log's events since the earliest drifted write, or the
+        // timestamps' inference, labelled, where the log cannot be read.
+        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env));
       } catch (e) {
-        // Only a wait beyond --max-wait gets here: a failed history read just leaves origins unknown.
-        const diagnostics = [apiDiagnostic(e, 'Reading the deployment history')];
+        // Only a wait beyond --max-wait gets here: a failed history or audit-log read just leaves
+        // origins inferred.
+        const diagnostics = [apiDiagnostic(e, 'Reading the deployment history and the audit log')];
         writeDiagnostics(io, diagnostics, errPalette);
         return failed(diagnostics);
       }
-      const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
       const ctx = { paths, ...(targets ? { targets: r.plan.targets ?? targets } : {}) };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
