@@ -43,8 +43,11 @@ export interface OwnWriter {
 }
 
 export function isOwnWrite(e: AuditEvent & { user_agent?: string | null }, own: OwnWriter): boolean {
-  if (typeof e.user_agent === 'string' && /^driftless(\/|\s|$)/i.test(e.user_agent)) return true;
-  return e.triggered_by !== undefined && own.names.has(e.triggered_by);
+  // A console user's edit is never driftless's, whatever client sent it.
+  if (e.origin === 'CONSOLE') return false;
+  // Named tokens are authoritative: another client of the same library is not driftless.
+  if (own.names.size > 0) return e.triggered_by !== undefined && own.names.has(e.triggered_by);
+  return typeof e.user_agent === 'string' && /^driftless(\/|\s|$)/i.test(e.user_agent);
 }
 
 /** The names in DRIFTLESS_APPLY_TOKEN_NAME (comma-separated; blanks ignored). */
@@ -123,12 +126,31 @@ function nanos(t: string): bigint | undefined {
   }
 }
 
-/** The event names the subject's key or name: as its target name, or as a word of its change. */
+/**
+ * The records an event's `change` names, when it is the JSON the API writes there (`{id, name,
+ * ...}` or `{records: [...]}`); empty for any other text.
+ */
+function changedRecords(e: AuditEvent): Array<{ id?: unknown; name?: unknown }> {
+  if (typeof e.change !== 'string' || !e.change.startsWith('{')) return [];
+  try {
+    const c = JSON.parse(e.change) as { records?: unknown };
+    const list = Array.isArray(c.records) ? c.records : [c];
+    return list.filter((r): r is { id?: unknown; name?: unknown } => r !== null && typeof r === 'object');
+  } catch {
+    return [];
+  }
+}
+
+/** The event is about this very record: its change names the record's id. */
+function namesId(e: AuditEvent, id: string | undefined): boolean {
+  return id !== undefined && changedRecords(e).some((r) => r.id === id);
+}
+
+/** The event names the subject's key or name: in its change's records, or as its target name. */
 function namesSubject(e: AuditEvent, name: string): boolean {
-  if (e.target_name !== undefined && e.target_name.toLowerCase() === name.toLowerCase()) return true;
-  if (typeof e.change !== 'string' || e.change === '') return false;
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`).test(e.change);
+  const lower = name.toLowerCase();
+  if (changedRecords(e).some((r) => typeof r.name === 'string' && r.name.toLowerCase() === lower)) return true;
+  return e.target_name !== undefined && e.target_name.toLowerCase() === lower;
 }
 
 function closeTo(e: AuditEvent, at: string | undefined): boolean {
@@ -149,6 +171,8 @@ export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): Au
     const candidates = writes.filter(
       (e) => e.sub_target_type != null && subTypes.includes(e.sub_target_type) && (e.target_id == null || e.target_id === subject.parentId || e.target_id === subject.id || subject.parentId === undefined),
     );
+    const byId = candidates.filter((e) => namesId(e, subject.id));
+    if (byId.length > 0) return byId;
     const named = candidates.filter((e) => namesSubject(e, subject.name));
     if (named.length > 0) return named;
     // The event does not say which variable: the one written at the instant the record was.
