@@ -1,6 +1,8 @@
 /**
  * Changes "made in the console": what a person does by hand on the platform, sent straight to the
- * API (not through driftless), so that `drift` has something real to find.
+ * API (not through driftless), so that `drift` has something real to find. The demo gives these
+ * functions a port authenticated as the console user (demo/emulator.ts: the emulator's CONSOLE
+ * token), so the audit log shows each edit as made in the console by that person.
  */
 import type { ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';

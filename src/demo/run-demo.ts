@@ -15,7 +15,7 @@ export interface DemoEmulator {
   organizationId: string;
   /** A token allowed to read, write and deploy. */
   token: string;
-  /** An API port for the "console" changes (not driftless's own reads). */
+  /** An API port for the "console" changes, authenticated as the console user (the emulator's CONSOLE token). */
   consoleApi: ApiPort;
   close(): Promise<void>;
 }

@@ -24,6 +24,8 @@ import { initializers, routePlugins } from './routes/index.js';
 import { checkPageParams, paginate } from './pagination.js';
 import { projector } from './projector.js';
 import { extractComponents } from './openapi-components.js';
+import { auditedState, closeWindow, openWindow, runInWindow, type AuditWindow } from './audit/recorder.js';
+import { identityOf } from './audit/identity.js';
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -37,6 +39,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     fault?: Fault;
+    /** The audit window of a write request (audit/recorder.ts). */
+    auditWindow?: AuditWindow;
   }
 }
 
@@ -73,6 +77,9 @@ function lazyValidator(schema: unknown, isBody: boolean): (data: unknown) => boo
 }
 
 export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
+  // Writes made while a request is handled become audit events (audit/recorder.ts); wrapped before
+  // anything (initializers, indexes keyed by the state) sees the state.
+  ctx.state = auditedState(ctx.state);
   const limiter = new RateLimiter(ctx.options.rateLimit, ctx.options.rateWindowS, ctx.clock);
   const rateHeaders = (authorization: string | undefined) => {
     const token = findToken(ctx.state.tokens, parseAuthorization(authorization));
@@ -226,7 +233,23 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
     }
   });
 
+  // Last preHandler: the handler runs inside the request's audit window, so its writes are
+  // remembered with who made them; they become events when the answer is sent, below.
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return done();
+    const token = findToken(ctx.state.tokens, parseAuthorization(req.headers.authorization));
+    const ua = req.headers['user-agent'];
+    req.auditWindow = openWindow(identityOf(token), typeof ua === 'string' ? ua.slice(0, 512) : null);
+    runInWindow(req.auditWindow, done);
+  });
+
   app.addHook('preSerialization', async (req, _reply, payload) => paginate(req.method, req.query, payload));
+
+  // Before the commit below, so that the events are durable with the writes they describe.
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.auditWindow) closeWindow(ctx, req.auditWindow);
+    return payload;
+  });
 
   app.addHook('onSend', async (req, reply, payload) => {
     // Durable before acknowledged: with --data this appends to the journal and waits for fsync.

@@ -25,6 +25,10 @@ export interface EmulatorOptions {
   failDeployGlob?: string;
   /** Largest accepted request body, bytes (larger: 413). */
   bodyLimitBytes: number;
+  /** Audit log retention (`--audit-retention`); the organization's, when shorter or unset. */
+  auditRetentionMs?: number;
+  /** At most this many audit events are kept; the oldest go first. */
+  auditMaxEvents: number;
 }
 
 export const DEFAULT_OPTIONS: EmulatorOptions = {
@@ -36,6 +40,8 @@ export const DEFAULT_OPTIONS: EmulatorOptions = {
   deployDurationMs: 3000,
   failDeployGlob: undefined,
   bodyLimitBytes: 1024 * 1024,
+  auditRetentionMs: undefined,
+  auditMaxEvents: 100_000,
 };
 
 export interface Clock {

@@ -7,6 +7,7 @@
  * come from this default (so a fixture may hold only projects, for example).
  */
 import { randomBytes } from 'node:crypto';
+import { consoleTokenRecord, isConsoleToken } from './audit/identity.js';
 import type { ApiRecord, ClusterStatusRecord, EmulatorState, TokenScope } from './state.js';
 
 export interface SeedDeps {
@@ -58,12 +59,15 @@ export function defaultState(deps: SeedDeps): EmulatorState {
   return {
     version: 1,
     organization: org,
-    tokens: TOKEN_SCOPES.map((scope) => ({
-      token: `dl_${scope.toLowerCase()}_${randomBytes(20).toString('hex')}`,
-      scope,
-      name: `${scope.toLowerCase()} token`,
-      organization_id: orgId,
-    })),
+    tokens: [
+      ...TOKEN_SCOPES.map((scope) => ({
+        token: `dl_${scope.toLowerCase()}_${randomBytes(20).toString('hex')}`,
+        scope,
+        name: `${scope.toLowerCase()} token`,
+        organization_id: orgId,
+      })),
+      consoleTokenRecord(orgId),
+    ],
     clusters,
     clusterStatuses,
     containerRegistries: {
@@ -77,7 +81,7 @@ export function defaultState(deps: SeedDeps): EmulatorState {
     deploymentStages: {}, variables: {}, secretValues: {}, annotationsGroups: {}, labelsGroups: {},
     alertReceivers: {}, alertReceiverSecrets: {}, alertRules: {}, webhooks: {}, webhookSecrets: {},
     webhookDeliveries: {}, environmentHistory: {}, serviceHistory: {}, backups: {}, receiverValidations: [],
-    logs: {}, operations: {},
+    logs: {}, operations: {}, auditEvents: {}, auditDroppedThrough: null,
   };
 }
 
@@ -121,13 +125,28 @@ export function mergeSeed(base: EmulatorState, fixture: unknown, source: string)
   return state;
 }
 
-export function tokensByScope(state: EmulatorState): Record<TokenScope, string> {
-  const out = {} as Record<TokenScope, string>;
+/** The start-up line's `tokens`: one API token per scope, and `CONSOLE`, the console user's JWT. */
+export type StartupTokens = Record<TokenScope | 'CONSOLE', string>;
+
+export function tokensByScope(state: EmulatorState): StartupTokens {
+  const out = {} as StartupTokens;
   for (const scope of TOKEN_SCOPES) {
-    const t = state.tokens.find((x) => x.scope === scope);
+    const t = state.tokens.find((x) => x.scope === scope && !isConsoleToken(x));
     if (t) out[scope] = t.token;
   }
+  const console = state.tokens.find(isConsoleToken);
+  if (console) out.CONSOLE = console.token;
   return out;
+}
+
+/**
+ * Every organization has a console user: a `--data` file or a `--seed` written before the audit
+ * log (or whose tokens list has none) gets one, so the start-up line always has `tokens.CONSOLE`.
+ */
+export function withConsoleToken(state: EmulatorState): EmulatorState {
+  if (state.tokens.some(isConsoleToken)) return state;
+  state.tokens = [...state.tokens, consoleTokenRecord(state.organization.id)];
+  return state;
 }
 
 /** The links route code relies on; a fixture missing one is refused at start-up, not with a 500 later. */
@@ -162,5 +181,8 @@ function checkSeedRecords(state: EmulatorState, source: string): void {
   }
   if (!state.tokens.every((t) => t && typeof t.token === 'string' && ['ADMIN', 'WRITE', 'DEPLOY', 'READ'].includes(t.scope))) {
     throw new Error(`seed ${source}: every token needs a 'token' string and a 'scope' of ADMIN, WRITE, DEPLOY or READ`);
+  }
+  if (!state.tokens.every((t) => t.origin === undefined || t.origin === 'API' || t.origin === 'CONSOLE')) {
+    throw new Error(`seed ${source}: a token's 'origin' is API or CONSOLE`);
   }
 }

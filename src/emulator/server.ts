@@ -10,7 +10,7 @@ import { createContext, type Clock, type EmulatorContext, type EmulatorOptions, 
 import { buildApp } from './app.js';
 import { LISTEN_BACKLOG } from './http-server.js';
 import { DataFile, trackState } from './persistence.js';
-import { defaultHelmRepositories, defaultState, mergeSeed, tokensByScope } from './seed.js';
+import { defaultHelmRepositories, defaultState, mergeSeed, tokensByScope, withConsoleToken, type StartupTokens } from './seed.js';
 import type { EmulatorState, TokenScope } from './state.js';
 
 export interface StartOptions extends Partial<EmulatorOptions> {
@@ -31,7 +31,8 @@ export interface StartOptions extends Partial<EmulatorOptions> {
 export interface RunningEmulator {
   url: string;
   organizationId: string;
-  tokens: Record<TokenScope, string>;
+  /** One API token per scope, and CONSOLE: the console user's Bearer JWT. */
+  tokens: StartupTokens;
   /** Live state (tests may read it; writes through it are not journalled unless ctx.commit() is called). */
   state: EmulatorState;
   ctx: EmulatorContext;
@@ -76,6 +77,10 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
   // A --data file written before the emulator had helm repositories: give it the default ones
   // (the snapshot below folds them into the file).
   if (!raw.helmRepositories) raw.helmRepositories = defaultHelmRepositories({ newId: randomUUID, nowIso });
+  // Nor the audit log and the console user (tokens.CONSOLE of the start-up line).
+  raw.auditEvents ??= {};
+  raw.auditDroppedThrough ??= null;
+  withConsoleToken(raw);
 
   let state = raw;
   let commit = () => {};
@@ -117,6 +122,8 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
       deployDurationMs: options.deployDurationMs,
       failDeployGlob: options.failDeployGlob,
       bodyLimitBytes: options.bodyLimitBytes,
+      auditRetentionMs: options.auditRetentionMs,
+      auditMaxEvents: options.auditMaxEvents,
     },
   });
   const app = await buildApp(ctx);
@@ -131,7 +138,8 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     url: `http://${urlHost}:${port}`,
     organizationId: state.organization.id,
     tokens: tokensByScope(state),
-    state,
+    // The state as routes see it (audited: see audit/recorder.ts), so indexes keyed by it are shared.
+    state: ctx.state,
     ctx,
     app,
     async close() {

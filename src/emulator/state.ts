@@ -19,8 +19,33 @@ export type TokenScope = 'ADMIN' | 'WRITE' | 'DEPLOY' | 'READ';
 export interface TokenRecord {
   token: string;
   scope: TokenScope;
+  /** Who the token is in the audit log (`triggered_by`): a token name, or a console user's e-mail. */
   name: string;
   organization_id: string;
+  /** Where its writes come from in the audit log: API (default) or CONSOLE (a console user's JWT). */
+  origin?: 'API' | 'CONSOLE';
+}
+
+/** One entry of the organization's audit log, as `GET /organization/{id}/events` serves it. */
+export interface AuditEvent {
+  id: string;
+  /** RFC 3339 with 9 fractional digits; strictly increasing within the emulator. */
+  timestamp: string;
+  event_type: string;
+  target_id: string | null;
+  target_name?: string;
+  target_type: string;
+  sub_target_type: string | null;
+  /** JSON text of what changed (never a secret value). */
+  change: string;
+  origin: string;
+  triggered_by: string;
+  project_id: string | null;
+  project_name?: string;
+  environment_id: string | null;
+  environment_name?: string;
+  user_agent: string | null;
+  original_change: string | null;
 }
 
 export interface EmulatorState {
@@ -75,4 +100,11 @@ export interface EmulatorState {
    * state sequence still to go, so that a restart resumes them.
    */
   operations: Record<string, ApiRecord>;
+  /** The organization's audit log, keyed by event id, oldest first (see audit/log.ts). */
+  auditEvents: Record<string, AuditEvent>;
+  /**
+   * Timestamp of the newest event ever dropped (older than the retention, or beyond the cap): a
+   * query reaching back to it or before is told `organization_max_limit_reached`.
+   */
+  auditDroppedThrough: string | null;
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { authorizationHeader, looksLikeJwt } from '../../src/api/auth.js';
 
 function captureIO(interrupted?: Promise<void>) {
   let out = '';
@@ -26,7 +27,11 @@ describe('driftless serve', () => {
     const info = JSON.parse(line);
     expect(Object.keys(info)).toEqual(['url', 'organization_id', 'tokens']);
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(Object.keys(info.tokens).sort()).toEqual(['ADMIN', 'DEPLOY', 'READ', 'WRITE']);
+    expect(Object.keys(info.tokens).sort()).toEqual(['ADMIN', 'CONSOLE', 'DEPLOY', 'READ', 'WRITE']);
+    // CONSOLE is the console user's JWT: the CLI sends it as Bearer by itself, and it is accepted.
+    expect(looksLikeJwt(info.tokens.CONSOLE)).toBe(true);
+    const asConsole = await fetch(`${info.url}/organization`, { headers: { authorization: authorizationHeader(info.tokens.CONSOLE) } });
+    expect(asConsole.status).toBe(200);
     const r = await fetch(`${info.url}/organization`, { headers: { authorization: `Bearer ${info.tokens.READ}` } });
     expect((await r.json() as any).id).toBe(info.organization_id);
     stop();

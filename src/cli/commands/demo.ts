@@ -11,8 +11,6 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { integerOption } from '../option-values.js';
-import { createApiClient } from '../../api/index.js';
-import { portFromClient } from '../../live/api-port.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { displayPath } from '../../manifest/discover.js';
 
@@ -54,19 +52,8 @@ export const demoCommand: CliCommand<DemoArgs> = {
         runCommand: (argv, env) => main(argv, { ...io, env }),
         startEmulator: async () => {
           // Loaded here, not at the top: other commands should not pay for the emulator's start-up.
-          const { startEmulator } = await import('../../emulator/server.js');
-          const em = await startEmulator({ port: 0, deployDurationMs: args.deployDuration ?? 1500, rateLimit: 100_000 });
-          const client = createApiClient({ baseUrl: em.url, token: em.tokens.ADMIN });
-          return {
-            url: em.url,
-            organizationId: em.organizationId,
-            token: em.tokens.ADMIN,
-            consoleApi: portFromClient(client),
-            close: async () => {
-              await client.close();
-              await em.close();
-            },
-          };
+          const { startDemoEmulator } = await import('../../demo/emulator.js');
+          return startDemoEmulator(args.deployDuration ?? 1500);
         },
       });
       if (result.plan !== 0 || result.apply !== 0 || result.drift !== 2) {

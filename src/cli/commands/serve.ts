@@ -2,13 +2,13 @@
  * `driftless serve`: runs the local API emulator until SIGINT/SIGTERM.
  *
  * Contract (docs/DESIGN.md): exactly one JSON line on stdout once listening,
- *   {"url":"http://127.0.0.1:41234","organization_id":"<uuid>","tokens":{"ADMIN":"…","WRITE":"…","DEPLOY":"…","READ":"…"}}
- * then logs on stderr (never a token or a secret).
+ *   {"url":"http://127.0.0.1:41234","organization_id":"<uuid>","tokens":{"ADMIN":"…","WRITE":"…","DEPLOY":"…","READ":"…","CONSOLE":"<jwt>"}}
+ * (CONSOLE: the console user's Bearer JWT, whose writes the audit log shows as origin CONSOLE), then logs on stderr (never a token or a secret).
  */
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
-import { decimalOption, integerOption } from '../option-values.js';
+import { decimalOption, durationOption, integerOption } from '../option-values.js';
 // The emulator (fastify, swagger, its schemas) is loaded only when `serve` runs: importing it
 // statically cost every other command about half a second of start-up (bench, issue 6).
 
@@ -24,6 +24,7 @@ interface ServeArgs {
   'fail-deploy'?: string;
   'fault-rate': number;
   'fault-seed': number;
+  'audit-retention'?: number;
 }
 
 function untilSignal(io: CliIO): Promise<void> {
@@ -54,7 +55,8 @@ export const serveCommand: CliCommand<ServeArgs> = {
       .option('deploy-duration', integerOption('deploy-duration', { min: 0, max: 3_600_000, default: 3000, describe: 'Duration of a simulated deployment, ms' }))
       .option('fail-deploy', { type: 'string', describe: 'Deployments of services whose name matches GLOB fail' })
       .option('fault-rate', decimalOption('fault-rate', { min: 0, max: 1, default: 0, describe: 'Fraction of requests failing with 500/503 or a dropped connection' }))
-      .option('fault-seed', integerOption('fault-seed', { min: 0, default: 1, describe: 'Seed of the fault generator (reproducible chaos)' })),
+      .option('fault-seed', integerOption('fault-seed', { min: 0, default: 1, describe: 'Seed of the fault generator (reproducible chaos)' }))
+      .option('audit-retention', durationOption('audit-retention', { minMs: 1000, maxMs: 3650 * 86_400_000, bounds: 'from 1s to 87600h', describe: "Keep audit events this long, when shorter than the organization's audit_logs_retention_in_days (30 days: 720h), e.g. 10m" })),
   async run(args, io) {
     const { EmulatorStartError, startEmulator } = await import('../../emulator/server.js');
     const { lineLogger } = await import('../../emulator/context.js');
@@ -73,6 +75,7 @@ export const serveCommand: CliCommand<ServeArgs> = {
         failDeployGlob: args['fail-deploy'],
         faultRate: args['fault-rate'],
         faultSeed: args['fault-seed'],
+        auditRetentionMs: args['audit-retention'],
         logger,
       });
     } catch (err) {

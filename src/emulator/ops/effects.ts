@@ -13,7 +13,8 @@ import type { OpService, Operation, OperationEffects } from './engine.js';
 import { currentState } from './engine.js';
 import { upsertEntry } from './history.js';
 import { appendLog, linesFor } from './logs.js';
-import { detailStatus, isErrorState, isoDuration } from './timeline.js';
+import { TERMINAL_STATES, detailStatus, isErrorState, isoDuration } from './timeline.js';
+import { recordOutcome } from './audit.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -89,7 +90,7 @@ export function serviceEntry(ctx: EmulatorContext, op: Operation, s: OpService, 
     created_at: iso(op.started_at),
     identifier: { name: s.name, service_id: s.service_id, service_type: s.service_type, execution_id: op.execution_id },
     status: state,
-    auditing_data: { created_at: iso(op.started_at), updated_at: iso(at), triggered_by: op.triggered_by, origin: 'API' },
+    auditing_data: { created_at: iso(op.started_at), updated_at: iso(at), triggered_by: op.triggered_by, origin: op.origin ?? 'API' },
     details,
     status_details: { action: op.action, status: detailStatus(state), sub_action: s.sub_action },
     icon_uri: svc?.icon_uri ?? `app://qovery-console/${s.service_type.toLowerCase()}`,
@@ -111,7 +112,7 @@ export function environmentEntry(ctx: EmulatorContext, op: Operation, at: number
     id: op.execution_id,
     created_at: iso(op.started_at),
     identifier: { execution_id: op.execution_id, environment_id: op.environment_id },
-    auditing_data: { created_at: iso(op.started_at), updated_at: iso(at), triggered_by: op.triggered_by, origin: 'API' },
+    auditing_data: { created_at: iso(op.started_at), updated_at: iso(at), triggered_by: op.triggered_by, origin: op.origin ?? 'API' },
     status,
     trigger_action: op.action,
     total_duration: isoDuration(at - op.started_at),
@@ -228,6 +229,7 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
       const svc = ctx.state.services[s.service_id];
       if (state === 'DELETED') {
         recordHistory(ctx, op, s, at);
+        recordOutcome(ctx, op, s, state, svc);
         // removeServiceNow announces the deletion; the variables part drops the service's variables.
         removeServiceNow(ctx, s.service_id);
         delete ctx.state.serviceHistory[s.service_id];
@@ -239,6 +241,7 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
       if (op.action === 'DEPLOY' && state === 'DEPLOYED') applyDeployedVersion(ctx, s);
       recordHistory(ctx, op, s, at);
       appendLog(ctx, s.service_id, linesFor(op, s, svc, state, at));
+      if (TERMINAL_STATES.has(state)) recordOutcome(ctx, op, s, state, svc);
       if (op.action === 'DEPLOY') {
         if (s.phase === 0) emitDeployment(ctx, op, s, 'DEPLOYMENT_STARTED', at);
         else if (state === 'DEPLOYED') emitDeployment(ctx, op, s, 'DEPLOYMENT_SUCCEEDED', at);
@@ -248,6 +251,7 @@ export function operationEffects(ctx: EmulatorContext): OperationEffects & { onQ
     onCanceled(op, s, at) {
       if (!ctx.state.services[s.service_id]) return;
       setStatus(ctx, op, s, 'CANCELED', at);
+      recordOutcome(ctx, op, s, 'CANCELED', ctx.state.services[s.service_id]);
       recordHistory(ctx, op, s, at);
       appendLog(ctx, s.service_id, [{ at, message: `Deployment canceled: an earlier deployment stage failed (execution ${op.execution_id})` }]);
     },

@@ -14,6 +14,7 @@
  * about time and order.
  */
 import type { EmulatorContext } from '../context.js';
+import { quietly } from '../audit/recorder.js';
 import type { ApiRecord } from '../state.js';
 import { type Action, type Phase, TERMINAL_STATES, isErrorState } from './timeline.js';
 
@@ -48,6 +49,9 @@ export interface Operation extends ApiRecord {
   execution_id: string;
   deployment_request_id: string;
   triggered_by: string;
+  /** Where the trigger came from (audit log origin); absent in operations stored before: API. */
+  origin?: 'API' | 'CONSOLE';
+  user_agent?: string | null;
   started_at: number;
   stages: OpStage[];
   stage: number;
@@ -142,6 +146,12 @@ export function isTerminal(state: string): boolean {
  * request always shows the first state) and for those resumed after a restart.
  */
 export function drive(ctx: EmulatorContext, opId: string, fx: OperationEffects, now: number = ctx.clock.now().getTime()): void {
+  // The engine's writes (statuses, the deployed commit, a deleted service's removal) are not
+  // configuration writes of the request that happens to run it: ops/audit.ts records operations.
+  quietly(() => driveNow(ctx, opId, fx, now));
+}
+
+function driveNow(ctx: EmulatorContext, opId: string, fx: OperationEffects, now: number): void {
   const op = ctx.state.operations[opId] as Operation | undefined;
   if (!op) return;
   const copy = structuredClone(op) as Operation;

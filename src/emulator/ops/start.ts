@@ -11,6 +11,9 @@ import { environmentIdOfService } from '../variables/scopes.js';
 import { type OpService, type OpStage, type Operation, busyServices, drive } from './engine.js';
 import { operationEffects, statusOf } from './effects.js';
 import { type Action, phasesFor } from './timeline.js';
+import { type OperationIdentity, recordTrigger } from './audit.js';
+import { currentIdentity } from '../audit/recorder.js';
+import { UNKNOWN_IDENTITY } from '../audit/identity.js';
 
 export interface ServiceRequest {
   service: ApiRecord;
@@ -24,6 +27,7 @@ export interface OperationRequest {
   services: ServiceRequest[];
   /** Group the services by deployment stage (batch requests); otherwise one group. */
   staged: boolean;
+  /** Who asked (audit log); default: the request being handled, if any. */
   triggeredBy?: string;
 }
 
@@ -95,6 +99,12 @@ export function startOperation(ctx: EmulatorContext, req: OperationRequest): Ope
   checkBilling(ctx, req);
   const fails = failMatcher(ctx);
   const now = ctx.clock.now().getTime();
+  const current = currentIdentity();
+  const who: OperationIdentity = {
+    triggered_by: req.triggeredBy ?? current?.identity.triggered_by ?? UNKNOWN_IDENTITY.triggered_by,
+    origin: current?.identity.origin ?? 'API',
+    user_agent: current?.userAgent ?? null,
+  };
   const duration = req.action === 'DEPLOY' ? ctx.options.deployDurationMs : Math.round(ctx.options.deployDurationMs / 2);
   const services: Record<string, OpService> = {};
   for (const r of req.services) {
@@ -121,13 +131,16 @@ export function startOperation(ctx: EmulatorContext, req: OperationRequest): Ope
     environment_id: req.environmentId,
     execution_id: `${req.environmentId}-${ctx.newId().slice(0, 8)}`,
     deployment_request_id: ctx.newId(),
-    triggered_by: req.triggeredBy ?? 'api-token',
+    triggered_by: who.triggered_by,
+    origin: who.origin,
+    user_agent: who.user_agent,
     started_at: now,
     stages,
     stage: 0,
     services,
   };
   ctx.state.operations[op.id] = op;
+  recordTrigger(ctx, op, req.staged, who);
   const fx = operationEffects(ctx);
   // Services of later stages are queued now; they start when their stage does.
   for (const st of stages.slice(1)) for (const id of st.service_ids) fx.onQueued(op, services[id], now);

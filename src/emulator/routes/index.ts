@@ -19,6 +19,7 @@ import { webhookRoutes } from './webhooks.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
 import { initOps, opsRoutes } from '../ops/index.js';
 import { initWebhookDelivery, webhookDeliveryRoutes } from '../webhooks/index.js';
+import { auditRoutes } from '../audit/routes.js';
 
 export type RoutePlugin = (app: FastifyInstance, ctx: EmulatorContext) => void | Promise<void>;
 export type Initializer = (ctx: EmulatorContext) => void;
@@ -36,6 +37,7 @@ export const routePlugins: RoutePlugin[] = [
   variableRoutes,
   opsRoutes,
   webhookDeliveryRoutes,
+  auditRoutes,
 ];
 
 export const initializers: Initializer[] = [initVariables, initOps, initWebhookDelivery];

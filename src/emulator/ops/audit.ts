@@ -1,0 +1,65 @@
+/**
+ * The audit events of operations: the trigger when a request starts one (with the requester's
+ * identity) and each service's outcome when it ends (with the same identity: the outcome is the
+ * requester's deploy succeeding or failing). Configuration writes are recorded by
+ * audit/recorder.ts; the engine runs `quietly`, so its own writes (statuses, the deployed
+ * commit, a deleted service's removal) are not mistaken for them.
+ */
+import type { EmulatorContext } from '../context.js';
+import type { Identity } from '../audit/identity.js';
+import { auditLog } from '../audit/log.js';
+import { targetOfEnvironment, targetOfService } from '../audit/targets.js';
+import type { ApiRecord } from '../state.js';
+import type { OpService, Operation } from './engine.js';
+import { isErrorState, type Action } from './timeline.js';
+
+const OUTCOME: Record<Action, { ok: string; failed: string }> = {
+  DEPLOY: { ok: 'DEPLOYED', failed: 'DEPLOY_FAILED' },
+  STOP: { ok: 'STOPPED', failed: 'STOP_FAILED' },
+  RESTART: { ok: 'RESTARTED', failed: 'RESTART_FAILED' },
+  DELETE: { ok: 'DELETED', failed: 'DELETE_FAILED' },
+};
+
+export interface OperationIdentity {
+  triggered_by: string;
+  origin: Identity['origin'];
+  user_agent: string | null;
+}
+
+/**
+ * A request started `op`. One event per request: on the environment for a batch (the services
+ * are in the change), on the service otherwise. Deleting one service (`DELETE /<kind>/{id}`) is a
+ * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>`.
+ */
+export function recordTrigger(ctx: EmulatorContext, op: Operation, staged: boolean, who: OperationIdentity): void {
+  const services = Object.values(op.services).map((s) => ({ id: s.service_id, name: s.name, service_type: s.service_type, ...(s.version ? { version: s.version } : {}) }));
+  if (staged) {
+    const target = targetOfEnvironment(ctx.state, op.environment_id);
+    auditLog(ctx).append({ event_type: `TRIGGER_${op.action}`, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
+    return;
+  }
+  for (const s of Object.values(op.services)) {
+    const target = targetOfService(ctx.state, s.service_id);
+    if (!target) continue;
+    const event_type = op.action === 'DELETE' ? 'DELETE' : `TRIGGER_${op.action}`;
+    auditLog(ctx).append({ event_type, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
+  }
+}
+
+/** A service of `op` reached a terminal state (`svc`: its record, taken before a delete removed it). */
+export function recordOutcome(ctx: EmulatorContext, op: Operation, s: OpService, state: string, svc: ApiRecord | undefined): void {
+  const target = targetOfService(ctx.state, s.service_id, svc);
+  if (!target) return;
+  const outcome = OUTCOME[op.action];
+  const event_type = isErrorState(state) || state === 'CANCELED' ? outcome.failed : outcome.ok;
+  auditLog(ctx).append({
+    event_type,
+    ...target,
+    sub_target_type: null,
+    change: JSON.stringify({ execution_id: op.execution_id, status: state, ...(s.version ? { version: s.version } : {}) }),
+    triggered_by: op.triggered_by,
+    origin: op.origin === 'CONSOLE' ? 'CONSOLE' : 'API',
+    user_agent: op.user_agent ?? null,
+    original_change: null,
+  });
+}
