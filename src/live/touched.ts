@@ -51,10 +51,20 @@ export interface Topology {
   serviceEnv: Map<string, string>;
   /** Every project, environment and service id the cached answers hold. */
   ids: Set<string>;
+  /**
+   * Environments with an operation in progress when they were read: their states move on with no
+   * event until the outcome's, so their lists are never taken from the cache.
+   */
+  busyEnvs: Set<string>;
+}
+
+/** A state an operation passes through (DEPLOYMENT_QUEUED, BUILDING, DEPLOYING, STOPPING...), not one it ends in. */
+export function isInProgress(state: unknown): boolean {
+  return typeof state === 'string' && (state.endsWith('QUEUED') || state.endsWith('ING'));
 }
 
 export function topologyOf(responses: Readonly<Record<string, unknown>>): Topology {
-  const t: Topology = { envProject: new Map(), serviceEnv: new Map(), ids: new Set() };
+  const t: Topology = { envProject: new Map(), serviceEnv: new Map(), ids: new Set(), busyEnvs: new Set() };
   for (const [key, body] of Object.entries(responses)) {
     const s = shapeOf(key);
     if (s.kind === 'environments') {
@@ -63,6 +73,9 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
     } else if (s.kind === 'env-list' && s.list === 'services') {
       t.ids.add(s.env);
       for (const svc of listResults(body)) (t.serviceEnv.set(svc.id, s.env), t.ids.add(svc.id));
+    } else if (s.kind === 'env-list' && s.list === 'statuses' && body && typeof body === 'object') {
+      const all = Object.values(body as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v : [v]));
+      if (all.some((st) => isInProgress((st as { state?: unknown } | null)?.state))) t.busyEnvs.add(s.env);
     } else if (s.kind === 'org-list' && s.list === 'project') {
       for (const p of listResults(body)) t.ids.add(p.id);
     }
@@ -214,7 +227,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         case 'environments':
           return allEnvironments || projectEnvs.has(s.project);
         case 'env-list':
-          return (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services');
+          return topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services');
         case 'variables': {
           return varParents.has(s.parent) || varEnvs.has(envOf(s.parent)) || varProjects.has(projectOf(s.parent));
         }

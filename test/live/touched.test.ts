@@ -77,6 +77,13 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
     expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
   });
+  it('an environment read while an operation ran: its lists are re-read until it is over (states move on without an event)', () => {
+    const busy = { ...responses, '/environment/e2/statuses': { environment: { state: 'DEPLOYING' }, applications: [{ id: 'b1', state: 'BUILDING' }] } };
+    const s = stalenessOf([], topologyOf(busy));
+    expect('reason' in s).toBe(false);
+    const stale = Object.keys(busy).filter((k) => k !== '/organization' && (s as { isStale(k: string): boolean }).isStale(k));
+    expect(stale.sort()).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+  });
   it('what driftless never reads changes nothing: a member, a token, a shell', () => {
     expect(stale({ target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'API_TOKEN' }, { event_type: 'SHELL', target_type: 'APPLICATION', target_id: 'a1' }, { target_type: 'ORGANIZATION', target_id: ORG })).toEqual([]);
   });
