@@ -64,7 +64,8 @@ export function eventsPath(organizationId: string): string {
  */
 export async function readEventsSince(api: ApiPort, organizationId: string, since: EventCursor | undefined, opts: { maxPages?: number } = {}): Promise<EventsSince> {
   const maxPages = opts.maxPages ?? MAX_PAGES;
-  const base: Query = { pageSize: PAGE_SIZE, ...(since ? { fromTimestamp: toNanos(since.timestamp).toString() } : {}) };
+    // The bound as the API wrote it (RFC 3339 with nanoseconds); it includes events at that instant.
+  const base: Query = { pageSize: PAGE_SIZE, ...(since ? { fromTimestamp: since.timestamp } : {}) };
   const seen = new Set(since?.ids ?? []);
   const byId = new Map<string, AuditEvent>();
   let maxLimitReached = false;

@@ -51,10 +51,20 @@ export interface Topology {
   serviceEnv: Map<string, string>;
   /** Every project, environment and service id the cached answers hold. */
   ids: Set<string>;
+  /**
+   * Environments with an operation in progress when they were read: their states move on with no
+   * event until the outcome's, so their lists are never taken from the cache.
+   */
+  busyEnvs: Set<string>;
+}
+
+/** A state an operation passes through (DEPLOYMENT_QUEUED, BUILDING, DEPLOYING, STOPPING...), not one it ends in. */
+export function isInProgress(state: unknown): boolean {
+  return typeof state === 'string' && (state.endsWith('QUEUED') || state.endsWith('ING'));
 }
 
 export function topologyOf(responses: Readonly<Record<string, unknown>>): Topology {
-  const t: Topology = { envProject: new Map(), serviceEnv: new Map(), ids: new Set() };
+  const t: Topology = { envProject: new Map(), serviceEnv: new Map(), ids: new Set(), busyEnvs: new Set() };
   for (const [key, body] of Object.entries(responses)) {
     const s = shapeOf(key);
     if (s.kind === 'environments') {
@@ -63,6 +73,9 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
     } else if (s.kind === 'env-list' && s.list === 'services') {
       t.ids.add(s.env);
       for (const svc of listResults(body)) (t.serviceEnv.set(svc.id, s.env), t.ids.add(svc.id));
+    } else if (s.kind === 'env-list' && s.list === 'statuses' && body && typeof body === 'object') {
+      const all = Object.values(body as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v : [v]));
+      if (all.some((st) => isInProgress((st as { state?: unknown } | null)?.state))) t.busyEnvs.add(s.env);
     } else if (s.kind === 'org-list' && s.list === 'project') {
       for (const p of listResults(body)) t.ids.add(p.id);
     }
@@ -110,6 +123,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
   const varEnvs = new Set<string>();
   const varProjects = new Set<string>();
   let allServices = false;
+  let allEnvironments = false;
   const envList = (env: string, ...lists: string[]) => {
     const s = envLists.get(env) ?? new Set<string>();
     for (const l of lists) s.add(l);
@@ -133,18 +147,30 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type === 'DELETE') allServices = true;
       continue;
     }
-    if (sub === 'VARIABLE' || sub === 'SECRET') {
+    if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || SERVICE_TARGETS.has(t))) {
       if (t === 'PROJECT' && (id ?? e.project_id)) varProjects.add((id ?? e.project_id)!);
       else if (t === 'ENVIRONMENT' && (id ?? e.environment_id)) varEnvs.add((id ?? e.environment_id)!);
-      else if (SERVICE_TARGETS.has(t) && id) {
-        // Aliases and overrides made at a service are the service's own variables.
-        varParents.add(id);
-      } else return { reason: `the audit log holds an event driftless cannot place (${show(e)})` };
+      // Aliases and overrides made at a service are the service's own variables.
+      else if (SERVICE_TARGETS.has(t) && id) varParents.add(id);
+      else return { reason: `the audit log holds an event driftless cannot place (${show(e)})` };
+      // A secret of a service that is not a variable (a terraform variable) is in the service's record.
+      if (sub === 'SECRET' && SERVICE_TARGETS.has(t) && id) {
+        const env = e.environment_id ?? topo.serviceEnv.get(id);
+        if (env) envList(env, 'services');
+      }
+      continue;
+    }
+    if (t === 'ENVIRONMENT' && sub === 'DEPLOYMENT_STAGE') {
+      const env = id ?? e.environment_id;
+      if (!env) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no environment)` };
+      envList(env, 'deploymentStage');
       continue;
     }
     switch (t) {
       case 'CLUSTER':
         orgLists.add('cluster').add('cluster/status');
+        // Environment records embed their cluster's name.
+        if (e.event_type !== 'CREATE') allEnvironments = true;
         continue;
       case 'CONTAINER_REGISTRY':
         orgLists.add('containerRegistry');
@@ -199,9 +225,9 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         case 'org-list':
           return orgLists.has(s.list);
         case 'environments':
-          return projectEnvs.has(s.project);
+          return allEnvironments || projectEnvs.has(s.project);
         case 'env-list':
-          return (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services');
+          return topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services');
         case 'variables': {
           return varParents.has(s.parent) || varEnvs.has(envOf(s.parent)) || varProjects.has(projectOf(s.parent));
         }

@@ -12,7 +12,7 @@ function ev(id: string, timestamp: string, extra: Partial<AuditEvent> = {}): Aud
 function fakeLog(all: AuditEvent[], opts: { maxLimitReached?: boolean } = {}): FakeApi {
   const newestFirst = [...all].sort((a, b) => (toNanos(b.timestamp) > toNanos(a.timestamp) ? 1 : -1));
   return new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
-    const from = query?.fromTimestamp !== undefined ? BigInt(String(query.fromTimestamp)) : undefined;
+    const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
     const eligible = newestFirst.filter((e) => from === undefined || toNanos(e.timestamp) >= from);
     const start = query?.continueToken !== undefined ? Number(query.continueToken) : 0;
     const size = Number(query?.pageSize ?? 10);
@@ -50,11 +50,11 @@ describe('readEventsSince', () => {
     expect(r.maxLimitReached).toBe(false);
   });
 
-  it('asks from the cursor in nanoseconds and leaves out the events the cursor already counted', async () => {
+  it('asks from the cursor, to the nanosecond, and leaves out the events the cursor already counted', async () => {
     const api = fakeLog(events);
     const since = { timestamp: events[247]!.timestamp, ids: ['e247'] };
     const r = await readEventsSince(api, ORG, since);
-    expect(api.calls[0]!.query?.fromTimestamp).toBe(toNanos(events[247]!.timestamp).toString());
+    expect(api.calls[0]!.query?.fromTimestamp).toBe('2026-11-25T16:00:00.000001247Z');
     expect(r.events.map((e) => e.id)).toEqual(['e248', 'e249']);
   });
 

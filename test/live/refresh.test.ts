@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiPort, Query } from '../../src/live/api-port.js';
-import type { AuditEvent } from '../../src/live/audit-log.js';
+import { toNanos, type AuditEvent } from '../../src/live/audit-log.js';
 import { listResults, type LiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
 import { requestKey } from '../../src/live/touched.js';
@@ -56,7 +56,7 @@ function world() {
   const events: AuditEvent[] = [];
   let clock = 1000;
   const api = new WorldApi(lists, (query) => {
-    const from = query?.fromTimestamp !== undefined ? BigInt(String(query.fromTimestamp)) : undefined;
+    const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
     const newest = [...events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
     return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} };
   });
