@@ -7,8 +7,9 @@
  *   event (an environment's DEFAULT stage, the services of a deleted environment, a deleted
  *   service's variables);
  * - BUILT_IN variables follow the services and are never an event;
- * - a stage whose only change is its membership, in a request that created or deleted a service or
- *   a stage, is that service's or stage's consequence (a stage move itself is an UPDATE);
+ * - a stage whose only change is its membership (or, when a stage was created or deleted, its
+ *   order), in a request that created or deleted a service or a stage, is that service's or stage's
+ *   consequence (moving a service or a stage is an UPDATE);
  * - a secret value (`secretValues`, webhook and receiver secrets) is an UPDATE of its owner with
  *   sub-target SECRET when the owner's record did not change too, and its value never appears;
  * - several records of one target, sub-target and kind of change in one request are one event.
@@ -166,7 +167,12 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
     return now ?? changed(c, id)?.before;
   };
   const bornOrGone = new Set(changes.filter((c) => !c.before !== !c.after).map((c) => c.key));
-  const stageOrServiceBornOrGone = changes.some((c) => (c.collection === 'services' || c.collection === 'deploymentStages') && !c.before !== !c.after);
+  const bornOrGoneIn = (collection: string) => changes.some((c) => c.collection === collection && !c.before !== !c.after);
+  // What a created or deleted service or stage does to the other stages of its environment.
+  const stageConsequences = new Set([
+    ...(bornOrGoneIn('services') || bornOrGoneIn('deploymentStages') ? ['services'] : []),
+    ...(bornOrGoneIn('deploymentStages') ? ['deployment_order'] : []),
+  ]);
 
   const pending = new Map<string, Pending>();
   const add = (event_type: string, target: Target | undefined, sub: string | null, record: Record<string, unknown>) => {
@@ -205,7 +211,11 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
       case 'deploymentStages': {
         const envId = String(rec.environment?.id);
         if (bornOrGone.has(envId)) break;
-        if (kind === 'UPDATE' && stageOrServiceBornOrGone && Object.keys(diff(collection, before!, after!).after).every((f) => f === 'services')) break;
+        if (kind === 'UPDATE') {
+          const d = diff(collection, before!, after!);
+          const fields = new Set([...Object.keys(d.before), ...Object.keys(d.after)]);
+          if (fields.size > 0 && [...fields].every((f) => stageConsequences.has(f))) break;
+        }
         add(kind, environmentTarget(look, envId), 'DEPLOYMENT_STAGE', what(rec.name));
         break;
       }

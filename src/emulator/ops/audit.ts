@@ -29,19 +29,21 @@ export interface OperationIdentity {
 /**
  * A request started `op`. One event per request: on the environment for a batch (the services
  * are in the change), on the service otherwise. Deleting one service (`DELETE /<kind>/{id}`) is a
- * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>`.
+ * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>` (`TRIGGER_REDEPLOY` for
+ * a redeploy of the running versions).
  */
-export function recordTrigger(ctx: EmulatorContext, op: Operation, staged: boolean, who: OperationIdentity): void {
+export function recordTrigger(ctx: EmulatorContext, op: Operation, how: { staged: boolean; redeploy: boolean }, who: OperationIdentity): void {
+  const trigger = how.redeploy ? 'TRIGGER_REDEPLOY' : `TRIGGER_${op.action}`;
   const services = Object.values(op.services).map((s) => ({ id: s.service_id, name: s.name, service_type: s.service_type, ...(s.version ? { version: s.version } : {}) }));
-  if (staged) {
+  if (how.staged) {
     const target = targetOfEnvironment(ctx.state, op.environment_id);
-    auditLog(ctx).append({ event_type: `TRIGGER_${op.action}`, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
+    auditLog(ctx).append({ event_type: trigger, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
     return;
   }
   for (const s of Object.values(op.services)) {
     const target = targetOfService(ctx.state, s.service_id);
     if (!target) continue;
-    const event_type = op.action === 'DELETE' ? 'DELETE' : `TRIGGER_${op.action}`;
+    const event_type = op.action === 'DELETE' ? 'DELETE' : trigger;
     auditLog(ctx).append({ event_type, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
   }
 }
