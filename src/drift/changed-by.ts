@@ -33,10 +33,14 @@ export interface ChangedBy {
 }
 
 /**
- * How driftless recognises its own writes in the log: events whose `user_agent` is driftless's (the
- * API records the client's User-Agent; driftless sends `driftless`), or whose `triggered_by` is one
- * of `names` (DRIFTLESS_APPLY_TOKEN_NAME: the name of the API token apply runs with, for an API that
- * records no user agent, or when drift reads with another token than apply writes with).
+ * How driftless recognises its own writes in the log (drift usually reads with another token than
+ * apply writes with, so "the token of this run" would not do, and the token listing of the API does
+ * not say which token is the caller):
+ * - `names` (DRIFTLESS_APPLY_TOKEN_NAME, comma-separated): the names of the API tokens apply runs
+ *   with, as the log's `triggered_by`; when set, they alone decide;
+ * - otherwise the event's `user_agent`: the API records the client's User-Agent, and driftless
+ *   sends `driftless`.
+ * A console user's edit (origin CONSOLE) is never driftless's.
  */
 export interface OwnWriter {
   names: ReadonlySet<string>;
@@ -226,8 +230,8 @@ export function whenText(at: string): string {
 export function changedByLine(item: DriftItem): string | undefined {
   const c = item.changed_by;
   if (!c) return undefined;
-  const verb = item.drift === 'missing' ? 'deleted' : item.drift === 'unmanaged' ? (item.cause === 'removed_from_git' ? 'last written by driftless,' : 'created') : 'changed';
-  if (item.drift === 'unmanaged' && item.cause === 'removed_from_git') return `${verb} ${whoText(c)} at ${whenText(c.at)}; removed from Git since`;
+  const verb = item.drift === 'missing' ? 'deleted' : item.drift === 'unmanaged' ? 'created' : 'changed';
+  if (item.drift === 'unmanaged' && item.cause === 'removed_from_git') return `written by driftless ${whoText(c)} at ${whenText(c.at)}; removed from Git since`;
   if (item.drift === 'changed' && item.origin === 'git') return `last written by driftless ${whoText(c)} at ${whenText(c.at)}; changed in Git since, not applied yet`;
   return `${verb} ${whoText(c)} at ${whenText(c.at)}`;
 }
