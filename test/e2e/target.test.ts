@@ -177,6 +177,15 @@ describe('plan --target', () => {
     const ok = await h.run(['validate', 'm', '--target', STAGING]);
     expect(ok.code, ok.stderr).toBe(0);
 
+    // graph narrows the same way, offline too.
+    const graph = await h.run(['graph', 'm', '--offline', '--target', STAGING]);
+    expect(graph.code, graph.stderr).toBe(0);
+    expect(graph.stdout).toContain('staging');
+    expect(graph.stdout).not.toContain('prod');
+    const badGraph = await h.run(['graph', 'm', '--offline', '--target', 'project.shop/environment.stagin']);
+    expect(badGraph.code).toBe(1);
+    expect(badGraph.stderr).toContain('Did you mean `project.shop/environment.staging`?');
+
     const empty = await h.run(['plan', 'm', '--target']);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('--target needs at least one ADDRESS');
