@@ -178,7 +178,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     // The full read, or the refresh from the audit log when a cache is asked for: src/plan never
     // learns which one ran. A targeted run reads only its part: it neither uses nor writes the
     // cache (a cache of a part would pass for the whole organization's on the next run).
-    const cache = targetScope ? undefined : cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
+    const cacheAsked = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
+    const cache = targetScope ? undefined : cacheAsked;
+    // Said on the line that says why a cache was not used: the user asked for one.
+    if (cacheAsked && targetScope) session.refresh = { reader: 'full', requests: 0, reason: 'a targeted run (--target) reads only its part, and neither uses nor updates the cache' };
     let records;
     if (cache) {
       const cached = await readThroughCache(session.port, read, cache);

@@ -8,6 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { FAST, ONLY_USAGE_LINE, startHarness, type Harness } from './helpers.js';
 
+/** Drift's own requests are counted: no refresh cache (npm run test:warm sets one), whose reader reads events too. */
+const NO_CACHE = { DRIFTLESS_CACHE_DIR: '' };
+
 let h: Harness | undefined;
 let proxy: Proxy | undefined;
 afterEach(async () => {
@@ -149,7 +152,7 @@ describe('drift: who changed what, from the audit log', () => {
     proxy = await startProxy(h.emu.url);
     proxy.rule = ({ path }) => (path.endsWith('/events') ? { status: 404, body: { message: 'Not Found' } } : undefined);
 
-    const r = await h.run(['drift', 'm', '--format', 'json'], { env: { DRIFTLESS_API_URL: proxy.url } });
+    const r = await h.run(['drift', 'm', '--format', 'json'], { env: { DRIFTLESS_API_URL: proxy.url, ...NO_CACHE } });
     expect(r.code, r.stderr).toBe(2);
     const report = JSON.parse(r.stdout);
     expect(report.attribution).toEqual({ source: 'inference', reason: 'the API has no audit log (404)' });
@@ -169,14 +172,14 @@ describe('drift: who changed what, from the audit log', () => {
   it('reads no event when nothing drifted, and few when something did', async () => {
     h = await setUp();
     proxy = await startProxy(h.emu.url);
-    const clean = await h.run(['drift', 'm'], { env: { DRIFTLESS_API_URL: proxy.url } });
+    const clean = await h.run(['drift', 'm'], { env: { DRIFTLESS_API_URL: proxy.url, ...NO_CACHE } });
     expect(clean.code, clean.stderr).toBe(0);
     expect(proxy.seen.filter((x) => x.path.endsWith('/events'))).toHaveLength(0);
 
     const { project, variable } = ids(h);
     await call(h, h.emu.tokens.CONSOLE, 'PUT', `/variable/${variable('LOG_LEVEL', project.id).id}`, { key: 'LOG_LEVEL', value: 'trace' });
     proxy.seen.length = 0;
-    const drift = await h.run(['drift', 'm'], { env: { DRIFTLESS_API_URL: proxy.url } });
+    const drift = await h.run(['drift', 'm'], { env: { DRIFTLESS_API_URL: proxy.url, ...NO_CACHE } });
     expect(drift.code).toBe(2);
     const events = proxy.seen.filter((x) => x.path.endsWith('/events'));
     expect(events).toHaveLength(1);

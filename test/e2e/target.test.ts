@@ -5,7 +5,7 @@
  * address before any request (and validate does the same offline), and a saved targeted plan is
  * applied exactly: the rest of the manifest stays as it is.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type Proxy } from '../support/proxy.js';
@@ -159,6 +159,12 @@ describe('plan --target', () => {
     expect(doc.targets).toEqual([STAGING, 'project.shop/environment.prod/container.web']);
     // prod's web is targeted, not prod: prod's pruning of the legacy service is not this plan's.
     expect(doc.summary).toMatchObject({ change: 2, destroy: 0 });
+
+    // A cache of a part would pass for the whole organization's: a targeted run leaves it alone, and says so.
+    const cached = await h.run(['plan', 'm', '--target', STAGING, '--cache', 'cache-dir']);
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(cached.stderr).toContain('Full read of the live state: a targeted run (--target) reads only its part, and neither uses nor updates the cache.');
+    expect(existsSync(join(h.dir, 'cache-dir')) ? readdirSync(join(h.dir, 'cache-dir')) : []).toEqual([]);
   });
 
   it('refuses an unknown address before any request, with the nearest address, and validate says the same offline', async () => {
