@@ -208,8 +208,13 @@ describe('plan --target', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('--target cannot be given with the saved plan staging.plan');
 
+    const shown = await h.run(['show', 'staging.plan']);
+    expect(shown.stdout).toBe(planned.stdout);
+    expect(shown.stdout).toMatch(/^Partial plan \(--target\)/);
+
     const applied = await h.run(['apply', 'staging.plan', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`Partial plan: --target ${STAGING}.`);
     const s = h.emu.state;
     const tags = Object.fromEntries(
       Object.values(s.services).map((x) => [`${[...Object.values(s.environments)].find((e) => e.id === (x.environment as { id: string }).id)!.name}/${x.name}`, x.tag]),

@@ -233,7 +233,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       }
       // From here `plan` is identical to the saved one, and computed against the live records
       // apply builds its request bodies from.
-      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}\n`);
+      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}${saved.targets ? ` Partial plan: --target ${saved.targets.join(' ')}.` : ''}\n`);
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
     }
