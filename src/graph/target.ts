@@ -23,7 +23,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
-import type { Address, DesiredGraph, DesiredResource, LiveState, ResourceKind } from '../model/resource.js';
+import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { addressOf, matchKey } from '../model/resource.js';
 import type { Manifest } from '../manifest/types.js';
 import { knownList, nearest } from '../manifest/suggest.js';
@@ -186,7 +186,7 @@ export function targetGraph(graph: DesiredGraph, words: readonly string[]): { gr
  * dropped, so a plan of the targets never lists nor deletes it.
  */
 export function narrowLive(live: LiveState, scope: TargetScope): LiveState {
-  const resources = new Map<Address, LiveState['resources'] extends Map<Address, infer V> ? V : never>();
+  const resources = new Map<Address, LiveResource>();
   for (const [a, l] of live.resources) {
     const key = matchKey(a);
     const keepIt = scope.kept.has(key) || scope.targetKeys.some((t) => isUnder(key, t)) || (l.parent === undefined && REFERRED_KINDS.has(l.kind));
@@ -232,11 +232,5 @@ export function narrowManifest(manifest: Manifest, scope: TargetScope): Manifest
     if (list) out = withField(out, field, list.filter((x) => kept(addressOf(kind, x.name))));
   }
   return out;
-}
-
-/** `a`, `a and b`, `a, b and c`: the targets as one phrase (renderers). */
-export function targetsPhrase(targets: readonly string[]): string {
-  if (targets.length <= 1) return targets.join('');
-  return `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
 }
 

@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, partialLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -293,13 +293,10 @@ function diffText(c: ResourceChange): string {
   return out.map(escapeControl).join('\n');
 }
 
-/** The partial-plan note (`--target`) with the addresses as code. */
+/** The partial-plan note (`--target`): partialLine's sentence, the addresses as code. */
 function partialMarkdown(targets: readonly string[]): string {
-  const line = partialLine(targets)!;
-  // The sentence of the other renderers, its addresses as inline code and the rest escaped.
+  const one = targets.length === 1;
   const list = targets.map(inlineCode);
-  const joined = list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
-  const plain = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
-  const [before, after] = [line.slice(0, line.indexOf(plain)), line.slice(line.indexOf(plain) + plain.length)];
-  return `**${escapeMarkdown(before.trim())}** ${joined}${escapeMarkdown(after)}`;
+  const joined = one ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
+  return `**Partial plan (--target): only** ${joined}${escapeMarkdown(`, what is under ${one ? 'it' : 'them'} and what ${one ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`)}`;
 }
