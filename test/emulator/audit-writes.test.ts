@@ -70,8 +70,15 @@ async function write(route: string, run: () => Promise<Res>, opts: { settle?: bo
 async function one(route: string, run: () => Promise<Res>, expected: Record<string, unknown>, status?: number): Promise<{ res: Res; event: any }> {
   const { res, events } = await write(route, run, { status });
   expect(events.map((e) => `${e.event_type} ${e.target_type} ${e.sub_target_type}`), route).toHaveLength(1);
-  expect(events[0], route).toMatchObject({ origin: 'API', triggered_by: 'admin token', ...expected });
+  expectEvent(events[0], { origin: 'API', triggered_by: 'admin token', ...expected }, route);
   return { res, event: events[0] };
+}
+
+/** toMatchObject, where an expected `undefined` means "the field is left out" (sub_target_type of a target's own change). */
+function expectEvent(event: any, expected: Record<string, unknown>, label: string): void {
+  const present = Object.fromEntries(Object.entries(expected).filter(([, v]) => v !== undefined));
+  expect(event, label).toMatchObject(present);
+  for (const [k, v] of Object.entries(expected)) if (v === undefined) expect(event, `${label}: ${k} left out`).not.toHaveProperty(k);
 }
 
 const place = (project: any, env?: any) => ({
@@ -88,10 +95,10 @@ describe('every write records its event', () => {
   const services: Record<string, any> = {};
 
   it('organization, projects and environments: CREATE, UPDATE, DELETE with their place', async () => {
-    const put = await one('PUT /organization/{organizationId}', () => c.put(`/organization/${org}`, { name: 'Acme Audited' }), { event_type: 'UPDATE', target_type: 'ORGANIZATION', target_id: org, target_name: 'Acme Audited', sub_target_type: null });
+    const put = await one('PUT /organization/{organizationId}', () => c.put(`/organization/${org}`, { name: 'Acme Audited' }), { event_type: 'UPDATE', target_type: 'ORGANIZATION', target_id: org, target_name: 'Acme Audited', sub_target_type: undefined });
     expect(JSON.parse(put.event.change)).toMatchObject({ before: { name: 'Acme' }, after: { name: 'Acme Audited' } });
 
-    const p = await one('POST /organization/{organizationId}/project', () => c.post(`/organization/${org}/project`, { name: 'shop' }), { event_type: 'CREATE', target_type: 'PROJECT', target_name: 'shop', sub_target_type: null });
+    const p = await one('POST /organization/{organizationId}/project', () => c.post(`/organization/${org}/project`, { name: 'shop' }), { event_type: 'CREATE', target_type: 'PROJECT', target_name: 'shop', sub_target_type: undefined });
     project = p.res.body;
     expect(p.event).toMatchObject({ target_id: project.id, project_id: project.id, project_name: 'shop', environment_id: null });
     await one('PUT /project/{projectId}', () => c.put(`/project/${project.id}`, { name: 'shop', description: 'the shop' }), { event_type: 'UPDATE', target_type: 'PROJECT', target_id: project.id });
@@ -115,11 +122,11 @@ describe('every write records its event', () => {
       ['TERRAFORM', 'terraform', 'terraformId', terraformBody('infra'), () => ({ ...terraformBody('infra'), description: 'network and dns' })],
     ];
     for (const [type, segment, param, body, edit] of kinds) {
-      const made = await one(`POST /environment/{environmentId}/${segment}`, () => c.post(`/environment/${env.id}/${segment}`, body), { event_type: 'CREATE', target_type: type, sub_target_type: null, ...place(project, env) }, 201);
+      const made = await one(`POST /environment/{environmentId}/${segment}`, () => c.post(`/environment/${env.id}/${segment}`, body), { event_type: 'CREATE', target_type: type, sub_target_type: undefined, ...place(project, env) }, 201);
       const svc = made.res.body;
       services[type] = svc;
       expect(made.event).toMatchObject({ target_id: svc.id, target_name: svc.name });
-      const changed = await one(`PUT /${segment}/{${param}}`, () => c.put(`/${segment}/${svc.id}`, edit(svc)), { event_type: 'UPDATE', target_type: type, target_id: svc.id, sub_target_type: null, ...place(project, env) });
+      const changed = await one(`PUT /${segment}/{${param}}`, () => c.put(`/${segment}/${svc.id}`, edit(svc)), { event_type: 'UPDATE', target_type: type, target_id: svc.id, sub_target_type: undefined, ...place(project, env) });
       expect(Object.keys(JSON.parse(changed.event.change).after).length, `${type} update lists what changed`).toBeGreaterThan(0);
     }
     const clone = await one('POST /database/{databaseId}/clone', () => c.post(`/database/${services.DATABASE.id}/clone`, { name: 'db-copy', environment_id: other.id }), { event_type: 'CREATE', target_type: 'DATABASE', target_name: 'db-copy', ...place(project, other) }, 202);
@@ -229,7 +236,7 @@ describe('every write records its event', () => {
     await one('DELETE /alert-receivers/{alertReceiverId}', () => c.del(`/alert-receivers/${recv.id}`), { event_type: 'DELETE', sub_target_type: 'ALERT_RECEIVER', ...orgTarget }, 204);
 
     const hook = { target_url: 'https://hooks.example.com/x', events: ['DEPLOYMENT_STARTED'], target_secret: 'hmac-key-123' };
-    const w = (await one('POST /organization/{organizationId}/webhook', () => c.post(`/organization/${org}/webhook`, hook), { event_type: 'CREATE', target_type: 'WEBHOOK', sub_target_type: null }, 201)).res.body;
+    const w = (await one('POST /organization/{organizationId}/webhook', () => c.post(`/organization/${org}/webhook`, hook), { event_type: 'CREATE', target_type: 'WEBHOOK', sub_target_type: undefined }, 201)).res.body;
     // Only the secret changes: an UPDATE of the webhook that says so, without the value.
     const rotated = await one('PUT /organization/{organizationId}/webhook/{webhookId}', () => c.put(`/organization/${org}/webhook/${w.id}`, { ...hook, target_secret: 'hmac-key-456' }), { event_type: 'UPDATE', target_type: 'WEBHOOK', target_id: w.id });
     expect(rotated.event.change).not.toContain('hmac-key');
@@ -248,13 +255,18 @@ describe('every write records its event', () => {
       const param = `${segment}Id`;
       const expectPair = (events: any[], trigger: string, outcome: string) => {
         expect(events.map((e) => e.event_type), `${segment}: ${trigger}`).toEqual([trigger, outcome]);
-        for (const e of events) expect(e).toMatchObject({ target_type: type, target_id: svc.id, sub_target_type: null, origin: 'API', triggered_by: 'deploy token', ...place(project, env) });
+        for (const e of events) expectEvent(e, { target_type: type, target_id: svc.id, sub_target_type: undefined, origin: 'API', triggered_by: 'deploy token', ...place(project, env) }, `${segment}: ${trigger}`);
         expect(JSON.parse(events[0].change).execution_id).toBe(JSON.parse(events[1].change).execution_id);
       };
       for (const [action, trigger, outcome] of [['deploy', 'TRIGGER_DEPLOY', 'DEPLOYED'], ['redeploy', 'TRIGGER_REDEPLOY', 'DEPLOYED'], ['restart-service', 'TRIGGER_RESTART', 'RESTARTED'], ['restart', 'TRIGGER_RESTART', 'RESTARTED'], ['stop', 'TRIGGER_STOP', 'STOPPED']]) {
         const { events } = await write(`POST /${segment}/{${param}}/${action}`, () => c.post(`/${segment}/${svc.id}/${action}`, undefined, c.em.tokens.DEPLOY), { settle: true });
         expectPair(events, trigger, outcome);
       }
+    }
+    // A terraform plan, force-unlock or state migration is not a deploy: the reference's own events.
+    for (const [action, trigger, outcome] of [['PLAN', 'TRIGGER_DEPLOY_DRY_RUN', 'DEPLOYED_DRY_RUN'], ['FORCE_UNLOCK', 'TRIGGER_TERRAFORM_FORCE_UNLOCK', 'TERRAFORM_FORCE_UNLOCK_SUCCEEDED'], ['MIGRATE_STATE', 'TRIGGER_TERRAFORM_MIGRATE_STATE', 'TERRAFORM_MIGRATE_STATE_SUCCEEDED']]) {
+      const { events } = await write('POST /terraform/{terraformId}/deploy', () => c.post(`/terraform/${services.TERRAFORM.id}/deploy`, { action }, c.em.tokens.DEPLOY), { settle: true });
+      expect(events.map((e) => [e.event_type, e.target_id]), action).toEqual([[trigger, services.TERRAFORM.id], [outcome, services.TERRAFORM.id]]);
     }
     const doomed = (await c.post(`/environment/${env.id}/container`, containerBody(await registryId(c), 'doomed-web'))).body;
     const { events } = await write('POST /container/{containerId}/deploy', () => c.post(`/container/${doomed.id}/deploy`, undefined, c.em.tokens.DEPLOY), { settle: true });
@@ -266,7 +278,7 @@ describe('every write records its event', () => {
     const serviceIds = Object.values(services).map((s) => s.id).sort();
     const batch = async (route: string, path: string, body: unknown, trigger: string, outcome: string, only?: string[]) => {
       const { events } = await write(route, () => c.post(path, body, c.em.tokens.ADMIN), { settle: true });
-      expect(events[0], route).toMatchObject({ event_type: trigger, target_type: 'ENVIRONMENT', target_id: env.id, sub_target_type: null, ...place(project, env) });
+      expectEvent(events[0], { event_type: trigger, target_type: 'ENVIRONMENT', target_id: env.id, sub_target_type: undefined, ...place(project, env) }, route);
       const outcomes = events.slice(1);
       expect(outcomes.every((e) => e.event_type === outcome || e.event_type.endsWith('_FAILED')), route).toBe(true);
       const ids = outcomes.map((e) => e.target_id);

@@ -253,7 +253,7 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
   return [...pending.values()].map((p) => ({
     event_type: p.event_type,
     ...p.target,
-    sub_target_type: p.sub_target_type,
+    ...(p.sub_target_type ? { sub_target_type: p.sub_target_type } : {}),
     change: JSON.stringify(p.records.length === 1 ? p.records[0] : { records: p.records }),
   }));
 }
