@@ -232,7 +232,7 @@ export function changedByLine(item: DriftItem): string | undefined {
   if (!c) return undefined;
   const verb = item.drift === 'missing' ? 'deleted' : item.drift === 'unmanaged' ? 'created' : 'changed';
   if (item.drift === 'unmanaged' && item.cause === 'removed_from_git') return `written by driftless ${whoText(c)} at ${whenText(c.at)}; removed from Git since`;
-  if (item.drift === 'changed' && item.origin === 'git') return `last written by driftless ${whoText(c)} at ${whenText(c.at)}; changed in Git since, not applied yet`;
+  if (item.drift === 'changed' && item.origin === 'git') return `last written by driftless ${whoText(c)} at ${whenText(c.at)}`;
   return `${verb} ${whoText(c)} at ${whenText(c.at)}`;
 }
 
@@ -274,7 +274,7 @@ function attributeItem(item: DriftItem, live: LiveState, events: readonly AuditE
   }
   // changed
   const names = item.fields.map((f) => f.field).join(', ');
-  if (mine) return { ...item, origin: 'git', changed_by: changedByOf(last), summary: `${names} differ${item.fields.length === 1 ? 's' : ''}: the live side is what driftless wrote last, so Git changed since (not applied yet)`, attribution: 'audit_log' };
+  if (mine) return { ...item, origin: 'git', changed_by: changedByOf(last), summary: `${names} differ${item.fields.length === 1 ? 's' : ''} from Git: changed in Git since driftless last wrote ${item.fields.length === 1 ? 'it' : 'them'}, not applied yet`, attribution: 'audit_log' };
   return { ...item, origin: 'outside_git', changed_by: changedByOf(last), summary: `${names} changed outside Git`, attribution: 'audit_log' };
 }
 
