@@ -92,6 +92,13 @@ describe('attributeFromAuditLog', () => {
     expect(r.summary).toMatchObject({ outside_git: 1, git: 1, unknown: 0 });
   });
 
+  it('a record driftless wrote last that differs from Git is a change made in Git, not applied yet', () => {
+    const applied = event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'driftless', change: JSON.stringify({ id: 's1', name: 'web' }) });
+    const r = attributeFromAuditLog(report([item(`${ENV}/container.web`, 'container', 'changed', { origin: 'outside_git', fields: [{ field: 'tag', live: '1', git: '2' }] })]), state, [applied], { names: new Set() });
+    expect(r.items[0]).toMatchObject({ origin: 'git', attribution: 'audit_log', summary: 'tag differs from Git: changed in Git since driftless last wrote it, not applied yet' });
+    expect(changedByLine(r.items[0]!)).toBe('last written by driftless through the API by token admin token at 10:42 UTC on 2026-11-25');
+  });
+
   it('keeps the inference, labelled, for an item the log says nothing about', () => {
     const r = attributeFromAuditLog(report([item(`${ENV}/variable.A`, 'variable', 'changed', { origin: 'outside_git' })]), state, [], { names: new Set() });
     expect(r.items[0]).toMatchObject({ origin: 'outside_git', attribution: 'inference' });
