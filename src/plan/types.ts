@@ -221,6 +221,13 @@ export interface Plan {
    * kind: not changes, not unmanaged, never touched. Absent when none was left out.
    */
   out_of_scope?: OutOfScope;
+  /**
+   * `--target ADDRESS...`: the plan is partial. Only these subtrees, and what they depend on, were
+   * read and planned (src/graph/target.ts); nothing outside them is listed, changed or deleted. A
+   * saved plan keeps them (under its seal), so `apply PLANFILE` re-plans exactly that part. Absent
+   * for a whole-manifest plan.
+   */
+  targets?: Address[];
 }
 
 export interface OutOfScope {

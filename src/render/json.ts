@@ -97,6 +97,14 @@ export interface JsonPlan {
   options?: Plan['options'];
   /** Organization-level objects outside the manifest's scope, counted by kind (absent when none). */
   out_of_scope?: Plan['out_of_scope'];
+  /**
+   * As Terraform's: false when applying this plan does not converge the whole manifest, which here
+   * means it was made with `--target` (then `targets` lists the addresses). Absent from a failure
+   * document without a plan.
+   */
+  complete?: boolean;
+  /** `--target`: the addresses the partial plan was made for (absent for a whole-manifest plan). */
+  targets?: string[];
 }
 
 /** The document as a value (for tests and for embedding). */
@@ -116,6 +124,8 @@ export function planToJson(plan: Plan, meta: JsonPlanMeta): JsonPlan {
     options: plan.options,
   };
   if (plan.out_of_scope) out.out_of_scope = plan.out_of_scope;
+  out.complete = plan.targets === undefined;
+  if (plan.targets) out.targets = [...plan.targets];
   return out;
 }
 

@@ -95,6 +95,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   const named: string[] = [];
   const title = escapeMarkdown(opts.title ?? 'driftless plan');
   const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
+  if (plan.targets) head.push('> [!NOTE]', `> ${partialMarkdown(plan.targets!)}`, '');
 
   const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
@@ -292,4 +293,12 @@ function diffText(c: ResourceChange): string {
     }
   }
   return out.map(escapeControl).join('\n');
+}
+
+/** The partial-plan note (`--target`): partialLine's sentence, the addresses as code. */
+function partialMarkdown(targets: readonly string[]): string {
+  const one = targets.length === 1;
+  const list = targets.map(inlineCode);
+  const joined = one ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
+  return `**Partial plan (--target): only** ${joined}${escapeMarkdown(`, what is under ${one ? 'it' : 'them'} and what ${one ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`)}`;
 }

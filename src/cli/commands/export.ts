@@ -14,6 +14,8 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
+import { cacheSettingsOf, readThroughCache } from '../live-cache.js';
+import type { RecordsReader } from '../../live/refresh.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
@@ -57,7 +59,16 @@ export const exportCommand: CliCommand<ExportArgs> = {
     try {
       let result;
       try {
-        result = await exportOrganization(session.port, { project: args.project, environment: args.environment });
+        const cache = cacheSettingsOf(args, io.env, io.cwd, cfg.config.baseUrl);
+        const through = cache
+          ? async (read: RecordsReader) => {
+              const r = await readThroughCache(session.port, read, cache);
+              session.refresh = r.report;
+              writeDiagnostics(io, r.diagnostics, errPalette);
+              return r.records;
+            }
+          : undefined;
+        result = await exportOrganization(session.port, { project: args.project, environment: args.environment }, through);
       } catch (e) {
         if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
         return fail([apiDiagnostic(e, 'Reading the live organization')]);
