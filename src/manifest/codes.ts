@@ -26,6 +26,7 @@ export type ManifestCode =
   | 'manifest.binary'
   | 'manifest.encoding'
   | 'manifest.duplicate'
+  | 'manifest.conflict'
   | 'manifest.exclusive'
   | 'manifest.only-with'
   | 'manifest.override-scope'

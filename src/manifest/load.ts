@@ -2,7 +2,8 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file, numbers -> merge -> duplicates, field combinations, references
+ *   -> schema-validate each file, numbers -> merge (projects and environments by name)
+ *   -> duplicates, completeness (what a partial declaration left out), field combinations, references
  *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
  *   -> excerpts on every diagnostic
  *
@@ -15,6 +16,7 @@ import { error, warning } from './codes.js';
 import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
 import { discoverManifestFiles, type ManifestFile } from './discover.js';
 import { findDuplicates } from './duplicates.js';
+import { checkCompleteness, type ParsedFile } from './completeness.js';
 import { mergeManifestFiles, type PartialFile } from './merge.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, type ParseLimits } from './parse-yaml.js';
 import { readManifestFile, readReferencedFile } from './read-files.js';
@@ -38,9 +40,9 @@ export interface LoadLimits extends ParseLimits {
 
 export const DEFAULT_LOAD_LIMITS: LoadLimits = {
   ...DEFAULT_PARSE_LIMITS,
-  // NOTE: the YAML parser needs about a second per MiB on a loaded CI machine. A project cannot
-  // span files, so one file must hold a whole project: 2 MiB holds the 1,000-service project of
-  // issue 6's benchmark (1 x 10 x 100, each service with 12 variables: about 1 MiB).
+  // NOTE: the YAML parser needs about a second per MiB on a loaded CI machine. 2 MiB holds the
+  // 1,000-service project of issue 6's benchmark in one file (1 x 10 x 100, each service with 12
+  // variables: about 1 MiB); a larger project can be split over several files of a directory.
   maxFileBytes: 2 * 1024 * 1024,
   maxReferencedFileBytes: 1024 * 1024,
 };
@@ -135,6 +137,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const secretRanges: SourceRange[] = [];
   /** Some file could not be parsed or failed the schema: what it declares is unknown. */
   let incomplete = false;
+  /** Every file parsed to a mapping, schema-valid or not: what completeness is checked over. */
+  const parsedFiles: ParsedFile[] = [];
+  /** Some file is not even YAML: what it declares is unknown. */
+  let unparsed = false;
 
   for (const { file, text } of sources) {
     const parsed = parseYamlFile(text, file.display, limits);
@@ -142,6 +148,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     diagnostics.push(...parsed.diagnostics);
     if (hasErrors(parsed.diagnostics)) {
       incomplete = true;
+      unparsed = true;
       continue;
     }
     if (parsed.value === undefined || parsed.value === null) {
@@ -162,6 +169,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       incomplete = true;
       continue;
     }
+    parsedFiles.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
     // After the schema (which reports a wrong type first): numbers the API would not get as written.
@@ -171,6 +179,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     else incomplete = true;
   }
+
+  // What a file may leave to another (an environment's cluster), over every file that parsed, even
+  // one that failed the schema; not when a file is not YAML: that one may be where it is written.
+  if (!unparsed) diagnostics.push(...checkCompleteness(parsedFiles));
 
   let manifest: Manifest | undefined;
   if (parts.length === 0 && sources.length > 0 && !hasErrors(diagnostics)) {

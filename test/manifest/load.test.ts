@@ -72,16 +72,19 @@ describe('loadManifest: a directory', () => {
     expect(one.manifest!.projects!.map((p) => p.name)).toEqual(['y', 'x']);
   });
 
-  it('names both places when a project is declared in two files', async () => {
+  it('merges a project declared in two files, and names both places when they spell it differently', async () => {
+    const same = await load(tempTree({ 'a.yaml': 'projects:\n  - name: shop\n    description: d\n', 'b.yaml': '\nprojects:\n  - name: shop\n    variables: [{key: A, value: "1"}]\n' }));
+    expect(same.diagnostics).toEqual([]);
+    expect(same.manifest!.projects).toEqual([{ name: 'shop', description: 'd', variables: [{ key: 'A', value: '1' }] }]);
     const dir = tempTree({ 'a.yaml': 'projects:\n  - name: shop\n', 'b.yaml': '\nprojects:\n  - name: Shop\n' });
     const r = await load(dir);
     expect(r.manifest).toBeUndefined();
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0]).toMatchObject({
-      code: 'manifest.duplicate',
-      summary: 'project `Shop` is declared twice',
+      code: 'manifest.conflict',
+      summary: 'project `Shop` is spelled `shop` in another file',
       range: { file: 'b.yaml', start: { line: 3, col: 11 } },
-      address: 'project.Shop',
+      address: 'project.shop',
     });
     expect(r.diagnostics[0]!.detail).toContain('a.yaml:2:11');
   });

@@ -1,0 +1,168 @@
+/**
+ * A project, and its environments, declared across several files of a manifest directory: one per
+ * team. The files merge into the one plain manifest buildGraph reads; a name declared twice, an
+ * attribute written twice and an environment nobody gave a cluster are errors that point at the
+ * files (file:line:col each).
+ */
+import { describe, expect, it } from 'vitest';
+import { fieldSourceOf, sourceOf } from '../../src/manifest/index.js';
+import { declarationsOf } from '../../src/manifest/source-map.js';
+import { load, tempTree } from './helpers.js';
+
+const PLATFORM = `version: 1
+projects:
+  - name: shop
+    description: The shop
+    variables:
+      - {key: REGION, value: eu-west-3}
+    environments:
+      - name: production
+        mode: PRODUCTION
+        cluster: production-cluster
+        variables:
+          - {key: LOG_LEVEL, value: warn}
+        deployment_stages:
+          - {name: databases}
+`;
+
+const TEAM_A = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: production
+        services:
+          - type: container
+            name: web
+            registry: docker-hub
+            image_name: nginx
+            tag: "1.27"
+`;
+
+const TEAM_B = `version: 1
+projects:
+  - name: shop
+    variables:
+      - {key: TEAM_B_FLAG, value: "on"}
+    environments:
+      - name: production
+        deployment_stages:
+          - {name: apps, services: [worker]}
+        services:
+          - type: container
+            name: worker
+            registry: docker-hub
+            image_name: busybox
+            tag: "1.36"
+`;
+
+describe('a project declared in several files', () => {
+  it('is one project, one environment, with the lists of every file in file order and each entry located in its own file', async () => {
+    const dir = tempTree({ '00-platform.yaml': PLATFORM, 'team-a.yaml': TEAM_A, 'team-b.yaml': TEAM_B });
+    const r = await load(dir);
+    expect(r.diagnostics).toEqual([]);
+    const projects = r.manifest!.projects!;
+    expect(projects).toHaveLength(1);
+    const shop = projects[0]!;
+    expect(shop.description).toBe('The shop');
+    expect(shop.variables!.map((v) => v.key)).toEqual(['REGION', 'TEAM_B_FLAG']);
+    expect(shop.environments).toHaveLength(1);
+    const prod = shop.environments![0]!;
+    expect(prod).toMatchObject({ name: 'production', mode: 'PRODUCTION', cluster: 'production-cluster' });
+    expect(prod.services!.map((s) => s.name)).toEqual(['web', 'worker']);
+    expect(prod.deployment_stages!.map((s) => s.name)).toEqual(['databases', 'apps']);
+    expect(prod.variables!.map((v) => v.key)).toEqual(['LOG_LEVEL']);
+    // Where each part was written: the service in its team's file, the cluster in the platform's.
+    expect(sourceOf(prod.services![1])!.file).toBe('team-b.yaml');
+    expect(fieldSourceOf(prod.services!, '0')!.file).toBe('team-a.yaml');
+    expect(fieldSourceOf(prod, 'cluster')).toMatchObject({ file: '00-platform.yaml', start: { line: 10, col: 18 } });
+    expect(fieldSourceOf(shop.variables!, '1')!.file).toBe('team-b.yaml');
+    // Every place the environment was declared, for diagnostics that concern all of it.
+    expect(declarationsOf(prod).map((d) => `${d.file}:${d.start.line}`)).toEqual(['00-platform.yaml:8', 'team-a.yaml:5', 'team-b.yaml:7']);
+    // Nothing hidden leaks into the plain manifest.
+    expect(Object.keys(prod)).toEqual(['name', 'mode', 'cluster', 'variables', 'deployment_stages', 'services']);
+  });
+
+  it('gives the same manifest whatever the order the files are given in, except list order', async () => {
+    const dir = tempTree({ 'a.yaml': TEAM_A, 'p.yaml': PLATFORM });
+    const r = await load(dir, ['a.yaml', 'p.yaml']);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.manifest!.projects![0]!.environments![0]).toMatchObject({ name: 'production', cluster: 'production-cluster', mode: 'PRODUCTION' });
+  });
+
+  it('a service declared in two files is an error that points at both', async () => {
+    const dir = tempTree({ 'p.yaml': PLATFORM, 'team-a.yaml': TEAM_A, 'team-c.yaml': TEAM_A.replace('name: web', 'name: WEB') });
+    const r = await load(dir);
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}:${d.range!.start.col}`])).toEqual([
+      ['manifest.duplicate', 'service of environment `production`: `WEB` is declared twice', 'team-c.yaml:8:19'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('team-a.yaml:8:19');
+  });
+
+  it('a variable key and a stage declared in two files are errors that point at both', async () => {
+    const dir = tempTree({
+      'p.yaml': PLATFORM,
+      'q.yaml': 'projects:\n  - name: shop\n    variables:\n      - {key: REGION, value: us}\n    environments:\n      - name: production\n        deployment_stages:\n          - name: databases\n',
+    });
+    const r = await load(dir);
+    const dups = r.diagnostics.map((d) => [d.summary, `${d.range!.file}:${d.range!.start.line}`, d.detail]);
+    expect(dups).toEqual([
+      ['variable `REGION` is declared twice', 'q.yaml:4', 'It is also declared at p.yaml:6:15. Remove or rename one of them.'],
+      ['deployment stage of environment `production`: `databases` is declared twice', 'q.yaml:8', expect.stringContaining('p.yaml:14:20')],
+    ]);
+  });
+
+  it('an attribute written in two files is an error that points at both, even with the same value', async () => {
+    const dir = tempTree({
+      'a.yaml': PLATFORM,
+      'b.yaml': 'projects:\n  - name: shop\n    description: The shop\n    environments:\n      - name: production\n        cluster: other-cluster\n',
+    });
+    const r = await load(dir);
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}:${d.range!.start.col}`, d.detail])).toEqual([
+      ['manifest.conflict', '`description` of project `shop` is written in more than one file', 'b.yaml:3:5', expect.stringContaining('It is also written at a.yaml:4:5.')],
+      ['manifest.conflict', '`cluster` of environment `production` of project `shop` is written in more than one file', 'b.yaml:6:9', expect.stringContaining('It is also written at a.yaml:10:9.')],
+    ]);
+  });
+
+  it('a name spelled differently in two files is an error (names are case-insensitive)', async () => {
+    const dir = tempTree({ 'a.yaml': PLATFORM, 'b.yaml': TEAM_A.replace('- name: shop', '- name: Shop') });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}:${d.range!.start.col}`])).toEqual([
+      ['manifest.conflict', 'project `Shop` is spelled `shop` in another file', 'b.yaml:3:11'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('a.yaml:3:11');
+  });
+
+  it('inside one file a project is declared once: a second declaration stays a duplicate', async () => {
+    const dir = tempTree({ 'm.yaml': 'projects:\n  - name: shop\n  - name: shop\n' });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => [d.code, `${d.range!.file}:${d.range!.start.line}`])).toEqual([['manifest.duplicate', 'm.yaml:3']]);
+  });
+
+  it('an environment left without a cluster by every file names all its declarations; validate says the same', async () => {
+    const dir = tempTree({ 'team-a.yaml': TEAM_A, 'team-b.yaml': TEAM_B });
+    const r = await load(dir);
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}`, d.address])).toEqual([
+      ['schema.missing-key', 'environment `production` of project `shop` is missing `cluster`', 'team-a.yaml:5', 'project.shop/environment.production'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('It is declared at team-a.yaml:5:9, team-b.yaml:7:9');
+    // One file, one declaration: the same error, at it.
+    const one = await load(tempTree({ 'm.yaml': TEAM_A }));
+    expect(one.diagnostics.map((d) => [d.code, `${d.range!.file}:${d.range!.start.line}`])).toEqual([['schema.missing-key', 'm.yaml:5']]);
+    expect(one.diagnostics[0]!.detail).toContain('or in another file of the manifest directory that declares environment `production` of project `shop`');
+  });
+
+  it('counts the cluster a file writes even when that file fails the schema; says nothing of it when a file is not YAML', async () => {
+    const typo = await load(tempTree({ 'a.yaml': TEAM_A, 'b.yaml': PLATFORM.replace('description:', 'descripton:') }));
+    expect(typo.diagnostics.map((d) => d.code)).toEqual(['schema.unknown-key']);
+    // A file that fails the schema and is the only one to declare the environment: both problems.
+    const alone = await load(tempTree({ 'a.yaml': TEAM_A.replace('tag: "1.27"', 'tags: "1.27"') }));
+    expect(alone.diagnostics.map((d) => `${d.code} ${d.range!.start.line}`)).toEqual(['schema.missing-key 5', 'schema.missing-key 7', 'schema.unknown-key 11']);
+    // The broken file may be where the cluster is written.
+    const notYaml = await load(tempTree({ 'a.yaml': TEAM_A, 'b.yaml': 'projects: [\n' }));
+    expect(notYaml.diagnostics.filter((d) => d.code === 'schema.missing-key')).toEqual([]);
+    expect(notYaml.manifest).toBeUndefined();
+  });
+});
