@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { runPlan } from '../../src/cli/run-plan.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { planHasChanges } from '../../src/plan/types.js';
@@ -104,22 +105,56 @@ describe('driftless export', () => {
     expect(second.plan!.summary.unmanaged).toBe(0);
   }, 60_000);
 
-  it('the directory layout gives organization.yaml and one file per project, and plans like the single file', async () => {
+  it('the directory layout gives organization.yaml, one file per project and one per environment, and plans like the single file', async () => {
     const dir = path.join(tmp.dir, 'exported');
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.yaml']);
+    expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.production.yaml', 'project-shop.staging.yaml', 'project-shop.yaml']);
     for (const f of readdirSync(dir)) expect(readFileSync(path.join(dir, f), 'utf8').split('\n')[0], f).toBe(MODELINE);
     expect(exp.stderr).not.toContain('warning');
-    // A file left from an earlier export is pointed out: the loader would merge it too.
+    // The project's own file holds its attributes and variables, not its environments; each
+    // environment's file holds that environment whole, under the project's name only.
+    const own = parse(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8'));
+    expect(own.projects).toHaveLength(1);
+    expect(Object.keys(own.projects[0]).sort()).toEqual(expect.arrayContaining(['name', 'variables']));
+    expect(own.projects[0].environments).toBeUndefined();
+    const staging = parse(readFileSync(path.join(dir, 'project-shop.staging.yaml'), 'utf8'));
+    expect(Object.keys(staging.projects[0])).toEqual(['name', 'environments']);
+    expect(staging.projects[0].environments.map((e: { name: string }) => e.name)).toEqual(['staging']);
+    expect(staging.projects[0].environments[0].cluster).toEqual(expect.any(String));
+
+    // An export never replaces a manifest silently: refused, before any request, and nothing changed.
+    const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
+    writeFileSync(path.join(dir, 'project-shop.yaml'), before['project-shop.yaml'] + '# edited by hand\n');
+    const again = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`${dir} already holds a manifest (organization.yaml, project-shop.production.yaml, project-shop.staging.yaml, project-shop.yaml); nothing was written`);
+    expect(again.stderr).toContain('--overwrite');
+    expect(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8')).toContain('# edited by hand');
+    // --overwrite replaces what it writes; a file left from an earlier export is pointed out, not deleted.
     writeFileSync(path.join(dir, 'project-gone.yaml'), 'version: 1\n');
-    expect((await run(['export', '--out', dir, '--layout', 'directory'], emu.env())).stderr).toContain('also holds project-gone.yaml');
+    const replaced = await run(['export', '--out', dir, '--layout', 'directory', '--overwrite'], emu.env());
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain('also holds project-gone.yaml');
+    expect(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8')).toBe(before['project-shop.yaml']);
     rmSync(path.join(dir, 'project-gone.yaml'));
     // After the apply of the previous test every secret carries its fingerprint: the plan is clean.
     const r = await plan([dir]);
     expect(planHasChanges(r.plan!)).toBe(false);
     expect(r.plan!.changes.filter((c) => c.status === 'unmanaged')).toEqual([]);
   }, 30_000);
+
+  it('never replaces an existing file of the file layout without --overwrite', async () => {
+    const file = path.join(tmp.dir, 'kept.yaml');
+    writeFileSync(file, '# mine\n');
+    const refused = await run(['export', '--out', file], emu.env());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${file} already holds a file; nothing was written`);
+    expect(readFileSync(file, 'utf8')).toBe('# mine\n');
+    const replaced = await run(['export', '--out', file, '--overwrite'], emu.env());
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(MODELINE);
+  });
 
   it('needs only a Read token', async () => {
     const exp = await run(['export'], emu.env({}, 'READ'));

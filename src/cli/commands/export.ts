@@ -4,7 +4,7 @@
  * they are written as `${env:NAME}` placeholders and the names to set are listed on stderr (never a
  * value). Exit 0, or 1 on any error.
  */
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -25,6 +25,7 @@ export interface ExportArgs extends ConnectionArgs {
   environment?: string;
   out?: string;
   layout?: ExportLayout;
+  overwrite?: boolean;
   color?: boolean;
 }
 
@@ -37,7 +38,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('project', { type: 'string', describe: 'Export only this project' })
       .option('environment', { type: 'string', describe: 'Export only environments of this name' })
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
-      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' }),
+      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' })
+      .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
@@ -47,6 +49,17 @@ export const exportCommand: CliCommand<ExportArgs> = {
     const layout = chooseLayout(args, io.cwd);
     if (layout === 'directory' && args.out === undefined) {
       return fail([error('export.out-required', '--layout directory needs --out DIR', { detail: 'Give the directory to write organization.yaml and the project files into, or use --layout file to print one file.' })]);
+    }
+    const existing = args.out === undefined ? [] : existingManifestFiles(layout, path.resolve(io.cwd, args.out));
+    if (existing.length > 0 && !args.overwrite) {
+      return fail([
+        error('export.would-overwrite', `${args.out} already holds ${layout === 'file' ? 'a file' : `a manifest (${listed(existing)})`}; nothing was written`, {
+          detail:
+            layout === 'file'
+              ? 'Give --overwrite to replace it (commit it first: edits made since the last export are lost), or another --out.'
+              : 'Give --overwrite to replace the files this export writes (commit them first: edits made since the last export are lost; the other files are listed, never deleted), or an empty or new directory.',
+        }),
+      ]);
     }
     const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
     if (!cfg.config) return fail(cfg.diagnostics);
@@ -100,6 +113,24 @@ function chooseLayout(args: ExportArgs, cwd: string): ExportLayout {
   } catch {
     return /\.ya?ml$/i.test(args.out) ? 'file' : 'directory';
   }
+}
+
+/**
+ * What an export to `target` would replace or leave beside its own files: the file (layout file),
+ * or every manifest file of the directory (a file it does not write would still be merged with
+ * the export by the loader).
+ */
+function existingManifestFiles(layout: ExportLayout, target: string): string[] {
+  if (layout === 'file') return existsSync(target) ? [path.basename(target)] : [];
+  try {
+    return readdirSync(target).filter((n) => /\.ya?ml$/i.test(n)).sort();
+  } catch {
+    return [];
+  }
+}
+
+function listed(names: readonly string[]): string {
+  return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
 }
 
 function writeOutput(files: ReturnType<typeof renderExport>, layout: ExportLayout, out: string | undefined, io: CliIO): void {
