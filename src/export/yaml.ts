@@ -48,22 +48,23 @@ export function renderExport(result: ExportResult, layout: ExportLayout, header:
   const org: Doc = { version: 1 };
   for (const k of ORG_KEYS) if (m[k] !== undefined) org[k] = m[k];
   if (Object.keys(org).length > 1) files.push({ name: 'organization.yaml', text: fileText(org, header) });
+  // Project stems never hold a dot and environment stems always do: the two cannot collide.
   const used = new Set<string>();
   const unique = (base: string) => {
-    let name = base;
-    for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
-    used.add(name);
-    return `${name}.yaml`;
+    let stem = base;
+    for (let i = 2; used.has(stem); i++) stem = `${base}-${i}`;
+    used.add(stem);
+    return stem;
   };
   for (const p of (m.projects ?? []) as Doc[]) {
     // The project's own attributes and variables in one file, each environment in its own: the
     // loader merges a project (and an environment) that several files of a directory declare.
     const { environments, ...own } = p;
-    const base = `project-${slug(String(p.name), 'project')}`;
-    files.push({ name: unique(base), text: fileText({ version: 1, projects: [own] }, header) });
+    const stem = unique(`project-${slug(String(p.name), 'project')}`);
+    files.push({ name: `${stem}.yaml`, text: fileText({ version: 1, projects: [own] }, header) });
     for (const e of (environments ?? []) as Doc[]) {
-      const envFile = unique(`${base}.${slug(String(e.name), 'environment')}`);
-      files.push({ name: envFile, text: fileText({ version: 1, projects: [{ name: p.name, environments: [e] }] }, header) });
+      const envStem = unique(`${stem}.${slug(String(e.name), 'environment')}`);
+      files.push({ name: `${envStem}.yaml`, text: fileText({ version: 1, projects: [{ name: p.name, environments: [e] }] }, header) });
     }
   }
   if (files.length === 0) files.push({ name: 'organization.yaml', text: fileText({ version: 1 }, header) });
