@@ -12,6 +12,7 @@ import { error, hasErrors } from '../diag/diagnostic.js';
 import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import { loadManifest } from '../manifest/load.js';
+import { relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
@@ -125,7 +126,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.manifest = loaded.manifest;
 
   const built = buildGraph(loaded.manifest);
-  diagnostics.push(...built.diagnostics);
+  // Diagnostics about objects instantiated from a template also point at the template and the override.
+  diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
   if (hasErrors(diagnostics)) return result;
   result.graph = built.graph;
 
@@ -187,6 +189,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     ...(apiUrl ? { apiUrl } : {}),
   });
   plan.request_count = result.requestCount;
+  plan.diagnostics = relateDiagnostics(loaded.manifest, plan.diagnostics);
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
   return result;

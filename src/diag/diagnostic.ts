@@ -27,8 +27,19 @@ export interface Diagnostic {
   /** The resource address the problem belongs to, when there is one. */
   address?: string;
   range?: SourceRange;
+  /**
+   * Other places the problem comes from, e.g. an object instantiated from a template: where the
+   * template defines it and where the environment overrides it ("defined at ..., overridden at ...").
+   */
+  related?: RelatedLocation[];
   /** The offending source excerpt (a line or two), already extracted. Never holds secret values. */
   excerpt?: string;
+}
+
+/** A secondary location of a diagnostic: what happened there (`defined`, `overridden`, ...) and where. */
+export interface RelatedLocation {
+  message: string;
+  range: SourceRange;
 }
 
 export function hasErrors(diags: readonly Diagnostic[]): boolean {

@@ -6,7 +6,7 @@
  * characters are neutralised here so that a crafted name cannot drive the terminal or forge an
  * extra GitHub workflow command.
  */
-import type { Diagnostic, Severity } from './diagnostic.js';
+import type { Diagnostic, RelatedLocation, Severity } from './diagnostic.js';
 import { formatRange } from './excerpt.js';
 import { createPalette, type Palette } from '../render/palette.js';
 
@@ -59,9 +59,15 @@ export function renderDiagnostic(d: Diagnostic, p: Palette = createPalette(false
     lines.push(`${p.cyan(String(d.range.start.line))} ${p.cyan('|')} ${sanitize(src)}`);
     lines.push(`${pad} ${p.cyan('|')} ${d.severity === 'error' ? p.red(caret) : p.yellow(caret)}`);
   }
+  if (d.related?.length) lines.push(`${pad} ${p.cyan('=')} ${sanitize(relatedText(d.related))}`);
   if (d.detail) for (const l of sanitize(d.detail, true).split('\n')) lines.push(`${pad} ${p.cyan('=')} ${l}`);
   if (d.address) lines.push(`${pad} ${p.cyan('=')} ${p.dim(`at ${sanitize(d.address)}`)}`);
   return lines.join('\n');
+}
+
+/** "defined at t.yaml:4:9, overridden at prod.yaml:12:11": a diagnostic's other locations. */
+export function relatedText(related: readonly RelatedLocation[]): string {
+  return related.map((r) => `${r.message} at ${formatRange(r.range)}`).join(', ');
 }
 
 export function countBySeverity(diags: readonly Diagnostic[]): Record<Severity, number> {
@@ -111,7 +117,7 @@ export function renderDiagnosticGithub(d: Diagnostic): string {
     if (d.range.end) props.push(`endLine=${d.range.end.line}`, `endColumn=${d.range.end.col}`);
   }
   props.push(`title=${escapeGithubProperty(sanitize(d.code))}`);
-  const message = sanitize(d.summary) + (d.detail ? `\n${sanitize(d.detail, true)}` : '');
+  const message = sanitize(d.summary) + (d.related?.length ? `\n${sanitize(relatedText(d.related))}` : '') + (d.detail ? `\n${sanitize(d.detail, true)}` : '');
   return `::${GITHUB_COMMAND[d.severity]} ${props.join(',')}::${escapeGithubData(message)}`;
 }
 

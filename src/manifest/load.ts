@@ -27,6 +27,7 @@ import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
 import { checkNumbers } from './numbers.js';
 import { checkValues } from './value-checks.js';
+import { expandTemplates, relateDiagnostics, relateOverrideProblems } from './templates.js';
 import type { Manifest } from './types.js';
 
 export { readReferencedFile };
@@ -134,6 +135,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, FileText>();
   const parts: PartialFile[] = [];
+  /** Every file's parsed value, schema-valid or not: where a template is, for problems in an override. */
+  const parsedValues: unknown[] = [];
   const secretRanges: SourceRange[] = [];
   /** Some file could not be parsed or failed the schema: what it declares is unknown. */
   let incomplete = false;
@@ -170,6 +173,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       continue;
     }
     parsedFiles.push({ file: file.display, value: parsed.value as Record<string, unknown> });
+    parsedValues.push(parsed.value);
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
     // After the schema (which reports a wrong type first): numbers the API would not get as written.
@@ -193,8 +197,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // file would be reported as missing.
     const complete = !incomplete && !hasErrors(diagnostics);
     const merged = mergeManifestFiles(parts);
-    manifest = merged.manifest;
-    diagnostics.push(...merged.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
+    // Templates are expanded before any other check: every later stage sees plain environments.
+    const expanded = expandTemplates(merged.manifest);
+    manifest = expanded.manifest;
+    diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
     if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
@@ -224,7 +230,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       byLine.set(line, list);
     }
   }
-  const withExcerpts = diagnostics.map((d) => {
+  // A problem of an object instantiated from a template also points at the template and the override.
+  const withExcerpts = relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics)).map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');

@@ -160,15 +160,36 @@ export interface ProjectSpec extends Located {
   name: string;
   description?: string;
   variables?: VariableSpec[];
+  /** Environment templates, as written. Expanded away by the loader (templates.ts): never present after loading. */
+  templates?: EnvironmentTemplateSpec[];
   environments?: EnvironmentSpec[];
   prune?: PruneSpec;
 }
+
+/** Variables, stages and services written once, instantiated by every environment that names the template. */
+export interface EnvironmentTemplateSpec extends Located {
+  name: string;
+  description?: string;
+  variables?: VariableSpec[];
+  deployment_stages?: DeploymentStageSpec[];
+  services?: ServiceSpec[];
+}
+
+/** Any field of a service except `type` and `name`; lists of variables, ports and storage merge by key. */
+export type ServiceOverrideSpec = Located & Record<string, unknown>;
 
 export interface EnvironmentSpec extends Located {
   name: string;
   mode?: 'DEVELOPMENT' | 'STAGING' | 'PRODUCTION';
   /** Cluster name. Immutable once the environment exists (a change is a replace). */
   cluster: string;
+  /** The following three are as written; the loader expands them into the fields below and removes them. */
+  /** Name of a template of the project to instantiate here. */
+  template?: string;
+  /** What this environment changes in its template: services by name, environment variables by key. */
+  overrides?: { services?: Record<string, ServiceOverrideSpec>; variables?: Array<Partial<VariableSpec> & { key: string }> } & Located;
+  /** Template services this environment leaves out. */
+  exclude_services?: string[];
   variables?: VariableSpec[];
   /** In deployment order. A service listed in no stage stays in the environment's default stage. */
   deployment_stages?: DeploymentStageSpec[];

@@ -27,8 +27,9 @@ export function renderFailureMarkdown(diagnostics: readonly Diagnostic[], opts: 
   out.push('> [!CAUTION]', `> The run stopped with ${counts ? escapeMarkdown(counts) : 'an error'}: nothing here is a plan or a result, and nothing can be applied from this run. Fix the problems below and run it again.`, '');
   for (const d of diagnostics) {
     const where = d.range ? ` at ${inlineCode(formatRange(d.range))}` : '';
+    const related = (d.related ?? []).map((r) => `, ${escapeMarkdown(r.message)} at ${inlineCode(formatRange(r.range))}`).join('');
     const address = d.address ? ` (${inlineCode(d.address)})` : '';
-    out.push(`- **${d.severity}** ${inlineCode(d.code)}${where}${address}: ${escapeMarkdown(d.summary)}`);
+    out.push(`- **${d.severity}** ${inlineCode(d.code)}${where}${related}${address}: ${escapeMarkdown(d.summary)}`);
     if (d.excerpt) {
       const excerpt = d.excerpt.split('\n').map(escapeControl).join('\n');
       const fence = fenceFor(excerpt);

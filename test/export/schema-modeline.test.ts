@@ -139,3 +139,71 @@ describe('the examples', () => {
     expect(requested).toEqual([schemaFileUrl]);
   });
 });
+
+describe('environment templates in an editor', () => {
+  const file = path.join(tmp.dir, 'templates.yaml');
+  const text = `# yaml-language-server: $schema=${schemaId}
+version: 1
+projects:
+  - name: shop
+    templates:
+      - name: web-stack
+        variables:
+          - key: LOG_LEVEL
+            value: info
+        services:
+          - type: container
+            name: web
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27"
+    environments:
+      - name: production
+        cluster: production-cluster
+        template: web-stack
+        exclude_services: [debug]
+        overrides:
+          services:
+            web:
+              tag: "1.28"
+              ports:
+                - name: http
+                  publicly_accessible: true
+          variables:
+            - key: LOG_LEVEL
+              value: warn
+`;
+
+  it('accepts a template and partial overrides (no field of an override is required)', async () => {
+    const { ls, requested, open } = yamlLanguageServer();
+    expect(await ls.doValidation(open(file, text), false)).toEqual([]);
+    expect(requested).toEqual([schemaId]);
+  });
+
+  it("reports a typo'd key of an override at its line, and a wrong type", async () => {
+    const { ls, open } = yamlLanguageServer();
+    const typo = text.replace('              tag: "1.28"', '              tagg: "1.28"').replace('              value: warn', '              value: [warn]');
+    const diagnostics = await ls.doValidation(open(file, typo), false);
+    const lines = typo.split('\n');
+    expect(diagnostics.map((d) => d.range.start.line).sort((a, b) => a - b)).toEqual([lines.findIndex((l) => l.includes('tagg:')), lines.findIndex((l) => l.includes('value: [warn]'))]);
+    expect(diagnostics.some((d) => d.message.includes('tagg'))).toBe(true);
+  });
+
+  it('completes the fields of a service inside an override, with their description, and shows the title of `template` on hover', async () => {
+    const { ls, open } = yamlLanguageServer();
+    const lines = text.split('\n');
+    const tagLine = lines.findIndex((l) => l.includes('tag: "1.28"'));
+    lines.splice(tagLine + 1, 0, '              ');
+    const completion = await ls.doComplete(open(file, lines.join('\n')), { line: tagLine + 1, character: 14 }, false);
+    const override = (manifestSchema().definitions as any).service_override.properties;
+    const labels = completion.items.map((i) => i.label);
+    for (const key of ['cpu', 'memory', 'max_running_instances', 'image_name']) expect(labels, key).toContain(key);
+    expect(labels).not.toContain('tag'); // already set
+    expect(labels).not.toContain('type'); // an override cannot change the kind
+    expect(completion.items.find((i) => i.label === 'cpu')?.documentation).toEqual(override.cpu.description);
+
+    const at = keyAt(text, 'template');
+    const hover = await ls.doHover(open(file, text), at);
+    expect((hover?.contents as { value: string }).value).toContain('#### Template');
+  });
+});

@@ -45,7 +45,9 @@ const kitchenSink: Manifest = {
       description: 'd',
       variables: everyVariableField,
       prune,
+      templates: [{ name: 't', description: 'd', variables: [{ key: 'A', value: 'v' }], deployment_stages: [{ name: 's', services: ['app'] }], services: [{ type: 'container', name: 'app', registry: 'docker-hub', image_name: 'nginx', tag: '1' }] }],
       environments: [
+        { name: 'from-template', cluster: 'c', template: 't', exclude_services: ['x'], overrides: { services: { app: { tag: '2', cpu: 1000, ports: [{ name: 'http', publicly_accessible: true }] } }, variables: [{ key: 'A', value: 'w' }] } },
         {
           name: 'e',
           mode: 'PRODUCTION',

@@ -25,6 +25,7 @@ import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { renderDiagnosticsGithub, summarizeDiagnostics } from '../../diag/render.js';
 import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import { loadManifest } from '../../manifest/load.js';
+import { relateDiagnostics } from '../../manifest/templates.js';
 import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
 import { fetchOrganizationFacts } from '../../manifest/remote-names.js';
@@ -87,7 +88,8 @@ function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: Validate
   // The checks plan makes while building the desired graph (description room for the secret
   // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
   const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
-  const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...graphDiagnostics] };
+  // Those about objects instantiated from a template also point at the template and the override.
+  const result = { ...loaded, diagnostics: relateDiagnostics(loaded.manifest, [...loaded.diagnostics, ...graphDiagnostics]) };
   const invalid = hasErrors(result.diagnostics) || !result.manifest;
   const counts = summarizeDiagnostics(result.diagnostics);
   if (args.format === 'json') {
