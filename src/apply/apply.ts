@@ -151,6 +151,9 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
   const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
   const requestsBefore = probeRequestsBefore;
   const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
+  // Objects renamed (`moved`), or inside a renamed parent, are known to the live state by their
+  // old address: requests for them use that record's id and fields.
+  for (const c of plan.changes) if (c.previous_address !== undefined) refs.alias(c.address, c.previous_address);
   const ctx: WriteContext & ImportSupport = {
     variableImport: true,
     api: deps.api,

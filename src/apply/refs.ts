@@ -40,6 +40,14 @@ export class IdRegistry {
     this.#records.set(matchKey(address), record);
   }
 
+  /** `address` is the object live at `liveAddress` (renamed by the plan): its id and record. */
+  alias(address: Address, liveAddress: Address): void {
+    const id = this.#ids.get(matchKey(liveAddress));
+    if (id !== undefined) this.#ids.set(matchKey(address), id);
+    const record = this.#records.get(matchKey(liveAddress));
+    if (record !== undefined) this.#records.set(matchKey(address), record);
+  }
+
   forget(address: Address): void {
     this.#ids.delete(matchKey(address));
     this.#records.delete(matchKey(address));

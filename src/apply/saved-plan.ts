@@ -24,6 +24,7 @@ function essence(c: ResourceChange): string {
   return JSON.stringify({
     actions: c.actions,
     status: c.status,
+    previous_address: c.previous_address,
     id: c.id,
     version: c.version,
     fields: c.fields,

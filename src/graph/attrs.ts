@@ -117,8 +117,12 @@ export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
   terraform: 'TERRAFORM',
 };
 
-/** Fields whose change never requires a redeploy of the service (metadata only). */
-export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri']);
+/**
+ * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename
+ * (`moved`) changes what the API and the console call the object, not what runs (the platform's
+ * workloads are named by id), so it deploys nothing by itself.
+ */
+export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri', 'name']);
 
 export const IMMUTABLE_FIELDS: Partial<Record<ResourceKind, string[]>> = {
   environment: ['cluster'],

@@ -22,6 +22,7 @@ import { SecretValue } from '../model/secret.js';
 import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
+import { checkMoved } from './moved.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
@@ -117,6 +118,9 @@ export function buildGraph(manifest: Manifest): BuildResult {
   const topPrune = pruneKinds(m.prune, 'organization');
   if (topPrune.length > 0) graph.prune = topPrune;
   if (m.scope !== undefined) graph.scope = m.scope;
+  const moved = checkMoved(m.moved, b.resources);
+  b.diagnostics.push(...moved.diagnostics);
+  if (moved.moved.length > 0) graph.moved = moved.moved;
   return { graph, diagnostics: b.diagnostics };
 }
 

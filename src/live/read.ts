@@ -20,6 +20,7 @@ import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
 import { mapWithLimit } from './limit.js';
 import { serviceKindOf } from './normalize.js';
+import { previousNames } from '../plan/moved.js';
 
 export type ApiRecord = Record<string, unknown> & { id: string };
 
@@ -170,12 +171,18 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   const wants = (r: DesiredResource, kind: ResourceKind): boolean =>
     r.prune?.includes(kind) === true || r.owns?.includes(kind) === true || (children.get(r.address) ?? []).some((c) => c.kind === kind);
 
+  // A declared object is read under its own name, else under the earlier names its `moved`
+  // entries give it (the plan matches it the same way: src/plan/moved.ts).
+  const earlier = previousNames(graph.moved);
+  const recordOf = (records: Map<string, ApiRecord>, r: DesiredResource, kind: ResourceKind = r.kind): ApiRecord | undefined =>
+    records.get(matchKey(r.address)) ?? earlier(r.address).map((p) => records.get(matchKey(addressOf(kind, p.name, r.parent)))).find((x) => x !== undefined);
+
   // Projects declared in the manifest and present live.
   const liveProjects = byName(out.lists.projects ?? [], 'project', undefined);
   const projects = (children.get(undefined) ?? [])
     .filter((r) => r.kind === 'project')
     .flatMap((r) => {
-      const rec = liveProjects.get(matchKey(r.address));
+      const rec = recordOf(liveProjects, r);
       return rec ? [{ desired: r, rec }] : [];
     });
   const envReads: Array<{ desired: DesiredResource; rec: ApiRecord; projectId: string }> = [];
@@ -184,7 +191,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     out.environments.set(rec.id, envs);
     const liveEnvs = byName(envs, 'environment', desired.address);
     for (const e of (children.get(desired.address) ?? []).filter((c) => c.kind === 'environment')) {
-      const envRec = liveEnvs.get(matchKey(e.address));
+      const envRec = recordOf(liveEnvs, e);
       if (envRec) envReads.push({ desired: e, rec: envRec, projectId: rec.id });
     }
   });
@@ -218,7 +225,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     }
     for (const c of children.get(t.desired.address) ?? []) {
       if (!isServiceKind(c.kind) || c.kind === 'database') continue;
-      const rec = byKindName.get(matchKey(c.address));
+      const rec = recordOf(byKindName, c);
       if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
     }
   });

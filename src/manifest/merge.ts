@@ -2,7 +2,7 @@
  * Merging the files of a manifest directory into one Manifest.
  *
  * Each file is a partial manifest, so that a repository can keep one file per team or per
- * environment. The organization-level lists (clusters, groups, receivers, rules, webhooks) are
+ * environment. The organization-level lists (clusters, groups, receivers, rules, webhooks, moved) are
  * concatenated in file order (files are sorted by path, so the result is deterministic);
  * `organization`, `prune` and `scope` may be written in one file only.
  *
@@ -25,7 +25,8 @@ import { sourceOf, type Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
 
-const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks'] as const;
+// `projects` merge by name (below); `moved` entries concatenate like the other lists.
+const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'moved'] as const;
 const SINGLE_KEYS = ['organization', 'prune', 'scope'] as const;
 
 /** How a container merges: which of its lists hold containers merged by name in turn. */

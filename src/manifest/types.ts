@@ -57,6 +57,19 @@ export interface Manifest extends Located {
    * outside the projects it declares. Omitted: `kinds`. See ManifestScope.
    */
   scope?: ManifestScope;
+  /**
+   * Renames in place (Terraform's `moved` blocks): the live object at `from` becomes the declared
+   * object at `to`, keeping its id. Applied by computePlan's live matching (src/plan/moved.ts).
+   */
+  moved?: MovedSpec[];
+}
+
+/** One rename: driftless addresses as plan prints them (`project.shop/environment.staging/application.api`). */
+export interface MovedSpec extends Located {
+  /** The address the object has live (its old address). */
+  from: string;
+  /** The address the manifest declares it at now. */
+  to: string;
 }
 
 export interface PruneSpec extends Located {

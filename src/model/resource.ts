@@ -163,6 +163,16 @@ export interface DesiredGraph {
   prune?: ResourceKind[];
   /** `scope:` of the manifest; absent means DEFAULT_MANIFEST_SCOPE. */
   scope?: ManifestScope;
+  /** `moved:` renames, checked and in canonical address form (src/graph/moved.ts); matched by src/plan/moved.ts. */
+  moved?: MovedEntry[];
+}
+
+/** A rename in place: the live object at `from` is the desired object at `to`. */
+export interface MovedEntry {
+  from: Address;
+  to: Address;
+  /** Where the entry was written. */
+  source?: SourceRange;
 }
 
 /** One resource as the API has it, normalised to the same attrs as the desired side. */

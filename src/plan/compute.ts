@@ -14,6 +14,9 @@ import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
 import { knownList } from '../manifest/suggest.js';
+import { matchLive } from './moved.js';
+import { renameHints } from './rename-hints.js';
+import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -45,14 +48,14 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 
   const liveByMatch = new Map<string, LiveResource>();
   for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
-  const liveOf = new Map<Address, Address>();
-  for (const address of graph.order) {
-    const l = live.resources.get(address) ?? liveByMatch.get(matchKey(address));
-    if (l) liveOf.set(address, l.address);
-  }
+  // Desired -> live pairs, through the manifest's `moved` renames (./moved.ts).
+  const matched = matchLive(graph, live);
+  const liveOf = matched.liveOf;
+  diagnostics.push(...matched.diagnostics);
   const claimed = new Set(liveOf.values());
   const servicesByName = liveServicesByName(live);
-  const stageAdjust = stageLiveAttrs(graph, live, liveOf);
+  const refNames = renamedReferences(graph, live, matched.renamed);
+  const stageAdjust = stageLiveAttrs(graph, live, liveOf, refNames);
 
   const changes: ResourceChange[] = [];
   /**
@@ -113,6 +116,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     }
     c.id = l.id;
     c.version = l.version;
+    if (matchKey(l.address) !== matchKey(address)) c.previous_address = l.address;
     if (d.parent && recreated.has(d.parent)) {
       // The parent is replaced: this object is deleted with it and created again.
       c.actions = ['delete', 'create'];
@@ -125,7 +129,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       changes.push(c);
       continue;
     }
-    const diff = diffAttrs(d, l, key, sameNameAttrs(d, stageAdjust.get(address) ?? l.attrs));
+    const diff = diffAttrs(d, l, key, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)));
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
@@ -151,6 +155,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
   markDeploys(changes, graph, live, liveOf);
 
@@ -412,7 +417,7 @@ function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Add
  * keeps only services the manifest assigns to a stage of that environment (the others stay wherever
  * the platform put them).
  */
-function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): Map<Address, Record<string, unknown>> {
+function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>, refNames: RenamedReferences): Map<Address, Record<string, unknown>> {
   const out = new Map<Address, Record<string, unknown>>();
   const byEnv = new Map<Address, Array<{ desired: DesiredResource; live: LiveResource }>>();
   /** env -> lower-cased staged service name -> name as the manifest writes it (database names ignore case). */
@@ -440,7 +445,8 @@ function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Addres
       if (Array.isArray(attrs.services)) {
         const owned: string[] = [];
         for (const n of attrs.services as string[]) {
-          const name = managed.get(n.toLowerCase());
+          // A service renamed by a `moved` entry is listed live under its old name.
+          const name = managed.get((refNames.services.get(`${matchKey(env)}\u0000${n.toLowerCase()}`) ?? n).toLowerCase());
           if (name !== undefined) owned.push(name);
         }
         attrs.services = owned.sort();

@@ -34,6 +34,8 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
   ]);
   for (const c of changes) {
     if (c.status !== 'planned' || c.actions[0] === 'no-op' || c.actions[0] === 'create') continue;
+    // A group only renamed renders the same annotations and labels.
+    if (c.actions[0] === 'update' && c.fields.every((f) => NON_DEPLOY_FIELDS.has(f.field))) continue;
     if (c.kind === 'annotations_group') changedGroups.get('annotations_groups')!.add(c.name);
     if (c.kind === 'labels_group') changedGroups.get('labels_groups')!.add(c.name);
   }

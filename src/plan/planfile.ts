@@ -162,8 +162,12 @@ export interface StaleObject {
  */
 export function findStaleObjects(plan: Plan, live: LiveState): StaleObject[] {
   const stale: StaleObject[] = [];
+  // The plan records objects at their desired address; a renamed one (`moved`, carried by the
+  // plan as `previous_address`) is still live at its old address until the apply renames it.
+  const previous = new Map<string, string>();
+  for (const c of plan.changes) if (c.previous_address !== undefined) previous.set(c.address, c.previous_address);
   for (const [address, seen] of Object.entries(plan.live_objects)) {
-    const now = live.resources.get(address);
+    const now = live.resources.get(previous.get(address) ?? address);
     if (!now) stale.push({ address, planned: seen.version });
     else if (now.version !== seen.version || now.id !== seen.id) stale.push({ address, planned: seen.version, current: now.version });
   }

@@ -80,6 +80,12 @@ export interface ResourceChange {
   parent?: Address;
   actions: ActionList;
   status: ChangeStatus;
+  /**
+   * The live address this desired object was matched at, when it differs from `address`: the
+   * object is renamed by a `moved` entry, or is inside a renamed project or environment
+   * (Terraform's `previous_address`).
+   */
+  previous_address?: Address;
   /** Display-only explanations: replace reasons, blocked reasons, `recreated with its parent`. */
   reasons: string[];
   /** Live id and version (updated_at or record hash) the change was computed against. */

@@ -80,6 +80,17 @@ export function groupChanges(plan: Plan): ChangeGroup[] {
 }
 
 /** The resource's own segment for display: `application "api"`, `variable "LOG_LEVEL"`. */
+/**
+ * The address a `moved` entry renames this object from, or undefined: an object only inside a
+ * renamed parent (its own name unchanged) is not shown as renamed.
+ */
+export function renamedFrom(c: ResourceChange): string | undefined {
+  const prev = c.previous_address;
+  if (prev === undefined) return undefined;
+  const own = (a: string) => a.slice(a.lastIndexOf('/') + 1);
+  return own(prev) === own(c.address) ? undefined : prev;
+}
+
 export function titleOf(c: ResourceChange): string {
   return c.kind === 'organization' ? 'organization' : `${c.kind} "${c.name}"`;
 }

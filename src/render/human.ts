@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -104,6 +104,8 @@ function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => 
   const blocked = blockingOf(c, options);
   if (blocked) lines.push(p.red(`  # BLOCKED: needs ${blocked.flags.join(' and ')}`));
   lines.push(`  ${colour(label, MARKER[label])} ${escapeControl(titleOf(c))}`);
+  const from = renamedFrom(c);
+  if (from !== undefined) lines.push(`      ${colour('update', '~')} renamed from ${escapeControl(from)}`);
   if (label === 'create' || (label === 'replace' && c.fields.length === 0)) {
     for (const [k, v] of Object.entries(c.after ?? {})) lines.push(...renderAssignment(k, v, colour));
   } else {

@@ -37,6 +37,8 @@ export interface JsonResourceChange {
   name: string;
   provider_name: string;
   parent?: string;
+  /** Terraform's `previous_address`: where the object was live before a rename (`moved`). */
+  previous_address?: string;
   status: ResourceChange['status'];
   change: {
     actions: string[];
@@ -186,6 +188,7 @@ function resourceChange(c: ResourceChange, options: Plan['options']): JsonResour
   if (before && after && c.fields.length > 0) out.change.patch = fieldPatch(c, before, after, sensitive);
   if (c.deploy) out.change.deploy = c.deploy;
   if (c.parent !== undefined) out.parent = c.parent;
+  if (c.previous_address !== undefined) out.previous_address = c.previous_address;
   if (c.secrets_not_compared && c.secrets_not_compared.length > 0) {
     out.change.secret_not_compared = [...c.secrets_not_compared];
     // A no-op has no `after`; the mask still says which attributes hold the secrets not compared.

@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -235,9 +235,11 @@ function section(c: ResourceChange, maxChars: number): string {
   const lines: string[] = [];
   lines.push(`<details><summary><code>${escapeMarkdown(sym)}</code> ${escapeMarkdown(c.kind)} <b>${escapeMarkdown(c.name)}</b> (${label}${extra})${status}</summary>`, '');
   lines.push(`Address: <code>${escapeMarkdown(c.address)}</code>`, '');
+  const from = renamedFrom(c);
+  if (from !== undefined) lines.push(`- ~ renamed from <code>${escapeMarkdown(from)}</code>`);
   for (const r of c.reasons) lines.push(`- ${escapeMarkdown(r)}`);
   if (c.deploy) lines.push(`- deploy: ${escapeMarkdown(c.deploy.reasons.join('; '))}`);
-  if (c.reasons.length > 0 || c.deploy) lines.push('');
+  if (c.reasons.length > 0 || c.deploy || from !== undefined) lines.push('');
   const close = ['</details>'];
   let diff = diffText(c);
   const sizeWith = (d: string) => lines.join('\n').length + d.length + 200 + close.join('\n').length;

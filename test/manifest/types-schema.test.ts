@@ -39,6 +39,7 @@ const kitchenSink: Manifest = {
   webhooks: [{ target_url: 'https://h.example/x', description: 'd', kind: 'STANDARD', events: ['DEPLOYMENT_STARTED'], enabled: true, secret: 's', project_names_filter: ['p'], environment_types_filter: ['PRODUCTION'] }],
   prune,
   scope: 'organization',
+  moved: [{ from: 'project.old', to: 'project.p' }],
   projects: [
     {
       name: 'p',
