@@ -16,7 +16,8 @@
  *   variables, their moves into the stage) and nothing else: the first stage deploys while later
  *   stages are still configured, and the executor writes first what the deployments wait for.
  */
-import type { Address, DesiredGraph, LiveState, ServiceKind } from '../model/resource.js';
+import type { Address, DesiredGraph, LiveResource, LiveState, ServiceKind } from '../model/resource.js';
+import { afterCreation } from '../graph/ignore.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -255,6 +256,12 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
   };
 
+  let liveById: Map<string, LiveResource> | undefined;
+  const liveOf = (c: ResourceChange): LiveResource | undefined => {
+    liveById ??= new Map([...deps.live.resources.values()].map((l) => [l.id, l]));
+    return c.id === undefined ? undefined : liveById.get(c.id);
+  };
+
   const desiredOf = (c: ResourceChange) => {
     const d = deps.desired.resources.get(c.address);
     if (!d) throw new StepError(`${c.address} is in the plan but not in the manifest; run plan again`);
@@ -266,7 +273,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       case 'create':
         return (await createResource(c, desiredOf(c), ctx)).id;
       case 'update':
-        return (await updateResource(c, desiredOf(c), ctx))?.id ?? c.id;
+        // Fields under `ignore_changes` are written at creation only: an update writes them as they are live.
+        return (await updateResource(c, afterCreation(desiredOf(c), liveOf(c)?.attrs ?? {}), ctx))?.id ?? c.id;
       case 'delete':
         await deleteResource(c, ctx);
         destroyed.add(c.address);

@@ -34,6 +34,7 @@ export type ManifestCode =
   | 'manifest.prune-level'
   | 'manifest.scope-prune'
   | 'manifest.confusable'
+  | 'manifest.ignore-path'
   | 'schema.unknown-key'
   | 'schema.missing-key'
   | 'schema.wrong-type'

@@ -17,6 +17,7 @@ import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
+import { afterCreation, ignoredFields } from '../graph/ignore.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -63,6 +64,9 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
    * under the guards of the replacement (a child of a blocked replacement is blocked too).
    */
   const recreated = new Map<Address, GuardRequirement[]>();
+  /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
+  const owned = new Map<Address, DesiredResource>();
+  let ignoredCount = 0;
 
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
@@ -129,14 +133,22 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       changes.push(c);
       continue;
     }
-    const diff = diffAttrs(d, l, key, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)));
+    // Live attributes as the manifest names things: references to renamed objects by their new name.
+    const liveAttrs = sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames));
+    const o = afterCreation(d, liveAttrs);
+    if (o !== d) {
+      owned.set(address, o);
+      c.ignored = ignoredFields(d);
+      ignoredCount += c.ignored.length;
+    }
+    const diff = diffAttrs(o, l, key, liveAttrs);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
       c.actions = ['no-op'];
     } else {
       c.before = l.attrs;
-      c.after = sanitizedAttrs(d, diff.fingerprints);
+      c.after = sanitizedAttrs(o, diff.fingerprints);
       const immutable = diff.fields.filter((f) => f.forces_replace);
       if (immutable.length > 0) {
         c.actions = ['delete', 'create'];
@@ -157,7 +169,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
-  markDeploys(changes, graph, live, liveOf);
+  const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
+  markDeploys(changes, compared, live, liveOf);
 
   const summary = summarize(changes);
   if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
@@ -172,7 +185,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     organization_id: live.organizationId,
     changes,
     summary,
-    deploy_order: deployOrder(changes, graph, live, liveOf),
+    deploy_order: deployOrder(changes, compared, live, liveOf),
     live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
     options: { allow_data_loss: allowDataLoss, allow_replace: flags.allow_replace },
@@ -180,6 +193,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error') && options.noSecretValues !== true,
     diagnostics,
   };
+  if (ignoredCount > 0) plan.ignored_fields = ignoredCount;
   if (Object.keys(outOfScope).length > 0) plan.out_of_scope = { scope: manifestScope(graph), counts: outOfScope };
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;

@@ -145,6 +145,14 @@ export function noSecretValuesLine(plan: Plan): string | undefined {
   return `Planned with --no-secret-values: no secret value was read${n > 0 ? `, ${plural(n, 'secret')} of live records not compared` : ''}; this plan cannot be applied (apply re-plans with the secrets).`;
 }
 
+/** The one line every rendering of a plan says about `ignore_changes` (none when nothing was ignored). */
+export function ignoredFieldsLine(plan: Plan): string | undefined {
+  const n = plan.ignored_fields ?? 0;
+  if (n === 0) return undefined;
+  const objects = plan.changes.filter((c) => (c.ignored?.length ?? 0) > 0).length;
+  return `Ignored ${plural(n, 'field')} of ${plural(objects, 'object')} (ignore_changes): set at creation, not compared.`;
+}
+
 export function requestLine(plan: Plan): string {
   return `Live state read with ${plan.request_count} API request${plan.request_count === 1 ? '' : 's'}.`;
 }

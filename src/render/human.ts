@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -86,6 +86,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (secretless) out.push(p.yellow(secretless));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) out.push(p.dim(scope));
+  const ignored = ignoredFieldsLine(plan);
+  if (ignored) out.push(p.dim(ignored));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
   return out.join('\n') + '\n';
 }
