@@ -31,14 +31,22 @@ const SINGLE_KEYS = ['organization', 'prune', 'scope'] as const;
 
 /** How a container merges: which of its lists hold containers merged by name in turn. */
 interface ContainerRule {
-  /** As the object is named in messages and addresses. */
-  kind: 'project' | 'environment';
+  /** As the object is named in messages and addresses (a template has no address of its own). */
+  kind: 'project' | 'environment' | 'template';
   /** List keys whose entries are containers themselves, merged by name. */
   named: Readonly<Record<string, ContainerRule>>;
+  /**
+   * Mappings several files may each write part of (an environment's `overrides`): their lists
+   * concatenate, and the maps named here (`overrides.services`) merge entry by entry, each entry
+   * written in one file only. Any other mapping (`prune`) is one attribute.
+   */
+  sections?: Readonly<Record<string, { maps: readonly string[] }>>;
 }
 
-const ENVIRONMENT: ContainerRule = { kind: 'environment', named: {} };
-const PROJECT: ContainerRule = { kind: 'project', named: { environments: ENVIRONMENT } };
+const ENVIRONMENT: ContainerRule = { kind: 'environment', named: {}, sections: { overrides: { maps: ['services'] } } };
+/** A template is an environment written once (templates.ts): teams each add their services to it. */
+const TEMPLATE: ContainerRule = { kind: 'template', named: {} };
+const PROJECT: ContainerRule = { kind: 'project', named: { environments: ENVIRONMENT, templates: TEMPLATE } };
 
 export interface PartialFile {
   file: string;
@@ -159,7 +167,7 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
   const first = decls[0]!.value;
   const name = first.name as string;
   const what = `${rule.kind} \`${name}\`${parent.text}`;
-  const address = addressOf(rule.kind, name, parent.address);
+  const address = rule.kind === 'template' ? parent.address : addressOf(rule.kind, name, parent.address);
   const out: Record<string, unknown> = {};
   const firstRange = sourceOf(first);
   if (firstRange) attachSource(out, firstRange);
@@ -195,6 +203,15 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
       attachListField(out, k, holders[0]!.value);
     } else if (holders.every((d) => Array.isArray(d.value[k]))) {
       for (const h of holders) concatInto(out, k, h.value);
+    } else if (rule.sections?.[k] && holders.length > 1 && holders.every((d) => isMapping(d.value[k]))) {
+      out[k] = mergeSection(
+        holders.map((d) => d.value[k] as Record<string, unknown>),
+        rule.sections[k]!.maps,
+        { path: k, owner: what },
+        address,
+        diagnostics,
+      );
+      attachListField(out, k, holders[0]!.value);
     } else {
       // An attribute (a scalar, or a mapping such as `prune`) has one owner: where it is written.
       copyField(out, k, holders[0]!.value);
@@ -208,6 +225,67 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
           }),
         );
       }
+    }
+  }
+  return out;
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * A mapping written in part by several files (an environment's `overrides`): lists concatenate,
+ * the maps named in `maps` merge entry by entry (an entry written twice, in any letter case, is an
+ * error naming both places), any other value is written once.
+ */
+function mergeSection(
+  parts: ReadonlyArray<Record<string, unknown>>,
+  maps: readonly string[],
+  where: { path: string; owner: string },
+  address: Address | undefined,
+  diagnostics: Diagnostic[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const firstRange = sourceOf(parts[0]);
+  if (firstRange) attachSource(out, firstRange);
+  const twice = (what: string, at: SourceRange | undefined, first: SourceRange | undefined) =>
+    diagnostics.push(
+      error('manifest.conflict', `${what} is written in more than one file`, {
+        detail: `It is also written at ${placeOf(first)}. Each file may write its own part of \`${where.path}\` of ${where.owner}, but each entry in one of them only: keep one.`,
+        ...(at ? { range: at } : {}),
+        ...(address ? { address } : {}),
+      }),
+    );
+  const keys: string[] = [];
+  for (const p of parts) for (const k of Object.keys(p)) if (!keys.includes(k)) keys.push(k);
+  for (const k of keys) {
+    const holders = parts.filter((p) => p[k] !== undefined);
+    if (maps.includes(k) && holders.every((h) => isMapping(h[k]))) {
+      const map: Record<string, unknown> = {};
+      const mapRange = sourceOf(holders[0]![k]);
+      if (mapRange) attachSource(map, mapRange);
+      const seen = new Map<string, Record<string, unknown>>();
+      for (const h of holders) {
+        const entries = h[k] as Record<string, unknown>;
+        for (const name of Object.keys(entries)) {
+          const earlier = seen.get(name.toLowerCase());
+          if (earlier) {
+            const firstName = Object.keys(earlier).find((n) => n.toLowerCase() === name.toLowerCase())!;
+            twice(`\`${where.path}.${k}.${name}\` of ${where.owner}`, keySourceOf(entries, name), keySourceOf(earlier, firstName));
+            continue;
+          }
+          seen.set(name.toLowerCase(), entries);
+          copyField(map, name, entries);
+        }
+      }
+      out[k] = map;
+      attachListField(out, k, holders[0]!);
+    } else if (holders.every((h) => Array.isArray(h[k]))) {
+      for (const h of holders) concatInto(out, k, h);
+    } else {
+      copyField(out, k, holders[0]!);
+      for (const h of holders.slice(1)) twice(`\`${where.path}.${k}\` of ${where.owner}`, keySourceOf(h, k), keySourceOf(holders[0]!, k));
     }
   }
   return out;

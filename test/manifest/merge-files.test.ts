@@ -166,3 +166,72 @@ describe('a project declared in several files', () => {
     expect(notYaml.manifest).toBeUndefined();
   });
 });
+
+const TEMPLATE_PLATFORM = `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: stack
+        variables:
+          - {key: LOG_LEVEL, value: info}
+    environments:
+      - name: staging
+        cluster: staging-cluster
+        template: stack
+      - name: production
+        cluster: production-cluster
+        template: stack
+        overrides:
+          variables:
+            - {key: LOG_LEVEL, value: warn}
+`;
+
+const templateTeam = (service: string, prodTag: string) => `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: stack
+        services:
+          - {type: container, name: ${service}, registry: docker-hub, image_name: library/${service}, tag: "1"}
+    environments:
+      - name: production
+        overrides:
+          services:
+            ${service}: {tag: "${prodTag}"}
+`;
+
+describe('a template and its overrides written by several teams', () => {
+  it('is one template: each team adds its services, and overrides them in production from its own file', async () => {
+    const dir = tempTree({ 'platform.yaml': TEMPLATE_PLATFORM, 'team-a.yaml': templateTeam('web', '2'), 'team-b.yaml': templateTeam('worker', '3') });
+    const r = await load(dir);
+    expect(r.diagnostics).toEqual([]);
+    const envs = new Map(r.manifest!.projects![0]!.environments!.map((e) => [e.name, e]));
+    const tags = (env: string) => envs.get(env)!.services!.map((s) => `${s.name}:${(s as { tag: string }).tag}`);
+    expect(tags('staging')).toEqual(['web:1', 'worker:1']);
+    expect(tags('production')).toEqual(['web:2', 'worker:3']);
+    expect(envs.get('production')!.variables!.map((v) => `${v.key}=${String(v.value)}`)).toEqual(['LOG_LEVEL=warn']);
+    // The instantiated service is located in its team's file.
+    expect(sourceOf(envs.get('production')!.services![1])!.file).toBe('team-b.yaml');
+  });
+
+  it('an override of one service written by two files is an error that points at both', async () => {
+    const dir = tempTree({ 'platform.yaml': TEMPLATE_PLATFORM, 'team-a.yaml': templateTeam('web', '2'), 'team-b.yaml': templateTeam('worker', '3').replace('worker: {tag', 'WEB: {tag') });
+    const r = await load(dir);
+    expect(r.manifest).toBeUndefined();
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}:${d.range!.start.col}`])).toEqual([
+      ['manifest.conflict', '`overrides.services.WEB` of environment `production` of project `shop` is written in more than one file', 'team-b.yaml:12:13'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('It is also written at team-a.yaml:12:13.');
+  });
+
+  it('a template attribute written by two files is an error that points at both', async () => {
+    const dir = tempTree({
+      'a.yaml': TEMPLATE_PLATFORM.replace('      - name: stack\n', '      - name: stack\n        description: one\n'),
+      'b.yaml': templateTeam('web', '2').replace('      - name: stack\n', '      - name: stack\n        description: two\n'),
+    });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => [d.summary, `${d.range!.file}:${d.range!.start.line}`])).toEqual([
+      ['`description` of template `stack` of project `shop` is written in more than one file', 'b.yaml:6'],
+    ]);
+  });
+});
