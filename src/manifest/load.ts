@@ -2,7 +2,8 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file, numbers -> merge (projects and environments by name)
+ *   -> schema-validate each file, numbers -> merge (projects, environments and templates by name)
+ *   -> expand environment templates (templates.ts)
  *   -> duplicates, completeness (what a partial declaration left out), field combinations, references
  *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
  *   -> excerpts on every diagnostic
@@ -200,6 +201,9 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // Templates are expanded before any other check: every later stage sees plain environments.
     const expanded = expandTemplates(merged.manifest);
     manifest = expanded.manifest;
+    // An override's value of a variable its template marks secret is a secret too: only the
+    // expanded manifest shows which values those are.
+    if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
     diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
     if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {

@@ -405,4 +405,23 @@ describe('diagnostics', () => {
     expect(errors[0]!.range?.start.line).toBe(at(text, 'wrker').line);
     expect(errors[0]!.related).toEqual([{ message: 'defined', range: range(text, 'name: apps') }, { message: 'instantiated', range: range(text, 'template: web') }]);
   });
+
+  it('an override of a secret variable written in clear is warned about, located at both places, and its value never shown', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          services:
+            api:
+              variables:
+                - key: FEATURE
+                  value: hunter2-in-clear
+`).replace('value: "off"', 'value: ${env:FEATURE_SECRET}\n                secret: true');
+    const r = await load(tempTree({ 'm.yaml': text }), ['.'], { env: { FEATURE_SECRET: 'x' } });
+    const d = r.diagnostics.find((x) => x.code === 'secret.in-clear')!;
+    expect(d.range?.start.line).toBe(at(text, 'hunter2-in-clear').line);
+    expect(d.related?.map((x) => x.message)).toEqual(['defined', 'overridden']);
+    expect(JSON.stringify(r.diagnostics)).not.toContain('hunter2');
+    expect(renderDiagnostic(d)).not.toContain('hunter2');
+  });
 });

@@ -17,6 +17,7 @@ import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import { factorManifest } from '../../export/factor.js';
 import type { SecretPlaceholder } from '../../export/placeholders.js';
 
 export interface ExportArgs extends ConnectionArgs {
@@ -26,6 +27,7 @@ export interface ExportArgs extends ConnectionArgs {
   out?: string;
   layout?: ExportLayout;
   overwrite?: boolean;
+  factor?: boolean;
   color?: boolean;
 }
 
@@ -39,7 +41,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('environment', { type: 'string', describe: 'Export only environments of this name' })
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
       .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' })
-      .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' }),
+      .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' })
+      .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
@@ -72,6 +75,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
         if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
         return fail([apiDiagnostic(e, 'Reading the live organization')]);
       }
+      // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see README).
+      if (args.factor) result = { ...result, manifest: factorManifest(result.manifest) };
       if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
         return fail([
           error('export.organization-mismatch', `the API token belongs to organization "${result.organizationName}", not "${args.organization}"`, {

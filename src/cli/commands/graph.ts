@@ -12,6 +12,7 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { renderGraphDot, renderGraphMermaid } from '../../render/graph.js';
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
+import { relateDiagnostics } from '../../manifest/templates.js';
 import type { DesiredGraph } from '../../model/resource.js';
 import type { Plan } from '../../plan/types.js';
 import { palettesOf } from '../config.js';
@@ -49,7 +50,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
       diagnostics = [...loaded.diagnostics];
       if (loaded.manifest && !hasErrors(diagnostics)) {
         const built = buildGraph(loaded.manifest);
-        diagnostics.push(...built.diagnostics);
+        diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
         graph = built.graph;
       }
     } else {
