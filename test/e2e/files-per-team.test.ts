@@ -4,7 +4,10 @@
  * declares its own services in those environments. It plans, applies, and plans clean; a name
  * two teams declare is refused by validate and plan alike, at both files.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { FAST, ONLY_USAGE_LINE, startHarness, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -112,4 +115,22 @@ describe('a manifest directory of files per team', () => {
     expect(r.stderr).toContain('environment `production` of project `shop` is missing `cluster`');
     expect(r.stderr).toContain('It is declared at infra/team-api.yaml:7:9, infra/team-web.yaml:14:9');
   });
+
+  it('exports what the team files built as a file per environment (also factored into a template) that plans clean', async () => {
+    h = await startHarness();
+    h.write({ 'infra/platform.yaml': PLATFORM, 'infra/team-web.yaml': TEAM_WEB, 'infra/team-api.yaml': TEAM_API });
+    expect((await h.run(['apply', 'infra', '--auto-approve', ...FAST])).code).toBe(0);
+    for (const [dir, extra] of [['exported', []], ['factored', ['--factor']]] as const) {
+      const exp = await h.run(['export', '--out', dir, '--layout', 'directory', ...extra]);
+      expect(exp.code, exp.stderr).toBe(0);
+      expect(readdirSync(path.join(h.dir, dir)).sort()).toEqual(['organization.yaml', 'project-shop.production.yaml', 'project-shop.staging.yaml', 'project-shop.yaml']);
+      const own = parse(readFileSync(path.join(h.dir, dir, 'project-shop.yaml'), 'utf8')).projects[0];
+      expect(own.environments).toBeUndefined();
+      // Factored: the services both environments run are written once, in the project's file.
+      if (dir === 'factored') expect(own.templates[0].services.map((x: { name: string }) => x.name).sort()).toEqual(['api', 'web']);
+      const plan = await h.run(['plan', dir, '--detailed-exitcode']);
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('No changes.');
+    }
+  }, 60_000);
 });
