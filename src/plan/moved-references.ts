@@ -17,10 +17,12 @@ export interface RenamedReferences {
   environment: Map<string, string>;
   /** `matchKey(desired environment address) NUL lower-cased old name` -> new name. */
   services: Map<string, string>;
+  /** `matchKey(desired scope address) NUL old key` (keys are case-sensitive) -> new key. */
+  variables: Map<string, string>;
 }
 
 export function renamedReferences(graph: DesiredGraph, live: LiveState, renamed: Map<Address, Address>): RenamedReferences {
-  const out: RenamedReferences = { annotations_group: new Map(), labels_group: new Map(), project: new Map(), environment: new Map(), services: new Map() };
+  const out: RenamedReferences = { annotations_group: new Map(), labels_group: new Map(), project: new Map(), environment: new Map(), services: new Map(), variables: new Map() };
   for (const [desired, liveAddress] of renamed) {
     const d = graph.resources.get(desired);
     const l = live.resources.get(liveAddress);
@@ -29,6 +31,7 @@ export function renamedReferences(graph: DesiredGraph, live: LiveState, renamed:
     if (d.kind === 'annotations_group' || d.kind === 'labels_group' || d.kind === 'project') out[d.kind].set(old, d.name);
     else if (d.kind === 'environment' && d.parent) out.environment.set(`${matchKey(d.parent)}\u0000${old}`, d.name);
     else if (isServiceKind(d.kind) && d.parent) out.services.set(`${matchKey(d.parent)}\u0000${old}`, d.name);
+    else if (d.kind === 'variable' && d.parent) out.variables.set(`${matchKey(d.parent)}\u0000${l.name}`, d.name);
   }
   return out;
 }
@@ -46,6 +49,13 @@ export function withRenamedReferences(d: DesiredResource, attrs: Record<string, 
     if (!Array.isArray(names) || refs[kind].size === 0) continue;
     const spelled = names.map((n) => (typeof n === 'string' ? refs[kind].get(n.toLowerCase()) ?? n : n));
     out = { ...out, [field]: [...spelled].sort() };
+  }
+  // An alias names the key it points to; the live alias shows the old key until the rename is applied.
+  if (d.kind === 'variable' && typeof attrs.aliased_key === 'string' && refs.variables.size > 0) {
+    const segs = d.address.split('/');
+    const scope = attrs.aliased_scope === 'PROJECT' ? segs[0] : attrs.aliased_scope === 'ENVIRONMENT' ? segs.slice(0, 2).join('/') : undefined;
+    const key = scope === undefined ? undefined : refs.variables.get(`${matchKey(scope)}\u0000${attrs.aliased_key}`);
+    if (key !== undefined) out = { ...out, aliased_key: key };
   }
   const target = attrs.target as Record<string, unknown> | undefined;
   if (d.kind === 'alert_rule' && target && typeof target.project === 'string' && typeof target.environment === 'string') {

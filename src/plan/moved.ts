@@ -122,5 +122,45 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
       );
     }
   }
+  diagnostics.push(...variableRenameProblems(graph, live, renamed));
   return { liveOf, renamed, diagnostics };
+}
+
+/**
+ * What the API cannot do when a variable's key is renamed (PUT /variable/{id} takes a new key,
+ * but "override keys cannot be edited", api-notes 6a): an override cannot be renamed, and a
+ * variable with live overrides below it would leave them under the old key. Both are errors that
+ * say how to get there without a rename (delete and create, which takes the overrides along).
+ */
+function variableRenameProblems(graph: DesiredGraph, live: LiveState, renamed: ReadonlyMap<Address, Address>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const entryOf = (to: Address) => (graph.moved ?? []).find((e) => matchKey(e.to) === matchKey(to));
+  for (const [to, from] of renamed) {
+    const l = live.resources.get(from);
+    if (!l || l.kind !== 'variable') continue;
+    const entry = entryOf(to);
+    if (l.attrs.variable_type === 'OVERRIDE') {
+      out.push(
+        error('moved.override-key', `moved: ${from} is an override, and the API cannot change an override's key`, {
+          detail: `An override has the key of the variable it overrides. Remove this entry: the override ${l.name} is then deleted and ${lastName(to)} created (with \`prune: {variables: true}\` on its scope), or rename the variable it overrides.`,
+          address: to,
+          range: entry?.source,
+        }),
+      );
+      continue;
+    }
+    const overrides = [...live.resources.values()].filter(
+      (o) => o.kind === 'variable' && o.attrs.variable_type === 'OVERRIDE' && o.name === l.name && l.parent !== undefined && o.address.startsWith(`${l.parent}/`),
+    );
+    if (overrides.length > 0) {
+      out.push(
+        error('moved.overridden-variable', `moved: ${from} has ${overrides.length === 1 ? 'an override' : `${overrides.length} overrides`} (${overrides.map((o) => o.address).join(', ')}) that cannot follow a new key`, {
+          detail: `The API cannot change an override's key, so renaming ${l.name} would leave its overrides under the old key. Remove this entry: the variable is then deleted with its overrides and created again under ${lastName(to)} with the overrides the manifest declares (with \`prune: {variables: true}\` on its scope).`,
+          address: to,
+          range: entry?.source,
+        }),
+      );
+    }
+  }
+  return out;
 }

@@ -68,6 +68,8 @@ projects:
         variables:
           - key: ${n.envVar}
             value: eu-west-3
+          - key: LOG_ALIAS
+            alias: ${n.projectVar}
         deployment_stages:
           - name: ${n.stage}
             services: [${n.app}, ${n.db}]
@@ -126,6 +128,7 @@ describe('moved: renames in place', () => {
       appVar: idOf(s.variables, 'key', OLD.appVar),
       annotations: idOf(s.annotationsGroups, 'name', OLD.annotations),
       labels: idOf(s.labelsGroups, 'name', OLD.labels),
+      alias: idOf(s.variables, 'key', 'LOG_ALIAS'),
     };
     for (const id of Object.values(before)) expect(id).toBeDefined();
     const history = structuredClone(s.serviceHistory[before.app!]);
@@ -157,6 +160,9 @@ describe('moved: renames in place', () => {
     expect(app.previous_address).toBe(`${E(OLD)}/application.${OLD.app}`);
     expect(app.change.actions).toEqual(['update']);
 
+    const markdown = (await h.run(['show', 'renames.plan', '--format', 'markdown'])).stdout;
+    expect(markdown.match(/- ~ renamed from <code>/g)?.length).toBe(oldAddresses.length);
+
     const applied = await h.run(['apply', 'renames.plan', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('0 added, 10 changed, 0 destroyed');
@@ -171,6 +177,8 @@ describe('moved: renames in place', () => {
       appVar: idOf(s.variables, 'key', NEW.appVar),
       annotations: idOf(s.annotationsGroups, 'name', NEW.annotations),
       labels: idOf(s.labelsGroups, 'name', NEW.labels),
+      // An alias of a renamed variable follows it: not replaced.
+      alias: idOf(s.variables, 'key', 'LOG_ALIAS'),
     };
     expect(after).toEqual(before);
     // The deployment history of the renamed service is still its own, and starts with the same entries.
@@ -242,5 +250,84 @@ describe('moved: what the plan says about renames', () => {
     expect(apply.code).toBe(1);
     expect(Object.keys(h.emu.state.services).length).toBe(services);
     expect(Object.values(h.emu.state.services).map((s) => s.name)).toContain(OLD.app);
+  });
+});
+
+describe('moved: validate', () => {
+  it('refuses a bad entry offline, at its file:line:col, with what is allowed', async () => {
+    h = await startHarness();
+    h.write({
+      'm/main.yaml': manifest(OLD),
+      'm/renames.yaml': `version: 1\nmoved:\n  - from: ${APP_OLD}\n    to: ${E(OLD)}/application.bakend\n  - from: ${APP_OLD}\n    to: ${E(OLD)}\n`,
+    });
+    const r = await h.run(['validate', 'm']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`moved to: ${E(OLD)}/application.bakend is not declared in the manifest`);
+    expect(r.stderr).toContain('m/renames.yaml:3:5');
+    expect(r.stderr).toContain(`moved: ${APP_OLD} is an application and ${E(OLD)} an environment`);
+    expect(r.stderr).toContain('m/renames.yaml:6:9');
+    // No API request: validate is offline.
+    expect(r.stderr).not.toMatch(/API requests?;/);
+  });
+});
+
+const otherKinds = (names: { container: string; job: string; helm: string; terraform: string }, moved = '') => `version: 1
+projects:
+  - name: k
+    environments:
+      - name: dev
+        cluster: staging-cluster
+        services:
+          - type: container
+            name: ${names.container}
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27-alpine"
+          - type: job
+            name: ${names.job}
+            source:
+              git_repository: { url: https://github.com/x/migrate.git, branch: main }
+              dockerfile_path: Dockerfile
+            schedule:
+              on_start:
+                arguments: ["migrate"]
+          - type: helm
+            name: ${names.helm}
+            source:
+              helm_repository: { repository: bitnami, chart_name: redis, chart_version: "18.0.0" }
+            arguments: ["--wait"]
+          - type: terraform
+            name: ${names.terraform}
+            git_repository: { url: https://github.com/x/infra.git, branch: main }
+            engine: TERRAFORM
+            provider_version: "1.5.0"
+            tf_vars:
+              region: eu-west-1
+${moved}`;
+
+describe('moved: services of every other kind', () => {
+  it('renames a container, a job, a helm chart and a terraform service in place, keeping their ids and history', async () => {
+    h = await startHarness();
+    const before = { container: 'web', job: 'migrate', helm: 'cache', terraform: 'infra' };
+    const after = { container: 'frontend', job: 'db-migrate', helm: 'redis', terraform: 'network' };
+    h.write({ 'm/main.yaml': otherKinds(before) });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    const s = h.emu.state;
+    const ids = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([k, n]) => [k, Object.values(s.services).find((x) => x.name === n)?.id]));
+    const idsBefore = ids(before);
+    const histories = Object.fromEntries(Object.values(idsBefore).map((id) => [id, s.serviceHistory[id!]?.length ?? 0]));
+    const env = 'project.k/environment.dev';
+    const entries = (['container', 'job', 'helm', 'terraform'] as const).map((k) => `  - from: ${env}/${k}.${before[k]}\n    to: ${env}/${k}.${after[k]}\n`).join('');
+    h.write({ 'm/main.yaml': otherKinds(after, `moved:\n${entries}`) });
+    const plan = await h.run(['plan', 'm']);
+    expect(plan.stdout).toContain('Plan: 0 to add, 4 to change, 0 to destroy, 0 to deploy.');
+    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(ids(after)).toEqual(idsBefore);
+    for (const [id, n] of Object.entries(histories)) {
+      expect(n).toBeGreaterThan(0);
+      expect(s.serviceHistory[id]?.length).toBe(n);
+    }
+    expect((await h.run(['plan', 'm'])).stdout).toContain('No changes.');
   });
 });

@@ -24,9 +24,9 @@ function desired(addresses: Address[], moves: Array<[Address, Address]> = []): D
   return { resources, order: addresses, ...(moved.length > 0 ? { moved } : {}) };
 }
 
-function live(addresses: Address[]): LiveState {
+function live(addresses: Address[], attrs: Record<Address, Record<string, unknown>> = {}): LiveState {
   const resources = new Map<Address, LiveResource>();
-  addresses.forEach((a, i) => resources.set(a, { address: a, ...parts(a), id: `id-${i}`, attrs: {}, record: {}, version: 'v1' }));
+  addresses.forEach((a, i) => resources.set(a, { address: a, ...parts(a), id: `id-${i}`, attrs: attrs[a] ?? {}, record: {}, version: 'v1' }));
   return { organizationId: 'org', resources, requestCount: 0 };
 }
 
@@ -120,5 +120,22 @@ describe('matchLive', () => {
     );
     expect(m.liveOf.get('project.shop/variable.LOG_LEVEL')).toBe('project.shop/variable.log_level');
     expect(m.liveOf.has(`${ENV}/application.api`)).toBe(false);
+  });
+
+  it('refuses what the API cannot rename: an override, and a variable whose overrides would keep the old key', () => {
+    const APP = `${ENV}/application.api`;
+    const override = matchLive(
+      desired(['project.shop', ENV, APP, `${APP}/variable.B`], [[`${APP}/variable.A`, `${APP}/variable.B`]]),
+      live(['project.shop', ENV, APP, `${APP}/variable.A`], { [`${APP}/variable.A`]: { variable_type: 'OVERRIDE' } }),
+    );
+    expect(override.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'moved.override-key']]);
+    expect(override.diagnostics[0]!.summary).toContain("the API cannot change an override's key");
+
+    const overridden = matchLive(
+      desired(['project.shop', 'project.shop/variable.B', ENV, APP], [['project.shop/variable.A', 'project.shop/variable.B']]),
+      live(['project.shop', 'project.shop/variable.A', ENV, APP, `${APP}/variable.A`], { 'project.shop/variable.A': { variable_type: 'VALUE' }, [`${APP}/variable.A`]: { variable_type: 'OVERRIDE' } }),
+    );
+    expect(overridden.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'moved.overridden-variable']]);
+    expect(overridden.diagnostics[0]!.summary).toContain(`(${APP}/variable.A) that cannot follow a new key`);
   });
 });

@@ -129,4 +129,18 @@ describe('plan files', () => {
       { address: 'webhook.https:%2F%2Fhooks.example.com%2Fdeploy', planned: '(absent)', current: '2026-11-01T10:00:00Z' },
     ]);
   });
+
+  it('looks a renamed object (moved) up at its live address: unchanged is not stale, edited is', () => {
+    const m = fullManifest();
+    m.projects![0]!.name = 'store';
+    m.moved = [{ from: 'project.shop', to: 'project.store' }];
+    const built = buildGraph(m);
+    expect(built.diagnostics).toEqual([]);
+    const plan = computePlan(built.graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
+    expect(plan.changes.find((c) => c.address === 'project.store')).toMatchObject({ actions: ['update'], previous_address: 'project.shop' });
+    expect(findStaleObjects(plan, liveFrom(apiRecords()))).toEqual([]);
+    const r = apiRecords();
+    r.projects[0]!.updated_at = '2026-11-21T09:00:00Z';
+    expect(findStaleObjects(plan, liveFrom(r))).toContainEqual({ address: 'project.store', planned: '2026-11-01T10:00:00Z', current: '2026-11-21T09:00:00Z' });
+  });
 });

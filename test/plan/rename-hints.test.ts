@@ -1,0 +1,53 @@
+/**
+ * renameHints: a create next to a live object of the same kind, scope and configuration under
+ * another name is reported as a likely rename, with the entry to add; only one-to-one pairs.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState } from '../../src/model/resource.js';
+import { renameHints } from '../../src/plan/rename-hints.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+
+const ENV = 'project.shop/environment.staging';
+
+function app(name: string, cpu: number): DesiredResource {
+  return { address: `${ENV}/application.${name}`, kind: 'application', name, parent: ENV, attrs: { name, cpu }, dependsOn: [] };
+}
+function liveApp(name: string, cpu: number, parent = ENV): LiveResource {
+  return { address: `${parent}/application.${name}`, kind: 'application', name, parent, id: `id-${name}`, attrs: { name, cpu }, record: {}, version: 'v' };
+}
+function created(d: DesiredResource): ResourceChange {
+  return { address: d.address, kind: d.kind, name: d.name, parent: d.parent, actions: ['create'], status: 'planned', reasons: [], fields: [], depends_on: [] };
+}
+function hints(desired: DesiredResource[], liveApps: LiveResource[], deleted: Address[] = []) {
+  const graph: DesiredGraph = { resources: new Map(desired.map((d) => [d.address, d])), order: desired.map((d) => d.address) };
+  const live: LiveState = { organizationId: 'o', resources: new Map(liveApps.map((l) => [l.address, l])), requestCount: 0 };
+  const changes: ResourceChange[] = [
+    ...desired.map(created),
+    ...deleted.map((a): ResourceChange => ({ address: a, kind: 'application', name: a, actions: ['delete'], status: 'planned', reasons: [], fields: [], depends_on: [] })),
+  ];
+  // The environment itself is live and matched.
+  return renameHints(graph, live, changes, new Map([[ENV, ENV]]), undefined);
+}
+
+describe('renameHints', () => {
+  it('shows the entry for a create next to an undeclared live object of the same configuration', () => {
+    const d = hints([app('web', 500)], [liveApp('api', 500)]);
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ severity: 'warning', code: 'plan.looks-like-rename', address: `${ENV}/application.web` });
+    expect(d[0]!.summary).toBe(`${ENV}/application.web (created) looks like a rename of ${ENV}/application.api (not in the manifest): the same application configuration under another name`);
+    expect(d[0]!.detail).toContain(`- {from: ${ENV}/application.api, to: ${ENV}/application.web}`);
+  });
+
+  it('says what a delete would lose when the scope prunes', () => {
+    const d = hints([app('web', 500)], [liveApp('api', 500)], [`${ENV}/application.api`]);
+    expect(d[0]!.summary).toContain('(deleted)');
+    expect(d[0]!.detail).toContain('its id, its variables and its deployment history are lost');
+  });
+
+  it('stays silent for another configuration, another scope, or a pair that is not one-to-one', () => {
+    expect(hints([app('web', 500)], [liveApp('api', 1000)])).toEqual([]);
+    expect(hints([app('web', 500)], [liveApp('api', 500, 'project.shop/environment.prod')])).toEqual([]);
+    expect(hints([app('web', 500), app('www', 500)], [liveApp('api', 500)])).toEqual([]);
+    expect(hints([app('web', 500)], [liveApp('api', 500), liveApp('old', 500)])).toEqual([]);
+  });
+});
