@@ -84,6 +84,22 @@ export function afterCreation(d: DesiredResource, liveAttrs: Record<string, unkn
   return out;
 }
 
+/**
+ * The manifest's values of the ignored fields only (for `all`, every attr): what the plan compares
+ * with the live object to know whether an ignored field differs (someone else changed it).
+ */
+export function ignoredAttrs(d: DesiredResource): Record<string, unknown> {
+  const ig = d.ignoreChanges;
+  if (!ig) return {};
+  const out: Record<string, unknown> = {};
+  for (const path of ig.all ? allAttrs(d.kind, d.attrs) : ig.attrPaths) {
+    const segs = path.split('.');
+    const v = getPath(d.attrs, segs);
+    if (v !== undefined) setPath(out, segs, v);
+  }
+  return out;
+}
+
 /** Copies plain objects and arrays along every path (SecretValues are kept as they are, never copied out). */
 function structuredCloneAttrs(attrs: Record<string, unknown>): Record<string, unknown> {
   const copy = (v: unknown): unknown => {

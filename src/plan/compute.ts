@@ -17,7 +17,7 @@ import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
-import { afterCreation, ignoredFields } from '../graph/ignore.js';
+import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -67,6 +67,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
   const owned = new Map<Address, DesiredResource>();
   let ignoredCount = 0;
+  /** Objects whose ignored fields differ live: an OUT_OF_DATE status of a service they affect may be theirs alone (plan/deploy.ts). */
+  const outOfDateIgnored = new Set<Address>();
 
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
@@ -142,6 +144,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       ignoredCount += c.ignored.length;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
+    if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
@@ -170,7 +173,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
-  markDeploys(changes, compared, live, liveOf);
+  markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
   const summary = summarize(changes);
   if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
@@ -199,6 +202,17 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
   if (options.noSecretValues === true) plan.options.no_secret_values = true;
   return plan;
+}
+
+/**
+ * An ignored field (or pin) of this existing object differs from what the manifest says: someone
+ * else changed it (a secret whose fingerprint is unknown may have been changed).
+ */
+function ignoredDiffers(d: DesiredResource, owned: DesiredResource, l: LiveResource, key: string | undefined, liveAttrs: Record<string, unknown>): boolean {
+  if (diffAttrs({ ...d, attrs: ignoredAttrs(d) }, l, key, liveAttrs).fields.length > 0) return true;
+  const pin = d.deploy, kept = owned.deploy;
+  if (pin?.git_commit_id !== undefined && kept?.git_commit_id === undefined && l.deployed?.git_commit_id !== pin.git_commit_id) return true;
+  return pin?.image_tag !== undefined && kept?.image_tag === undefined && l.deployed?.image_tag !== undefined && l.deployed.image_tag !== pin.image_tag;
 }
 
 /** Live services by `parent address NUL lower-cased name`, to spot a service whose kind changed. */

@@ -8,17 +8,29 @@
  * reports NEVER_DEPLOYED. A service the manifest declares with `deploy: false` (DesiredResource.noDeploy)
  * is never marked, for any of these reasons: driftless creates and configures it, nothing more.
  *
- * NOTE: NEVER_DEPLOYED marks a deploy so that an apply interrupted (or failed) between creating a
- * service and deploying it converges on the next run, and so that `drift` reports a declared service
- * that is not running. It does not mark OUT_OF_DATE: the platform sets that on its own (auto-deploy
- * of new commits), and deploying it would fight the platform rather than follow the manifest.
+ * The live deployment status carries what an earlier run did not deploy: NEVER_DEPLOYED (an apply
+ * interrupted between creating a service and deploying it, `apply --no-deploy` of a new service)
+ * and OUT_OF_DATE (the platform's word for a service whose configuration or variables changed
+ * since its last deployment: `apply --no-deploy`, an apply interrupted before its deploys, a
+ * console edit not deployed) mark a deploy when nothing else does, so such runs converge on the
+ * next one and `drift` reports a service that does not run its configuration. One exception: when
+ * an `ignore_changes` field differs live -- of the service, of a variable it sees, of a group it
+ * uses (`ignoredDiffering`) -- the service may be out of date because of that change alone
+ * (someone else's, which driftless must not deploy), so its OUT_OF_DATE marks nothing.
  */
 import type { Address, DesiredGraph, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { NON_DEPLOY_FIELDS } from '../graph/attrs.js';
 import type { DeployGroup, DeployMark, ResourceChange } from './types.js';
 
-export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): void {
+export function markDeploys(
+  changes: ResourceChange[],
+  graph: DesiredGraph,
+  live: LiveState,
+  liveOf: Map<Address, Address>,
+  ignoredDiffering: ReadonlySet<Address> = new Set(),
+): void {
+  const outOfDateIgnored = heldServices(ignoredDiffering, graph);
   // Variable changes per scope address (project, environment or service).
   const changedKeys = new Map<Address, string[]>();
   for (const c of changes) {
@@ -74,6 +86,9 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
       }
     }
     if (reasons.length === 0 && l?.status?.service_deployment_status === 'NEVER_DEPLOYED') reasons.push('never deployed');
+    if (reasons.length === 0 && l?.status?.service_deployment_status === 'OUT_OF_DATE' && !outOfDateIgnored(c.address)) {
+      reasons.push(OUT_OF_DATE_REASON);
+    }
     if (reasons.length === 0) continue;
     const mark: DeployMark = { reasons };
     if (pin !== undefined) mark.git_commit_id = pin;
@@ -83,6 +98,32 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
     c.deploy = mark;
   }
 }
+
+/**
+ * Services whose OUT_OF_DATE may come from an ignored field alone: those of `differing` addresses,
+ * those under a scope (service, environment, project) holding such a variable, those using such a group.
+ */
+function heldServices(differing: ReadonlySet<Address>, graph: DesiredGraph): (address: Address) => boolean {
+  const scopes = new Set<Address>();
+  const groups = new Set<string>();
+  for (const a of differing) {
+    const d = graph.resources.get(a);
+    if (!d) continue;
+    if (d.kind === 'variable' && d.parent !== undefined) scopes.add(d.parent);
+    if (d.kind === 'annotations_group') groups.add(`annotations_groups\u0000${d.name}`);
+    if (d.kind === 'labels_group') groups.add(`labels_groups\u0000${d.name}`);
+  }
+  return (address) => {
+    if (differing.has(address)) return true;
+    for (let s: Address | undefined = address; s !== undefined; s = graph.resources.get(s)?.parent) if (scopes.has(s)) return true;
+    const d = graph.resources.get(address);
+    for (const f of ['annotations_groups', 'labels_groups']) for (const g of (d?.attrs[f] as string[] | undefined) ?? []) if (groups.has(`${f}\u0000${g}`)) return true;
+    return false;
+  };
+}
+
+/** Why a service the platform reports OUT_OF_DATE is deployed. */
+export const OUT_OF_DATE_REASON = 'configuration changed since its last deployment';
 
 function short(commit: string | undefined): string {
   if (commit === undefined) return '(none)';

@@ -225,6 +225,24 @@ describe('services', () => {
     expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
   });
 
+  it('leaves a deployed service UP_TO_DATE after a rename (plan deploys nothing for it either: NON_DEPLOY_FIELDS)', async () => {
+    const { env } = await projectAndEnv(c, 'rename');
+    const registry = await registryId(c);
+    const web = (await c.post(`/environment/${env.id}/container`, containerBody(registry, 'web'))).body;
+    const status = async () => (await c.get(`/container/${web.id}/status`)).body;
+    expect((await c.post(`/container/${web.id}/deploy`, {}, c.em.tokens.DEPLOY)).status).toBe(202);
+    let st = await status();
+    for (let i = 0; i < 400 && st.state !== 'DEPLOYED'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      st = await status();
+    }
+    expect(st).toMatchObject({ state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' });
+    expect((await c.put(`/container/${web.id}`, { ...containerBody(registry, 'web'), name: 'frontend' })).status).toBe(200);
+    expect((await status()).service_deployment_status).toBe('UP_TO_DATE');
+    expect((await c.put(`/container/${web.id}`, { ...containerBody(registry, 'web'), name: 'frontend', cpu: 750 })).status).toBe(200);
+    expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
+  });
+
   it('refuses to delete an environment or its project while an operation runs in it', async () => {
     const slow = await startClient({ deployDurationMs: 60_000 });
     try {
