@@ -20,6 +20,9 @@
 import type { Diagnostic, RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import { addressOf, type Address } from '../model/resource.js';
 import { error } from './codes.js';
+import { formatRange } from '../diag/excerpt.js';
+
+const placeOf = (r: SourceRange | undefined) => (r ? formatRange(r) : 'another place');
 import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
@@ -330,6 +333,18 @@ function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Addr
   });
   variableOverrides.forEach((o, i) => {
     if (overridden.has(i)) return;
+    // The same key overridden twice (two files of a directory may each write part of `overrides`).
+    const first = variableOverrides.findIndex((x) => x.key === o.key);
+    if (first !== i && overridden.has(first)) {
+      diagnostics.push(
+        error('manifest.duplicate', `environment \`${String(env.name)}\` overrides variable \`${String(o.key)}\` twice`, {
+          detail: `It is also overridden at ${placeOf(sourceOf(variableOverrides[first], 'key'))}. Keep one of them.`,
+          range: sourceOf(o, 'key'),
+          address: ea,
+        }),
+      );
+      return;
+    }
     const keys = templateVariables.map((v) => String(v.key));
     const hint = nearest(String(o.key), keys);
     diagnostics.push(

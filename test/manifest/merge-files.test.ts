@@ -234,4 +234,13 @@ describe('a template and its overrides written by several teams', () => {
       ['`description` of template `stack` of project `shop` is written in more than one file', 'b.yaml:6'],
     ]);
   });
+
+  it('a variable override of one key written by two files is an error that points at both', async () => {
+    const team = templateTeam('web', '2').replace('        overrides:\n', '        overrides:\n          variables:\n            - {key: LOG_LEVEL, value: error}\n');
+    const r = await load(tempTree({ 'platform.yaml': TEMPLATE_PLATFORM, 'team-a.yaml': team }));
+    expect(r.diagnostics.map((d) => [d.code, d.summary, `${d.range!.file}:${d.range!.start.line}:${d.range!.start.col}`])).toEqual([
+      ['manifest.duplicate', 'environment `production` overrides variable `LOG_LEVEL` twice', 'team-a.yaml:12:21'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('It is also overridden at platform.yaml:17:21.');
+  });
 });
