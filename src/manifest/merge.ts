@@ -6,12 +6,14 @@
  * concatenated in file order (files are sorted by path, so the result is deterministic);
  * `organization`, `prune` and `scope` may be written in one file only.
  *
- * Projects, and the environments inside them, are containers: the same project (or environment),
- * by name, declared in several files is ONE object. Its lists (variables, services, deployment
- * stages, environments...) are the concatenation of what each file lists, in file order; each of
- * its other attributes (description, cluster, mode, prune...) is written in one place only, and a
- * second one is an error that names both places. Inside one file a project or an environment is
- * declared once: a second declaration there stays a duplicate.
+ * Projects, and the environments and templates inside them, are containers: the same project (or
+ * environment, or template), by name, declared in several files is ONE object. Its lists
+ * (variables, services, deployment stages, environments...) are the concatenation of what each
+ * file lists, in file order; an environment's `overrides` merge entry by entry (each file writes
+ * the overrides of its own services); each of its other attributes (description, cluster, mode,
+ * prune, template...) is written in one place only, and a second one is an error that names both
+ * places. Inside one file a container is declared once: a second declaration there stays a
+ * duplicate.
  *
  * Whether a name ended up declared twice (a service, a variable key, a stage listed by two files)
  * is checked afterwards (duplicates.ts) over the merged result, where every entry keeps the
@@ -78,9 +80,8 @@ export function mergeManifestFiles(parts: readonly PartialFile[]): { manifest: M
   const projectLists = parts.filter(({ value }) => Array.isArray(value.projects)).map(({ file, value }) => ({ file, owner: value }));
   if (projectLists.length > 0) {
     const projects = mergeNamedLists(projectLists, 'projects', PROJECT, { text: '' }, diagnostics);
-    const first = projectLists[0]!.owner;
     merged.projects = projects;
-    attachFieldSource(merged, 'projects', fieldSourceOf(first, 'projects')!, keySourceOf(first, 'projects'));
+    attachListField(merged, 'projects', projectLists[0]!.owner);
   }
   return { manifest: merged as unknown as Manifest, diagnostics };
 }
