@@ -229,10 +229,12 @@ function secretsNeededToCreate(d: DesiredResource): Diagnostic[] {
 
 /**
  * An ignored field (or pin) of this existing object differs from what the manifest says: someone
- * else changed it (a secret whose fingerprint is unknown may have been changed).
+ * else changed it (a secret whose fingerprint is unknown, or whose value was not read, may have).
  */
 function ignoredDiffers(d: DesiredResource, owned: DesiredResource, l: LiveResource, key: string | undefined, liveAttrs: Record<string, unknown>): boolean {
-  if (diffAttrs({ ...d, attrs: ignoredAttrs(d) }, l, key, liveAttrs).fields.length > 0) return true;
+  const ignored = { ...d, attrs: ignoredAttrs(d) };
+  // A secret left unread (its variable not set) cannot be compared: it may differ.
+  if (unreadSecretFields(ignored).length > 0 || diffAttrs(ignored, l, key, liveAttrs).fields.length > 0) return true;
   const pin = d.deploy, kept = owned.deploy;
   if (pin?.git_commit_id !== undefined && kept?.git_commit_id === undefined && l.deployed?.git_commit_id !== pin.git_commit_id) return true;
   return pin?.image_tag !== undefined && kept?.image_tag === undefined && l.deployed?.image_tag !== undefined && l.deployed.image_tag !== pin.image_tag;
