@@ -6,7 +6,8 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
-import { desiredFingerprints, diffAttrs, sanitize, unreadSecretFields } from './compare.js';
+import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
+import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
@@ -110,6 +111,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       }
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+      diagnostics.push(...secretsNeededToCreate(d));
       if (d.cloneFrom) {
         c.clone_from = d.cloneFrom;
         if (!graph.resources.has(d.cloneFrom) && !liveByMatch.has(matchKey(d.cloneFrom)))
@@ -128,6 +130,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       c.actions = ['delete', 'create'];
       c.reasons.push(`replaced with its parent ${d.parent}`);
       c.before = l.attrs;
+      diagnostics.push(...secretsNeededToCreate(d));
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
@@ -142,6 +145,10 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       owned.set(address, o);
       c.ignored = ignoredFields(d);
       ignoredCount += c.ignored.length;
+      // An ignored secret is not compared: not "not compared" either (that says --no-secret-values).
+      const unread = unreadSecretFields(o);
+      if (unread.length > 0) c.secrets_not_compared = unread;
+      else delete c.secrets_not_compared;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
     if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
@@ -155,6 +162,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       const immutable = diff.fields.filter((f) => f.forces_replace);
       if (immutable.length > 0) {
         c.actions = ['delete', 'create'];
+        diagnostics.push(...secretsNeededToCreate(d));
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
         guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
         recreated.set(address, c.requires ?? []);
@@ -205,11 +213,34 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 }
 
 /**
+ * A secret left unread because its `${env:}` is not set (allowed under `ignore_changes`, where the
+ * value serves only to create the object) is needed when the object is created: an error each.
+ */
+function secretsNeededToCreate(d: DesiredResource): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [field, value] of Object.entries(d.attrs)) {
+    for (const s of secretsIn(field, value)) {
+      if (!isUnreadSecret(s.value) || s.value.reference === undefined) continue;
+      out.push(
+        error('plan.secret-needed', `${d.address} is created, and its secret \`${s.field}\` needs a value: ${s.value.reference} is not set`, {
+          detail: 'ignore_changes lets a secret go unread only for an object that exists (its value is never compared nor written then); creating the object writes it. Set the variable.',
+          address: d.address,
+          range: d.source,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+/**
  * An ignored field (or pin) of this existing object differs from what the manifest says: someone
- * else changed it (a secret whose fingerprint is unknown may have been changed).
+ * else changed it (a secret whose fingerprint is unknown, or whose value was not read, may have).
  */
 function ignoredDiffers(d: DesiredResource, owned: DesiredResource, l: LiveResource, key: string | undefined, liveAttrs: Record<string, unknown>): boolean {
-  if (diffAttrs({ ...d, attrs: ignoredAttrs(d) }, l, key, liveAttrs).fields.length > 0) return true;
+  const ignored = { ...d, attrs: ignoredAttrs(d) };
+  // A secret left unread (its variable not set) cannot be compared: it may differ.
+  if (unreadSecretFields(ignored).length > 0 || diffAttrs(ignored, l, key, liveAttrs).fields.length > 0) return true;
   const pin = d.deploy, kept = owned.deploy;
   if (pin?.git_commit_id !== undefined && kept?.git_commit_id === undefined && l.deployed?.git_commit_id !== pin.git_commit_id) return true;
   return pin?.image_tag !== undefined && kept?.image_tag === undefined && l.deployed?.image_tag !== undefined && l.deployed.image_tag !== pin.image_tag;

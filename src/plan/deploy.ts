@@ -8,17 +8,18 @@
  * reports NEVER_DEPLOYED. A service the manifest declares with `deploy: false` (DesiredResource.noDeploy)
  * is never marked, for any of these reasons: driftless creates and configures it, nothing more.
  *
- * The live deployment status carries what an earlier run did not deploy: NEVER_DEPLOYED (an apply
+ * The live deployment status carries what an earlier run did not deploy. NEVER_DEPLOYED (an apply
  * interrupted between creating a service and deploying it, `apply --no-deploy` of a new service)
- * and OUT_OF_DATE (the platform's word for a service whose configuration or variables changed
- * since its last deployment: `apply --no-deploy`, an apply interrupted before its deploys, a
- * console edit not deployed) mark a deploy when nothing else does, so such runs converge on the
- * next one and `drift` reports a service that does not run its configuration. One exception: when
- * an `ignore_changes` field differs live -- of the service, of a variable it sees, of a group it
- * uses (`ignoredDiffering`) -- the service may be out of date because of that change alone
- * (someone else's, which driftless must not deploy), so its OUT_OF_DATE marks nothing.
+ * marks a deploy when nothing else does. So does OUT_OF_DATE (the platform's word for a service
+ * whose configuration or variables changed since its last deployment: `apply --no-deploy`, an
+ * apply interrupted before its deploys), but only when something the manifest owns explains it
+ * (`outOfDateOwned`): the service's record, a declared variable it sees or a declared group it uses
+ * changed after its last deployment, and none of those carries an `ignore_changes` field that
+ * differs live (which may be the whole change: someone else's, which driftless must not deploy).
+ * An OUT_OF_DATE that only something undeclared explains (a variable added in the console) is left
+ * to whoever made it, as the rest of what the manifest does not own.
  */
-import type { Address, DesiredGraph, LiveState } from '../model/resource.js';
+import type { Address, DesiredGraph, LiveResource, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { NON_DEPLOY_FIELDS } from '../graph/attrs.js';
 import type { DeployGroup, DeployMark, ResourceChange } from './types.js';
@@ -30,7 +31,7 @@ export function markDeploys(
   liveOf: Map<Address, Address>,
   ignoredDiffering: ReadonlySet<Address> = new Set(),
 ): void {
-  const outOfDateIgnored = heldServices(ignoredDiffering, graph);
+  const ownedChange = outOfDateOwned(ignoredDiffering, graph, live, liveOf);
   // Variable changes per scope address (project, environment or service).
   const changedKeys = new Map<Address, string[]>();
   for (const c of changes) {
@@ -86,7 +87,7 @@ export function markDeploys(
       }
     }
     if (reasons.length === 0 && l?.status?.service_deployment_status === 'NEVER_DEPLOYED') reasons.push('never deployed');
-    if (reasons.length === 0 && l?.status?.service_deployment_status === 'OUT_OF_DATE' && !outOfDateIgnored(c.address)) {
+    if (reasons.length === 0 && l?.status?.service_deployment_status === 'OUT_OF_DATE' && ownedChange(c.address, l)) {
       reasons.push(OUT_OF_DATE_REASON);
     }
     if (reasons.length === 0) continue;
@@ -100,25 +101,48 @@ export function markDeploys(
 }
 
 /**
- * Services whose OUT_OF_DATE may come from an ignored field alone: those of `differing` addresses,
- * those under a scope (service, environment, project) holding such a variable, those using such a group.
+ * Whether what the manifest owns explains a service's OUT_OF_DATE: among the declared objects that
+ * affect it -- its own record, the variables declared in its scopes (itself, its environment, its
+ * project; a database sees none), the groups it uses -- at least one was written after its last
+ * deployment, and none of those has an ignored field that differs live (`differing`).
  */
-function heldServices(differing: ReadonlySet<Address>, graph: DesiredGraph): (address: Address) => boolean {
-  const scopes = new Set<Address>();
-  const groups = new Set<string>();
-  for (const a of differing) {
-    const d = graph.resources.get(a);
-    if (!d) continue;
-    if (d.kind === 'variable' && d.parent !== undefined) scopes.add(d.parent);
-    if (d.kind === 'annotations_group') groups.add(`annotations_groups\u0000${d.name}`);
-    if (d.kind === 'labels_group') groups.add(`labels_groups\u0000${d.name}`);
+function outOfDateOwned(
+  differing: ReadonlySet<Address>,
+  graph: DesiredGraph,
+  live: LiveState,
+  liveOf: Map<Address, Address>,
+): (service: Address, l: LiveResource) => boolean {
+  const updatedAt = (desired: Address): string | undefined => {
+    const la = liveOf.get(desired);
+    const r = la === undefined ? undefined : live.resources.get(la)?.record;
+    const v = r?.updated_at ?? r?.created_at;
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  /** Declared variables by scope, and declared groups by attr and name, with when each was written. */
+  const variablesOf = new Map<Address, Address[]>();
+  const groups = new Map<string, Address>();
+  for (const d of graph.resources.values()) {
+    if (d.kind === 'variable' && d.parent !== undefined) variablesOf.set(d.parent, [...(variablesOf.get(d.parent) ?? []), d.address]);
+    if (d.kind === 'annotations_group') groups.set(`annotations_groups\u0000${d.name}`, d.address);
+    if (d.kind === 'labels_group') groups.set(`labels_groups\u0000${d.name}`, d.address);
   }
-  return (address) => {
-    if (differing.has(address)) return true;
-    for (let s: Address | undefined = address; s !== undefined; s = graph.resources.get(s)?.parent) if (scopes.has(s)) return true;
-    const d = graph.resources.get(address);
-    for (const f of ['annotations_groups', 'labels_groups']) for (const g of (d?.attrs[f] as string[] | undefined) ?? []) if (groups.has(`${f}\u0000${g}`)) return true;
-    return false;
+  return (service, l) => {
+    const since = l.status?.last_deployment_date;
+    const affecting: Address[] = [service];
+    if (l.kind !== 'database') for (let s: Address | undefined = service; s !== undefined; s = graph.resources.get(s)?.parent) affecting.push(...(variablesOf.get(s) ?? []));
+    const d = graph.resources.get(service);
+    for (const f of ['annotations_groups', 'labels_groups']) {
+      for (const g of (d?.attrs[f] as string[] | undefined) ?? []) {
+        const a = groups.get(`${f}\u0000${g}`);
+        if (a !== undefined) affecting.push(a);
+      }
+    }
+    // Without a deployment date nothing can be told apart: every declared object counts.
+    const changed = affecting.filter((a) => {
+      const at = updatedAt(a);
+      return since === undefined || (at !== undefined && at > since);
+    });
+    return changed.length > 0 && !changed.some((a) => differing.has(a));
   };
 }
 

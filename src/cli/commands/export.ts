@@ -86,8 +86,9 @@ export const exportCommand: CliCommand<ExportArgs> = {
       }
       const header = [
         `driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`,
-        'Review it, commit it, and run `driftless plan` against it: it shows no changes, except secrets',
-        'driftless did not write itself (their value is unknown): each is listed once as to be written.',
+        'Review it, commit it, and run `driftless plan` against it: it shows no changes. Secrets driftless did not',
+        'write itself cannot be known: they carry `ignore_changes`, so no apply overwrites them (remove it to take one over).',
+        'To adopt what runs without redeploying it: `driftless apply --no-deploy`.',
         result.manifest.scope === 'declared'
           ? '`scope: declared`: plan and drift leave the projects and organization-level objects it does not declare alone.'
           : '`scope: organization`: plan and drift report every project or organization-level object it does not declare.',
@@ -174,14 +175,25 @@ function summary(m: Record<string, unknown>, requests: number, out: string | und
   return `Exported ${n(projects.length, 'project')}, ${n(envs.length, 'environment')}, ${n(services.length, 'service')}${where} in ${n(requests, 'API request')}.\n`;
 }
 
-/** The variables to set, with what each one is for; never a value (none is known). */
+/**
+ * The variables to set, with what each one is for; never a value (none is known). Those of secrets
+ * driftless wrote (their fingerprint is known) are needed by plan; the others are under
+ * `ignore_changes` and needed only to create their object again.
+ */
 export function secretsText(secrets: readonly SecretPlaceholder[]): string {
   if (secrets.length === 0) return '';
   const width = Math.max(...secrets.map((s) => s.env.length));
-  const lines = secrets.map((s) => {
-    const note = s.fingerprinted ? '' : ' (not written by driftless: the first plan shows it once as to be written)';
-    return `  ${s.env.padEnd(width)}  ${s.address} ${s.field}${note}`;
-  });
-  return `\nThe API never returns secret values. Set these ${secrets.length} environment variables before \`driftless plan\`:\n${lines.join('\n')}\n`;
+  const line = (s: SecretPlaceholder) => `  ${s.env.padEnd(width)}  ${s.address} ${s.field}`;
+  const known = secrets.filter((s) => s.fingerprinted);
+  const unknown = secrets.filter((s) => !s.fingerprinted);
+  let out = '\nThe API never returns secret values.';
+  if (known.length > 0) out += ` Set these ${known.length} environment variables before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
+  else out += '\n';
+  if (unknown.length > 0) {
+    out +=
+      `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
+      `(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):\n${unknown.map(line).join('\n')}\n`;
+  }
+  return out;
 }
 

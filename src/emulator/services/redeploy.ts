@@ -13,8 +13,25 @@ const METADATA = new Set(['name', 'description', 'icon_uri', 'updated_at']);
 /** `secretsBefore`/`secretsAfter`: the service's write-only values (terraform's secret tf_vars), which the record holds as null. */
 export function changesDeployment(before: ApiRecord, after: ApiRecord, secretsBefore: Record<string, string>, secretsAfter: Record<string, string>): boolean {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  for (const k of keys) if (!METADATA.has(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k])) return true;
+  for (const k of keys) if (!METADATA.has(k) && JSON.stringify(withoutItemIds(before[k])) !== JSON.stringify(withoutItemIds(after[k]))) return true;
   return JSON.stringify(sorted(secretsBefore)) !== JSON.stringify(sorted(secretsAfter));
+}
+
+/**
+ * The configuration only: a port or a storage volume written again without its id gets a new one,
+ * and `deployed_*` (the commit a deployment ran) describes a deployment; neither is a change of
+ * what the next deployment runs.
+ */
+function withoutItemIds(v: unknown, inList = false): unknown {
+  if (Array.isArray(v)) return v.map((x) => withoutItemIds(x, true));
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !(inList && k === 'id') && !k.startsWith('deployed_'))
+        .map(([k, x]) => [k, withoutItemIds(x)]),
+    );
+  }
+  return v;
 }
 
 function sorted(r: Record<string, string>): Array<[string, string]> {
