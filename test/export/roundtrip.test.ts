@@ -148,7 +148,8 @@ describe('driftless export', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${file} already holds a file; nothing was written`);
     expect(readFileSync(file, 'utf8')).toBe('# mine\n');
-    const replaced = await run(['export', '--out', file, '--overwrite'], emu.env());
+    // --layout takes its value in any letter case, as every choice does.
+    const replaced = await run(['export', '--out', file, '--overwrite', '--layout', 'File'], emu.env());
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(MODELINE);
   });

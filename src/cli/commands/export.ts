@@ -17,6 +17,9 @@ import { reportUsage } from '../api-usage.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import { choiceOption } from '../option-values.js';
+
+const EXPORT_LAYOUTS: readonly ExportLayout[] = ['file', 'directory'];
 import { factorManifest } from '../../export/factor.js';
 import type { SecretPlaceholder } from '../../export/placeholders.js';
 
@@ -40,7 +43,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('project', { type: 'string', describe: 'Export only this project' })
       .option('environment', { type: 'string', describe: 'Export only environments of this name' })
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
-      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' })
+      .option('layout', choiceOption('layout', { allowed: EXPORT_LAYOUTS, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' }))
       .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' })
       .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
