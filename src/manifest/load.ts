@@ -235,7 +235,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     }
   }
   // A problem of an object instantiated from a template also points at the template and the override.
-  const withExcerpts = relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics)).map((d) => {
+  const withExcerpts = collapseRepeats(relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics))).map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');
@@ -246,6 +246,35 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     manifest: hasErrors(withExcerpts) ? undefined : manifest,
     diagnostics: sortDiagnostics(withExcerpts, sources.map((s) => s.file.display)),
   };
+}
+
+/**
+ * The same problem at the same place, reported once: a mistake in a template is found again in
+ * every environment that instantiates it (`tagg` in a template service's ignore_changes, with
+ * three environments, was three identical errors). The places the repeats relate to are kept.
+ */
+function collapseRepeats(diags: readonly Diagnostic[]): Diagnostic[] {
+  const first = new Map<string, Diagnostic>();
+  const out: Diagnostic[] = [];
+  for (const d of diags) {
+    if (!d.range) {
+      out.push(d);
+      continue;
+    }
+    const key = JSON.stringify([d.severity, d.code, d.summary, d.detail, d.range.file, d.range.start]);
+    const kept = first.get(key);
+    if (!kept) {
+      const copy = { ...d };
+      first.set(key, copy);
+      out.push(copy);
+      continue;
+    }
+    for (const r of d.related ?? []) {
+      const known = (kept.related ?? []).some((k) => k.message === r.message && k.range.file === r.range.file && k.range.start.line === r.range.start.line && k.range.start.col === r.range.start.col);
+      if (!known) kept.related = [...(kept.related ?? []), r];
+    }
+  }
+  return out;
 }
 
 /** Source order: by file (in load order), line, column; diagnostics without a place first. */

@@ -51,13 +51,14 @@ describe('examples/platform', () => {
   });
 
   // One mistake per feature: the file it is in, the text it replaces, the mistake, what is reported.
-  const cases: Array<{ feature: string; file: string; old: string; injected: string; code: string; summary: string; also?: RegExp }> = [
+  const cases: Array<{ feature: string; file: string; old: string; injected: string; code: string; summary: string; count: number; also?: RegExp }> = [
     {
       feature: 'a template override of a service the template does not have',
       file: 'team-catalog.yaml',
       old: '            search:\n              memory: 4096',
       injected: '            serach:\n              memory: 4096',
       code: 'ref.unresolved',
+      count: 1,
       summary: 'environment `production` overrides service `serach`, which template `storefront` does not declare',
       also: /Did you mean `search`\?/,
     },
@@ -67,6 +68,7 @@ describe('examples/platform', () => {
       old: '    to: project.storefront/environment.staging/container.checkout-api',
       injected: '    to: project.storefront/environment.staging/checkout-api',
       code: 'moved.bad-address',
+      count: 1,
       summary: 'moved to: "project.storefront/environment.staging/checkout-api" is not an address a rename applies to',
     },
     {
@@ -75,6 +77,8 @@ describe('examples/platform', () => {
       old: 'ignore_changes: [tag]',
       injected: 'ignore_changes: [tagg]',
       code: 'manifest.ignore-path',
+      // Once, though the template's service is instantiated in three environments.
+      count: 1,
       summary: 'container `web`: ignore_changes names `tagg`, which is not one of its fields; did you mean `tag`?',
     },
     {
@@ -83,19 +87,21 @@ describe('examples/platform', () => {
       old: '          - type: container\n            name: admin',
       injected: '          - type: container\n            name: search\n            registry: docker-hub\n            image_name: acme/search\n            tag: "1"\n          - type: container\n            name: admin',
       code: 'manifest.duplicate',
+      // Once per environment the template makes: the name is declared twice in each.
+      count: 3,
       summary: '`search` is declared twice',
       // The other team's declaration of the name.
       also: /It is also declared at .*team-catalog\.yaml:30:19/,
     },
   ];
 
-  it.each(cases)('points $feature at its file and line', async ({ file, old, injected, code, summary, also }) => {
+  it.each(cases)('points $feature at its file and line', async ({ file, old, injected, code, summary, count, also }) => {
     const { dir, line } = withMistake(file, old, injected);
     const r = await validate(dir, dir, ['--format', 'json']);
     expect(r.code).toBe(1);
     const errors = (JSON.parse(r.stdout).diagnostics as Array<{ severity: string; code: string; summary: string; detail?: string; range?: { file: string; start: { line: number } } }>).filter((d) => d.severity === 'error');
-    expect(errors.length).toBeGreaterThan(0);
-    // Every error is this mistake (a template's is reported for each environment it is instantiated in), at its place.
+    expect(errors).toHaveLength(count);
+    // Every error is this mistake, at its place.
     for (const e of errors) {
       expect(e.code).toBe(code);
       expect(e.summary).toContain(summary);

@@ -167,3 +167,25 @@ describe('all problems at once', () => {
     // The unknown receiver is not reported: it could be declared in the broken file.
   });
 });
+
+describe('a problem repeated at one place', () => {
+  it('is reported once, with the places of every repeat: a template mistake seen by each environment that instantiates it', async () => {
+    const dir = tempTree({
+      'm.yaml': `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: stack
+        services:
+          - {type: container, name: web, registry: docker-hub, image_name: nginx, tag: "1", ignore_changes: [tagg]}
+    environments:
+      - {name: staging, cluster: staging-cluster, template: stack}
+      - {name: production, cluster: production-cluster, template: stack}
+`,
+    });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => [d.code, `${d.range!.file}:${d.range!.start.line}`])).toEqual([['manifest.ignore-path', 'm.yaml:7']]);
+    expect(r.diagnostics[0]!.related!.filter((x) => x.message === 'instantiated').map((x) => x.range.start.line)).toEqual([9, 10]);
+  });
+});
+
