@@ -20,6 +20,8 @@ import type { Doc, ExportedManifest } from './to-manifest.js';
 
 const isObject = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
 const lower = (s: unknown) => String(s).toLowerCase();
+/** An own property even for a key like `__proto__` (a helm chart's values may hold one). */
+const setOwn = (o: Doc, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 const serviceId = (s: Doc) => `${String(s.type)}:${lower(s.name)}`;
 
 export function factorManifest(m: ExportedManifest): ExportedManifest {
@@ -92,7 +94,7 @@ function planEnvironment(e: Doc, templateServices: Doc[], templateVariables: Doc
       continue;
     }
     expressed.add(mine);
-    if (Object.keys(patch).length > 0) plan.serviceOverrides[String(t.name)] = patch;
+    if (Object.keys(patch).length > 0) setOwn(plan.serviceOverrides, String(t.name), patch);
   }
   plan.ownServices = services.filter((s) => !expressed.has(s));
 
@@ -139,7 +141,7 @@ export function overrideFor(template: Doc, instance: Doc): Doc | undefined {
     if (k === 'type' || k === 'name' || k === 'key') continue;
     const t = template[k];
     if (isDeepStrictEqual(t, v)) continue;
-    patch[k] = isObject(t) && isObject(v) ? objectDiff(t, v) : MERGE_KEYS[k] && Array.isArray(t) && Array.isArray(v) ? keyedDiff(t, v, MERGE_KEYS[k]!) : v;
+    setOwn(patch, k, isObject(t) && isObject(v) ? objectDiff(t, v) : MERGE_KEYS[k] && Array.isArray(t) && Array.isArray(v) ? keyedDiff(t, v, MERGE_KEYS[k]!) : v);
   }
   const merged = mergeObjects(template, patch);
   return sameData(merged, instance) ? patch : undefined;
@@ -147,7 +149,7 @@ export function overrideFor(template: Doc, instance: Doc): Doc | undefined {
 
 function objectDiff(t: Doc, v: Doc): Doc {
   const d: Doc = {};
-  for (const [k, x] of Object.entries(v)) if (!isDeepStrictEqual(t[k], x)) d[k] = isObject(t[k]) && isObject(x) ? objectDiff(t[k] as Doc, x) : x;
+  for (const [k, x] of Object.entries(v)) if (!isDeepStrictEqual(t[k], x)) setOwn(d, k, isObject(t[k]) && isObject(x) ? objectDiff(t[k] as Doc, x) : x);
   return d;
 }
 
@@ -179,10 +181,10 @@ function common(instances: Doc[]): Doc {
   for (const k of Object.keys(first)) {
     if (!instances.every((x) => k in x)) continue;
     if (MERGE_KEYS[k] && instances.every((x) => Array.isArray(x[k]))) {
-      out[k] = commonKeyed(instances.map((x) => x[k] as unknown[]), MERGE_KEYS[k]!);
+      setOwn(out, k, commonKeyed(instances.map((x) => x[k] as unknown[]), MERGE_KEYS[k]!));
       continue;
     }
-    out[k] = mostCommon(instances.map((x) => x[k]));
+    setOwn(out, k, mostCommon(instances.map((x) => x[k])));
   }
   return out;
 }

@@ -35,6 +35,7 @@ export type ManifestCode =
   | 'manifest.scope-prune'
   | 'manifest.confusable'
   | 'manifest.ignore-path'
+  | 'manifest.unused-template'
   | 'schema.unknown-key'
   | 'schema.missing-key'
   | 'schema.wrong-type'

@@ -205,7 +205,8 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // expanded manifest shows which values those are.
     if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
     diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
-    if (complete) diagnostics.push(...checkReferences(manifest, opts.references));
+    // A template that could not be instantiated leaves its environments without what it declares.
+    if (complete && !expanded.incomplete) diagnostics.push(...checkReferences(manifest, opts.references));
     const resolved = resolveManifest(manifest, {
       env: opts.env,
       ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),

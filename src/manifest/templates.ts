@@ -18,8 +18,8 @@
  *   - any other list, and every scalar, replaces the template's value.
  */
 import type { Diagnostic, RelatedLocation, SourceRange } from '../diag/diagnostic.js';
-import { addressOf, type Address } from '../model/resource.js';
-import { error } from './codes.js';
+import { addressOf, type Address, type ResourceKind } from '../model/resource.js';
+import { error, warning } from './codes.js';
 import { formatRange } from '../diag/excerpt.js';
 
 const placeOf = (r: SourceRange | undefined) => (r ? formatRange(r) : 'another place');
@@ -63,17 +63,22 @@ const lower = (s: unknown) => String(s).toLowerCase();
  * instantiated and declared by the environment, a template name declared twice, and whatever the
  * service schema says of a service once its override is applied.
  */
-export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[] } {
+export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[]; incomplete: boolean } {
   const diagnostics: Diagnostic[] = [];
   const related: Related = { byAddress: new Map(), regions: [] };
   const projects = manifest.projects as unknown as Obj[] | undefined;
   if (!projects?.some((p) => p.templates !== undefined || (p.environments as Obj[] | undefined)?.some(usesTemplate))) {
-    return { manifest, diagnostics };
+    return { manifest, diagnostics, incomplete: false };
   }
   const out = copyShallow(manifest as unknown as Obj);
   out.projects = mapList(projects, (p) => expandProject(p, diagnostics, related));
   Object.defineProperty(out, RELATED, { value: related, enumerable: false });
-  return { manifest: out as unknown as Manifest, diagnostics };
+  // An environment whose template is unknown lacks what the template declares.
+  const incomplete = projects.some((p) => {
+    const names = new Set(((p.templates as Obj[] | undefined) ?? []).map((t) => lower(t.name)));
+    return ((p.environments as Obj[] | undefined) ?? []).some((e) => e.template !== undefined && !names.has(lower(e.template)));
+  });
+  return { manifest: out as unknown as Manifest, diagnostics, incomplete };
 }
 
 /**
@@ -220,6 +225,17 @@ function expandProject(project: Obj, diagnostics: Diagnostic[], related: Related
   }
   const out = copyShallow(project);
   delete out.templates;
+  const environments = Array.isArray(project.environments) ? (project.environments as Obj[]) : [];
+  for (const t of templates.values()) {
+    if (environments.some((e) => lower(e.template) === lower(t.name))) continue;
+    diagnostics.push(
+      warning('manifest.unused-template', `template \`${String(t.name)}\` of project \`${String(project.name)}\` is used by no environment`, {
+        detail: 'A template creates nothing by itself: name it in an environment with `template:`, or remove it.',
+        range: sourceOf(t, 'name'),
+        address: addressOf('project', String(project.name)),
+      }),
+    );
+  }
   if (Array.isArray(project.environments)) {
     const pa = addressOf('project', String(project.name));
     out.environments = mapList(project.environments as Obj[], (e) => (usesTemplate(e) ? instantiate(e, templates, pa, diagnostics, related) : e));
@@ -309,7 +325,7 @@ function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Addr
     const overrideName = Object.keys(serviceOverrides).find((n) => lower(n) === lower(ts.name));
     const patch = overrideName === undefined ? undefined : serviceOverrides[overrideName];
     const instance = isObject(patch) ? mergeObjects(ts, patch) : cloneDeep(ts);
-    const sa = addressOf(String(ts.type) as never, String(ts.name), ea);
+    const sa = addressOf(String(ts.type) as ResourceKind, String(ts.name), ea);
     const overrideRange = overrideName === undefined ? undefined : keySourceOf(serviceOverrides, overrideName) ?? sourceOf(serviceOverrides, overrideName);
     const locations = [...located('defined', sourceOf(ts)), ...(overrideRange ? located('overridden', overrideRange) : located('instantiated', templateKey))];
     record(related, sa, locations, ts, patch);
@@ -448,9 +464,8 @@ export function mergeObjects(base: Obj, patch: Obj): Obj {
   const out = cloneDeep(base);
   for (const [k, pv] of Object.entries(patch)) {
     const bv = out[k];
-    if (isObject(bv) && isObject(pv)) out[k] = mergeObjects(bv, pv);
-    else if (Array.isArray(bv) && Array.isArray(pv) && MERGE_KEYS[k] && pv.every((x) => isObject(x) && x[MERGE_KEYS[k]!] !== undefined)) out[k] = mergeKeyed(bv, pv, MERGE_KEYS[k]!);
-    else out[k] = cloneDeep(pv);
+    const keyed = MERGE_KEYS[k] !== undefined && Array.isArray(bv) && Array.isArray(pv) && pv.every((x) => isObject(x) && x[MERGE_KEYS[k]!] !== undefined);
+    setOwn(out, k, isObject(bv) && isObject(pv) ? mergeObjects(bv, pv) : keyed ? mergeKeyed(bv as unknown[], pv as unknown[], MERGE_KEYS[k]!) : cloneDeep(pv));
     const vr = fieldSourceOf(patch, k);
     if (vr) attachFieldSource(out, k, vr, keySourceOf(patch, k));
   }
@@ -482,11 +497,16 @@ function cloneDeep<T>(v: T): T {
   }
   if (isObject(v)) {
     const out: Obj = {};
-    for (const [k, x] of Object.entries(v)) out[k] = cloneDeep(x);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, cloneDeep(x));
     copySources(v, out);
     return out as T;
   }
   return v;
+}
+
+/** An own property even for a key like `__proto__` (free-form maps such as helm values may hold one). */
+function setOwn(o: Obj, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 function copyShallow(v: Obj): Obj {

@@ -116,6 +116,19 @@ describe('environment templates', () => {
     const validate = await h.run(['validate', 'm']);
     expect(validate.code).toBe(0);
 
+    const planned = await h.run(['plan', 'm', '--json']);
+    expect(planned.code).toBe(0);
+    const created = JSON.parse(planned.stdout).resource_changes.filter((c: { change: { actions: string[] } }) => c.change.actions.includes('create')).map((c: { address: string }) => c.address);
+    // Each environment gets its own objects: the template's (less the excluded worker) and its own.
+    expect(created.filter((a: string) => /\/(application|container)\.[^/]+$/.test(a)).sort()).toEqual([
+      'project.shop/environment.production/application.api',
+      'project.shop/environment.production/container.metrics',
+      'project.shop/environment.production/container.web',
+      'project.shop/environment.staging/application.api',
+      'project.shop/environment.staging/container.web',
+      'project.shop/environment.staging/container.worker',
+    ]);
+
     const first = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
     expect(first.stderr).toMatch(ONLY_USAGE_LINE);
     expect(first.code).toBe(0);

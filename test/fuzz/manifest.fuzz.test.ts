@@ -28,12 +28,35 @@ const MICRO = [
   '          - {type: container, name: web, registry: docker-hub, image_name: library/nginx, tag: "1"}',
   '',
 ].join('\n');
+/** The same with an environment template, overrides and an exclusion (src/manifest/templates.ts). */
+const MICRO_TEMPLATES = [
+  'version: 1',
+  'projects:',
+  '  - name: p',
+  '    templates:',
+  '      - name: t',
+  '        variables: [{key: K, value: v}]',
+  '        deployment_stages: [{name: s, services: [web, db]}]',
+  '        services:',
+  '          - {type: container, name: web, registry: docker-hub, image_name: library/nginx, tag: "1", ports: [{name: http, internal_port: 80}]}',
+  '          - {type: database, name: db, database_type: POSTGRESQL, version: "16", mode: CONTAINER}',
+  '    environments:',
+  '      - name: e',
+  '        cluster: staging-cluster',
+  '        template: t',
+  '        exclude_services: [db]',
+  '        overrides:',
+  '          services: {web: {tag: "2", ports: [{name: http, publicly_accessible: true}]}}',
+  '          variables: [{key: K, value: w}]',
+  '',
+].join('\n');
 const BASES = [
   MICRO,
   readFileSync(resolve(ROOT, 'examples/minimal/driftless.yaml'), 'utf8'),
   readFileSync(resolve(ROOT, 'examples/realistic/organization.yaml'), 'utf8'),
   readFileSync(resolve(ROOT, 'examples/realistic/alerts.yaml'), 'utf8'),
   readFileSync(resolve(ROOT, 'examples/realistic/shop.yaml'), 'utf8'),
+  MICRO_TEMPLATES,
 ];
 const OBJECTS = BASES.map((t) => parse(t) as unknown);
 const FILE = { path: '/virtual/m.yaml', root: '/virtual', display: 'm.yaml' };
@@ -68,7 +91,7 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Mostly the small example (the loader's cost is the YAML parse: small inputs keep 10,000 runs fast). */
-const baseIndex = fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constantFrom(2, 3) }, { weight: 1, arbitrary: fc.constant(4) });
+const baseIndex = fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constantFrom(2, 3) }, { weight: 1, arbitrary: fc.constant(4) }, { weight: 3, arbitrary: fc.constant(5) });
 
 /** Every path (keys and indexes) of a JSON-like value. */
 function paths(v: unknown, prefix: Array<string | number> = [], out: Array<Array<string | number>> = []): Array<Array<string | number>> {

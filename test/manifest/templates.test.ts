@@ -425,3 +425,62 @@ describe('diagnostics', () => {
     expect(renderDiagnostic(d)).not.toContain('hunter2');
   });
 });
+
+describe('hostile keys', () => {
+  it('keeps a `__proto__` key of a free-form map as data, in the template and in an override', () => {
+    const base = JSON.parse('{"values_override": {"set": {"__proto__": {"a": "1"}, "b": "2"}}}');
+    const patch = JSON.parse('{"values_override": {"set": {"__proto__": {"c": "3"}}}}');
+    const merged = mergeObjects(base, patch) as { values_override: { set: Record<string, unknown> } };
+    expect(Object.keys(merged.values_override.set)).toEqual(['__proto__', 'b']);
+    expect(JSON.stringify(merged)).toBe('{"values_override":{"set":{"__proto__":{"a":"1","c":"3"},"b":"2"}}}');
+    expect(({} as Record<string, unknown>).c).toBeUndefined();
+  });
+});
+
+describe('an unused template', () => {
+  it('is a warning at its name: it creates nothing by itself', async () => {
+    const text = `${TEMPLATE}    environments:\n      - name: plain\n        cluster: c\n`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.manifest).toBeDefined();
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.range?.start])).toEqual([
+      ['warning', 'manifest.unused-template', 'template `web` of project `shop` is used by no environment', at(text, 'web')],
+    ]);
+  });
+});
+
+describe('a template that cannot be instantiated', () => {
+  it('is the one error: the names it would have declared are not reported missing', async () => {
+    const text = `${TEMPLATE}    environments:
+      - name: prod
+        cluster: c
+        template: wbe
+        deployment_stages:
+          - {name: extra, services: [api]}
+        variables:
+          - {key: LOG_ALIAS, alias: LOG_LEVEL}
+`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.diagnostics.map((d) => [d.code, d.summary])).toEqual([
+      ['manifest.unused-template', 'template `web` of project `shop` is used by no environment'],
+      ['ref.unresolved', 'environment `prod` uses template `wbe`, which the project does not declare'],
+    ]);
+  });
+
+  it('other template errors do not hide the reference checks: one run shows every problem', async () => {
+    const text = `${TEMPLATE}    environments:
+      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          services:
+            apii: {cpu: 500}
+        variables:
+          - {key: LOG_ALIAS, alias: LOG_LEVL}
+`;
+    const r = await load(tempTree({ 'm.yaml': text }));
+    expect(r.diagnostics.map((d) => [d.code, d.range?.start.line])).toEqual([
+      ['ref.unresolved', at(text, 'apii').line],
+      ['ref.unresolved', at(text, 'LOG_LEVL').line],
+    ]);
+  });
+});
