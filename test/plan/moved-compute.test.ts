@@ -56,4 +56,26 @@ describe('computePlan with moved', () => {
       'project.shop/environment.production/application.api/variable.PORT',
     );
   });
+
+  it('shows a rename and the other changes of the same object as one update', () => {
+    const m = fullManifest();
+    const env = m.projects![0]!.environments![0]!;
+    const api = env.services!.find((s) => s.name === 'api')!;
+    api.name = 'backend';
+    (api as { cpu?: number }).cpu = 1000;
+    env.deployment_stages = env.deployment_stages!.map((s) => ({ ...s, services: s.services!.map((n) => (n === 'api' ? 'backend' : n)) }));
+    const rule = m.alert_rules!.find((r) => 'project' in r.target)!;
+    rule.target = { project: 'shop', environment: 'production', service: 'backend' };
+    m.moved = [{ from: 'project.shop/environment.production/application.api', to: 'project.shop/environment.production/application.backend' }];
+    const plan = planOf(m);
+    const c = plan.changes.find((x) => x.address === 'project.shop/environment.production/application.backend')!;
+    expect(c.actions).toEqual(['update']);
+    expect(c.previous_address).toBe('project.shop/environment.production/application.api');
+    expect(c.fields.map((f) => [f.field, f.before, f.after])).toEqual([
+      ['name', 'api', 'backend'],
+      ['cpu', 500, 1000],
+    ]);
+    // The cpu change deploys; the rename alone would not.
+    expect(c.deploy?.reasons).toEqual([expect.stringContaining('configuration changed (cpu)')]);
+  });
 });
