@@ -28,7 +28,7 @@ projects:
 `;
 
 function load(source: string, env: Record<string, string>) {
-  return loadManifestFromSources([{ file: 'm.yaml', text: source }], { env, readFile: () => ({ ok: false, reason: 'none' }) });
+  return loadManifestFromSources([{ file: { path: '/virtual/m.yaml', root: '/virtual', display: 'm.yaml' }, text: source }], { env, readFile: () => ({ ok: false, reason: 'none' }) });
 }
 
 const dbPassword = (m: Manifest) => (m.projects![0]!.variables![0] as VariableSpec).value;
