@@ -7,12 +7,14 @@
  * In that view an ignored path holds the LIVE value when the live object has one (so a comparison
  * finds nothing, and a request that replaces a whole object -- a job's `source`, a service's
  * `healthchecks` -- writes back what is live instead of dropping it), and is left out otherwise (a
- * secret, which the API never returns: not compared, not written). Ignored deploy pins are dropped:
- * a deploy for another reason deploys what runs, never the manifest's ignored tag or commit.
+ * secret, which the API never returns: not compared, not written; an update keeps the fingerprint
+ * its live marker has for it, `keptFingerprints`). Ignored deploy pins are dropped: a deploy for
+ * another reason deploys what runs, never the manifest's ignored tag or commit.
  */
 import type { DesiredResource, IgnoreChanges, ResourceKind } from '../model/resource.js';
 import { IDENTITY_ATTRS, IGNORABLE_PATHS, type DeployPin } from '../model/ignore-paths.js';
 import { isSecretValue } from '../model/secret.js';
+import { secretsIn } from '../plan/compare.js';
 
 /** What the manifest's `ignore_changes` (a list of paths, or `all`) ignores on an object with these attrs. */
 export function ignoreChangesOf(
@@ -75,6 +77,9 @@ export function afterCreation(d: DesiredResource, liveAttrs: Record<string, unkn
     else deletePath(attrs, segs);
   }
   const out: DesiredResource = { ...d, attrs };
+  const written = new Set(Object.entries(attrs).flatMap(([f, v]) => secretsIn(f, v).map((s) => s.field)));
+  const kept = Object.entries(d.attrs).flatMap(([f, v]) => secretsIn(f, v).map((s) => s.field)).filter((f) => !written.has(f));
+  if (kept.length > 0) out.keptFingerprints = kept;
   if (d.deploy) {
     const deploy = { ...d.deploy };
     for (const p of ig.pins) delete deploy[p as DeployPin];

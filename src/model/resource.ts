@@ -148,6 +148,12 @@ export interface DesiredResource {
    * written afterwards (src/graph/ignore.ts applies it to an object that exists).
    */
   ignoreChanges?: IgnoreChanges;
+  /**
+   * Set by `afterCreation` (src/graph/ignore.ts): marker fields (`value`, `tf_vars.KEY`...) of the
+   * ignored secrets. Not written, they keep the fingerprints the live record's marker has for them
+   * when an update rewrites its description.
+   */
+  keptFingerprints?: string[];
   source?: SourceRange;
 }
 

@@ -167,3 +167,78 @@ describe('ignore_changes', () => {
     }
   });
 });
+
+describe('ignore_changes on other kinds', () => {
+  let k: Harness;
+  const manifestOf = (o: { mode: string; enabled: boolean; team: string; stage: string }) => `version: 1
+label_groups:
+  - name: team
+    labels: [{key: team, value: ${o.team}}]
+    ignore_changes: all
+webhooks:
+  - target_url: https://ci.example.com/hook
+    events: [DEPLOYMENT_FAILED]
+    enabled: ${o.enabled}
+    ignore_changes: [enabled]
+projects:
+  - name: Ops
+    environments:
+      - name: tools
+        cluster: staging-cluster
+        mode: ${o.mode}
+        ignore_changes: [mode]
+        deployment_stages:
+          - name: first
+            description: ${o.stage}
+            ignore_changes: [description]
+`;
+  const call = async (method: string, p: string, body?: unknown) => {
+    const r = await fetch(k.emu.url + p, { method, headers: { authorization: `Token ${k.emu.tokens.ADMIN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const t = await r.text();
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${t}`);
+    return t ? JSON.parse(t) : undefined;
+  };
+
+  afterAll(async () => {
+    await k?.close();
+  });
+
+  it('a label group, a webhook, an environment and a stage: console edits of ignored fields are neither drift nor plan changes', async () => {
+    k = await startHarness({ deployDurationMs: 30 });
+    k.write({ 'o/main.yaml': manifestOf({ mode: 'STAGING', enabled: true, team: 'ops', stage: 'first stage' }) });
+    const applied = await k.run(['apply', 'o', '--auto-approve', ...FAST]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const org = k.emu.organizationId;
+
+    const group = ((await call('GET', `/organization/${org}/labelsGroups`)).results as any[])[0];
+    expect(group.labels).toEqual([{ key: 'team', value: 'ops', propagate_to_cloud_provider: false }]);
+    await call('PUT', `/organization/${org}/labelsGroups/${group.id}`, { name: 'team', labels: [{ key: 'team', value: 'platform', propagate_to_cloud_provider: true }] });
+    const hook = ((await call('GET', `/organization/${org}/webhook`)).results as any[])[0];
+    expect(hook.enabled).toBe(true);
+    await call('PUT', `/organization/${org}/webhook/${hook.id}`, { kind: hook.kind, target_url: hook.target_url, events: hook.events, enabled: false });
+    const project = ((await call('GET', `/organization/${org}/project`)).results as any[])[0];
+    const env = ((await call('GET', `/project/${project.id}/environment`)).results as any[])[0];
+    expect(env.mode).toBe('STAGING');
+    await call('PUT', `/environment/${env.id}`, { name: env.name, mode: 'DEVELOPMENT' });
+    const stage = ((await call('GET', `/environment/${env.id}/deploymentStage`)).results as any[]).find((s) => s.name === 'first');
+    expect(stage.description).toBe('first stage');
+    await call('PUT', `/deploymentStage/${stage.id}`, { name: 'first', description: 'renamed in the console' });
+
+    // The manifest moves too: still nothing is compared or written.
+    k.write({ 'o/main.yaml': manifestOf({ mode: 'PRODUCTION', enabled: true, team: 'ops-2', stage: 'other text' }) });
+    const plan = await k.run(['plan', 'o', '--json', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const doc = JSON.parse(plan.stdout);
+    expect(doc.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
+    expect((doc.resource_changes as any[]).filter((c) => c.change.ignored_fields).map((c) => [c.address, c.change.ignored_fields])).toEqual([
+      ['labels_group.team', ['labels']],
+      ['webhook.https:%2F%2Fci.example.com%2Fhook', ['enabled']],
+      ['project.Ops/environment.tools', ['mode']],
+      ['project.Ops/environment.tools/deployment_stage.first', ['description']],
+    ]);
+    const drift = await k.run(['drift', 'o', '--format', 'json']);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expect((await call('GET', `/organization/${org}/webhook`)).results[0].enabled).toBe(false);
+  }, 30_000);
+});
+

@@ -224,6 +224,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
     }
+    if (!json && args.deploy === false && plan.summary.deploy > 0) {
+      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
+    }
 
     if (!planHasChanges(plan)) {
       if (json) io.stdout.write(jsonLine('No changes.', { type: 'change_summary', operation: 'plan', ...plan.summary }));
