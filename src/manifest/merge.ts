@@ -22,7 +22,7 @@
  */
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
-import { attachDeclarations, attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
+import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
 import { sourceOf, type Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
@@ -172,10 +172,6 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
   const out: Record<string, unknown> = {};
   const firstRange = sourceOf(first);
   if (firstRange) attachSource(out, firstRange);
-  attachDeclarations(
-    out,
-    decls.map((d) => sourceOf(d.value)).filter((r): r is SourceRange => r !== undefined),
-  );
   copyField(out, 'name', first);
   for (const d of decls.slice(1)) {
     if (d.value.name === name) continue;

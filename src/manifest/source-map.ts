@@ -33,25 +33,6 @@ export function attachFieldSource(obj: object, field: string, valueRange: Source
   }
 }
 
-/** Where an object merged from several files was declared: every declaration, in file order. */
-const DECLARATIONS: unique symbol = Symbol('driftless.declarations');
-
-export function attachDeclarations(obj: object, ranges: readonly SourceRange[]): void {
-  hide(obj, DECLARATIONS, [...ranges]);
-}
-
-/**
- * Every place an object was declared: several for a project or an environment that files of a
- * directory declare together, else the one place it was written (none for an object not loaded).
- */
-export function declarationsOf(obj: unknown): SourceRange[] {
-  if (obj === null || typeof obj !== 'object') return [];
-  const several = (obj as { [DECLARATIONS]?: SourceRange[] })[DECLARATIONS];
-  if (several) return [...several];
-  const one = (obj as Located)[SOURCE];
-  return one ? [one] : [];
-}
-
 export function keySourceOf(obj: unknown, field: string): SourceRange | undefined {
   if (obj === null || typeof obj !== 'object') return undefined;
   return (obj as Sourced)[KEY_SOURCES]?.[field];

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fieldSourceOf, sourceOf } from '../../src/manifest/index.js';
-import { declarationsOf } from '../../src/manifest/source-map.js';
 import { load, tempTree } from './helpers.js';
 
 const PLATFORM = `version: 1
@@ -76,8 +75,8 @@ describe('a project declared in several files', () => {
     expect(fieldSourceOf(prod.services!, '0')!.file).toBe('team-a.yaml');
     expect(fieldSourceOf(prod, 'cluster')).toMatchObject({ file: '00-platform.yaml', start: { line: 10, col: 18 } });
     expect(fieldSourceOf(shop.variables!, '1')!.file).toBe('team-b.yaml');
-    // Every place the environment was declared, for diagnostics that concern all of it.
-    expect(declarationsOf(prod).map((d) => `${d.file}:${d.start.line}`)).toEqual(['00-platform.yaml:8', 'team-a.yaml:5', 'team-b.yaml:7']);
+    // The merged environment is where it was first declared.
+    expect(sourceOf(prod)).toMatchObject({ file: '00-platform.yaml', start: { line: 8 } });
     // Nothing hidden leaks into the plain manifest.
     expect(Object.keys(prod)).toEqual(['name', 'mode', 'cluster', 'variables', 'deployment_stages', 'services']);
   });
