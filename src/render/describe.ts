@@ -155,6 +155,14 @@ export function partialLine(targets: readonly string[] | undefined): string | un
   return `Partial plan (--target): only ${list}, what is under ${targets.length === 1 ? 'it' : 'them'} and what ${targets.length === 1 ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`;
 }
 
+/** The one line every rendering of a plan says about `ignore_changes` (none when nothing was ignored). */
+export function ignoredFieldsLine(plan: Plan): string | undefined {
+  const n = plan.ignored_fields ?? 0;
+  if (n === 0) return undefined;
+  const objects = plan.changes.filter((c) => (c.ignored?.length ?? 0) > 0).length;
+  return `Ignored ${plural(n, 'field')} of ${plural(objects, 'object')} (ignore_changes): set at creation, not compared.`;
+}
+
 export function requestLine(plan: Plan): string {
   return `Live state read with ${plan.request_count} API request${plan.request_count === 1 ? '' : 's'}.`;
 }

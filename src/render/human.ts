@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -90,6 +90,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (scope) out.push(p.dim(scope));
   // Again beside the summary: a long plan's top is out of sight where its summary is read.
   if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.join(' ')}.`));
+  const ignored = ignoredFieldsLine(plan);
+  if (ignored) out.push(p.dim(ignored));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
   return out.join('\n') + '\n';
 }

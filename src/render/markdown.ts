@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -201,6 +201,8 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   if (plan.deploy_order.length > 0) blocks.push(textBlock(deployOrder(plan)));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) blocks.push(textBlock(escapeMarkdown(scope)));
+  const ignored = ignoredFieldsLine(plan);
+  if (ignored) blocks.push(textBlock(escapeMarkdown(ignored)));
 
   return {
     heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,

@@ -47,6 +47,8 @@ export interface ApplyArgs extends ConnectionArgs {
   json?: boolean;
   pollInterval?: number;
   color?: boolean;
+  /** false with `--no-deploy`. */
+  deploy?: boolean;
 }
 
 /** Kept here for its callers; the definition is the shared one of option-values.ts. */
@@ -96,6 +98,8 @@ export const applyCommand: CliCommand<ApplyArgs> = {
       .option('allow-replace', { type: 'boolean', describe: 'Allow replacing (delete, then create) an environment or a deployed service' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Refuse a plan that deletes more than N resources' }))
       .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
+      // Declared as `deploy` so that yargs reads `--no-deploy` as deploy=false.
+      .option('deploy', { type: 'boolean', describe: '--no-deploy: write the configuration and deploy nothing; the deploys it lists stay pending (the next plan shows them)' })
       .option('poll-interval', integerOption('poll-interval', { min: 1, max: 600_000, hidden: true, describe: 'First deployment poll interval in ms (tests)' })),
   run: (args, io) => runApply(args, io),
 };
@@ -237,6 +241,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
     }
+    if (!json && args.deploy === false && plan.summary.deploy > 0) {
+      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
+    }
 
     if (!planHasChanges(plan)) {
       if (json) io.stdout.write(jsonLine('No changes.', { type: 'change_summary', operation: 'plan', ...plan.summary }));
@@ -299,6 +306,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
           ...authority,
+          ...(args.deploy === false ? { noDeploy: true } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
       );
