@@ -226,7 +226,12 @@ describe('hand-built organization: one project, rich services', () => {
     expect(JSON.stringify(items.find((i) => i.address === 'alert_rule.gateway-5xx')?.fields)).toContain('enabled');
     expect(JSON.stringify(items.find((i) => i.address === 'project.payments/environment.prod/application.gateway')?.fields), JSON.stringify(items)).toContain('develop');
     expect(JSON.stringify(items.filter((i) => /deployment_stage|job\.settle/.test(i.address)))).toContain('settle');
-    for (const i of items) expect(i.origin, JSON.stringify(i)).toBe(i.address.startsWith('project.') ? 'outside_git' : 'unknown');
+    // The audit log names who made each edit (the test's admin token, not driftless), so every item,
+    // organization-level ones included, is known to be changed outside Git (not inferred).
+    for (const i of items) {
+      expect(i.origin, JSON.stringify(i)).toBe('outside_git');
+      expect(i.changed_by, JSON.stringify(i)).toMatchObject({ origin: 'API', triggered_by: 'admin token' });
+    }
   }, 120_000);
 });
 
@@ -371,8 +376,12 @@ describe('hand-built organization: console edits of stage order, alert rule, web
     expect(fieldsOf('alert_rule.etl-slow'), JSON.stringify(items)).toEqual(expect.arrayContaining([expect.stringMatching(/condition|threshold/)]));
     expect(fieldsOf('webhook.https:%2F%2Fci.example.com%2Fdata'), JSON.stringify(items)).toContain('events');
     expect(JSON.stringify(items.filter((i) => i.kind === 'deployment_stage')), JSON.stringify(items)).toMatch(/order|first|second/);
-    // Organization-level objects have no deployment to date an edit against (src/drift/detect.ts).
-    for (const i of items) expect(i.origin, JSON.stringify(i)).toBe(i.address.startsWith('project.') ? 'outside_git' : 'unknown');
+    // Organization-level objects have no deployment to date an edit against, but the audit log names
+    // who made each edit (the test's admin token, not driftless): changed outside Git, not inferred.
+    for (const i of items) {
+      expect(i.origin, JSON.stringify(i)).toBe('outside_git');
+      expect(i.changed_by, JSON.stringify(i)).toMatchObject({ origin: 'API', triggered_by: 'admin token' });
+    }
     for (const v of ['ca-secret-9', 'tf-key-10', 'hook-secret-11']) expect(drift.stdout + drift.stderr).not.toContain(v);
   }, 120_000);
 });
