@@ -89,7 +89,12 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const staleness = stalenessOf(since.events, topologyOf(previous.responses));
   if ('reason' in staleness) return full(staleness.reason, orgResp);
 
-  const port = new SnapshotPort(api, previous.responses, staleness, topologyOf(previous.responses).ids, { '/organization': orgResp });
+  // Objects the events name: a list of theirs the snapshot lacks is needed because of a change
+  // (the last service of an environment deleted: the environment's own variable list), not because
+  // the manifest asks for more; it is read.
+  const touched = new Set(since.events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
+  const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
+  const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp });
   let records: LiveRecords;
   try {
     records = await read(port);
@@ -139,7 +144,7 @@ class SnapshotPort implements ApiPort {
     private readonly api: ApiPort,
     private readonly snapshot: Readonly<Record<string, unknown>>,
     private readonly staleness: Staleness,
-    /** The objects the snapshot knew: a list of theirs it lacks was never read. */
+    /** The objects the snapshot knew and no event touched since: a list of theirs it lacks was never read. */
     private readonly knownIds: ReadonlySet<string>,
     private readonly preloaded: Record<string, unknown>,
   ) {}

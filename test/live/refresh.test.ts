@@ -116,14 +116,20 @@ describe('readLiveRecordsCached', () => {
     expect(r.fullReadReason).toBe('no cache yet');
   });
 
-  it('re-reads only the variable list of the service whose variable changed', async () => {
+  it('re-reads the variable list of the service whose variable changed, and what shows it out of date (its environment\'s services and statuses)', async () => {
     const w = world();
     const snapshot = await warm(w);
     w.lists[requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
     w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
     const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
     expect(r.reader).toBe('refresh');
-    expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual(['/organization', `/organization/${ORG}/events`, requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]);
+    expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual([
+      '/organization',
+      `/organization/${ORG}/events`,
+      '/environment/e1/services',
+      '/environment/e1/statuses',
+      requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' }),
+    ]);
     expect(r.records.variables.get('s2')![0]!.value).toBe('changed');
     expect(r.events).toHaveLength(1);
     // The next run starts after that event.

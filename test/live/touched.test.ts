@@ -45,15 +45,19 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
   it('nothing but the organization without events', () => {
     expect(stale()).toEqual([]);
   });
-  it('a service variable: that service list only', () => {
-    expect(stale({ target_type: 'APPLICATION', target_id: 'a2', sub_target_type: 'VARIABLE', environment_id: 'e1', project_id: 'p1' })).toEqual([v('a2', 'APPLICATION')]);
+  // A variable change also makes the services that see it out of date: their environment's
+  // services and statuses are re-read with the variable lists.
+  it('a service variable: that service\'s list, and its environment\'s services and statuses', () => {
+    expect(stale({ target_type: 'APPLICATION', target_id: 'a2', sub_target_type: 'VARIABLE', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', v('a2', 'APPLICATION')]);
   });
   it('an environment variable or secret: every list of the environment (its services inherit it)', () => {
-    expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'SECRET', environment_id: 'e1', project_id: 'p1' })).toEqual([v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+    expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'SECRET', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
   });
   it('a project variable: every list of the project, and none of another project', () => {
-    expect(stale({ target_type: 'PROJECT', target_id: 'p1', sub_target_type: 'VARIABLE', project_id: 'p1' })).toEqual([v('a1', 'APPLICATION'), v('a2', 'APPLICATION'), v('b1', 'APPLICATION')].sort());
-    expect(stale({ target_type: 'PROJECT', target_id: 'p2', sub_target_type: 'VARIABLE', project_id: 'p2' })).toEqual([v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')].sort());
+    expect(stale({ target_type: 'PROJECT', target_id: 'p1', sub_target_type: 'VARIABLE', project_id: 'p1' })).toEqual(
+      ['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', v('a1', 'APPLICATION'), v('a2', 'APPLICATION'), v('b1', 'APPLICATION')].sort(),
+    );
+    expect(stale({ target_type: 'PROJECT', target_id: 'p2', sub_target_type: 'VARIABLE', project_id: 'p2' })).toEqual(['/environment/e3/services', v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')].sort());
   });
   it('a service update or deploy: its environment\'s services and statuses; a create or delete also the stages', () => {
     expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
@@ -66,8 +70,8 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
   it('a stage change or move: the stages of its environment', () => {
     expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'DEPLOYMENT_STAGE', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/deploymentStage']);
   });
-  it('an environment change: its project\'s environment list and its own lists', () => {
-    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', '/project/p1/environment']);
+  it('an environment change: the project list (it counts environments), its project\'s environment list and its own lists', () => {
+    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/project`, '/project/p1/environment']);
   });
   it('organization-level objects: their list; a cluster or helm repository change also what embeds it', () => {
     expect(stale({ target_type: 'WEBHOOK', target_id: 'w' })).toEqual([`/organization/${ORG}/webhook`]);
