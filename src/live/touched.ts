@@ -109,6 +109,12 @@ const ORG_SUBTARGET_LISTS: Record<string, string[]> = {
   LABELS_GROUP: ['labelsGroups'],
 };
 
+/**
+ * Lists never answered from the cache: clusters change by themselves (an upgrade ends, its version
+ * and status move on) with no audit event to say so.
+ */
+export const NEVER_CACHED_ORG_LISTS: ReadonlySet<string> = new Set(['cluster', 'cluster/status']);
+
 export interface Staleness {
   /** True when the cached answer of this key may no longer be the live one. */
   isStale(key: string): boolean;
@@ -229,7 +235,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         case 'organization':
           return true;
         case 'org-list':
-          return orgLists.has(s.list);
+          return orgLists.has(s.list) || NEVER_CACHED_ORG_LISTS.has(s.list);
         case 'environments':
           return allEnvironments || projectEnvs.has(s.project);
         case 'env-list':

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/live/audit-log.js';
-import { requestKey, stalenessOf, topologyOf } from '../../src/live/touched.js';
+import { NEVER_CACHED_ORG_LISTS, requestKey, stalenessOf, topologyOf } from '../../src/live/touched.js';
 
 const ORG = 'o';
 /** Project p1 > environments e1 (services a1, a2) and e2 (service b1); project p2 > e3. */
@@ -37,13 +37,18 @@ function stale(...events: Array<Partial<AuditEvent>>): string[] {
     topo,
   );
   if ('reason' in s) throw new Error(s.reason);
-  // The organization is always re-read; the rest is what the events touched.
-  return Object.keys(responses).filter((k) => k !== '/organization' && s.isStale(k)).sort();
+  // The organization and the clusters are always re-read; the rest is what the events touched.
+  return Object.keys(responses).filter((k) => k !== '/organization' && !NEVER_CACHED_ORG_LISTS.has(k.split('/').slice(3).join('/')) && s.isStale(k)).sort();
 }
 
 describe('stalenessOf: the cached lists an event makes stale', () => {
   it('nothing but the organization without events', () => {
     expect(stale()).toEqual([]);
+  });
+  it('the clusters are always re-read: an upgrade ends with no event', () => {
+    const s = stalenessOf([], topo) as { isStale(k: string): boolean };
+    expect(['/organization', `/organization/${ORG}/cluster`, `/organization/${ORG}/cluster/status`].every((k) => s.isStale(k))).toBe(true);
+    expect(s.isStale(`/organization/${ORG}/webhook`)).toBe(false);
   });
   // A variable change also makes the services that see it out of date: their environment's
   // services and statuses are re-read with the variable lists.
@@ -76,8 +81,8 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
   it('organization-level objects: their list; a cluster or helm repository change also what embeds it', () => {
     expect(stale({ target_type: 'WEBHOOK', target_id: 'w' })).toEqual([`/organization/${ORG}/webhook`]);
     expect(stale({ target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ALERT_RULE' })).toEqual([`/organization/${ORG}/alert-rules`]);
-    expect(stale({ event_type: 'CREATE', target_type: 'CLUSTER', target_id: 'c' })).toEqual([`/organization/${ORG}/cluster`, `/organization/${ORG}/cluster/status`]);
-    expect(stale({ target_type: 'CLUSTER', target_id: 'c' })).toEqual([`/organization/${ORG}/cluster`, `/organization/${ORG}/cluster/status`, '/project/p1/environment', '/project/p2/environment']);
+    expect(stale({ event_type: 'CREATE', target_type: 'CLUSTER', target_id: 'c' })).toEqual([]);
+    expect(stale({ target_type: 'CLUSTER', target_id: 'c' })).toEqual(['/project/p1/environment', '/project/p2/environment']);
     expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
     expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
   });
@@ -85,7 +90,7 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     const busy = { ...responses, '/environment/e2/statuses': { environment: { state: 'DEPLOYING' }, applications: [{ id: 'b1', state: 'BUILDING' }] } };
     const s = stalenessOf([], topologyOf(busy));
     expect('reason' in s).toBe(false);
-    const stale = Object.keys(busy).filter((k) => k !== '/organization' && (s as { isStale(k: string): boolean }).isStale(k));
+    const stale = Object.keys(busy).filter((k) => k !== '/organization' && !k.includes('/cluster') && (s as { isStale(k: string): boolean }).isStale(k));
     expect(stale.sort()).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
   });
   it('what driftless never reads changes nothing: a member, a token, a shell', () => {
