@@ -68,7 +68,7 @@ describe('request budget of a plan', () => {
 describe('examples', () => {
   for (const example of ['minimal', 'realistic']) {
     it(`${example}: one apply from an empty organization to deployed, then no changes`, async () => {
-      h = await startHarness({ refreshCache: false });
+      h = await startHarness();
       cpSync(join(import.meta.dirname, '../../examples', example), join(h.dir, example), { recursive: true });
       const env = {
         STRIPE_API_KEY: 'sk_test_example',
