@@ -27,7 +27,7 @@ export interface EmulatorOptions {
   bodyLimitBytes: number;
   /** Audit log retention (`--audit-retention`); the organization's, when shorter or unset. */
   auditRetentionMs?: number;
-  /** At most this many audit events are kept; the oldest go first. */
+  /** At most this many audit events are kept, the oldest going first (bounds memory and the --data file). */
   auditMaxEvents: number;
 }
 
@@ -41,7 +41,7 @@ export const DEFAULT_OPTIONS: EmulatorOptions = {
   failDeployGlob: undefined,
   bodyLimitBytes: 1024 * 1024,
   auditRetentionMs: undefined,
-  auditMaxEvents: 100_000,
+  auditMaxEvents: 50_000,
 };
 
 export interface Clock {

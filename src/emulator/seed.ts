@@ -115,7 +115,9 @@ export function mergeSeed(base: EmulatorState, fixture: unknown, source: string)
     }
     const expected = Array.isArray((base as any)[key]) ? 'array' : typeof (base as any)[key];
     const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    if (expected !== actual) throw new Error(`seed ${source}: '${key}' must be an ${expected}, got ${actual}`);
+    // A key whose default is null (auditDroppedThrough) takes a string or null.
+    const nullable = (base as any)[key] === null && (value === null || typeof value === 'string');
+    if (!nullable && expected !== actual) throw new Error(`seed ${source}: '${key}' must be an ${expected}, got ${actual}`);
     out[key] = value;
   }
   const state = out as unknown as EmulatorState;

@@ -35,7 +35,8 @@ export interface AuditEvent {
   target_id: string | null;
   target_name?: string;
   target_type: string;
-  sub_target_type: string | null;
+  /** Absent when the target itself changed (the reference's enumeration has no null). */
+  sub_target_type?: string;
   /** JSON text of what changed (never a secret value). */
   change: string;
   origin: string;

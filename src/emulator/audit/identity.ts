@@ -22,7 +22,8 @@ export const UNKNOWN_IDENTITY: Identity = { triggered_by: 'api-token', origin: '
 
 export function identityOf(token: TokenRecord | undefined): Identity {
   if (!token) return UNKNOWN_IDENTITY;
-  return { triggered_by: token.name, origin: token.origin === 'CONSOLE' ? 'CONSOLE' : 'API' };
+  // A seed's token may have no name: it is then known by its scope, never by its value.
+  return { triggered_by: token.name || `${token.scope.toLowerCase()} token`, origin: token.origin === 'CONSOLE' ? 'CONSOLE' : 'API' };
 }
 
 const b64url = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');

@@ -9,7 +9,8 @@
  * Retention: an event older than the organization's `organization_plan.audit_logs_retention_in_days`
  * (or `--audit-retention`, when shorter) is gone; so is the oldest event beyond `auditMaxEvents`.
  * `state.auditDroppedThrough` remembers the newest event dropped: a query whose range reaches back
- * to it is answered `organization_max_limit_reached: true` (what it asks for is partly gone).
+ * to it, or further back than the retention, is answered `organization_max_limit_reached: true`
+ * (what it asks for is, or may be, partly gone).
  */
 import { randomUUID } from 'node:crypto';
 import type { EmulatorContext } from '../context.js';
@@ -146,9 +147,19 @@ export function queryEvents(ctx: EmulatorContext, f: EventFilter, cursor: PageCu
   } else if (cursor.stepBackFrom !== undefined && anyOlder(cursor.stepBackFrom + 1n)) {
     next = formatNanos(cursor.stepBackFrom + 1n);
   }
+  return { events: page.map((x) => x.event), next, previous, limitReached: limitReached(ctx, f.from) };
+}
+
+/**
+ * Whether events the query asks for may be gone: it reaches back to the newest event ever dropped
+ * (no `from`, or a `from` at or before it), or its `from` is older than the retention (whatever was
+ * there is gone, or would be). A cursor newer than both missed nothing.
+ */
+export function limitReached(ctx: EmulatorContext, from: bigint | undefined): boolean {
   const dropped = ctx.state.auditDroppedThrough ? parseNanos(ctx.state.auditDroppedThrough) : undefined;
-  const limitReached = dropped !== undefined && (f.from === undefined || f.from <= dropped);
-  return { events: page.map((x) => x.event), next, previous, limitReached };
+  if (from === undefined) return dropped !== undefined;
+  const cutoff = BigInt(ctx.clock.now().getTime() - retentionMs(ctx)) * 1_000_000n;
+  return from < cutoff || (dropped !== undefined && from <= dropped);
 }
 
 /** Every matching event, oldest first (the targets route). */

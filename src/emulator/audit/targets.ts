@@ -7,10 +7,12 @@
  *   event (an environment's DEFAULT stage, the services of a deleted environment, a deleted
  *   service's variables);
  * - BUILT_IN variables follow the services and are never an event;
- * - a stage whose only change is its membership, in a request that created or deleted a service or
- *   a stage, is that service's or stage's consequence (a stage move itself is an UPDATE);
- * - a secret value (`secretValues`, webhook and receiver secrets) is an UPDATE of its owner with
- *   sub-target SECRET when the owner's record did not change too, and its value never appears;
+ * - a stage whose only change is its membership (or, when a stage was created or deleted, its
+ *   order), in a request that created or deleted a service or a stage, is that service's or stage's
+ *   consequence (moving a service or a stage is an UPDATE);
+ * - a written secret value (`secretValues`, webhook and receiver secrets) is named in its owner's
+ *   change (`secrets_written`), an UPDATE of the owner when its record did not change too; the
+ *   value never appears;
  * - several records of one target, sub-target and kind of change in one request are one event.
  *
  * Pure: a function of the state after the request and the records as they were before it.
@@ -166,7 +168,22 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
     return now ?? changed(c, id)?.before;
   };
   const bornOrGone = new Set(changes.filter((c) => !c.before !== !c.after).map((c) => c.key));
-  const stageOrServiceBornOrGone = changes.some((c) => (c.collection === 'services' || c.collection === 'deploymentStages') && !c.before !== !c.after);
+  const bornOrGoneIn = (collection: string) => changes.some((c) => c.collection === collection && !c.before !== !c.after);
+  // What a created or deleted service or stage does to the other stages of its environment.
+  const stageConsequences = new Set([
+    ...(bornOrGoneIn('services') || bornOrGoneIn('deploymentStages') ? ['services'] : []),
+    ...(bornOrGoneIn('deploymentStages') ? ['deployment_order'] : []),
+  ]);
+
+  // Write-only secrets written by this request, by owner record: its change says so (not the value).
+  const secretsOf = new Map<string, string[]>();
+  for (const ch of changes) {
+    if (!SECRET_COLLECTIONS.has(ch.collection)) continue;
+    const owner = secretOwner(ch.collection, ch.key);
+    if (!owner) continue;
+    const k = `${owner.collection}\u0000${owner.id}`;
+    secretsOf.set(k, [...(secretsOf.get(k) ?? []), owner.field ?? 'value']);
+  }
 
   const pending = new Map<string, Pending>();
   const add = (event_type: string, target: Target | undefined, sub: string | null, record: Record<string, unknown>) => {
@@ -182,10 +199,12 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
     if (!before && !after) continue;
     const kind = !before ? 'CREATE' : !after ? 'DELETE' : 'UPDATE';
     const rec = (after ?? before) as ApiRecord;
+    const secrets = secretsOf.get(`${collection}\u0000${key}`);
     const what = (name?: unknown): Record<string, unknown> => ({
       id: rec.id ?? key,
       ...(name !== undefined && name !== null ? { name } : {}),
       ...(kind === 'CREATE' ? { after: visible(collection, after) } : kind === 'DELETE' ? { before: visible(collection, before) } : diff(collection, before!, after!)),
+      ...(secrets && kind !== 'DELETE' ? { secrets_written: secrets } : {}),
     });
     switch (collection) {
       case 'organization':
@@ -205,7 +224,11 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
       case 'deploymentStages': {
         const envId = String(rec.environment?.id);
         if (bornOrGone.has(envId)) break;
-        if (kind === 'UPDATE' && stageOrServiceBornOrGone && Object.keys(diff(collection, before!, after!).after).every((f) => f === 'services')) break;
+        if (kind === 'UPDATE') {
+          const d = diff(collection, before!, after!);
+          const fields = new Set([...Object.keys(d.before), ...Object.keys(d.after)]);
+          if (fields.size > 0 && [...fields].every((f) => stageConsequences.has(f))) break;
+        }
         add(kind, environmentTarget(look, envId), 'DEPLOYMENT_STAGE', what(rec.name));
         break;
       }
@@ -230,7 +253,7 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
         const target = targetOfOwner(state, look, owner.collection, owner.id);
         const record = look(owner.collection, owner.id);
         const sub = owner.collection === 'variables' ? (record?.is_secret ? 'SECRET' : 'VARIABLE') : owner.sub ?? 'SECRET';
-        add('UPDATE', target, sub, { id: owner.id, ...(record ? { name: record.key ?? record.name } : {}), secret: owner.field ?? 'value', secret_changed: true });
+        add('UPDATE', target, sub, { id: owner.id, ...(record ? { name: record.key ?? record.name } : {}), secrets_written: [owner.field ?? 'value'] });
         break;
       }
       default: {
@@ -243,10 +266,12 @@ export function eventsOfChanges(state: EmulatorState, changes: RecordChange[]): 
   return [...pending.values()].map((p) => ({
     event_type: p.event_type,
     ...p.target,
-    sub_target_type: p.sub_target_type,
+    ...(p.sub_target_type ? { sub_target_type: p.sub_target_type } : {}),
     change: JSON.stringify(p.records.length === 1 ? p.records[0] : { records: p.records }),
   }));
 }
+
+const SECRET_COLLECTIONS = new Set(['secretValues', 'webhookSecrets', 'alertReceiverSecrets']);
 
 interface Owner {
   collection: string;

@@ -20,6 +20,13 @@ const OUTCOME: Record<Action, { ok: string; failed: string }> = {
   DELETE: { ok: 'DELETED', failed: 'DELETE_FAILED' },
 };
 
+/** Terraform deploys that are not a plan-and-apply have events of their own in the reference. */
+const TERRAFORM_EVENTS: Record<string, { trigger: string; ok: string; failed: string }> = {
+  TERRAFORM_PLAN_ONLY: { trigger: 'TRIGGER_DEPLOY_DRY_RUN', ok: 'DEPLOYED_DRY_RUN', failed: 'DEPLOYED_DRY_RUN_FAILED' },
+  TERRAFORM_FORCE_UNLOCK_STATE: { trigger: 'TRIGGER_TERRAFORM_FORCE_UNLOCK', ok: 'TERRAFORM_FORCE_UNLOCK_SUCCEEDED', failed: 'TERRAFORM_FORCE_UNLOCK_FAILED' },
+  TERRAFORM_MIGRATE_STATE: { trigger: 'TRIGGER_TERRAFORM_MIGRATE_STATE', ok: 'TERRAFORM_MIGRATE_STATE_SUCCEEDED', failed: 'TERRAFORM_MIGRATE_STATE_FAILED' },
+};
+
 export interface OperationIdentity {
   triggered_by: string;
   origin: Identity['origin'];
@@ -29,20 +36,23 @@ export interface OperationIdentity {
 /**
  * A request started `op`. One event per request: on the environment for a batch (the services
  * are in the change), on the service otherwise. Deleting one service (`DELETE /<kind>/{id}`) is a
- * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>`.
+ * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>` (`TRIGGER_REDEPLOY` for
+ * a redeploy of the running versions; a terraform plan, force-unlock or state migration has the
+ * reference's TRIGGER_DEPLOY_DRY_RUN, TRIGGER_TERRAFORM_FORCE_UNLOCK, TRIGGER_TERRAFORM_MIGRATE_STATE).
  */
-export function recordTrigger(ctx: EmulatorContext, op: Operation, staged: boolean, who: OperationIdentity): void {
+export function recordTrigger(ctx: EmulatorContext, op: Operation, how: { staged: boolean; redeploy: boolean }, who: OperationIdentity): void {
+  const trigger = how.redeploy ? 'TRIGGER_REDEPLOY' : `TRIGGER_${op.action}`;
   const services = Object.values(op.services).map((s) => ({ id: s.service_id, name: s.name, service_type: s.service_type, ...(s.version ? { version: s.version } : {}) }));
-  if (staged) {
+  if (how.staged) {
     const target = targetOfEnvironment(ctx.state, op.environment_id);
-    auditLog(ctx).append({ event_type: `TRIGGER_${op.action}`, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
+    auditLog(ctx).append({ event_type: trigger, ...target, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
     return;
   }
   for (const s of Object.values(op.services)) {
     const target = targetOfService(ctx.state, s.service_id);
     if (!target) continue;
-    const event_type = op.action === 'DELETE' ? 'DELETE' : `TRIGGER_${op.action}`;
-    auditLog(ctx).append({ event_type, ...target, sub_target_type: null, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
+    const event_type = op.action === 'DELETE' ? 'DELETE' : op.action === 'DEPLOY' ? (TERRAFORM_EVENTS[s.sub_action]?.trigger ?? trigger) : trigger;
+    auditLog(ctx).append({ event_type, ...target, change: JSON.stringify({ execution_id: op.execution_id, ...(s.version ? { version: s.version } : {}) }), ...who, original_change: null });
   }
 }
 
@@ -50,12 +60,11 @@ export function recordTrigger(ctx: EmulatorContext, op: Operation, staged: boole
 export function recordOutcome(ctx: EmulatorContext, op: Operation, s: OpService, state: string, svc: ApiRecord | undefined): void {
   const target = targetOfService(ctx.state, s.service_id, svc);
   if (!target) return;
-  const outcome = OUTCOME[op.action];
+  const outcome = (op.action === 'DEPLOY' && TERRAFORM_EVENTS[s.sub_action]) || OUTCOME[op.action];
   const event_type = isErrorState(state) || state === 'CANCELED' ? outcome.failed : outcome.ok;
   auditLog(ctx).append({
     event_type,
     ...target,
-    sub_target_type: null,
     change: JSON.stringify({ execution_id: op.execution_id, status: state, ...(s.version ? { version: s.version } : {}) }),
     triggered_by: op.triggered_by,
     origin: op.origin === 'CONSOLE' ? 'CONSOLE' : 'API',

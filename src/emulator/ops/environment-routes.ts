@@ -115,7 +115,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
         const services = action === 'STOP' ? servicesOfEnvironment(ctx.state, envId) : unskippedServices(ctx, envId);
         if (services.length === 0) throw badRequest(`environment '${envId}' has no service to ${action.toLowerCase()}`);
         const requests = services.map((s) => (path === 'redeploy' ? deployRequest(s, currentVersion(s)) : { service: s }));
-        startOperation(ctx, { action, environmentId: envId, services: requests, staged: true, triggeredBy: triggeredBy(req, ctx) });
+        startOperation(ctx, { action, environmentId: envId, services: requests, staged: true, triggeredBy: triggeredBy(req, ctx), redeploy: path === 'redeploy' });
         reply.code(202);
         return path === 'deploy' ? environmentActionStatus(ctx, envId, 'DEPLOY') : environmentStatus(ctx, envId);
       },

@@ -3,6 +3,8 @@
  * checked deploy request of one service (400 naming the field), shared by the per-service and the
  * batch routes.
  */
+import { findToken, parseAuthorization } from '../auth.js';
+import { identityOf } from '../audit/identity.js';
 import type { EmulatorContext } from '../context.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import type { ApiRecord } from '../state.js';
@@ -85,9 +87,8 @@ export function currentVersion(svc: ApiRecord): Q {
 }
 
 export function triggeredBy(req: { headers: Record<string, unknown> }, ctx: EmulatorContext): string {
-  // The token's name, never its value.
-  const header = String(req.headers.authorization ?? '');
-  const value = /^\s*(?:Bearer|Token)\s+(\S+)/i.exec(header)?.[1];
-  return ctx.state.tokens.find((t) => t.token === value)?.name ?? 'api-token';
+  // The token's name (a console user's e-mail), never its value: the audit log's triggered_by.
+  const header = req.headers.authorization;
+  return identityOf(findToken(ctx.state.tokens, parseAuthorization(typeof header === 'string' ? header : undefined))).triggered_by;
 }
 

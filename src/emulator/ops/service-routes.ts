@@ -23,11 +23,11 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
     const isApp = kind.type === 'APPLICATION';
     const statusSchema = schema('Status');
 
-    const act = (action: Action, body: Q, req: { headers: Record<string, unknown>; params: unknown }) => {
+    const act = (action: Action, body: Q, req: { headers: Record<string, unknown>; params: unknown }, redeploy = false) => {
       const svc = serviceOfKind(ctx, kind, idOf(req));
       const envId = environmentOf(ctx, svc);
       const request = action === 'DEPLOY' ? deployRequest(svc, body) : { service: svc };
-      startOperation(ctx, { action, environmentId: envId, services: [request], staged: false, triggeredBy: triggeredBy(req, ctx) });
+      startOperation(ctx, { action, environmentId: envId, services: [request], staged: false, triggeredBy: triggeredBy(req, ctx), redeploy });
       return statusOf(ctx, svc.id);
     };
 
@@ -84,7 +84,7 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
         { config: needs('DEPLOY'), schema: { ...doc(kind.tag, summary), params, response: { 202: statusSchema, ...errorResponses(402, 409) } } },
         async (req, reply) => {
           const body = path === 'redeploy' ? currentVersion(serviceOfKind(ctx, kind, idOf(req))) : {};
-          const status = act(action, body, req);
+          const status = act(action, body, req, path === 'redeploy');
           reply.code(202);
           return status;
         },

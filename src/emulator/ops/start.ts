@@ -29,6 +29,8 @@ export interface OperationRequest {
   staged: boolean;
   /** Who asked (audit log); default: the request being handled, if any. */
   triggeredBy?: string;
+  /** A redeploy of the running versions (the audit log's TRIGGER_REDEPLOY). */
+  redeploy?: boolean;
 }
 
 /** Deployments are refused with this status when the organization's billing forbids them. */
@@ -140,7 +142,7 @@ export function startOperation(ctx: EmulatorContext, req: OperationRequest): Ope
     services,
   };
   ctx.state.operations[op.id] = op;
-  recordTrigger(ctx, op, req.staged, who);
+  recordTrigger(ctx, op, { staged: req.staged, redeploy: req.redeploy === true }, who);
   const fx = operationEffects(ctx);
   // Services of later stages are queued now; they start when their stage does.
   for (const st of stages.slice(1)) for (const id of st.service_ids) fx.onQueued(op, services[id], now);
