@@ -149,8 +149,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       const lists = ORG_SUBTARGET_LISTS[sub];
       if (!lists) return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };
       for (const l of lists) orgLists.add(l);
-      // A deleted group leaves the services that used it.
-      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type === 'DELETE') allServices = true;
+      // A deleted group leaves the services that used it; a renamed one may be named in their records.
+      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type !== 'CREATE') allServices = true;
       continue;
     }
     if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || SERVICE_TARGETS.has(t))) {

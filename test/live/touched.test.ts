@@ -85,6 +85,7 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     expect(stale({ target_type: 'CLUSTER', target_id: 'c' })).toEqual(['/project/p1/environment', '/project/p2/environment']);
     expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
     expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
+    expect(stale({ event_type: 'CREATE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual([`/organization/${ORG}/labelsGroups`]);
   });
   it('an environment read while an operation ran: its lists are re-read until it is over (states move on without an event)', () => {
     const busy = { ...responses, '/environment/e2/statuses': { environment: { state: 'DEPLOYING' }, applications: [{ id: 'b1', state: 'BUILDING' }] } };
