@@ -12,6 +12,7 @@ const responses: Record<string, unknown> = {
   [`/organization/${ORG}/webhook`]: { results: [] },
   [`/organization/${ORG}/helmRepository`]: { results: [] },
   [`/organization/${ORG}/annotationsGroups`]: { results: [] },
+  [`/organization/${ORG}/labelsGroups`]: { results: [] },
   [`/organization/${ORG}/alert-rules`]: { results: [] },
   [`/organization/${ORG}/alert-receivers`]: { results: [] },
   '/project/p1/environment': { results: [{ id: 'e1' }, { id: 'e2' }] },
