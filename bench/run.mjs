@@ -6,7 +6,7 @@
  * figures to bench/results/latest.json.
  *
  *   node bench/run.mjs [--quick] [--runs N] [--sizes 1x1x10,1x3x30] [--deploy-ms 5000]
- *                      [--latency 50] [--no-write] [--only plan,baseline,change,target,apply,core,ratelimit,emulator,manifest]
+ *                      [--latency 50] [--no-write] [--only plan,baseline,warm,change,target,apply,core,ratelimit,emulator,manifest]
  *                      [--target-sizes 1x3x30,1x10x100,5x10x100]
  *                      [--apply-sizes 1x1x10,1x3x30:1,1x1x100,1x1x100@30000:1] (SIZE[@DEPLOY_MS][:RUNS])
  *
@@ -49,7 +49,7 @@ const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x
 /** Client parallelism of driftless (CLI --parallelism) and of the baseline; default: driftless's own (8). */
 const PARALLELISM = opt('parallelism', undefined);
 const PAR_ARGS = PARALLELISM ? ['--parallelism', PARALLELISM] : [];
-const ONLY = new Set((opt('only', 'plan,baseline,change,target,apply,core,ratelimit,emulator,manifest')).split(','));
+const ONLY = new Set((opt('only', 'plan,baseline,warm,change,target,apply,core,ratelimit,emulator,manifest')).split(','));
 /** Sizes of the pull-request plan with `--target` of one environment (issue 13): those with several environments. */
 const TARGET_SIZES = new Set((opt('target-sizes', '1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim()));
 /** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
@@ -132,7 +132,7 @@ async function benchSize(label) {
   const size = parseSize(label);
   const spec = orgSpec(size);
   const counts = countResources(spec);
-  const out = { label, size, counts, budget: requestBudget(size), plan: [], baseline: [], change: [], target: [], targetBudget: targetBudget(size) };
+  const out = { label, size, counts, budget: requestBudget(size), plan: [], baseline: [], change: [], target: [], targetBudget: targetBudget(size), warm: undefined };
   results.sizes.push(out);
   log(`${label}: populating the emulator (${counts.services} services, ${counts.total} resources)`);
   const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
@@ -187,6 +187,8 @@ async function benchSize(label) {
       }
     }
 
+    if (ONLY.has('warm')) await benchWarm(label, emu, dir, readEnv, out);
+
     for (const [clabel, from, subset] of CORE_CASES) {
       if (!ONLY.has('core') || from !== label) continue;
       await emu.set({ latencyMs: 0 });
@@ -234,6 +236,76 @@ async function benchSize(label) {
   } finally {
     await emu.close();
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Warm runs (issue 13): the refresh cache (`--cache DIR`) after one cold run that fills it
+
+/**
+ * A warm no-op plan and drift, then a drift after 3 edits made in the console (the emulator's
+ * CONSOLE token: three variables of services of three environments), each with the cache of the
+ * run before. Requests are the emulator's own count of driftless's token.
+ */
+async function benchWarm(label, emu, dir, env, out) {
+  const cacheDir = path.join(tmpRoot, `cache-${label}`);
+  const cached = ['--cache', cacheDir];
+  const w = { cold: undefined, plan: [], drift: [], consoleDrift: [] };
+  out.warm = w;
+  const run = async (argv) => {
+    await emu.stats({ reset: true });
+    const r = await runNode([CLI, ...argv, dir, ...cached, ...PAR_ARGS], { env });
+    const s = await emu.stats({ reset: true });
+    const full = /^Full read of the live state: (.*)$/m.exec(r.stderr);
+    const usage = /\((\d+) of them the refresh\)/.exec(r.stderr);
+    return { wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, requests: s.total, refreshRequests: usage ? Number(usage[1]) : undefined, fullRead: full ? full[1] : undefined, byRoute: s.byRoute, stderr: r.code === 0 || r.code === 2 ? undefined : (r.stderr + r.stdout).slice(-1000) };
+  };
+  w.cold = await run(['plan', '--detailed-exitcode']);
+  log(`${label}: cold plan filling the cache: ${fmtS(w.cold.wallMs)}, ${w.cold.requests} requests (${w.cold.fullRead ?? 'refreshed?'})`);
+  for (let i = 0; i < RUNS; i++) {
+    w.plan.push(await run(['plan', '--detailed-exitcode']));
+    log(`${label}: warm no-op plan ${i + 1}/${RUNS}: ${fmtS(w.plan.at(-1).wallMs)}, ${w.plan.at(-1).requests} requests, exit ${w.plan.at(-1).exit}`);
+  }
+  for (let i = 0; i < RUNS; i++) {
+    w.drift.push(await run(['drift']));
+    log(`${label}: warm no-op drift ${i + 1}/${RUNS}: ${fmtS(w.drift.at(-1).wallMs)}, ${w.drift.at(-1).requests} requests, exit ${w.drift.at(-1).exit}`);
+  }
+  for (let i = 0; i < RUNS; i++) {
+    const edits = await consoleEdits(emu, 3, `console-${i}`);
+    const r = await run(['drift']);
+    w.consoleDrift.push({ ...r, edits });
+    log(`${label}: drift after 3 console edits ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, ${r.requests} requests, exit ${r.exit}`);
+  }
+}
+
+/** `n` variables set to `value` as a console user: one service variable in each of `n` environments. */
+async function consoleEdits(emu, n, value) {
+  const token = emu.tokens.CONSOLE;
+  if (!token) throw new Error('the emulator has no CONSOLE token');
+  const call = async (method, p, body) => {
+    const res = await fetch(`${emu.url}${p}`, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json).slice(0, 200)}`);
+    return json;
+  };
+  const list = (x) => (Array.isArray(x) ? x : x.results ?? []);
+  const org = list(await call('GET', '/organization'))[0] ?? (await call('GET', '/organization'));
+  const envs = [];
+  for (const p of list(await call('GET', `/organization/${org.id}/project`))) {
+    for (const e of list(await call('GET', `/project/${p.id}/environment`))) envs.push(e);
+    if (envs.length >= n) break;
+  }
+  const edited = [];
+  for (const e of envs.slice(0, n)) {
+    const svc = list(await call('GET', `/environment/${e.id}/services`)).find((s) => s.service_type === 'APPLICATION' || s.service_type === 'CONTAINER');
+    if (!svc) continue;
+    const scope = svc.service_type;
+    const v = list(await call('GET', `/variable?parent_id=${svc.id}&scope=${scope}`)).find((x) => x.scope === scope && !x.is_secret && x.variable_type === 'VALUE');
+    if (!v) continue;
+    await call('PUT', `/variable/${v.id}`, { key: v.key, value });
+    edited.push(`${e.name}/${svc.name}/${v.key}`);
+  }
+  if (edited.length < n) throw new Error(`only ${edited.length} of ${n} console edits could be made`);
+  return edited;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -389,7 +461,7 @@ async function main() {
     }
   };
   if (ONLY.has('emulator')) await step('emulator throughput', benchEmulator);
-  const perSize = ['plan', 'baseline', 'change', 'target', 'core'].some((x) => ONLY.has(x));
+  const perSize = ['plan', 'baseline', 'warm', 'change', 'target', 'core'].some((x) => ONLY.has(x));
   if (perSize) for (const s of SIZES) await step(`size ${s}`, () => benchSize(s));
   if (ONLY.has('core')) await step('core', benchCore);
   if (ONLY.has('apply')) for (const a of APPLY_SIZES) await step(`apply ${a.label}${a.deployMs === DEPLOY_MS ? '' : ` (${a.deployMs} ms per stage)`}`, () => benchApply(a));

@@ -11,7 +11,7 @@
  * snapshot knew: the list of an object created since is simply read).
  */
 import { errorStatus, type ApiPort, type Query } from './api-port.js';
-import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
+import { AuditLogError, latestEventCursor, readEventsSince, toNanos, type AuditEvent, type EventCursor } from './audit-log.js';
 import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
 
@@ -77,7 +77,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
 
   let since;
   try {
-    since = await readEventsSince(api, organization.id, previous.cursor ?? undefined);
+    since = await readEventsSince(api, organization.id, lowerBound(previous));
   } catch (e) {
     const status = errorStatus(e);
     if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`, orgResp);
@@ -89,7 +89,12 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const staleness = stalenessOf(since.events, topologyOf(previous.responses));
   if ('reason' in staleness) return full(staleness.reason, orgResp);
 
-  const port = new SnapshotPort(api, previous.responses, staleness, topologyOf(previous.responses).ids, { '/organization': orgResp });
+  // Objects the events name: a list of theirs the snapshot lacks is needed because of a change
+  // (the last service of an environment deleted: the environment's own variable list), not because
+  // the manifest asks for more; it is read.
+  const touched = new Set(since.events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
+  const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
+  const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp });
   let records: LiveRecords;
   try {
     records = await read(port);
@@ -122,6 +127,21 @@ async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgRe
   return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: port.used } };
 }
 
+/** How far the API's clock may be behind this machine's. */
+const CLOCK_SKEW_MS = 15 * 60_000;
+
+/**
+ * Where to read the log from. The cursor was the newest event when the previous read began, so
+ * every event after it happened after that read began (give or take the clocks' skew): in a quiet
+ * organization the cursor may be older than the log's retention while nothing since was lost, and
+ * asking from it would make the API say older events are gone.
+ */
+function lowerBound(previous: LiveSnapshot): EventCursor | undefined {
+  const began = Date.parse(previous.readAt) - CLOCK_SKEW_MS;
+  if (previous.cursor && toNanos(previous.cursor.timestamp) >= BigInt(began) * 1_000_000n) return previous.cursor;
+  return { timestamp: new Date(began).toISOString(), ids: [] };
+}
+
 function retentionOf(org: ApiRecord): number | undefined {
   const days = (org.organization_plan as { audit_logs_retention_in_days?: unknown } | undefined)?.audit_logs_retention_in_days;
   return typeof days === 'number' && Number.isFinite(days) && days > 0 ? days : undefined;
@@ -139,7 +159,7 @@ class SnapshotPort implements ApiPort {
     private readonly api: ApiPort,
     private readonly snapshot: Readonly<Record<string, unknown>>,
     private readonly staleness: Staleness,
-    /** The objects the snapshot knew: a list of theirs it lacks was never read. */
+    /** The objects the snapshot knew and no event touched since: a list of theirs it lacks was never read. */
     private readonly knownIds: ReadonlySet<string>,
     private readonly preloaded: Record<string, unknown>,
   ) {}

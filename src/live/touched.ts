@@ -109,6 +109,12 @@ const ORG_SUBTARGET_LISTS: Record<string, string[]> = {
   LABELS_GROUP: ['labelsGroups'],
 };
 
+/**
+ * Lists never answered from the cache: clusters change by themselves (an upgrade ends, its version
+ * and status move on) with no audit event to say so.
+ */
+export const NEVER_CACHED_ORG_LISTS: ReadonlySet<string> = new Set(['cluster', 'cluster/status']);
+
 export interface Staleness {
   /** True when the cached answer of this key may no longer be the live one. */
   isStale(key: string): boolean;
@@ -143,21 +149,25 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       const lists = ORG_SUBTARGET_LISTS[sub];
       if (!lists) return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };
       for (const l of lists) orgLists.add(l);
-      // A deleted group leaves the services that used it.
-      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type === 'DELETE') allServices = true;
+      // A deleted group leaves the services that used it; a renamed one may be named in their records.
+      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type !== 'CREATE') allServices = true;
       continue;
     }
     if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || SERVICE_TARGETS.has(t))) {
+      // A variable change also makes the services that see it out of date (service_deployment_status
+      // in their records and statuses): those lists are stale too.
       if (t === 'PROJECT' && (id ?? e.project_id)) varProjects.add((id ?? e.project_id)!);
-      else if (t === 'ENVIRONMENT' && (id ?? e.environment_id)) varEnvs.add((id ?? e.environment_id)!);
-      // Aliases and overrides made at a service are the service's own variables.
-      else if (SERVICE_TARGETS.has(t) && id) varParents.add(id);
-      else return { reason: `the audit log holds an event driftless cannot place (${show(e)})` };
-      // A secret of a service that is not a variable (a terraform variable) is in the service's record.
-      if (sub === 'SECRET' && SERVICE_TARGETS.has(t) && id) {
+      else if (t === 'ENVIRONMENT' && (id ?? e.environment_id)) {
+        const env = (id ?? e.environment_id)!;
+        varEnvs.add(env);
+        envList(env, 'services', 'statuses');
+      } else if (SERVICE_TARGETS.has(t) && id) {
+        // Aliases and overrides made at a service are the service's own variables.
+        varParents.add(id);
         const env = e.environment_id ?? topo.serviceEnv.get(id);
-        if (env) envList(env, 'services');
-      }
+        if (!env) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no environment)` };
+        envList(env, 'services', 'statuses');
+      } else return { reason: `the audit log holds an event driftless cannot place (${show(e)})` };
       continue;
     }
     if (t === 'ENVIRONMENT' && sub === 'DEPLOYMENT_STAGE') {
@@ -197,6 +207,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         const p = e.project_id ?? (env ? topo.envProject.get(env) : undefined);
         if (!env || !p) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no project)` };
         projectEnvs.add(p);
+        // Project records count their environments.
+        orgLists.add('project');
         envList(env, 'services', 'statuses', 'deploymentStage');
         continue;
       }
@@ -223,11 +235,13 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         case 'organization':
           return true;
         case 'org-list':
-          return orgLists.has(s.list);
+          return orgLists.has(s.list) || NEVER_CACHED_ORG_LISTS.has(s.list);
         case 'environments':
           return allEnvironments || projectEnvs.has(s.project);
         case 'env-list':
-          return topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services');
+          if (topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services')) return true;
+          // A project variable reaches every service of the project.
+          return s.list !== 'deploymentStage' && varProjects.has(topo.envProject.get(s.env) ?? '');
         case 'variables': {
           return varParents.has(s.parent) || varEnvs.has(envOf(s.parent)) || varProjects.has(projectOf(s.parent));
         }

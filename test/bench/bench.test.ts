@@ -184,6 +184,33 @@ describe('bench analysis', () => {
     expect(renderReport({ ...results, targets: t })).toContain('| 1x10x100 | `project.project-00/environment.env-00` | 108 (113) |');
   });
 
+  it('judges the warm rows of issue 13 and shows them beside the cold plan, with plans per hour', async () => {
+    const { evaluateTargets, renderReport } = await bench('lib/report.mjs');
+    const run = (requests: number, wallMs: number, fullRead?: string) => ({ requests, wallMs, exit: 0, ...(fullRead ? { fullRead } : {}) });
+    const size = (label: string, warm: Record<string, unknown>) => ({ label, counts: { services: 90, total: 1192 }, budget: 109, plan: [{ requests: 104, wallMs: 2000, noop: true, serverSpanMs: 1000 }], baseline: [], change: [], warm });
+    const results = {
+      date: '2026-01-01T00:00:00Z',
+      command: 'node bench/run.mjs',
+      machine: { cpu: 'cpu', cores: 2, memoryGb: 4, os: 'os', node: 'v20', commit: 'abc', loadAtStart: '0', loadAtEnd: '0' },
+      options: { runs: 1, latencyMs: 50, deployMs: 5000 },
+      sizes: [
+        size('1x3x30', { cold: run(105, 3000, 'no cache'), plan: [run(3, 900)], drift: [run(3, 1100)], consoleDrift: [run(12, 1500)] }),
+        size('1x10x100', { cold: run(1036, 9000, 'no cache'), plan: [run(3, 900)], drift: [run(40, 2500, 'the manifest needs lists the cache does not hold')], consoleDrift: [run(25, 1500)] }),
+      ],
+      apply: [],
+      core: [],
+      errors: [],
+    };
+    const t = evaluateTargets(results);
+    const verdict = (id: string) => t.find((x: { id: string }) => x.id === id)?.met;
+    expect(verdict('warm 1x3x30')).toBe(true);
+    expect(verdict('console drift 1x3x30')).toBe(true); // 12 <= 10 + 9
+    expect(verdict('warm 1x10x100')).toBe(false); // a warm drift read everything
+    expect(verdict('console drift 1x10x100')).toBe(false); // 25 > 19
+    const md = renderReport({ ...results, targets: t });
+    expect(md).toContain('| 1x3x30 | 104 requests, 2.00 s | 3 requests, 0.90 s | 3 requests, 1.10 s | 12 requests, 1.50 s | 9 / 333 |');
+  });
+
   it('splits an apply log into plan reads, writes, deploys and polls', async () => {
     const { analyseLog } = await bench('lib/analyse.mjs');
     const log = [

@@ -3,7 +3,7 @@
  * and its precedence, and the next-step hints the renderers leave out in CI.
  */
 import { describe, expect, it } from 'vitest';
-import { usageLine } from '../../src/cli/api-usage.js';
+import { reportUsage, usageLine } from '../../src/cli/api-usage.js';
 import { isCI } from '../../src/cli/ci.js';
 import { resolveApiConfig } from '../../src/cli/config.js';
 import { renderApplyOutcome } from '../../src/cli/apply-view.js';
@@ -19,6 +19,18 @@ describe('usageLine', () => {
   it('only the count when the API sent no rate-limit headers', () => {
     expect(usageLine({ requests: 12 })).toBe('12 API requests');
     expect(usageLine({ requests: 12, limit: 1000 })).toBe('12 API requests');
+  });
+
+  it('with a refresh cache: how many of the requests were the refresh', () => {
+    expect(usageLine({ requests: 5, limit: 1000, remaining: 995, refresh: { reader: 'refresh', requests: 3 } })).toBe('5 API requests (3 of them the refresh); 995 of 1000 left in this window');
+    expect(usageLine({ requests: 1, refresh: { reader: 'refresh', requests: 1 } })).toBe('1 API request (1 of them the refresh)');
+  });
+
+  it('a full read says why on the line before, and the usage line stays the last', () => {
+    let err = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, env: {}, cwd: '/' };
+    reportUsage(io, { usage: () => ({ requests: 105, limit: 1000, remaining: 895, refresh: { reader: 'full', reason: 'no cache in /c yet', requests: 0 } }) });
+    expect(err).toBe('Full read of the live state: no cache in /c yet.\n105 API requests (0 of them the refresh); 895 of 1000 left in this window\n');
   });
 });
 

@@ -6,7 +6,7 @@
  * a commit: the deployed commit is read back from `source.git.git_repository`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, startHarness, type Harness, ONLY_USAGE_LINE } from './helpers.js';
+import { FAST, startHarness, type Harness, ONLY_USAGE_LINE, WARM_CACHE } from './helpers.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -58,7 +58,8 @@ describe('helm service from an organization helm repository', () => {
     expect(plan.summary).toMatchObject({ add: 3, change: 0, destroy: 0 });
     // organization, projects, clusters, helm repositories (the manifest has a helm service); no
     // project lives yet, so nothing below it is read.
-    expect(plan.request_count).toBe(4);
+    // With a warm cache this first plan is the full read that fills it: one request more, for the audit-log cursor.
+    expect(plan.request_count).toBe(WARM_CACHE ? 5 : 4);
 
     const a = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
     expect(a.code, a.stderr).toBe(0);

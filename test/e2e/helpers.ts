@@ -43,12 +43,21 @@ export interface Harness {
  */
 export const WARM_CACHE = process.env.DRIFTLESS_E2E_WARM_CACHE === '1';
 
+export interface HarnessOptions extends StartOptions {
+  /**
+   * false: no refresh cache even with WARM_CACHE, for the scenarios that measure the full read's
+   * own requests (the budget formula, the exact lists read, a rate limit set one request short).
+   */
+  refreshCache?: boolean;
+}
+
 /** Fast deployments and polls: the suite stays in seconds. */
-export async function startHarness(opts: StartOptions = {}): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const { refreshCache = true, ...opts } = options;
   const emu = await startEmulator({ deployDurationMs: 150, ...opts });
   const dir = mkdtempSync(join(tmpdir(), 'driftless-e2e-'));
   // Outside `dir`: a scenario that lists its directory sees only its own files.
-  const cacheDir = WARM_CACHE ? mkdtempSync(join(tmpdir(), 'driftless-e2e-cache-')) : undefined;
+  const cacheDir = WARM_CACHE && refreshCache ? mkdtempSync(join(tmpdir(), 'driftless-e2e-cache-')) : undefined;
   const env: Record<string, string> = {
     DRIFTLESS_API_URL: emu.url,
     DRIFTLESS_API_TOKEN: emu.tokens.ADMIN,

@@ -21,14 +21,15 @@ const RESET = /The window resets at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) \(([^)]+),
 const NO_STACK = /\n\s+at .+:\d+:\d+/;
 
 async function harness(rateLimit: number, rateWindowS = HOUR): Promise<Harness> {
-  h = await startHarness({ rateLimit, rateWindowS });
+  // The full read's own requests are measured here: no refresh cache, even in `npm run test:warm`.
+  h = await startHarness({ refreshCache: false, rateLimit, rateWindowS });
   h.write({ 'm/main.yaml': appManifest() });
   return h;
 }
 
 /** What `plan` costs on this manifest, read from its own usage line on a fresh emulator. */
 async function planRequests(): Promise<number> {
-  const probe = await startHarness();
+  const probe = await startHarness({ refreshCache: false });
   try {
     probe.write({ 'm/main.yaml': appManifest() });
     const r = await probe.run(['plan', 'm'], { env: SECRET_ENV });
@@ -125,14 +126,14 @@ projects:
 `;
 
   it('a wait beyond the cap while reading a listing fails the plan (exit 1), not a warning that the check was skipped', async () => {
-    const probe = await startHarness();
+    const probe = await startHarness({ refreshCache: false });
     probe.write({ 'm/main.yaml': withDatabase });
     const full = await probe.run(['plan', 'm']);
     await probe.close();
     expect(full.code, full.stderr).toBe(0);
     const needed = Number(/^(\d+) API requests;/m.exec(full.stderr)![1]);
     // The instance-type listing is read after the live state: one request short, it is the one capped.
-    h = await startHarness({ rateLimit: needed - 1, rateWindowS: HOUR });
+    h = await startHarness({ refreshCache: false, rateLimit: needed - 1, rateWindowS: HOUR });
     h.write({ 'm/main.yaml': withDatabase });
     const r = await h.run(['plan', 'm', '--max-wait', '5']);
     expect(r.code).toBe(1);

@@ -54,15 +54,15 @@ function world() {
     [requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]: { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] },
   };
   const events: AuditEvent[] = [];
-  let clock = 1000;
   const api = new WorldApi(lists, (query) => {
     const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
     const newest = [...events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
     return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} };
   });
   const emit = (e: Partial<AuditEvent>) => {
-    clock += 1;
-    events.push({ id: `ev${clock}`, timestamp: new Date(Date.UTC(2026, 10, 25, 16, 0, 0, clock)).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', ...e });
+    // Events happen after the reads before them: the clock moves on.
+    clockMs += 1000;
+    events.push({ id: `ev${clockMs}`, timestamp: new Date(clockMs).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', ...e });
   };
   return { api, lists, events, emit };
 }
@@ -85,7 +85,9 @@ async function read(port: ApiPort): Promise<LiveRecords> {
   return out;
 }
 
-const now = () => new Date(Date.UTC(2026, 10, 25, 17, 0, 0));
+/** This machine's clock and the API's, one and the same here. */
+let clockMs = Date.UTC(2026, 10, 25, 17, 0, 0);
+const now = () => new Date(clockMs);
 
 async function warm(w: ReturnType<typeof world>): Promise<LiveSnapshot> {
   const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now });
@@ -116,14 +118,20 @@ describe('readLiveRecordsCached', () => {
     expect(r.fullReadReason).toBe('no cache yet');
   });
 
-  it('re-reads only the variable list of the service whose variable changed', async () => {
+  it('re-reads the variable list of the service whose variable changed, and what shows it out of date (its environment\'s services and statuses)', async () => {
     const w = world();
     const snapshot = await warm(w);
     w.lists[requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
     w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
     const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
     expect(r.reader).toBe('refresh');
-    expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual(['/organization', `/organization/${ORG}/events`, requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]);
+    expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual([
+      '/organization',
+      `/organization/${ORG}/events`,
+      '/environment/e1/services',
+      '/environment/e1/statuses',
+      requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' }),
+    ]);
     expect(r.records.variables.get('s2')![0]!.value).toBe('changed');
     expect(r.events).toHaveLength(1);
     // The next run starts after that event.
@@ -131,6 +139,21 @@ describe('readLiveRecordsCached', () => {
     const again = await readLiveRecordsCached(w.api, read, { previous: r.snapshot, now });
     expect(again.refreshRequests).toBe(2);
     expect(again.records).toEqual(r.records);
+  });
+
+  it('in a quiet organization, reads the log from when the previous read began, not from a cursor older than the retention', async () => {
+    const w = world();
+    w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
+    const snapshot = await warm(w);
+    // The newest event is 40 days old; the previous read began an hour ago.
+    const quiet = { ...snapshot, cursor: { timestamp: '2026-10-16T16:00:00.000000001Z', ids: ['old'] }, readAt: '2026-11-25T16:00:00.000Z' };
+    const r = await readLiveRecordsCached(w.api, read, { previous: quiet, now });
+    expect(r.reader).toBe('refresh');
+    expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:45:00.000Z');
+    // A recent cursor is used as it is.
+    w.api.calls.length = 0;
+    await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(w.api.calls[1]!.query?.fromTimestamp).toBe(snapshot.cursor!.timestamp);
   });
 
   it('an environment variable makes every variable list of the environment stale (they inherit it)', async () => {
