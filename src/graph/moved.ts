@@ -103,6 +103,8 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
 
   // 1. Each entry on its own: both addresses well-formed, same kind.
   const parsed: MovedEntry[] = [];
+  // Where each side of an entry is written: a diagnostic about `to` points at `to`, not the entry.
+  const specOf = new Map<MovedEntry, MovedSpec>();
   for (const spec of specs) {
     const source = sourceOf(spec);
     let ok = true;
@@ -134,7 +136,9 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       diagnostics.push(warning('moved.same-address', `moved: from and to are both ${to}; the entry does nothing`, { detail: 'Remove it.', range: source }));
       continue;
     }
-    parsed.push({ from, to, ...(source ? { source } : {}) });
+    const entry: MovedEntry = { from, to, ...(source ? { source } : {}) };
+    specOf.set(entry, spec);
+    parsed.push(entry);
   }
 
   // 2. Across entries: one `from` once, no cycle.
@@ -190,7 +194,7 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       diagnostics.push(
         error('moved.to-not-declared', `moved to: ${e.to} is not declared in the manifest`, {
           detail: `${hint ? `Did you mean \`${hint}\`? ` : ''}\`to\` is the object's new address, declared in the manifest (or the \`from\` of a later entry of a chain).`,
-          range: e.source,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
         }),
       );
     }
@@ -199,7 +203,7 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       diagnostics.push(
         error('moved.from-declared', `moved from: ${e.from} is still declared in the manifest`, {
           detail: `\`from\` is the old address: once the object is renamed to ${e.to}, the manifest declares it there only. Remove the declaration of ${e.from}${at(resources.get(declared.get(matchKey(e.from))!)?.source)} or this entry.`,
-          range: e.source,
+          range: sourceOf(specOf.get(e)!, 'from') ?? e.source,
         }),
       );
     }

@@ -263,7 +263,7 @@ describe('moved: validate', () => {
     const r = await h.run(['validate', 'm']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`moved to: ${E(OLD)}/application.bakend is not declared in the manifest`);
-    expect(r.stderr).toContain('m/renames.yaml:3:5');
+    expect(r.stderr).toContain('m/renames.yaml:4:9');
     expect(r.stderr).toContain(`moved: ${APP_OLD} is an application and ${E(OLD)} an environment`);
     expect(r.stderr).toContain('m/renames.yaml:6:9');
     // No API request: validate is offline.

@@ -83,7 +83,8 @@ describe('moved: offline checks', () => {
     const r = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.api\n    to: project.shop/environment.staging/application.backnd\n` });
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0]).toMatchObject({ code: 'moved.to-not-declared', severity: 'error' });
-    expect(where(r.diagnostics[0]!)).toBe('main.yaml:16:5');
+    // At the `to` it is about, not at the entry's first key.
+    expect(where(r.diagnostics[0]!)).toBe('main.yaml:17:9');
     expect(r.diagnostics[0]!.detail).toContain('Did you mean `project.shop/environment.staging/application.backend`?');
   });
 
@@ -115,8 +116,8 @@ describe('moved: offline checks', () => {
     expect(codes).toEqual([
       ['moved.kind-mismatch', 'main.yaml:21:9'],
       ['moved.cycle', 'main.yaml:16:5'],
-      ['moved.to-not-declared', 'main.yaml:22:5'],
-      ['moved.from-declared', 'main.yaml:22:5'],
+      ['moved.to-not-declared', 'main.yaml:23:9'],
+      ['moved.from-declared', 'main.yaml:22:11'],
       ['moved.other-parent', 'main.yaml:24:5'],
     ]);
     expect(r.diagnostics[0]!.summary).toBe('moved: project.shop/environment.staging/container.backend is a container and project.shop/environment.staging/application.backend an application');
