@@ -66,6 +66,11 @@ function parentOf(address: Address): Address | undefined {
   return i < 0 ? undefined : address.slice(0, i);
 }
 
+function lastName(address: Address): string {
+  const last = address.slice(address.lastIndexOf('/') + 1);
+  return unescapeName(last.slice(last.indexOf('.') + 1));
+}
+
 function kindOf(address: Address): ResourceKind {
   const last = address.slice(address.lastIndexOf('/') + 1);
   return last.slice(0, last.indexOf('.')) as ResourceKind;
@@ -204,6 +209,18 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
         error('moved.from-declared', `moved from: ${e.from} is still declared in the manifest`, {
           detail: `\`from\` is the old address: once the object is renamed to ${e.to}, the manifest declares it there only. Remove the declaration of ${e.from}${at(resources.get(declared.get(matchKey(e.from))!)?.source)} or this entry.`,
           range: sourceOf(specOf.get(e)!, 'from') ?? e.source,
+        }),
+      );
+    }
+    // Known offline when the new key is declared as an override (plan checks the live side too).
+    const declaredTo = resources.get(declared.get(matchKey(e.to)) ?? '');
+    if (declaredTo?.kind === 'variable' && declaredTo.attrs.variable_type === 'OVERRIDE') {
+      ok = false;
+      diagnostics.push(
+        error('moved.override-key', `moved: ${e.to} is an override, and the API cannot change an override's key`, {
+          detail: `An override has the key of the variable it overrides. Remove this entry: the override ${lastName(e.from)} is then deleted and ${declaredTo.name} created (with \`prune: {variables: true}\` on its scope), or rename the variable it overrides.`,
+          address: e.to,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
         }),
       );
     }

@@ -88,6 +88,17 @@ describe('moved: offline checks', () => {
     expect(r.diagnostics[0]!.detail).toContain('Did you mean `project.shop/environment.staging/application.backend`?');
   });
 
+  it('refuses offline a rename to a key declared as an override, at its `to` (the API cannot change an override\'s key)', () => {
+    const base = BASE.replace('projects:\n  - name: shop\n', 'projects:\n  - name: shop\n    variables: [{ key: BASE_URL, value: a }]\n').replace(
+      '        cluster: staging-cluster\n',
+      '        cluster: staging-cluster\n        variables: [{ key: BASE_URL, value: b, override: true }]\n',
+    );
+    const r = check({ 'main.yaml': `${base}moved:\n  - from: project.shop/environment.staging/variable.URL\n    to: project.shop/environment.staging/variable.BASE_URL\n` });
+    expect(r.diagnostics.map((d) => [d.code, where(d)])).toEqual([['moved.override-key', 'main.yaml:19:9']]);
+    expect(r.diagnostics[0]!.summary).toBe("moved: project.shop/environment.staging/variable.BASE_URL is an override, and the API cannot change an override's key");
+    expect(r.moved).toBeUndefined();
+  });
+
   it('reports the same `from` twice at the second entry, naming where the first is, across files', () => {
     const r = check({
       'a.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.api\n    to: project.shop/environment.staging/application.backend\n`,
