@@ -12,7 +12,7 @@ import { error, hasErrors } from '../diag/diagnostic.js';
 import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import { loadManifest } from '../manifest/load.js';
-import { relateDiagnostics } from '../manifest/templates.js';
+import { instantiatedAt, relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
@@ -129,6 +129,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // Diagnostics about objects instantiated from a template also point at the template and the override.
   diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
   if (hasErrors(diagnostics)) return result;
+  for (const r of built.graph.resources.values()) {
+    const at = instantiatedAt(loaded.manifest, r.address);
+    if (at) r.related = at;
+  }
   result.graph = built.graph;
 
   // A set-but-empty fingerprint key stops the run before its first request.

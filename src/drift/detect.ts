@@ -25,7 +25,7 @@
  * run, so a workflow can keep one issue per drift. Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { SourceRange } from '../diag/diagnostic.js';
+import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
@@ -70,6 +70,8 @@ export interface DriftItem {
   last_deployment?: string;
   /** Where the resource is declared in the manifest. */
   source?: SourceRange;
+  /** Instantiated from a template: where the template defines it and where its environment overrides it. */
+  related?: RelatedLocation[];
   /** What `apply` would do about it. */
   apply_action: string;
   /**
@@ -232,7 +234,7 @@ function itemOf(
   opts: DetectOptions,
 ): DriftItem | undefined {
   const d = graph.resources.get(c.address);
-  const base = { address: c.address, kind: c.kind, name: c.name, ...(d?.source ? { source: d.source } : {}) };
+  const base = { address: c.address, kind: c.kind, name: c.name, ...(d?.source ? { source: d.source } : {}), ...(d?.related ? { related: d.related } : {}) };
   const scope = isServiceKind(c.kind) ? c.address : (c.parent ?? c.address);
   const deployed = deployments.get(scope);
   const updated = str(l?.record.updated_at) ?? str(l?.record.created_at);

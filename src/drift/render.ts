@@ -51,8 +51,10 @@ function fieldLine(f: DriftField): string {
   return `${f.field}: live ${value(f.live)}, Git ${value(f.git)}`;
 }
 
+/** `file:line`; for an object of a template, each place it is written (`defined at ..., overridden at ...`). */
 function where(i: DriftItem): string | undefined {
-  return i.source ? `${i.source.file}:${i.source.start.line}` : undefined;
+  if (i.related?.length) return i.related.map((r) => `${r.message} at ${r.range.file}:${r.range.start.line}`).join(', ');
+  return i.source ? `declared at ${i.source.file}:${i.source.start.line}` : undefined;
 }
 
 const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };
@@ -92,7 +94,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
     lines.push(`    ${escapeControl(i.summary)}`);
     for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
     const w = where(i);
-    if (w) lines.push(`    ${p.dim(`declared at ${escapeControl(w)}`)}`);
+    if (w) lines.push(`    ${p.dim(escapeControl(w))}`);
     lines.push(`    ${p.dim(`apply would ${escapeControl(i.apply_action)}`)}`);
     if (i.fix) lines.push(`    ${p.yellow(`apply does not fix this; to fix it: ${escapeControl(i.fix)}`)}`);
   }
@@ -195,7 +197,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
     }),
     close: '',
   });
