@@ -155,6 +155,16 @@ describe('moved: renames in place', () => {
     // Renames only: ten updates, nothing created or destroyed; the variables' new keys redeploy the application.
     expect(plan.stdout).toContain('Plan: 0 to add, 10 to change, 0 to destroy, 1 to deploy.');
 
+    // Before apply, drift reports each rename as Git's (a `moved` entry), with its live address.
+    const drift = await h.run(['drift', 'm', '--format', 'json']);
+    expect(drift.code).toBe(2);
+    const items = JSON.parse(drift.stdout).items as Array<{ address: string; origin: string; previous_address?: string; summary: string }>;
+    expect(items.map((i) => i.previous_address).sort()).toEqual([...oldAddresses].sort());
+    for (const i of items) {
+      expect(i.origin).toBe('git');
+      expect(i.summary).toBe(`renamed in Git from ${i.previous_address} (\`moved\`), not applied yet`);
+    }
+
     const json = JSON.parse((await h.run(['show', 'renames.plan', '--format', 'json'])).stdout);
     const app = json.resource_changes.find((c: { address: string }) => c.address === `${E(NEW)}/application.${NEW.app}`);
     expect(app.previous_address).toBe(`${E(OLD)}/application.${OLD.app}`);
