@@ -331,8 +331,13 @@ describe('moved: services of every other kind', () => {
     h.write({ 'm/main.yaml': otherKinds(after, `moved:\n${entries}`) });
     const plan = await h.run(['plan', 'm']);
     expect(plan.stdout).toContain('Plan: 0 to add, 4 to change, 0 to destroy, 0 to deploy.');
-    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    const applied = await h.run(['apply', 'm', '--auto-approve', '--json', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
+    // The machine-readable stream names each rename too (Terraform's previous_address).
+    const planned = applied.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'planned_change');
+    expect(planned.map((e) => [e.address, e.previous_address, e['@message']])).toEqual(
+      (['container', 'job', 'helm', 'terraform'] as const).map((k) => [`${env}/${k}.${after[k]}`, `${env}/${k}.${before[k]}`, `${env}/${k}.${after[k]}: plan to update (renamed from ${env}/${k}.${before[k]})`]),
+    );
     expect(ids(after)).toEqual(idsBefore);
     for (const [id, n] of Object.entries(histories)) {
       expect(n).toBeGreaterThan(0);
