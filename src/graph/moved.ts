@@ -138,7 +138,17 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       continue;
     }
     if (matchKey(from) === matchKey(to)) {
-      diagnostics.push(warning('moved.same-address', `moved: from and to are both ${to}; the entry does nothing`, { detail: 'Remove it.', range: source }));
+      // A name that differs only in case is the same name for a kind named case-insensitively
+      // (plan never writes such a difference): saying the two are "both" one address would read
+      // as a typo in the entry.
+      diagnostics.push(
+        from === to
+          ? warning('moved.same-address', `moved: from and to are both ${to}; the entry does nothing`, { detail: 'Remove it.', range: source })
+          : warning('moved.same-address', `moved: ${from} and ${to} differ only in case; the entry does nothing`, {
+              detail: `The names of ${an(kindOf(to))} are compared case-insensitively: ${lastName(from)} and ${lastName(to)} are one name, so plan neither renames nor changes it. Remove the entry; to change only the case of the name, change it in the console.`,
+              range: source,
+            }),
+      );
       continue;
     }
     const entry: MovedEntry = { from, to, ...(source ? { source } : {}) };

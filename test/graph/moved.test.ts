@@ -99,6 +99,16 @@ describe('moved: offline checks', () => {
     expect(r.moved).toBeUndefined();
   });
 
+  it('an entry whose names differ only in case says so (one name for a kind named case-insensitively), not that both are one address', () => {
+    const r = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.Backend\n    to: project.shop/environment.staging/application.backend\n` });
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, where(d)])).toEqual([
+      ['warning', 'moved.same-address', 'moved: project.shop/environment.staging/application.Backend and project.shop/environment.staging/application.backend differ only in case; the entry does nothing', 'main.yaml:16:5'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('The names of an application are compared case-insensitively: Backend and backend are one name');
+    const same = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.backend\n    to: project.shop/environment.staging/application.backend\n` });
+    expect(same.diagnostics.map((d) => d.summary)).toEqual(['moved: from and to are both project.shop/environment.staging/application.backend; the entry does nothing']);
+  });
+
   it('reports the same `from` twice at the second entry, naming where the first is, across files', () => {
     const r = check({
       'a.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.api\n    to: project.shop/environment.staging/application.backend\n`,
