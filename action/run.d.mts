@@ -33,3 +33,4 @@ export function listParts(dir: string): string[];
 export function failureMarkdown(f: { command: string; exitCode: number; stdout: string; stderr: string; runUrl: string }): string;
 export function main(env?: Record<string, string | undefined>, out?: { write(s: string): unknown }): Promise<Record<string, string>>;
 export function jobSummary(args: { run: Run; summary: string; failed: boolean; human: string; parts: string[]; result: { code: number; stdout: string; stderr: string }; runUrl: string }): string;
+export function cacheDirOf(env: Record<string, string | undefined>): string;

@@ -239,10 +239,17 @@ function runCli(entry, args, { env, echo }) {
   });
 }
 
+/** The refresh cache directory action.yml keeps across runs: `$RUNNER_TEMP/driftless-cache`. */
+export function cacheDirOf(env) {
+  return path.join(env.RUNNER_TEMP, 'driftless-cache');
+}
+
 /** The whole step. `env` is the process environment; returns the outputs it set. */
 export async function main(env = process.env, out = process.stdout) {
   const childEnv = { ...env, NO_COLOR: '1' };
   delete childEnv.FORCE_COLOR;
+  // The directory action.yml restores with actions/cache and saves after the run.
+  if (env.ACTION_CACHE_RESTORED === 'success' && env.RUNNER_TEMP) childEnv.DRIFTLESS_CACHE_DIR = cacheDirOf(env);
   const entry = env.ACTION_DRIFTLESS_ENTRY;
   const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : '';
 

@@ -6,7 +6,8 @@
  * figures to bench/results/latest.json.
  *
  *   node bench/run.mjs [--quick] [--runs N] [--sizes 1x1x10,1x3x30] [--deploy-ms 5000]
- *                      [--latency 50] [--no-write] [--only plan,baseline,change,apply,core,ratelimit,emulator,manifest]
+ *                      [--latency 50] [--no-write] [--only plan,baseline,change,target,apply,core,ratelimit,emulator,manifest]
+ *                      [--target-sizes 1x3x30,1x10x100,5x10x100]
  *                      [--apply-sizes 1x1x10,1x3x30:1,1x1x100,1x1x100@30000:1] (SIZE[@DEPLOY_MS][:RUNS])
  *
  * --quick: sizes 1x1x10 and 1x3x30, one run each, small core sizes (development).
@@ -23,7 +24,7 @@ import { spawnEmulator } from './lib/emulator.mjs';
 import { orgSpec, parseSize, writeManifest, SECRET_ENV, STAGES, countResources } from './lib/spec.mjs';
 import { runNode, fmtS, log } from './lib/util.mjs';
 import { REPO_ROOT, dist } from './lib/paths.mjs';
-import { analyseLog, requestBudget } from './lib/analyse.mjs';
+import { analyseLog, requestBudget, targetBudget } from './lib/analyse.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const CLI = path.join(HERE, 'lib', 'cli.mjs');
@@ -48,7 +49,9 @@ const SIZES = (opt('sizes', QUICK ? '1x1x10,1x3x30' : '1x1x10,1x3x30,1x10x100,5x
 /** Client parallelism of driftless (CLI --parallelism) and of the baseline; default: driftless's own (8). */
 const PARALLELISM = opt('parallelism', undefined);
 const PAR_ARGS = PARALLELISM ? ['--parallelism', PARALLELISM] : [];
-const ONLY = new Set((opt('only', 'plan,baseline,change,apply,core,ratelimit,emulator,manifest')).split(','));
+const ONLY = new Set((opt('only', 'plan,baseline,change,target,apply,core,ratelimit,emulator,manifest')).split(','));
+/** Sizes of the pull-request plan with `--target` of one environment (issue 13): those with several environments. */
+const TARGET_SIZES = new Set((opt('target-sizes', '1x3x30,1x10x100,5x10x100')).split(',').map((s) => s.trim()));
 /** Projects after the first are record copies of it (bench/lib/clone.mjs); --no-clone creates every one through the API. */
 const CLONE = !flag('no-clone');
 const WRITE = !flag('no-write') && !QUICK; // --quick is for development: it writes nothing
@@ -129,7 +132,7 @@ async function benchSize(label) {
   const size = parseSize(label);
   const spec = orgSpec(size);
   const counts = countResources(spec);
-  const out = { label, size, counts, budget: requestBudget(size), plan: [], baseline: [], change: [] };
+  const out = { label, size, counts, budget: requestBudget(size), plan: [], baseline: [], change: [], target: [], targetBudget: targetBudget(size) };
   results.sizes.push(out);
   log(`${label}: populating the emulator (${counts.services} services, ${counts.total} resources)`);
   const emu = await spawnEmulator({ deployDurationMs: DEPLOY_MS });
@@ -192,6 +195,24 @@ async function benchSize(label) {
       if (r.code !== 0) results.errors.push(`core prep ${clabel}: ${r.stderr.slice(0, 500)}`);
       else results.core.push({ label: clabel, file, from, subset, prep: r.json, runs: [] });
       await emu.set({ latencyMs: LATENCY });
+    }
+
+    if (ONLY.has('target') && TARGET_SIZES.has(label)) {
+      // A pull request that changes one variable of one environment, planned with --target of that
+      // environment: its reads, plus the few every plan needs, whatever the organization's size.
+      const tdir = path.join(tmpRoot, `manifest-${label}-target`);
+      const tspec = orgSpec(size, { changed: 'pr' });
+      writeManifest(tspec, tdir);
+      const address = `project.${tspec.projects[0].name}/environment.${tspec.projects[0].environments[0].name}`;
+      for (let i = 0; i < RUNS; i++) {
+        await emu.stats({ reset: true });
+        const r = await runNode([CLI, 'plan', tdir, '--target', address, '--detailed-exitcode', ...PAR_ARGS], { env: readEnv });
+        const s = await emu.stats({ reset: true });
+        // Exit 2: the plan has the pull request's change (and nothing else, checked by the count).
+        out.target.push({ address, wallMs: r.wallMs, cpuMs: r.cpuMs, exit: r.code, requests: s.total, clientRequests: readCount(r.stdout), partial: r.stdout.startsWith('Partial plan (--target)'), changes: /Plan: 0 to add, 1 to change, 0 to destroy/.exec(r.stdout) !== null, stderr: r.code === 2 ? undefined : (r.stderr + r.stdout).slice(0, 2000) });
+        log(`${label}: targeted plan ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, ${s.total} requests, exit ${r.code}`);
+      }
+      rmSync(tdir, { recursive: true, force: true });
     }
 
     if (ONLY.has('change')) {
@@ -368,7 +389,7 @@ async function main() {
     }
   };
   if (ONLY.has('emulator')) await step('emulator throughput', benchEmulator);
-  const perSize = ['plan', 'baseline', 'change', 'core'].some((x) => ONLY.has(x));
+  const perSize = ['plan', 'baseline', 'change', 'target', 'core'].some((x) => ONLY.has(x));
   if (perSize) for (const s of SIZES) await step(`size ${s}`, () => benchSize(s));
   if (ONLY.has('core')) await step('core', benchCore);
   if (ONLY.has('apply')) for (const a of APPLY_SIZES) await step(`apply ${a.label}${a.deployMs === DEPLOY_MS ? '' : ` (${a.deployMs} ms per stage)`}`, () => benchApply(a));

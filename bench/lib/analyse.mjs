@@ -7,6 +7,14 @@ export function requestBudget(size) {
 }
 
 /**
+ * Issue 13: a plan with `--target` of one environment reads at most that environment's reads (its
+ * services, statuses and stages lists, one variable list per service) plus 10.
+ */
+export function targetBudget(size) {
+  return size.services + 3 + 10;
+}
+
+/**
  * Splits an apply's request log (entries `[startMs, durationMs, 'METHOD /route/{id}', status]`,
  * in arrival order): reads before the first write (the plan), writes, deploy requests, status
  * polls, other reads, and the phases' durations.

@@ -16,7 +16,8 @@
  *   variables, their moves into the stage) and nothing else: the first stage deploys while later
  *   stages are still configured, and the executor writes first what the deployments wait for.
  */
-import type { Address, DesiredGraph, LiveState, ServiceKind } from '../model/resource.js';
+import type { Address, DesiredGraph, LiveResource, LiveState, ServiceKind } from '../model/resource.js';
+import { afterCreation } from '../graph/ignore.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -75,6 +76,18 @@ export interface ApplyOptions {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  /**
+   * `apply --no-deploy`: write the configuration, deploy nothing. The deploys the plan marks are
+   * listed in `ApplyResult.pending_deploys` and stay pending: the platform keeps the services
+   * NEVER_DEPLOYED or OUT_OF_DATE, which the next plan deploys (src/plan/deploy.ts).
+   */
+  noDeploy?: boolean;
+}
+
+/** A deploy `apply --no-deploy` did not make: the service and why the plan marked it. */
+export interface PendingDeploy {
+  address: Address;
+  reasons: string[];
 }
 
 export type StepStatus = 'applied' | 'failed' | 'skipped' | 'not_started';
@@ -103,6 +116,27 @@ export interface ApplyResult {
   requestCount: number;
   /** Why no further step was started, when a step's failure stopped the run (e.g. the --max-wait cap). */
   stoppedBy?: string;
+  /** `noDeploy`: the deploys the plan marked, not made (in plan order). Absent otherwise. */
+  pending_deploys?: PendingDeploy[];
+}
+
+/** The deploys a plan marks (blocked changes make none). */
+export function plannedDeploys(plan: Plan): PendingDeploy[] {
+  return plan.changes.filter((c) => c.deploy && c.status === 'planned').map((c) => ({ address: c.address, reasons: [...c.deploy!.reasons] }));
+}
+
+/** The plan without its deploys: the configuration steps only. */
+export function withoutDeploys(plan: Plan): Plan {
+  return {
+    ...plan,
+    changes: plan.changes.map((c) => {
+      if (!c.deploy) return c;
+      const { deploy: _held, ...rest } = c;
+      return rest;
+    }),
+    deploy_order: [],
+    summary: { ...plan.summary, deploy: 0 },
+  };
 }
 
 export const realTiming: Timing = {
@@ -133,16 +167,20 @@ function emptySummary(): ApplySummary {
   return { add: 0, change: 0, destroy: 0, deploy: 0, failed: 0, skipped: 0, not_started: 0 };
 }
 
-export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions = {}): Promise<ApplyResult> {
+export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const pending = opts.noDeploy === true ? plannedDeploys(fullPlan) : undefined;
+  // Without its deploys, the plan needs no Deploy scope and no step waits on a deployment.
+  const plan = pending ? withoutDeploys(fullPlan) : fullPlan;
+  const held = pending ? { pending_deploys: pending } : {};
   const refused = refusals(plan, opts);
   if (refused.length > 0) {
-    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0 };
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0, ...held };
   }
   // Before the first write: can this token write and deploy what the plan needs?
   const probeRequestsBefore = deps.api.requestCount;
   const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
   if (denied.length > 0) {
-    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore };
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore, ...held };
   }
   const timing = deps.timing ?? realTiming;
   const clock = deps.clock ?? (() => new Date());
@@ -255,6 +293,12 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
   };
 
+  let liveById: Map<string, LiveResource> | undefined;
+  const liveOf = (c: ResourceChange): LiveResource | undefined => {
+    liveById ??= new Map([...deps.live.resources.values()].map((l) => [l.id, l]));
+    return c.id === undefined ? undefined : liveById.get(c.id);
+  };
+
   const desiredOf = (c: ResourceChange) => {
     const d = deps.desired.resources.get(c.address);
     if (!d) throw new StepError(`${c.address} is in the plan but not in the manifest; run plan again`);
@@ -266,7 +310,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
       case 'create':
         return (await createResource(c, desiredOf(c), ctx)).id;
       case 'update':
-        return (await updateResource(c, desiredOf(c), ctx))?.id ?? c.id;
+        // Fields under `ignore_changes` are written at creation only: an update writes them as they are live.
+        return (await updateResource(c, afterCreation(desiredOf(c), liveOf(c)?.attrs ?? {}), ctx))?.id ?? c.id;
       case 'delete':
         await deleteResource(c, ctx);
         destroyed.add(c.address);
@@ -464,7 +509,8 @@ export async function applyPlan(plan: Plan, deps: ApplyDeps, opts: ApplyOptions 
     else summary.not_started++;
   }
   const requestCount = deps.api.requestCount - requestsBefore;
-  emit({ type: 'change_summary', ...summary, requests: requestCount });
+  for (const p of pending ?? []) emit({ type: 'deploy_pending', address: p.address, action: 'deploy', reasons: p.reasons });
+  emit({ type: 'change_summary', ...summary, requests: requestCount, ...(pending ? { pending_deploy: pending.length } : {}) });
   const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
-  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount, ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
+  return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount, ...(stoppedBy !== undefined ? { stoppedBy } : {}), ...held };
 }

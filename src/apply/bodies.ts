@@ -182,6 +182,8 @@ export interface BodyContext {
   refs: IdRegistry;
   /** Key of the secret fingerprints written into descriptions. */
   fingerprintKey: string;
+  /** Fingerprints of secrets this request does not write (ignored), kept in the marker as the live record has them. */
+  keptFingerprints?: Record<string, string>;
 }
 
 /** Fingerprints of the desired secret values, keyed exactly as computePlan keys them. */
@@ -229,7 +231,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     delete a.services;
     delete a.after;
   }
-  const fps = secretFingerprints(attrs, ctx.fingerprintKey);
+  const fps = { ...ctx.keptFingerprints, ...secretFingerprints(attrs, ctx.fingerprintKey) };
   if (Object.keys(fps).length > 0) a.description = withFingerprintMarker(a.description as string | null | undefined, fps);
   return a;
 }

@@ -33,6 +33,8 @@ export type ApplyEvent =
   | ({ type: 'apply_progress'; state: string; elapsed_seconds: number } & StepRef)
   | ({ type: 'apply_complete'; id?: string; elapsed_seconds: number; detail?: string } & StepRef)
   | ({ type: 'apply_errored'; error: string; elapsed_seconds: number; hint?: string; logs?: string[] } & StepRef)
+  /** `apply --no-deploy`: a deploy the plan marks, not made; it stays pending (the next plan shows it). */
+  | ({ type: 'deploy_pending'; reasons: string[] } & StepRef)
   /** Not run because a step it depends on failed. */
   | ({ type: 'apply_skipped'; because: Address } & StepRef)
   /** A backup was taken before a database is destroyed or replaced. */
@@ -43,6 +45,8 @@ export type ApplyEvent =
       type: 'change_summary';
       /** HTTP requests the apply made (writes, deploys, polls), after the plan's reads. */
       requests: number;
+      /** `apply --no-deploy`: how many deploys were left pending (one `deploy_pending` event each). */
+      pending_deploy?: number;
     } & ApplySummary);
 
 export type ApplyEventSink = (e: ApplyEvent) => void;

@@ -14,7 +14,7 @@ import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
-import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody } from './bodies.js';
+import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody, type BodyContext } from './bodies.js';
 import type { IdRegistry } from './refs.js';
 import type { Timing } from './deploy.js';
 import { parentOf } from './steps.js';
@@ -117,8 +117,18 @@ function identityMatch(kind: ResourceKind, name: string): (r: ApiRecord) => bool
   return (r) => sameName(kind, r.name, name);
 }
 
-function bodyContext(d: DesiredResource, ctx: WriteContext) {
-  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey };
+function bodyContext(d: DesiredResource, ctx: WriteContext): BodyContext {
+  const kept = keptFingerprints(d, ctx);
+  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey, ...(kept ? { keptFingerprints: kept } : {}) };
+}
+
+/** The live marker's fingerprints of the secrets an update does not write (`ignore_changes`): kept as they are. */
+function keptFingerprints(d: DesiredResource, ctx: WriteContext): Record<string, string> | undefined {
+  if (!d.keptFingerprints || !ctx.refs.has(d.address)) return undefined;
+  const live = splitFingerprintMarker(ctx.refs.record(d.address)?.description as string | null | undefined).fingerprints;
+  const out: Record<string, string> = {};
+  for (const f of d.keptFingerprints) if (live[f] !== undefined) out[f] = live[f];
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 // ---- create ----------------------------------------------------------------------------------
@@ -350,7 +360,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
 }
 
 function variableDescription(d: DesiredResource, ctx: WriteContext, description: string | null | undefined): string | null | undefined {
-  const fps = secretFingerprints(d.attrs, ctx.fingerprintKey);
+  const fps = { ...keptFingerprints(d, ctx), ...secretFingerprints(d.attrs, ctx.fingerprintKey) };
   if (Object.keys(fps).length === 0) return description;
   return withFingerprintMarker(description, fps);
 }

@@ -11,17 +11,42 @@ export interface ApiUsage {
   /** From the last X-RateLimit-Limit / -Remaining headers; absent when the API sent none. */
   limit?: number;
   remaining?: number;
+  /** With a refresh cache (--cache): which reader ran, why a full one, and the refresh's requests. */
+  refresh?: RefreshReport;
 }
 
-/** `104 API requests; 896 of 1000 left in this window`, or only the count without rate-limit headers. */
+export interface RefreshReport {
+  reader: 'refresh' | 'full';
+  /** Why the full read ran (reader 'full'). */
+  reason?: string;
+  /** Requests spent on the refresh: the events, the lists they made stale (a refresh given up included). */
+  requests: number;
+}
+
+/**
+ * `104 API requests; 896 of 1000 left in this window`, or only the count without rate-limit headers;
+ * with a refresh cache, `5 API requests (3 of them the refresh); ...`.
+ */
 export function usageLine(u: ApiUsage): string {
-  const count = `${u.requests} API request${u.requests === 1 ? '' : 's'}`;
+  const refresh = u.refresh ? ` (${u.refresh.requests} of them the refresh)` : '';
+  const count = `${u.requests} API request${u.requests === 1 ? '' : 's'}${refresh}`;
   if (u.limit === undefined || u.remaining === undefined) return count;
   return `${count}; ${u.remaining} of ${u.limit} left in this window`;
 }
 
-/** Writes the usage line of a session that was opened (none when the command never got that far). */
+/** Why a refresh cache could not be used, on one line: the run's cost is then the full read's. */
+export function fullReadLine(r: RefreshReport): string | undefined {
+  return r.reader === 'full' ? `Full read of the live state: ${r.reason ?? 'the cache could not be used'}.` : undefined;
+}
+
+/**
+ * Writes the usage line of a session that was opened (none when the command never got that far),
+ * after the line saying why the refresh cache was not used, if it was not.
+ */
 export function reportUsage(io: CliIO, session: { usage?(): ApiUsage } | undefined): void {
   const u = session?.usage?.();
-  if (u) io.stderr.write(usageLine(u) + '\n');
+  if (!u) return;
+  const why = u.refresh && fullReadLine(u.refresh);
+  if (why) io.stderr.write(why + '\n');
+  io.stderr.write(usageLine(u) + '\n');
 }

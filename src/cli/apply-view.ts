@@ -41,6 +41,9 @@ export function renderApplyEventLine(e: ApplyEvent, p: Palette): string | undefi
       }
       return lines.join('\n');
     }
+    case 'deploy_pending':
+      // Listed once, at the end (renderApplyOutcome).
+      return undefined;
     case 'apply_skipped':
       return `${p.bold(esc(e.address))}: ${p.yellow('Skipped')} (${e.action}): it depends on ${esc(e.because)}, which failed`;
     case 'backup_created':
@@ -59,7 +62,8 @@ function stateColour(state: string, p: Palette): string {
 }
 
 function message(e: ApplyEvent): string {
-  if (e.type === 'change_summary') return `Apply: ${e.add} added, ${e.change} changed, ${e.destroy} destroyed, ${e.deploy} deployed, ${e.failed} failed`;
+  if (e.type === 'change_summary') return `Apply: ${e.add} added, ${e.change} changed, ${e.destroy} destroyed, ${e.deploy} deployed, ${e.failed} failed${e.pending_deploy !== undefined ? `, ${e.pending_deploy} not deployed (--no-deploy)` : ''}`;
+  if (e.type === 'deploy_pending') return `${e.address}: not deployed (--no-deploy): ${e.reasons.join('; ')}`;
   return (renderApplyEventLine(e, PLAIN) ?? e.type).split('\n')[0]!;
 }
 
@@ -77,7 +81,18 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 export function summaryLine(result: ApplyResult): string {
   const s = result.summary;
-  return `Resources: ${s.add} added, ${s.change} changed, ${s.destroy} destroyed; ${s.deploy} deployed.`;
+  const pending = result.pending_deploys === undefined ? '' : `, ${result.pending_deploys.length} not deployed (--no-deploy)`;
+  return `Resources: ${s.add} added, ${s.change} changed, ${s.destroy} destroyed; ${s.deploy} deployed${pending}.`;
+}
+
+/** What `apply --no-deploy` left to deploy, and where it shows next. */
+function pendingLines(result: ApplyResult, p: Palette): string[] {
+  const list = result.pending_deploys;
+  if (list === undefined) return [];
+  if (list.length === 0) return ['', 'Nothing to deploy (--no-deploy).'];
+  const lines = ['', p.bold(`Not deployed (--no-deploy): ${plural(list.length, 'service')} the plan would have deployed; the next plan shows them as to deploy:`)];
+  for (const d of list) lines.push(`  ${p.yellow('~')} ${esc(d.address)}: ${esc(d.reasons.join('; '))}`);
+  return lines;
 }
 
 function detailOf(r: StepReport): string {
@@ -93,6 +108,7 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette, opts: { hint
   for (const b of result.backups) lines.push(`Backup of ${esc(b.address)} before its deletion: "${esc(b.name)}" (id ${esc(b.id)}).`);
   if (result.status === 'applied') {
     for (const r of result.steps) if (r.note) lines.push(p.yellow(`Note: ${esc(r.address)}: ${esc(r.note)}.`));
+    lines.push(...pendingLines(result, p));
     lines.push('', p.dim(`${plural(result.requestCount, 'API request')} after the plan's reads.`), p.green(p.bold(`Apply complete! ${summaryLine(result)}`)));
     return lines.join('\n') + '\n';
   }
@@ -105,6 +121,7 @@ export function renderApplyOutcome(result: ApplyResult, p: Palette, opts: { hint
     const line = fmt(r);
     lines.push(r[0] === 'failed' ? p.red(line) : r[0] === 'applied' ? line : p.yellow(line));
   }
+  lines.push(...pendingLines(result, p));
   lines.push('', p.dim(`${plural(result.requestCount, 'API request')} after the plan's reads.`));
   const s = result.summary;
   const counts = `${plural(s.failed, 'step')} failed, ${s.skipped} skipped, ${s.not_started} not started`;

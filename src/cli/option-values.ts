@@ -145,6 +145,26 @@ export function choiceOption(name: string, o: ValueOptionText & { allowed: reado
   return { type: 'string', requiresArg: true, coerce: readChoice(`--${name}`, o.allowed), describe: `${o.describe} (${o.allowed.join(' or ')})` };
 }
 
+/**
+ * A yargs option taking one or more words (`--target A B`, or `--target A --target B`): each must
+ * be non-empty, and the option needs at least one. What the words mean is the command's business.
+ */
+export function wordListOption(name: string, o: ValueOptionText & { metavar: string }): Options {
+  const flag = `--${name}`;
+  return {
+    type: 'string',
+    array: true,
+    coerce: (raw: unknown): string[] | InvalidOptionValue => {
+      const words = (Array.isArray(raw) ? raw : [raw]).map((w) => (typeof w === 'string' ? w : String(w)));
+      if (words.length === 0) return new InvalidOptionValue(`${flag} needs at least one ${o.metavar}`);
+      if (words.some((w) => w.trim() === '')) return new InvalidOptionValue(`${flag} needs a value, got an empty one`);
+      return words;
+    },
+    describe: o.describe,
+    ...(o.hidden ? { hidden: true } : {}),
+  };
+}
+
 /** What yargs' getOptions() tells about the options of the command being parsed (the parts read here). */
 export interface DeclaredOptions {
   key: Record<string, unknown>;

@@ -17,13 +17,17 @@ import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
-import { fetchLiveState } from '../live/fetch.js';
+import { liveStateFromRecords } from '../live/fetch.js';
+import { readLiveRecords } from '../live/read.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, isRateLimitWaitError, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
-import type { ApiUsage } from './api-usage.js';
+import type { ApiUsage, RefreshReport } from './api-usage.js';
+import { cacheSettingsOf, readThroughCache } from './live-cache.js';
+import type { RefreshMode } from './shared-options.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
+import { inTargetScope, narrowLive, narrowManifest, targetGraph, type TargetScope } from '../graph/target.js';
 
 export interface RunPlanOptions {
   apiUrl?: string;
@@ -34,8 +38,16 @@ export interface RunPlanOptions {
   allowDataLoss?: boolean;
   allowReplace?: boolean;
   maxDestroy?: number;
+  /**
+   * `--target ADDRESS...`: plan (and read) only these subtrees and what they depend on
+   * (src/graph/target.ts). An address the manifest does not declare is an error before any request.
+   */
+  targets?: readonly string[];
   /** `--no-secret-values`: secret fields are not read (no `${env:}` nor `${file:}` of theirs), never compared, and the plan is not applyable. */
   noSecretValues?: boolean;
+  /** `--cache DIR` (DRIFTLESS_CACHE_DIR when unset) and `--refresh`. */
+  cache?: string;
+  refresh?: RefreshMode;
 }
 
 export interface RunPlanDeps {
@@ -55,6 +67,8 @@ export interface ApiSession {
   usage?(): ApiUsage;
   /** The error the next request would fail with now, its rate-limit wait exceeding --max-wait. */
   waitBeyondCap?(): RateLimitWaitError | undefined;
+  /** Set when the live state was read through a refresh cache; usage() reports it. */
+  refresh?: RefreshReport;
 }
 
 export interface RunPlanResult {
@@ -85,15 +99,16 @@ export function openSession(config: ApiConfig, opts: { parallelism?: number; onA
     ...(opts.onApiEvent ? { onEvent: opts.onApiEvent } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  return {
+  const session: ApiSession = {
     port: portFromClient(client),
     close: () => client.close(),
     usage: () => {
       const { limit, remaining } = client.rateLimit();
-      return { requests: client.stats().total, ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}) };
+      return { requests: client.stats().total, ...(limit !== undefined ? { limit } : {}), ...(remaining !== undefined ? { remaining } : {}), ...(session.refresh ? { refresh: session.refresh } : {}) };
     },
     waitBeyondCap: () => client.waitBeyondCap(),
   };
+  return session;
 }
 
 /** An API failure as a diagnostic: what failed and what to do (never a header or a token). */
@@ -129,11 +144,23 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // Diagnostics about objects instantiated from a template also point at the template and the override.
   diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
   if (hasErrors(diagnostics)) return result;
-  for (const r of built.graph.resources.values()) {
+  // --target: the rest of the pipeline sees only the targeted part (graph, reads, checks, plan).
+  let graph = built.graph;
+  let targetScope: TargetScope | undefined;
+  if (options.targets !== undefined) {
+    const narrowed = targetGraph(built.graph, options.targets);
+    diagnostics.push(...narrowed.diagnostics);
+    if (!narrowed.graph || hasErrors(diagnostics)) return result;
+    graph = narrowed.graph;
+    targetScope = narrowed.scope;
+  }
+  // Objects instantiated from a template carry where the template defines them and where the
+  // environment overrides them (drift shows both).
+  for (const r of graph.resources.values()) {
     const at = instantiatedAt(loaded.manifest, r.address);
     if (at) r.related = at;
   }
-  result.graph = built.graph;
+  result.graph = graph;
 
   // A set-but-empty fingerprint key stops the run before its first request.
   const keyProblem = fingerprintKeyProblem(deps.env);
@@ -154,7 +181,25 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.session = session;
 
   try {
-    result.live = await fetchLiveState(session.port, built.graph, { parallelism: options.parallelism ?? 8 });
+    const before = session.port.requestCount;
+    const read = (port: ApiPort) => readLiveRecords(port, graph, { parallelism: options.parallelism ?? 8 });
+    // The full read, or the refresh from the audit log when a cache is asked for: src/plan never
+    // learns which one ran. A targeted run reads only its part: it neither uses nor writes the
+    // cache (a cache of a part would pass for the whole organization's on the next run).
+    const cacheAsked = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
+    const cache = targetScope ? undefined : cacheAsked;
+    // Said on the line that says why a cache was not used: the user asked for one.
+    if (cacheAsked && targetScope) session.refresh = { reader: 'full', requests: 0, reason: 'a targeted run (--target) reads only its part, and neither uses nor updates the cache' };
+    let records;
+    if (cache) {
+      const cached = await readThroughCache(session.port, read, cache);
+      records = cached.records;
+      session.refresh = cached.report;
+      diagnostics.push(...cached.diagnostics);
+    } else records = await read(session.port);
+    const live = liveStateFromRecords(records, graph);
+    live.requestCount = session.port.requestCount - before;
+    result.live = targetScope ? narrowLive(live, targetScope) : live;
   } catch (e) {
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
     return result;
@@ -167,7 +212,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   const checksBefore = session.port.requestCount;
   let checks: Awaited<ReturnType<typeof runOrganizationChecks>>;
   try {
-    checks = await runOrganizationChecks(loaded.manifest, referenceContextOfLive(result.live), result.live, session.port);
+    const manifest = targetScope ? narrowManifest(loaded.manifest, targetScope) : loaded.manifest;
+    checks = await runOrganizationChecks(manifest, referenceContextOfLive(result.live), result.live, session.port);
+    // What the checks say about objects outside the targets is not this plan's business.
+    if (targetScope) checks = checks.filter((d) => d.address === undefined || inTargetScope(targetScope!, d.address));
   } catch (e) {
     // Each listing's own failure is a warning of the checks; what reaches here stops the run
     // (a rate-limit wait beyond --max-wait).
@@ -183,7 +231,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
-  const plan = computePlan(built.graph, result.live, {
+  const plan = computePlan(graph, result.live, {
     allowDataLoss: options.allowDataLoss === true,
     allowReplace: options.allowReplace === true,
     checks,
@@ -194,6 +242,11 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   });
   plan.request_count = result.requestCount;
   plan.diagnostics = relateDiagnostics(loaded.manifest, plan.diagnostics);
+  if (targetScope) {
+    plan.targets = [...targetScope.targets];
+    // The organization-level objects kept for name resolution are not "outside the manifest".
+    delete plan.out_of_scope;
+  }
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
   return result;

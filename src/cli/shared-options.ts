@@ -5,7 +5,10 @@
 import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
 import type { CliIO } from './io.js';
-import { choiceOption, integerOption } from './option-values.js';
+import { choiceOption, integerOption, wordListOption } from './option-values.js';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { looksLikeAddress } from '../graph/target.js';
 import { MAX_WAIT_LIMIT_S } from './config.js';
 
 export interface ConnectionArgs {
@@ -14,7 +17,14 @@ export interface ConnectionArgs {
   parallelism?: number;
   /** Seconds. */
   maxWait?: number;
+  /** `--cache DIR` (DRIFTLESS_CACHE_DIR when unset). */
+  cache?: string;
+  /** `--refresh full`: a full read even with a usable cache. */
+  refresh?: RefreshMode;
 }
+
+export const REFRESH_MODES = ['full', 'auto'] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
 
 export const AUTH_SCHEMES = ['Token', 'Bearer'] as const;
 
@@ -23,7 +33,10 @@ export function connectionOptions(y: Argv): Argv<any> {
     .option('api-url', { type: 'string', describe: 'API base URL (default: DRIFTLESS_API_URL). The token is read from DRIFTLESS_API_TOKEN only.' })
     .option('auth-scheme', choiceOption('auth-scheme', { allowed: AUTH_SCHEMES, describe: 'Authorization scheme, default: Bearer for a JWT, else Token' }))
     .option('parallelism', integerOption('parallelism', { min: 1, max: 64, default: 8, describe: 'API requests and steps in flight at most' }))
-    .option('max-wait', maxWaitOption());
+    .option('max-wait', maxWaitOption())
+    // Every command that reads the live state takes the cache: they all pay for the same read.
+    .option('cache', { type: 'string', requiresArg: true, describe: 'Refresh the live state from the audit log since the run that last used DIR, instead of reading it all (default: DRIFTLESS_CACHE_DIR)' })
+    .option('refresh', choiceOption('refresh', { allowed: REFRESH_MODES, describe: 'full: read the whole live state even with a usable --cache (default: auto)' }));
 }
 
 /**
@@ -41,7 +54,7 @@ export function pathsPositional(y: Argv<any>): Argv<any> {
 
 /** The connection settings runPlan takes, from the parsed arguments. */
 export function connectionOf(args: ConnectionArgs): ConnectionArgs {
-  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait };
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait, cache: args.cache, refresh: args.refresh };
 }
 
 /**
@@ -75,4 +88,40 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function logLevel(env: NodeJS.ProcessEnv): LogLevel {
   const v = (env.DRIFTLESS_LOG_LEVEL ?? '').toLowerCase();
   return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LogLevel) : 'info';
+}
+
+/**
+ * `--target ADDRESS...` of plan, apply, drift, graph and validate: only those subtrees of the
+ * manifest, and what they depend on (src/graph/target.ts).
+ */
+export function targetOption(y: Argv<any>): Argv<any> {
+  return y.option(
+    'target',
+    wordListOption('target', {
+      metavar: 'ADDRESS',
+      describe: 'Only these resources, what is under them and what they depend on: addresses as plan prints them (project.shop/environment.staging); the plan is partial',
+    }),
+  );
+}
+
+export interface TargetArgs {
+  paths?: string[];
+  target?: string[];
+}
+
+/**
+ * The manifest paths and the targets of a command line: `--target` takes every word after it, so a
+ * word that is not written as an address and names an existing file or directory
+ * (`plan --target project.shop infra/`) is a manifest path. Any other word stays a target (a typo
+ * is then reported as an unknown address, with a suggestion).
+ */
+export function pathsAndTargets(args: TargetArgs, cwd: string): { paths: string[]; targets?: string[] } {
+  if (args.target === undefined) return { paths: args.paths ?? [] };
+  const targets: string[] = [];
+  const paths = [...(args.paths ?? [])];
+  for (const w of args.target) {
+    if (!looksLikeAddress(w) && existsSync(isAbsolute(w) ? w : resolve(cwd, w))) paths.push(w);
+    else targets.push(w);
+  }
+  return { paths, targets };
 }

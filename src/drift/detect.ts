@@ -32,6 +32,7 @@ import { pruneOptIn } from '../graph/prune.js';
 import { blockingOf } from '../plan/guards.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
 import { secretsNotCompared } from '../render/describe.js';
+import type { ChangedBy } from './changed-by.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
 
@@ -84,6 +85,20 @@ export interface DriftItem {
   apply_fixes: boolean;
   /** When apply alone does not fix it: what does (a manifest change, a flag, the console). */
   fix?: string;
+  /**
+   * Who made the live side what it is, from the organization's audit log (./changed-by.ts): the
+   * latest write to the object (for an undeclared one, its creation unless driftless wrote it last).
+   * Absent when the log has no write of it, or cannot be read.
+   */
+  changed_by?: ChangedBy;
+  /**
+   * An undeclared live object: `removed_from_git` when driftless created it or wrote it last (its
+   * own token), `created_outside_git` when anyone else did. From the audit log only: absent where
+   * the origin is inferred.
+   */
+  cause?: 'removed_from_git' | 'created_outside_git';
+  /** Where `origin` comes from: the audit log, or an inference from the records' timestamps. */
+  attribution?: 'audit_log' | 'inference';
 }
 
 export interface DriftReport {
@@ -107,6 +122,16 @@ export interface DriftReport {
    * outside Git is not seen by such a run. Absent without the flag.
    */
   secrets_not_compared?: Array<{ address: Address; fields: string[] }>;
+  /**
+   * Where the items' origins come from: `audit_log`, or `inference` from timestamps when the log
+   * cannot be read (`reason` says why: a 403/404, an API without it).
+   */
+  attribution?: { source: 'audit_log' | 'inference'; reason?: string };
+  /**
+   * `drift --target`: the report covers only these subtrees and what they depend on (the plan's
+   * `targets`); drift elsewhere is not looked for. Absent for a whole-manifest report.
+   */
+  targets?: Address[];
 }
 
 export interface DetectOptions {
@@ -157,6 +182,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   };
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
   if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
+  if (plan.targets) report.targets = [...plan.targets];
   return report;
 }
 

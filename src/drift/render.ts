@@ -14,6 +14,7 @@ import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from '../render/markdown-parts.js';
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
+import { changedByLine } from './changed-by.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -24,6 +25,8 @@ export interface DriftRenderContext {
    * report's `reconcile_command` is data and the markdown issue body a document: both keep theirs.
    */
   hints?: boolean;
+  /** `drift --target`: the reconciling command targets the same addresses. */
+  targets?: readonly string[];
 }
 
 const ORIGIN_TEXT: Record<DriftOrigin, string> = {
@@ -34,7 +37,9 @@ const ORIGIN_TEXT: Record<DriftOrigin, string> = {
 
 export function reconcileCommand(ctx: DriftRenderContext): string {
   const paths = ctx.paths.length > 0 ? ` ${ctx.paths.map(shellQuote).join(' ')}` : '';
-  return `driftless apply${paths}`;
+  // After the paths: --target takes every word that follows it.
+  const targets = ctx.targets && ctx.targets.length > 0 ? ` --target ${ctx.targets.map(shellQuote).join(' ')}` : '';
+  return `driftless apply${paths}${targets}`;
 }
 
 function shellQuote(s: string): string {
@@ -55,6 +60,24 @@ function fieldLine(f: DriftField): string {
 function where(i: DriftItem): string | undefined {
   if (i.related?.length) return i.related.map((r) => `${r.message} at ${r.range.file}:${r.range.start.line}`).join(', ');
   return i.source ? `declared at ${i.source.file}:${i.source.start.line}` : undefined;
+}
+
+/** The item's origin as shown: the audit log's cause of an undeclared object, or the origin, `inferred` when it is. */
+function originText(i: DriftItem): string {
+  const base = i.cause === 'removed_from_git' ? 'removed from Git' : i.cause === 'created_outside_git' ? 'created outside Git' : ORIGIN_TEXT[i.origin];
+  return i.attribution === 'inference' ? `${base}, inferred from timestamps` : base;
+}
+
+/** The report-level line of an inference: the audit log could not be read, and why. */
+function inferenceLine(r: DriftReport): string | undefined {
+  if (r.attribution?.source !== 'inference' || r.items.length === 0) return undefined;
+  return `Origins are inferred from the records' timestamps, not read from the audit log: ${r.attribution.reason ?? 'it is not available'}.`;
+}
+
+/** `drift --target`: the report is of a part of the manifest only. */
+function partialReportLine(r: DriftReport): string | undefined {
+  if (!r.targets || r.targets.length === 0) return undefined;
+  return `Partial report (--target): only ${r.targets.join(', ')}, what is under ${r.targets.length === 1 ? 'it' : 'them'} and what ${r.targets.length === 1 ? 'it depends' : 'they depend'} on were compared; drift elsewhere was not looked for.`;
 }
 
 const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };
@@ -85,13 +108,17 @@ function secretsMarkdown(r: DriftReport, withAddresses: boolean): string | undef
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
   const scope = outOfScopeLine(r.out_of_scope);
   const secrets = secretsLine(r);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
+  const partial = partialReportLine(r);
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
+  if (partial) lines.push(p.yellow(escapeControl(partial)), '');
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
     const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
-    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${ORIGIN_TEXT[i.origin]}]`)}`);
+    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${originText(i)}]`)}`);
     lines.push(`    ${escapeControl(i.summary)}`);
+    const who = changedByLine(i);
+    if (who) lines.push(`    ${escapeControl(who)}`);
     for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
     const w = where(i);
     if (w) lines.push(`    ${p.dim(escapeControl(w))}`);
@@ -100,6 +127,8 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   }
   lines.push('');
   lines.push(`${r.summary.outside_git} changed outside Git, ${r.summary.git} changed in Git and not applied, ${r.summary.unknown} of unknown origin.`);
+  const inferred = inferenceLine(r);
+  if (inferred) lines.push(p.yellow(escapeControl(inferred)));
   if (secrets) lines.push(p.yellow(escapeControl(secrets)));
   if (scope) lines.push(p.dim(scope));
   lines.push(`Fingerprint: ${r.fingerprint}`);
@@ -177,8 +206,10 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   const md = escapeMarkdown;
   const preamble = fingerprintMarker(r);
   const scope = outOfScopeLine(r.out_of_scope);
+  const partialLine = partialReportLine(r);
+  const partial = partialLine ? `> [!NOTE]\n> ${md(partialLine)}` : undefined;
   if (r.in_sync) {
-    const secrets = secretsMarkdown(r, true);
+    const secrets = [secretsMarkdown(r, true), partial].filter(Boolean).join('\n\n') || undefined;
     return {
       preamble,
       heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
@@ -188,8 +219,8 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   }
   const since = r.items.map((i) => i.since).filter((s): s is string => s !== undefined).sort()[0];
   const title = `### ⚠️ Drift: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git`;
-  const secrets = secretsMarkdown(r, false);
-  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}`;
+  const secrets = [secretsMarkdown(r, false), partial].filter(Boolean).join('\n\n') || undefined;
+  const head = `**${r.summary.outside_git}** changed outside Git · **${r.summary.git}** changed in Git and not applied · **${r.summary.unknown}** of unknown origin${since ? ` · earliest change ${md(since)}` : ''}${secrets ? `\n\n${secrets}` : ''}${inferenceLine(r) ? `\n\n_${md(inferenceLine(r)!)}_` : ''}`;
   const blocks: MarkdownBlock[] = [];
   // The table, split between rows (its header repeated) when it does not fit in one part.
   blocks.push({
@@ -197,12 +228,13 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(ORIGIN_TEXT[i.origin])} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
     }),
     close: '',
   });
   for (const i of r.items) {
-    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), ''];
+    const who = changedByLine(i);
+    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.

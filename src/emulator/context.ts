@@ -83,8 +83,11 @@ export interface EmulatorEvents {
   deleted: { kind: string; id: string };
   /** A service was created (its record is in state.services): indexes and built-in variables follow. */
   created: { kind: 'service'; id: string };
-  /** The configuration of a service changed (PUT): a deployed service becomes OUT_OF_DATE. */
-  serviceConfigChanged: { service_id: string };
+  /**
+   * A service was edited (PUT). `redeploy` false: only its description or icon changed (or
+   * nothing), so a deployed service stays UP_TO_DATE; otherwise it becomes OUT_OF_DATE.
+   */
+  serviceConfigChanged: { service_id: string; redeploy?: boolean };
 }
 
 export class EventBus {

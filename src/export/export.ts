@@ -4,6 +4,7 @@
  */
 import type { ApiPort } from '../live/api-port.js';
 import { liveStateFromRecords } from '../live/fetch.js';
+import type { LiveRecords } from '../live/read.js';
 import type { DesiredGraph, DesiredResource } from '../model/resource.js';
 import { readOrganization, type ExportScope } from './read.js';
 import { exportManifest, type ExportedManifest, type ExportResult } from './to-manifest.js';
@@ -19,9 +20,18 @@ const WANTS_ORGANIZATION: DesiredGraph = {
   order: ['organization'],
 };
 
-export async function exportOrganization(api: ApiPort, scope: ExportScope = {}): Promise<ExportResult & { organizationName: string; requestCount: number }> {
+/**
+ * `through` reads the records another way than straight from the API (the refresh cache of
+ * `--cache`): it is given the reader to run.
+ */
+export async function exportOrganization(
+  api: ApiPort,
+  scope: ExportScope = {},
+  through?: (read: (port: ApiPort) => Promise<LiveRecords>) => Promise<LiveRecords>,
+): Promise<ExportResult & { organizationName: string; requestCount: number }> {
   const before = api.requestCount;
-  const records = await readOrganization(api, scope);
+  const read = (port: ApiPort) => readOrganization(port, scope);
+  const records = await (through ? through(read) : read(api));
   const live = liveStateFromRecords(records, WANTS_ORGANIZATION);
   const partial = scope.project !== undefined || scope.environment !== undefined;
   const result = exportManifest(live, { partial });

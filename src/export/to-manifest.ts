@@ -151,13 +151,24 @@ function labelGroup(r: LiveResource): Doc {
   return { name: r.name, labels };
 }
 
-/** A secret driftless writes keeps its fingerprint marker in the description, within the API's limit: a longer description is shortened, with a warning. */
-function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: Ctx): void {
+/**
+ * A secret driftless writes keeps its fingerprint marker in the description, within the API's
+ * limit: a longer description is shortened, with a warning. When the secrets are under
+ * `ignore_changes` (`unknowable`), driftless writes them (and the marker) only when it creates the
+ * object again: the shortened text is for that, and the live description is ignored too, so that
+ * adopting the object rewrites neither.
+ */
+function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: Ctx, unknowable: string[] = []): void {
   const d = doc.description;
   const room = DESCRIPTION_MAX_LENGTH - markerLength(secretFields);
   if (typeof d !== 'string' || d.length <= room) return;
   doc.description = d.slice(0, room).trimEnd();
-  ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
+  if (unknowable.length > 0) {
+    ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}) for when driftless creates it again (a secret it writes keeps a fingerprint marker in the description); under ignore_changes with its secrets, the live one is kept.`);
+    doc.ignore_changes = [...((doc.ignore_changes as string[] | undefined) ?? []), 'description'];
+  } else {
+    ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
+  }
 }
 
 function receiver(r: LiveResource, ctx: Ctx): Doc {
@@ -173,7 +184,8 @@ function receiver(r: LiveResource, ctx: Ctx): Doc {
   // with or without a user name: the manifest needs one to recreate the receiver.
   if (a.type === 'EMAIL') doc.auth_password = secret('auth_password');
   Object.assign(doc, withoutDefaults('alert_receiver', { require_tls: a.require_tls }));
-  fitDescription(doc, r.address, ['webhook_url', 'auth_password'].filter((f) => doc[f] !== undefined), ctx);
+  doc.ignore_changes = unknowable(['webhook_url', 'auth_password'].filter((f) => doc[f] !== undefined && r.fingerprints?.[f] === undefined));
+  fitDescription(doc, r.address, ['webhook_url', 'auth_password'].filter((f) => doc[f] !== undefined), ctx, (doc.ignore_changes as string[] | undefined) ?? []);
   return clean(doc);
 }
 
@@ -205,7 +217,8 @@ function webhook(r: LiveResource, ctx: Ctx): Doc {
   }
   doc.project_names_filter = a.project_names_filter;
   doc.environment_types_filter = a.environment_types_filter;
-  if (doc.secret !== undefined) fitDescription(doc, r.address, ['target_secret'], ctx);
+  doc.ignore_changes = unknowable(doc.secret !== undefined && r.fingerprints?.target_secret === undefined ? ['secret'] : []);
+  if (doc.secret !== undefined) fitDescription(doc, r.address, ['target_secret'], ctx, (doc.ignore_changes as string[] | undefined) ?? []);
   return clean(doc);
 }
 
@@ -269,7 +282,8 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
     // An alias takes its mount path from the file it points to; a manifest alias cannot set one.
     if (type !== 'ALIAS') doc.mount_path = a.mount_path;
     doc.description = a.description;
-    if (isSecret && doc.value !== undefined) fitDescription(doc, v.address, ['value'], ctx);
+    if (isSecret && doc.value !== undefined && v.fingerprints?.value === undefined) doc.ignore_changes = ['value'];
+    if (isSecret && doc.value !== undefined) fitDescription(doc, v.address, ['value'], ctx, (doc.ignore_changes as string[] | undefined) ?? []);
     // The flag means something for a file only; a manifest takes it only with a mount_path.
     if (doc.mount_path !== undefined && doc.mount_path !== null) Object.assign(doc, withoutDefaults('variable', { enable_interpolation_in_file: a.enable_interpolation_in_file }));
     return [clean(doc)];
@@ -376,7 +390,7 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
   const unowned = unmanagedFields(s);
   if (unowned.length > 0)
     ctx.warnings.push(`${s.address}: ${unowned.join(', ')} set in the API cannot be declared in a manifest; left out (plan never shows them, apply keeps them as they are).`);
-  if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx);
+  if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx, (doc.ignore_changes as string[] | undefined) ?? []);
   // Every scope is written with its variables, `variables: []` when it has none: the manifest owns
   // them, so a variable later added by hand is drift (a scope without the key owns none).
   if (s.kind !== 'database') doc.variables = variables(s, ctx, path);
@@ -497,6 +511,8 @@ function terraform(a: Doc, s: LiveResource, ctx: Ctx, path: string[]): Doc {
   }
   if (Object.keys(tfVars).length > 0) body.tf_vars = tfVars;
   if (sensitive.length > 0) body.sensitive_tf_vars = sensitive;
+  // tf_vars is one field for ignore_changes: a secret of it that cannot be known leaves the whole map alone.
+  if (sensitive.some((k) => s.fingerprints?.[`tf_vars.${k}`] === undefined)) body.ignore_changes = ['tf_vars'];
   Object.assign(body, withoutDefaults('terraform', { timeout_sec: a.timeout_sec }));
   const jr = obj(a.job_resources);
   const resources = withoutDefaults('terraform_job_resources', { cpu_milli: jr.cpu_milli, ram_mib: jr.ram_mib, storage_gib: jr.storage_gib });
@@ -506,6 +522,16 @@ function terraform(a: Doc, s: LiveResource, ctx: Ctx, path: string[]): Doc {
   Object.assign(body, withoutDefaults('terraform', { terraform_action: adc.terraform_action }));
   body.git_commit_id = s.deployed?.git_commit_id;
   return body;
+}
+
+/**
+ * `ignore_changes` for the secrets an export cannot know (the API never returns them, and
+ * driftless did not write them, so no fingerprint says what they hold): adopting the organization
+ * must not overwrite them with whatever the placeholders are set to. Their `${env:}` may then stay
+ * unset; it is needed only to create the object again.
+ */
+function unknowable(paths: string[]): string[] | undefined {
+  return paths.length > 0 ? paths : undefined;
 }
 
 function reorder(doc: Doc, keys: string[]): Doc {

@@ -1,7 +1,9 @@
 /**
  * The exported manifest as YAML files: one file, or a directory with the organization-level
- * objects in `organization.yaml` and one `project-<name>.yaml` per project (the loader merges the
- * files of a directory). Each file starts with the schema modeline, a header and, when it reads
+ * objects in `organization.yaml`, each project's own attributes and variables in
+ * `project-<name>.yaml` and each of its environments in `project-<name>.<environment>.yaml` (the
+ * loader merges a project and an environment declared across the files of a directory), so that
+ * each environment's file can have its own owners (CODEOWNERS) and reviews. Each file starts with the schema modeline, a header and, when it reads
  * secrets, the list of environment variables it needs (names only: values are never known).
  */
 import { stringify } from 'yaml';
@@ -46,24 +48,36 @@ export function renderExport(result: ExportResult, layout: ExportLayout, header:
   const org: Doc = { version: 1 };
   for (const k of ORG_KEYS) if (m[k] !== undefined) org[k] = m[k];
   if (Object.keys(org).length > 1) files.push({ name: 'organization.yaml', text: fileText(org, header) });
+  // Project stems never hold a dot and environment stems always do: the two cannot collide.
   const used = new Set<string>();
+  const unique = (base: string) => {
+    let stem = base;
+    for (let i = 2; used.has(stem); i++) stem = `${base}-${i}`;
+    used.add(stem);
+    return stem;
+  };
   for (const p of (m.projects ?? []) as Doc[]) {
-    const base = `project-${slug(String(p.name))}`;
-    let name = base;
-    for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
-    used.add(name);
-    files.push({ name: `${name}.yaml`, text: fileText({ version: 1, projects: [p] }, header) });
+    // The project's own attributes and variables in one file, each environment in its own: the
+    // loader merges a project (and an environment) that several files of a directory declare.
+    const { environments, ...own } = p;
+    const stem = unique(`project-${slug(String(p.name), 'project')}`);
+    files.push({ name: `${stem}.yaml`, text: fileText({ version: 1, projects: [own] }, header) });
+    for (const e of (environments ?? []) as Doc[]) {
+      const envStem = unique(`${stem}.${slug(String(e.name), 'environment')}`);
+      files.push({ name: `${envStem}.yaml`, text: fileText({ version: 1, projects: [{ name: p.name, environments: [e] }] }, header) });
+    }
   }
   if (files.length === 0) files.push({ name: 'organization.yaml', text: fileText({ version: 1 }, header) });
   return files;
 }
 
-function slug(name: string): string {
+/** A file-name part: lower case, letters and digits, dashes between (never a dot: the separator). */
+function slug(name: string, fallback: string): string {
   const s = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
-  return s === '' ? 'project' : s;
+  return s === '' ? fallback : s;
 }
 
 /** The header comment (and the environment variables to set), then the YAML. */

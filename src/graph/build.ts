@@ -6,6 +6,7 @@
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type {
+  IgnoresChanges,
   AlertReceiverSpec,
   AlertRuleSpec,
   EnvironmentSpec,
@@ -20,6 +21,7 @@ import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../mo
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
 import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
+import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
 import { checkMoved } from './moved.js';
@@ -41,7 +43,8 @@ export interface GraphBuilder {
   pendingVariables: PendingVariable[];
   /** Clone sources not yet declared when their clone was walked. */
   pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
-  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }): DesiredResource | undefined;
+  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes`). */
+  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges): DesiredResource | undefined;
 }
 
 export function buildGraph(manifest: Manifest): BuildResult {
@@ -55,7 +58,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
     if (o.description !== undefined) attrs.description = desc(o.description);
     for (const k of ['website_url', 'repository', 'logo_url', 'icon_url'] as const) put(attrs, k, o[k]);
     if (o.admin_emails) attrs.admin_emails = sortedSet(o.admin_emails);
-    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, source: sourceOf(o) });
+    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, source: sourceOf(o) }, o);
   }
 
   for (const c of m.clusters ?? []) {
@@ -78,7 +81,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
       name: g.name,
       attrs: { name: g.name, annotations, scopes: sortedSet(g.scopes ?? []) },
       source: sourceOf(g),
-    });
+    }, g);
   }
 
   for (const g of m.label_groups ?? []) {
@@ -91,7 +94,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
       name: g.name,
       attrs: { name: g.name, labels },
       source: sourceOf(g),
-    });
+    }, g);
   }
 
   for (const r of m.alert_receivers ?? []) addReceiver(b, r);
@@ -132,7 +135,7 @@ function newBuilder(): GraphBuilder {
     diagnostics,
     pendingVariables: [],
     pendingClones: [],
-    add(r) {
+    add(r, spec) {
       const existing = resources.get(r.address);
       if (existing) {
         const where = existing.source ? ` (first declared at ${existing.source.file}:${existing.source.start.line}:${existing.source.start.col})` : '';
@@ -148,6 +151,8 @@ function newBuilder(): GraphBuilder {
       const res: DesiredResource = { ...r, dependsOn: r.dependsOn ?? [] };
       const immutable = IMMUTABLE_FIELDS[r.kind];
       if (immutable && !res.immutableFields) res.immutableFields = immutable;
+      const ignore = ignoreChangesOf(r.kind, spec?.ignore_changes, res.attrs, res.deploy);
+      if (ignore) res.ignoreChanges = ignore;
       resources.set(r.address, res);
       return res;
     },
@@ -203,7 +208,7 @@ function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
   }
   put(attrs, 'require_tls', r.require_tls);
   checkDescription(b, r.description, sensitive, address, sourceOf(r, 'description'));
-  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, source: sourceOf(r) });
+  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, source: sourceOf(r) }, r);
 }
 
 function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
@@ -221,7 +226,7 @@ function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
   if (w.project_names_filter) attrs.project_names_filter = sortedSet(w.project_names_filter);
   if (w.environment_types_filter) attrs.environment_types_filter = sortedSet(w.environment_types_filter);
   checkDescription(b, w.description, sensitive, address, sourceOf(w, 'description'));
-  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, source: sourceOf(w) });
+  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, source: sourceOf(w) }, w);
 }
 
 function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
@@ -262,14 +267,14 @@ function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
   attrs.alert_receivers = receivers;
   if (r.presentation) attrs.presentation = compact({ ...r.presentation });
   attrs.target = target;
-  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, source: sourceOf(r) });
+  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, source: sourceOf(r) }, r);
 }
 
 function addProject(b: GraphBuilder, p: ProjectSpec): void {
   const address = addressOf('project', p.name);
   const attrs: Record<string, unknown> = { name: p.name };
   if (p.description !== undefined) attrs.description = desc(p.description);
-  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), source: sourceOf(p) });
+  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), source: sourceOf(p) }, p);
   if (!res) return;
   addVariables(b, p.variables, res);
   for (const e of p.environments ?? []) addEnvironment(b, e, address);
@@ -292,7 +297,7 @@ function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): 
     dependsOn,
     prune: pruneKinds(e.prune, 'environment'),
     source: sourceOf(e),
-  });
+  }, e);
   if (!res) return;
   addVariables(b, e.variables, res);
   const servicesByName = new Map<string, Address>();
@@ -320,7 +325,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     prune: pruneKinds(s.prune, 'service'),
     cloneFrom: built.cloneFrom,
     source: sourceOf(s),
-  });
+  }, s);
   if (!res) return undefined;
   if (s.type !== 'database') addVariables(b, s.variables, res);
   return address;
@@ -349,7 +354,7 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
           }),
         );
     }
-    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, source: sourceOf(st) });
+    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, source: sourceOf(st) }, st);
     previous = st.name;
   }
 }

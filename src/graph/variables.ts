@@ -59,7 +59,7 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
       attrs,
       sensitiveFields: sensitive.length > 0 ? sensitive : undefined,
       source: sourceOf(v),
-    });
+    }, v);
     if (res && (type === 'ALIAS' || type === 'OVERRIDE')) b.pendingVariables.push({ spec: v, resource: res, scope });
   }
 }

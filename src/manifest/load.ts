@@ -2,8 +2,9 @@
  * loadManifest: files on disk -> one validated, resolved Manifest, or diagnostics.
  *
  *   discover files -> read (size, binary, UTF-8 checks) -> parse YAML with source ranges
- *   -> schema-validate each file, numbers -> merge -> expand environment templates (templates.ts)
- *   -> duplicates, field combinations, references
+ *   -> schema-validate each file, numbers -> merge (projects, environments and templates by name)
+ *   -> expand environment templates (templates.ts)
+ *   -> duplicates, completeness (what a partial declaration left out), field combinations, references
  *   -> resolve ${env:} / ${file:} and wrap secrets -> cron schedules, time zones, look-alike names
  *   -> excerpts on every diagnostic
  *
@@ -16,6 +17,7 @@ import { error, warning } from './codes.js';
 import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
 import { discoverManifestFiles, type ManifestFile } from './discover.js';
 import { findDuplicates } from './duplicates.js';
+import { checkCompleteness, type ParsedFile } from './completeness.js';
 import { mergeManifestFiles, type PartialFile } from './merge.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, type ParseLimits } from './parse-yaml.js';
 import { readManifestFile, readReferencedFile } from './read-files.js';
@@ -40,9 +42,9 @@ export interface LoadLimits extends ParseLimits {
 
 export const DEFAULT_LOAD_LIMITS: LoadLimits = {
   ...DEFAULT_PARSE_LIMITS,
-  // NOTE: the YAML parser needs about a second per MiB on a loaded CI machine. A project cannot
-  // span files, so one file must hold a whole project: 2 MiB holds the 1,000-service project of
-  // issue 6's benchmark (1 x 10 x 100, each service with 12 variables: about 1 MiB).
+  // NOTE: the YAML parser needs about a second per MiB on a loaded CI machine. 2 MiB holds the
+  // 1,000-service project of issue 6's benchmark in one file (1 x 10 x 100, each service with 12
+  // variables: about 1 MiB); a larger project can be split over several files of a directory.
   maxFileBytes: 2 * 1024 * 1024,
   maxReferencedFileBytes: 1024 * 1024,
 };
@@ -139,6 +141,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   const secretRanges: SourceRange[] = [];
   /** Some file could not be parsed or failed the schema: what it declares is unknown. */
   let incomplete = false;
+  /** Every file parsed to a mapping, schema-valid or not: what completeness is checked over. */
+  const parsedFiles: ParsedFile[] = [];
+  /** Some file is not even YAML: what it declares is unknown. */
+  let unparsed = false;
 
   for (const { file, text } of sources) {
     const parsed = parseYamlFile(text, file.display, limits);
@@ -146,6 +152,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     diagnostics.push(...parsed.diagnostics);
     if (hasErrors(parsed.diagnostics)) {
       incomplete = true;
+      unparsed = true;
       continue;
     }
     if (parsed.value === undefined || parsed.value === null) {
@@ -166,6 +173,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       incomplete = true;
       continue;
     }
+    parsedFiles.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     parsedValues.push(parsed.value);
     const schemaDiags = validateManifestSchema(parsed.value, file.display);
     diagnostics.push(...schemaDiags);
@@ -176,6 +184,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     else incomplete = true;
   }
+
+  // What a file may leave to another (an environment's cluster), over every file that parsed, even
+  // one that failed the schema; not when a file is not YAML: that one may be where it is written.
+  if (!unparsed) diagnostics.push(...checkCompleteness(parsedFiles));
 
   let manifest: Manifest | undefined;
   if (parts.length === 0 && sources.length > 0 && !hasErrors(diagnostics)) {
@@ -224,7 +236,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     }
   }
   // A problem of an object instantiated from a template also points at the template and the override.
-  const withExcerpts = relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics)).map((d) => {
+  const withExcerpts = collapseRepeats(relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics))).map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');
@@ -235,6 +247,35 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     manifest: hasErrors(withExcerpts) ? undefined : manifest,
     diagnostics: sortDiagnostics(withExcerpts, sources.map((s) => s.file.display)),
   };
+}
+
+/**
+ * The same problem at the same place, reported once: a mistake in a template is found again in
+ * every environment that instantiates it (`tagg` in a template service's ignore_changes, with
+ * three environments, was three identical errors). The places the repeats relate to are kept.
+ */
+function collapseRepeats(diags: readonly Diagnostic[]): Diagnostic[] {
+  const first = new Map<string, Diagnostic>();
+  const out: Diagnostic[] = [];
+  for (const d of diags) {
+    if (!d.range) {
+      out.push(d);
+      continue;
+    }
+    const key = JSON.stringify([d.severity, d.code, d.summary, d.detail, d.range.file, d.range.start]);
+    const kept = first.get(key);
+    if (!kept) {
+      const copy = { ...d };
+      first.set(key, copy);
+      out.push(copy);
+      continue;
+    }
+    for (const r of d.related ?? []) {
+      const known = (kept.related ?? []).some((k) => k.message === r.message && k.range.file === r.range.file && k.range.start.line === r.range.start.line && k.range.start.col === r.range.start.col);
+      if (!known) kept.related = [...(kept.related ?? []), r];
+    }
+  }
+  return out;
 }
 
 /** Source order: by file (in load order), line, column; diagnostics without a place first. */

@@ -172,6 +172,21 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     }
   }
   const notice = deps.secretValues === 'unread' ? notReadNote : undefined;
+  /**
+   * Secret fields under their object's `ignore_changes`: their value is needed only to create the
+   * object, so an `${env:NAME}` that is not set leaves them unread (an UnreadSecret; plan refuses to
+   * create the object without it) instead of failing. The adoption path: an export marks each
+   * secret it cannot know this way, and plan and apply run without values nobody has.
+   */
+  const optional = new WeakMap<object, Set<string>>();
+  for (const f of secretFields) {
+    if (!ignores(f.owner, f.ignorePath)) continue;
+    const set = optional.get(f.holder) ?? new Set<string>();
+    set.add(f.field);
+    optional.set(f.holder, set);
+  }
+  /** Optional secret fields whose variable was not set, with the reference as written. */
+  const unset = new WeakMap<object, Map<string, string>>();
 
   // 1. Plain resolution of every string, everywhere (names cannot hold `${`: the schema forbids it),
   // except the secret fields when their values are not to be read.
@@ -181,7 +196,14 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     for (const k of Object.keys(rec)) {
       const v = rec[k];
       if (skipped.get(node)?.has(k)) continue;
-      if (typeof v === 'string' && v.includes('${')) {
+      if (typeof v === 'string' && v.includes('${') && optional.get(node)?.has(k)) {
+        const own: Diagnostic[] = [];
+        const missing: Unavailable = new Map();
+        const resolved = resolveString(v, fieldSourceOf(node, k), { ...deps, missingEnv: 'warning' }, own, undefined, missing);
+        if (resolved !== undefined) rec[k] = resolved;
+        else if (own.length === 0 && missing.size > 0) unset.set(node, (unset.get(node) ?? new Map<string, string>()).set(k, v));
+        else out.push(...own);
+      } else if (typeof v === 'string' && v.includes('${')) {
         const before = out.length;
         const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable);
         if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
@@ -197,7 +219,8 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     const rec = holder as Record<string, unknown>;
     const v = rec[field];
     if (typeof v !== 'string') return;
-    rec[field] = unread ? new UnreadSecret() : new SecretValue(v);
+    const notSet = unset.get(holder)?.get(field);
+    rec[field] = unread ? new UnreadSecret() : notSet !== undefined ? new UnreadSecret(notSet) : new SecretValue(v);
     const range = fieldSourceOf(holder, field);
     if (range) secretRanges.push(range);
     const template = templateOf(holder, field);
@@ -229,6 +252,14 @@ interface SecretField {
   holder: object;
   field: string;
   address: string;
+  /** The object whose `ignore_changes` may name it, and the path it would use. */
+  owner: { ignore_changes?: readonly string[] | 'all' };
+  ignorePath: string;
+}
+
+function ignores(owner: SecretField['owner'], path: string): boolean {
+  const ic = owner.ignore_changes;
+  return ic === 'all' || (Array.isArray(ic) && ic.includes(path));
 }
 
 /**
@@ -240,13 +271,13 @@ interface SecretField {
 export function secretFieldsOf(m: Manifest): SecretField[] {
   const out: SecretField[] = [];
   const vars = (list: VariableSpec[] | undefined, parent: string) => {
-    for (const v of list ?? []) if (v?.secret === true) out.push({ holder: v, field: 'value', address: addressOf('variable', v.key, parent) });
+    for (const v of list ?? []) if (v?.secret === true) out.push({ holder: v, field: 'value', address: addressOf('variable', v.key, parent), owner: v, ignorePath: 'value' });
   };
   for (const r of m.alert_receivers ?? []) {
-    out.push({ holder: r, field: 'webhook_url', address: addressOf('alert_receiver', r.name) });
-    out.push({ holder: r, field: 'auth_password', address: addressOf('alert_receiver', r.name) });
+    out.push({ holder: r, field: 'webhook_url', address: addressOf('alert_receiver', r.name), owner: r, ignorePath: 'webhook_url' });
+    out.push({ holder: r, field: 'auth_password', address: addressOf('alert_receiver', r.name), owner: r, ignorePath: 'auth_password' });
   }
-  for (const w of m.webhooks ?? []) out.push({ holder: w, field: 'secret', address: addressOf('webhook', w.target_url) });
+  for (const w of m.webhooks ?? []) out.push({ holder: w, field: 'secret', address: addressOf('webhook', w.target_url), owner: w, ignorePath: 'secret' });
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
     vars(p.variables, pa);
@@ -256,7 +287,7 @@ export function secretFieldsOf(m: Manifest): SecretField[] {
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
         vars(s.variables, sa);
-        if (s.type === 'terraform' && s.tf_vars) for (const name of s.sensitive_tf_vars ?? []) out.push({ holder: s.tf_vars, field: name, address: sa });
+        if (s.type === 'terraform' && s.tf_vars) for (const name of s.sensitive_tf_vars ?? []) out.push({ holder: s.tf_vars, field: name, address: sa, owner: s, ignorePath: 'tf_vars' });
       }
     }
   }

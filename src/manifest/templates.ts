@@ -20,6 +20,9 @@
 import type { Diagnostic, RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import { addressOf, type Address, type ResourceKind } from '../model/resource.js';
 import { error, warning } from './codes.js';
+import { formatRange } from '../diag/excerpt.js';
+
+const placeOf = (r: SourceRange | undefined) => (r ? formatRange(r) : 'another place');
 import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
@@ -151,28 +154,37 @@ const contains = (outer: SourceRange, inner: SourceRange) => outer.file === inne
  * file read (a template may be declared in another file than the environment).
  */
 export function relateOverrideProblems(files: readonly unknown[], diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const templates = new Map<string, Obj>();
+  // A template may be written in parts, one per file (merge.ts): every part is looked in.
+  const templates = new Map<string, Obj[]>();
   const regions: Array<{ starts: Set<string>; related: () => RelatedLocation[] }> = [];
   const projectsOf = (v: unknown) => (isObject(v) && Array.isArray(v.projects) ? (v.projects as unknown[]).filter(isObject) : []);
-  for (const file of files) for (const p of projectsOf(file)) for (const t of Array.isArray(p.templates) ? p.templates.filter(isObject) : []) templates.set(`${lower(p.name)}/${lower(t.name)}`, t);
+  for (const file of files) {
+    for (const p of projectsOf(file)) {
+      for (const t of Array.isArray(p.templates) ? p.templates.filter(isObject) : []) {
+        const id = `${lower(p.name)}/${lower(t.name)}`;
+        templates.set(id, [...(templates.get(id) ?? []), t]);
+      }
+    }
+  }
   for (const file of files) {
     for (const p of projectsOf(file)) {
       for (const e of Array.isArray(p.environments) ? p.environments.filter(isObject) : []) {
         if (!isObject(e.overrides)) continue;
-        const template = () => templates.get(`${lower(p.name)}/${lower(e.template)}`);
-        const pick = (list: unknown, key: string, name: unknown) => (Array.isArray(list) ? list.filter(isObject).find((x) => (key === 'key' ? x[key] === name : lower(x[key]) === lower(name))) : undefined);
+        const parts = () => templates.get(`${lower(p.name)}/${lower(e.template)}`) ?? [];
+        const pickIn = (list: unknown, key: string, name: unknown) => (Array.isArray(list) ? list.filter(isObject).find((x) => (key === 'key' ? x[key] === name : lower(x[key]) === lower(name))) : undefined);
+        const pick = (field: 'services' | 'variables', key: string, name: unknown) => parts().map((t) => pickIn(t[field], key, name)).find((x) => x !== undefined);
         const services = e.overrides.services;
         if (isObject(services)) {
           for (const [name, patch] of Object.entries(services)) {
             const entry = keySourceOf(services, name) ?? sourceOf(services, name);
-            regions.push({ starts: rangeStarts(patch, entry), related: () => [...located('defined', sourceOf(pick(template()?.services, 'name', name))), ...located('overridden', entry)] });
+            regions.push({ starts: rangeStarts(patch, entry), related: () => [...located('defined', sourceOf(pick('services', 'name', name))), ...located('overridden', entry)] });
           }
         }
         const variables = e.overrides.variables;
         if (Array.isArray(variables)) {
           variables.forEach((o, i) => {
             const entry = fieldSourceOf(variables, String(i));
-            regions.push({ starts: rangeStarts(o, entry), related: () => [...located('defined', sourceOf(pick(template()?.variables, 'key', isObject(o) ? o.key : undefined))), ...located('overridden', entry)] });
+            regions.push({ starts: rangeStarts(o, entry), related: () => [...located('defined', sourceOf(pick('variables', 'key', isObject(o) ? o.key : undefined))), ...located('overridden', entry)] });
           });
         }
       }
@@ -352,6 +364,18 @@ function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Addr
   });
   variableOverrides.forEach((o, i) => {
     if (overridden.has(i)) return;
+    // The same key overridden twice (two files of a directory may each write part of `overrides`).
+    const first = variableOverrides.findIndex((x) => x.key === o.key);
+    if (first !== i && overridden.has(first)) {
+      diagnostics.push(
+        error('manifest.duplicate', `environment \`${String(env.name)}\` overrides variable \`${String(o.key)}\` twice`, {
+          detail: `It is also overridden at ${placeOf(sourceOf(variableOverrides[first], 'key'))}. Keep one of them.`,
+          range: sourceOf(o, 'key'),
+          address: ea,
+        }),
+      );
+      return;
+    }
     const keys = templateVariables.map((v) => String(v.key));
     const hint = nearest(String(o.key), keys);
     diagnostics.push(

@@ -72,6 +72,17 @@ export interface MovedSpec extends Located {
   to: string;
 }
 
+/**
+ * `ignore_changes:` on an object: field paths as the manifest spells them (src/model/ignore-paths.ts
+ * lists them per kind), or `all`. Those fields are written when the object is created and never
+ * compared or written afterwards.
+ */
+export type IgnoreChangesSpec = string[] | 'all';
+
+export interface IgnoresChanges {
+  ignore_changes?: IgnoreChangesSpec;
+}
+
 export interface PruneSpec extends Located {
   projects?: boolean;
   annotation_groups?: boolean;
@@ -88,7 +99,7 @@ export interface PruneSpec extends Located {
   variables?: boolean;
 }
 
-export interface OrganizationSpec extends Located {
+export interface OrganizationSpec extends Located, IgnoresChanges {
   name?: string;
   description?: string;
   website_url?: string;
@@ -105,19 +116,19 @@ export interface ClusterSpec extends Located {
   upgrade_kubernetes?: boolean;
 }
 
-export interface AnnotationGroupSpec extends Located {
+export interface AnnotationGroupSpec extends Located, IgnoresChanges {
   name: string;
   /** key -> value */
   annotations: Record<string, string>;
   scopes: string[];
 }
 
-export interface LabelGroupSpec extends Located {
+export interface LabelGroupSpec extends Located, IgnoresChanges {
   name: string;
   labels: Array<{ key: string; value: string; propagate_to_cloud_provider?: boolean } & Located>;
 }
 
-export interface AlertReceiverSpec extends Located {
+export interface AlertReceiverSpec extends Located, IgnoresChanges {
   name: string;
   type: 'SLACK' | 'EMAIL';
   description?: string;
@@ -135,7 +146,7 @@ export interface AlertReceiverSpec extends Located {
   require_tls?: boolean;
 }
 
-export interface AlertRuleSpec extends Located {
+export interface AlertRuleSpec extends Located, IgnoresChanges {
   name: string;
   description?: string;
   tag?: string;
@@ -156,7 +167,7 @@ export interface AlertRuleSpec extends Located {
   presentation?: { summary?: string; runbook_url?: string };
 }
 
-export interface WebhookSpec extends Located {
+export interface WebhookSpec extends Located, IgnoresChanges {
   /** Identity of a webhook: the API gives webhooks no name. */
   target_url: string;
   description?: string;
@@ -169,7 +180,7 @@ export interface WebhookSpec extends Located {
   environment_types_filter?: string[];
 }
 
-export interface ProjectSpec extends Located {
+export interface ProjectSpec extends Located, IgnoresChanges {
   name: string;
   description?: string;
   variables?: VariableSpec[];
@@ -191,7 +202,7 @@ export interface EnvironmentTemplateSpec extends Located {
 /** Any field of a service except `type` and `name`; lists of variables, ports and storage merge by key. */
 export type ServiceOverrideSpec = Located & Record<string, unknown>;
 
-export interface EnvironmentSpec extends Located {
+export interface EnvironmentSpec extends Located, IgnoresChanges {
   name: string;
   mode?: 'DEVELOPMENT' | 'STAGING' | 'PRODUCTION';
   /** Cluster name. Immutable once the environment exists (a change is a replace). */
@@ -210,7 +221,7 @@ export interface EnvironmentSpec extends Located {
   prune?: PruneSpec;
 }
 
-export interface DeploymentStageSpec extends Located {
+export interface DeploymentStageSpec extends Located, IgnoresChanges {
   name: string;
   description?: string;
   /** Service names of this environment. */
@@ -222,7 +233,7 @@ export interface DeploymentStageSpec extends Located {
  * `external_secret` is set; `override: true` turns a `value` into an override of the same key
  * declared at a higher scope.
  */
-export interface VariableSpec extends Located {
+export interface VariableSpec extends Located, IgnoresChanges {
   key: string;
   value?: MaybeSecret;
   /** Key of a higher-scope variable this one is an alias of. */
@@ -246,7 +257,7 @@ export type ServiceSpec =
   | HelmSpec
   | TerraformSpec;
 
-interface ServiceCommon extends Located {
+interface ServiceCommon extends Located, IgnoresChanges {
   name: string;
   description?: string;
   /** Annotation / label group names. */

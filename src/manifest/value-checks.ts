@@ -2,7 +2,7 @@
  * Checks of values that a JSON Schema cannot make, on a schema-valid, resolved manifest: a job's
  * cron schedule against each field's range (./cron.ts), its time zone against the IANA database
  * (./timezone.ts), and names of one namespace that differ only by look-alike characters
- * (./confusables.ts). They run in `validate` and `plan` alike (both load the manifest), offline.
+ * (./confusables.ts), and `ignore_changes` paths against the fields of each kind (./ignore-changes.ts). They run in `validate` and `plan` alike (both load the manifest), offline.
  * Pure: Manifest in, diagnostics out.
  */
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
@@ -12,6 +12,7 @@ import { error, warning } from './codes.js';
 import { confusablePairs, skeleton } from './confusables.js';
 import { cronProblem } from './cron.js';
 import { fieldSourceOf } from './source-map.js';
+import { checkIgnoreChanges } from './ignore-changes.js';
 import { timeZoneProblem } from './timezone.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';
 
@@ -19,7 +20,7 @@ import { sourceOf, type Manifest, type VariableSpec } from './types.js';
 const unresolved = (v: string) => v.includes('${');
 
 export function checkValues(m: Manifest): Diagnostic[] {
-  return [...checkSchedules(m), ...checkConfusableNames(m)];
+  return [...checkSchedules(m), ...checkConfusableNames(m), ...checkIgnoreChanges(m)];
 }
 
 export function checkSchedules(m: Manifest): Diagnostic[] {

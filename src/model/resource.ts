@@ -9,6 +9,7 @@
  * way), so that computing a plan is a comparison of two maps keyed by address.
  */
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
+import type { DeployPin } from './ignore-paths.js';
 
 export type ResourceKind =
   | 'organization'
@@ -142,6 +143,17 @@ export interface DesiredResource {
   owns?: ResourceKind[];
   /** Databases: created as a clone of this database (address) instead of from scratch. */
   cloneFrom?: Address;
+  /**
+   * `ignore_changes` of the manifest: fields written when the object is created, never compared or
+   * written afterwards (src/graph/ignore.ts applies it to an object that exists).
+   */
+  ignoreChanges?: IgnoreChanges;
+  /**
+   * Set by `afterCreation` (src/graph/ignore.ts): marker fields (`value`, `tf_vars.KEY`...) of the
+   * ignored secrets. Not written, they keep the fingerprints the live record's marker has for them
+   * when an update rewrites its description.
+   */
+  keptFingerprints?: string[];
   source?: SourceRange;
   /**
    * An object instantiated from a template: where it is defined there and where its environment
@@ -149,6 +161,17 @@ export interface DesiredResource {
    * every environment, for a value one environment's override sets.
    */
   related?: RelatedLocation[];
+}
+
+export interface IgnoreChanges {
+  /** The fields ignored, as the plan reports them: the manifest's paths (for `all`, the attrs set). */
+  fields: string[];
+  /** Dot-separated attr paths they set. */
+  attrPaths: string[];
+  /** Deploy pins they set (DesiredResource.deploy). */
+  pins: DeployPin[];
+  /** `ignore_changes: all`. */
+  all?: true;
 }
 
 /**

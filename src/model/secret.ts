@@ -39,8 +39,9 @@ export function isSecretValue(v: unknown): v is SecretValue {
 }
 
 /**
- * A secret field whose value was deliberately not read (`plan --no-secret-values`): its `${env:}`
- * or `${file:}` reference was left unresolved. It is a SecretValue everywhere a secret is expected
+ * A secret field whose value was deliberately not read (`plan --no-secret-values`, or a secret
+ * under `ignore_changes` whose `${env:}` is not set): its `${env:}` or `${file:}` reference was
+ * left unresolved. It is a SecretValue everywhere a secret is expected
  * (masks, sensitive fields), but it has no value: it is never fingerprinted nor compared (the plan
  * shows it as "not compared"), and any attempt to send it fails loudly instead of writing a blank.
  */
@@ -48,12 +49,21 @@ export class UnreadSecret extends SecretValue {
   /** Tells it apart from a SecretValue for the type checker too. */
   readonly unread = true as const;
 
-  constructor() {
+  /**
+   * @param reference the reference as written (`${env:NAME}`) when it was left unread because its
+   * variable is not set (a secret under `ignore_changes`); absent under --no-secret-values. Not a
+   * secret: it names where the value would come from.
+   */
+  constructor(readonly reference?: string) {
     super('');
   }
 
   override reveal(): string {
-    throw new Error('a secret value planned with --no-secret-values was never read: re-plan with the secrets');
+    throw new Error(
+      this.reference === undefined
+        ? 'a secret value planned with --no-secret-values was never read: re-plan with the secrets'
+        : `a secret value was never read (${this.reference} is not set): set it to create the object`,
+    );
   }
 }
 

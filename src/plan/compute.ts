@@ -6,7 +6,8 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
-import { desiredFingerprints, diffAttrs, sanitize, unreadSecretFields } from './compare.js';
+import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
+import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
@@ -17,6 +18,7 @@ import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
+import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -63,6 +65,11 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
    * under the guards of the replacement (a child of a blocked replacement is blocked too).
    */
   const recreated = new Map<Address, GuardRequirement[]>();
+  /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
+  const owned = new Map<Address, DesiredResource>();
+  let ignoredCount = 0;
+  /** Objects whose ignored fields differ live: an OUT_OF_DATE status of a service they affect may be theirs alone (plan/deploy.ts). */
+  const outOfDateIgnored = new Set<Address>();
 
   for (const address of graph.order) {
     const d = graph.resources.get(address)!;
@@ -104,6 +111,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       }
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+      diagnostics.push(...secretsNeededToCreate(d));
       if (d.cloneFrom) {
         c.clone_from = d.cloneFrom;
         if (!graph.resources.has(d.cloneFrom) && !liveByMatch.has(matchKey(d.cloneFrom)))
@@ -122,6 +130,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       c.actions = ['delete', 'create'];
       c.reasons.push(`replaced with its parent ${d.parent}`);
       c.before = l.attrs;
+      diagnostics.push(...secretsNeededToCreate(d));
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
@@ -129,17 +138,31 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       changes.push(c);
       continue;
     }
-    const diff = diffAttrs(d, l, key, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)));
+    // Live attributes as the manifest names things: references to renamed objects by their new name.
+    const liveAttrs = sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames));
+    const o = afterCreation(d, liveAttrs);
+    if (o !== d) {
+      owned.set(address, o);
+      c.ignored = ignoredFields(d);
+      ignoredCount += c.ignored.length;
+      // An ignored secret is not compared: not "not compared" either (that says --no-secret-values).
+      const unread = unreadSecretFields(o);
+      if (unread.length > 0) c.secrets_not_compared = unread;
+      else delete c.secrets_not_compared;
+    }
+    const diff = diffAttrs(o, l, key, liveAttrs);
+    if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
       c.actions = ['no-op'];
     } else {
       c.before = l.attrs;
-      c.after = sanitizedAttrs(d, diff.fingerprints);
+      c.after = sanitizedAttrs(o, diff.fingerprints);
       const immutable = diff.fields.filter((f) => f.forces_replace);
       if (immutable.length > 0) {
         c.actions = ['delete', 'create'];
+        diagnostics.push(...secretsNeededToCreate(d));
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
         guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
         recreated.set(address, c.requires ?? []);
@@ -157,7 +180,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
-  markDeploys(changes, graph, live, liveOf);
+  const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
+  markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
   const summary = summarize(changes);
   if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
@@ -172,7 +196,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     organization_id: live.organizationId,
     changes,
     summary,
-    deploy_order: deployOrder(changes, graph, live, liveOf),
+    deploy_order: deployOrder(changes, compared, live, liveOf),
     live_objects: liveObjects(changes, live, liveOf),
     request_count: live.requestCount,
     options: { allow_data_loss: allowDataLoss, allow_replace: flags.allow_replace },
@@ -180,11 +204,46 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     applyable: summary.blocked === 0 && !diagnostics.some((x) => x.severity === 'error') && options.noSecretValues !== true,
     diagnostics,
   };
+  if (ignoredCount > 0) plan.ignored_fields = ignoredCount;
   if (Object.keys(outOfScope).length > 0) plan.out_of_scope = { scope: manifestScope(graph), counts: outOfScope };
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
   if (options.noSecretValues === true) plan.options.no_secret_values = true;
   return plan;
+}
+
+/**
+ * A secret left unread because its `${env:}` is not set (allowed under `ignore_changes`, where the
+ * value serves only to create the object) is needed when the object is created: an error each.
+ */
+function secretsNeededToCreate(d: DesiredResource): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [field, value] of Object.entries(d.attrs)) {
+    for (const s of secretsIn(field, value)) {
+      if (!isUnreadSecret(s.value) || s.value.reference === undefined) continue;
+      out.push(
+        error('plan.secret-needed', `${d.address} is created, and its secret \`${s.field}\` needs a value: ${s.value.reference} is not set`, {
+          detail: 'ignore_changes lets a secret go unread only for an object that exists (its value is never compared nor written then); creating the object writes it. Set the variable.',
+          address: d.address,
+          range: d.source,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * An ignored field (or pin) of this existing object differs from what the manifest says: someone
+ * else changed it (a secret whose fingerprint is unknown, or whose value was not read, may have).
+ */
+function ignoredDiffers(d: DesiredResource, owned: DesiredResource, l: LiveResource, key: string | undefined, liveAttrs: Record<string, unknown>): boolean {
+  const ignored = { ...d, attrs: ignoredAttrs(d) };
+  // A secret left unread (its variable not set) cannot be compared: it may differ.
+  if (unreadSecretFields(ignored).length > 0 || diffAttrs(ignored, l, key, liveAttrs).fields.length > 0) return true;
+  const pin = d.deploy, kept = owned.deploy;
+  if (pin?.git_commit_id !== undefined && kept?.git_commit_id === undefined && l.deployed?.git_commit_id !== pin.git_commit_id) return true;
+  return pin?.image_tag !== undefined && kept?.image_tag === undefined && l.deployed?.image_tag !== undefined && l.deployed.image_tag !== pin.image_tag;
 }
 
 /** Live services by `parent address NUL lower-cased name`, to spot a service whose kind changed. */

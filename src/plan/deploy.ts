@@ -8,17 +8,30 @@
  * reports NEVER_DEPLOYED. A service the manifest declares with `deploy: false` (DesiredResource.noDeploy)
  * is never marked, for any of these reasons: driftless creates and configures it, nothing more.
  *
- * NOTE: NEVER_DEPLOYED marks a deploy so that an apply interrupted (or failed) between creating a
- * service and deploying it converges on the next run, and so that `drift` reports a declared service
- * that is not running. It does not mark OUT_OF_DATE: the platform sets that on its own (auto-deploy
- * of new commits), and deploying it would fight the platform rather than follow the manifest.
+ * The live deployment status carries what an earlier run did not deploy. NEVER_DEPLOYED (an apply
+ * interrupted between creating a service and deploying it, `apply --no-deploy` of a new service)
+ * marks a deploy when nothing else does. So does OUT_OF_DATE (the platform's word for a service
+ * whose configuration or variables changed since its last deployment: `apply --no-deploy`, an
+ * apply interrupted before its deploys), but only when something the manifest owns explains it
+ * (`outOfDateOwned`): the service's record, a declared variable it sees or a declared group it uses
+ * changed after its last deployment, and none of those carries an `ignore_changes` field that
+ * differs live (which may be the whole change: someone else's, which driftless must not deploy).
+ * An OUT_OF_DATE that only something undeclared explains (a variable added in the console) is left
+ * to whoever made it, as the rest of what the manifest does not own.
  */
-import type { Address, DesiredGraph, LiveState } from '../model/resource.js';
+import type { Address, DesiredGraph, LiveResource, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { NON_DEPLOY_FIELDS } from '../graph/attrs.js';
 import type { DeployGroup, DeployMark, ResourceChange } from './types.js';
 
-export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>): void {
+export function markDeploys(
+  changes: ResourceChange[],
+  graph: DesiredGraph,
+  live: LiveState,
+  liveOf: Map<Address, Address>,
+  ignoredDiffering: ReadonlySet<Address> = new Set(),
+): void {
+  const ownedChange = outOfDateOwned(ignoredDiffering, graph, live, liveOf);
   // Variable changes per scope address (project, environment or service).
   const changedKeys = new Map<Address, string[]>();
   for (const c of changes) {
@@ -74,6 +87,9 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
       }
     }
     if (reasons.length === 0 && l?.status?.service_deployment_status === 'NEVER_DEPLOYED') reasons.push('never deployed');
+    if (reasons.length === 0 && l?.status?.service_deployment_status === 'OUT_OF_DATE' && ownedChange(c.address, l)) {
+      reasons.push(OUT_OF_DATE_REASON);
+    }
     if (reasons.length === 0) continue;
     const mark: DeployMark = { reasons };
     if (pin !== undefined) mark.git_commit_id = pin;
@@ -83,6 +99,55 @@ export function markDeploys(changes: ResourceChange[], graph: DesiredGraph, live
     c.deploy = mark;
   }
 }
+
+/**
+ * Whether what the manifest owns explains a service's OUT_OF_DATE: among the declared objects that
+ * affect it -- its own record, the variables declared in its scopes (itself, its environment, its
+ * project; a database sees none), the groups it uses -- at least one was written after its last
+ * deployment, and none of those has an ignored field that differs live (`differing`).
+ */
+function outOfDateOwned(
+  differing: ReadonlySet<Address>,
+  graph: DesiredGraph,
+  live: LiveState,
+  liveOf: Map<Address, Address>,
+): (service: Address, l: LiveResource) => boolean {
+  const updatedAt = (desired: Address): string | undefined => {
+    const la = liveOf.get(desired);
+    const r = la === undefined ? undefined : live.resources.get(la)?.record;
+    const v = r?.updated_at ?? r?.created_at;
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  /** Declared variables by scope, and declared groups by attr and name, with when each was written. */
+  const variablesOf = new Map<Address, Address[]>();
+  const groups = new Map<string, Address>();
+  for (const d of graph.resources.values()) {
+    if (d.kind === 'variable' && d.parent !== undefined) variablesOf.set(d.parent, [...(variablesOf.get(d.parent) ?? []), d.address]);
+    if (d.kind === 'annotations_group') groups.set(`annotations_groups\u0000${d.name}`, d.address);
+    if (d.kind === 'labels_group') groups.set(`labels_groups\u0000${d.name}`, d.address);
+  }
+  return (service, l) => {
+    const since = l.status?.last_deployment_date;
+    const affecting: Address[] = [service];
+    if (l.kind !== 'database') for (let s: Address | undefined = service; s !== undefined; s = graph.resources.get(s)?.parent) affecting.push(...(variablesOf.get(s) ?? []));
+    const d = graph.resources.get(service);
+    for (const f of ['annotations_groups', 'labels_groups']) {
+      for (const g of (d?.attrs[f] as string[] | undefined) ?? []) {
+        const a = groups.get(`${f}\u0000${g}`);
+        if (a !== undefined) affecting.push(a);
+      }
+    }
+    // Without a deployment date nothing can be told apart: every declared object counts.
+    const changed = affecting.filter((a) => {
+      const at = updatedAt(a);
+      return since === undefined || (at !== undefined && at > since);
+    });
+    return changed.length > 0 && !changed.some((a) => differing.has(a));
+  };
+}
+
+/** Why a service the platform reports OUT_OF_DATE is deployed. */
+export const OUT_OF_DATE_REASON = 'configuration changed since its last deployment';
 
 function short(commit: string | undefined): string {
   if (commit === undefined) return '(none)';

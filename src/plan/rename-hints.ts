@@ -34,6 +34,8 @@ export function renameHints(graph: DesiredGraph, live: LiveState, changes: reado
   const pairs: Array<{ create: ResourceChange; old: LiveResource }> = [];
   for (const c of changes) {
     if (c.actions[0] !== 'create' || c.actions.length !== 1 || c.status !== 'planned') continue;
+    // A secret whose value was not read (plan --no-secret-values) cannot be said to be the same.
+    if (c.secrets_not_compared && c.secrets_not_compared.length > 0) continue;
     const d = graph.resources.get(c.address);
     if (!d) continue;
     const parent = d.parent === undefined ? '' : liveOf.get(d.parent);

@@ -115,6 +115,11 @@ export interface ResourceChange {
    * neither a change nor a no-change, "not compared". The plan is then not applyable.
    */
   secrets_not_compared?: string[];
+  /**
+   * Fields of this existing object that the manifest's `ignore_changes` leaves alone (its paths, or
+   * for `all` every attr it sets): set at creation, neither compared nor written now.
+   */
+  ignored?: string[];
   /** Service deployment, independent of the config action (a no-op service may still deploy). */
   deploy?: DeployMark;
   /**
@@ -221,6 +226,15 @@ export interface Plan {
    * kind: not changes, not unmanaged, never touched. Absent when none was left out.
    */
   out_of_scope?: OutOfScope;
+  /**
+   * `--target ADDRESS...`: the plan is partial. Only these subtrees, and what they depend on, were
+   * read and planned (src/graph/target.ts); nothing outside them is listed, changed or deleted. A
+   * saved plan keeps them (under its seal), so `apply PLANFILE` re-plans exactly that part. Absent
+   * for a whole-manifest plan.
+   */
+  targets?: Address[];
+  /** How many fields of existing objects `ignore_changes` left out of the comparison (absent: none). */
+  ignored_fields?: number;
 }
 
 export interface OutOfScope {

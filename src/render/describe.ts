@@ -145,6 +145,24 @@ export function noSecretValuesLine(plan: Plan): string | undefined {
   return `Planned with --no-secret-values: no secret value was read${n > 0 ? `, ${plural(n, 'secret')} of live records not compared` : ''}; this plan cannot be applied (apply re-plans with the secrets).`;
 }
 
+/**
+ * `--target`: said on every rendering of a partial plan (and of a drift report made from one), so
+ * that nobody takes "No changes" of a part for "No changes" of the whole manifest.
+ */
+export function partialLine(targets: readonly string[] | undefined): string | undefined {
+  if (!targets || targets.length === 0) return undefined;
+  const list = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  return `Partial plan (--target): only ${list}, what is under ${targets.length === 1 ? 'it' : 'them'} and what ${targets.length === 1 ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`;
+}
+
+/** The one line every rendering of a plan says about `ignore_changes` (none when nothing was ignored). */
+export function ignoredFieldsLine(plan: Plan): string | undefined {
+  const n = plan.ignored_fields ?? 0;
+  if (n === 0) return undefined;
+  const objects = plan.changes.filter((c) => (c.ignored?.length ?? 0) > 0).length;
+  return `Ignored ${plural(n, 'field')} of ${plural(objects, 'object')} (ignore_changes): set at creation, not compared.`;
+}
+
 export function requestLine(plan: Plan): string {
   return `Live state read with ${plan.request_count} API request${plan.request_count === 1 ? '' : 's'}.`;
 }

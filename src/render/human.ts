@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -44,6 +44,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const colour = (label: ChangeLabel, s: string): string =>
     label === 'create' ? p.green(s) : label === 'update' ? p.yellow(s) : label === 'destroy' ? p.red(s) : label === 'replace' ? p.red(s) : label === 'deploy' ? p.cyan(s) : p.dim(s);
 
+  const partial = partialLine(plan.targets);
+  if (partial) out.push(p.yellow(partial), '');
   const groups = groupChanges(plan);
   const managed = groups.map((g) => ({ ...g, changes: g.changes.filter((c) => c.status !== 'unmanaged') })).filter((g) => g.changes.length > 0);
   if (managed.length > 0) {
@@ -86,6 +88,10 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (secretless) out.push(p.yellow(secretless));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) out.push(p.dim(scope));
+  // Again beside the summary: a long plan's top is out of sight where its summary is read.
+  if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.join(' ')}.`));
+  const ignored = ignoredFieldsLine(plan);
+  if (ignored) out.push(p.dim(ignored));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
   return out.join('\n') + '\n';
 }

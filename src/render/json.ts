@@ -55,6 +55,8 @@ export interface JsonResourceChange {
      * Their attributes are `true` in `after_sensitive`.
      */
     secret_not_compared?: string[];
+    /** `ignore_changes`: the fields of this existing object set at creation and not compared. */
+    ignored_fields?: string[];
     /** RFC 6902 operations turning `before` into `after` on the changed fields (updates and replaces). */
     patch?: Operation[];
     /** The service is deployed by this plan (not an action: a no-op service may deploy). */
@@ -97,6 +99,16 @@ export interface JsonPlan {
   options?: Plan['options'];
   /** Organization-level objects outside the manifest's scope, counted by kind (absent when none). */
   out_of_scope?: Plan['out_of_scope'];
+  /**
+   * As Terraform's: false when applying this plan does not converge the whole manifest, which here
+   * means it was made with `--target` (then `targets` lists the addresses). Absent from a failure
+   * document without a plan.
+   */
+  complete?: boolean;
+  /** `--target`: the addresses the partial plan was made for (absent for a whole-manifest plan). */
+  targets?: string[];
+  /** How many fields of existing objects `ignore_changes` left alone (absent when none; each change lists its own in `change.ignored_fields`). */
+  ignored_fields?: number;
 }
 
 /** The document as a value (for tests and for embedding). */
@@ -116,6 +128,9 @@ export function planToJson(plan: Plan, meta: JsonPlanMeta): JsonPlan {
     options: plan.options,
   };
   if (plan.out_of_scope) out.out_of_scope = plan.out_of_scope;
+  out.complete = plan.targets === undefined;
+  if (plan.targets) out.targets = [...plan.targets];
+  if (plan.ignored_fields !== undefined) out.ignored_fields = plan.ignored_fields;
   return out;
 }
 
@@ -189,6 +204,7 @@ function resourceChange(c: ResourceChange, options: Plan['options']): JsonResour
   if (c.deploy) out.change.deploy = c.deploy;
   if (c.parent !== undefined) out.parent = c.parent;
   if (c.previous_address !== undefined) out.previous_address = c.previous_address;
+  if (c.ignored && c.ignored.length > 0) out.change.ignored_fields = [...c.ignored];
   if (c.secrets_not_compared && c.secrets_not_compared.length > 0) {
     out.change.secret_not_compared = [...c.secrets_not_compared];
     // A no-op has no `after`; the mask still says which attributes hold the secrets not compared.

@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -95,6 +95,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   const named: string[] = [];
   const title = escapeMarkdown(opts.title ?? 'driftless plan');
   const head: string[] = [`**${summaryLine(plan)}** ${requestLine(plan)}`, ''];
+  if (plan.targets) head.push('> [!NOTE]', `> ${partialMarkdown(plan.targets!)}`, '');
 
   const destructive = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
   if (destructive.length > 0) {
@@ -200,6 +201,8 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   if (plan.deploy_order.length > 0) blocks.push(textBlock(deployOrder(plan)));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) blocks.push(textBlock(escapeMarkdown(scope)));
+  const ignored = ignoredFieldsLine(plan);
+  if (ignored) blocks.push(textBlock(escapeMarkdown(ignored)));
 
   return {
     heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,
@@ -292,4 +295,12 @@ function diffText(c: ResourceChange): string {
     }
   }
   return out.map(escapeControl).join('\n');
+}
+
+/** The partial-plan note (`--target`): partialLine's sentence, the addresses as code. */
+function partialMarkdown(targets: readonly string[]): string {
+  const one = targets.length === 1;
+  const list = targets.map(inlineCode);
+  const joined = one ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
+  return `**Partial plan (--target): only** ${joined}${escapeMarkdown(`, what is under ${one ? 'it' : 'them'} and what ${one ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`)}`;
 }

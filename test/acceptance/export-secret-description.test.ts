@@ -4,7 +4,7 @@
  * manifest whose plan stopped with an error; now the export shortens the description (saying so
  * on stderr), the plan lists the secret once, and after one apply the plan is clean.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, startEmu, tempDir, waitForDeployments, type Emu } from '../export/helpers.js';
@@ -39,13 +39,22 @@ afterAll(async () => {
 });
 
 describe('export of secrets (variable, webhook, receiver, terraform) whose description leaves no room for the fingerprint', () => {
-  it('plans the secret once, applies, then plans clean', async () => {
+  it('plans nothing as exported (the secrets are ignored); taken over, plans each secret once, applies, then plans clean', async () => {
     const file = path.join(tmp.dir, 'org.yaml');
     const exp = await run(['export', '--out', file], emu.env());
     expect(exp.code, exp.stderr).toBe(0);
     expect(exp.stderr).toContain('shortened');
     for (const s of ['tok-0123', 'hook-0123', 'x0123', 'tf-0123']) expect(readFileSync(file, 'utf8') + exp.stderr).not.toContain(s);
     const env = emu.env({ SECRETS_TOKEN: 'tok-0123', WEBHOOK_CI_EXAMPLE_COM_HOOK_SECRET: 'hook-0123', ALERT_RECEIVER_OPS_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/x0123', SECRETS_PROD_INFRA_TF_API_TOKEN: 'tf-0123' });
+    const adopted = await run(['plan', file, '--detailed-exitcode'], env);
+    expect(adopted.code, adopted.stdout + adopted.stderr).toBe(0);
+    // The team takes the secrets over: without their ignore_changes, each is written once (with its
+    // fingerprint marker, which the shortened description leaves room for).
+    const text = readFileSync(file, 'utf8');
+    const taken = text.replace(/^[ ]*ignore_changes:(?: \[.*\])?\n(?:[ ]*- .*\n)*/gm, '');
+    expect(text.length - taken.length).toBeGreaterThan(0);
+    expect(taken).not.toMatch(/^[ -]*ignore_changes:/m);
+    writeFileSync(file, taken);
     const plan = await run(['plan', file, '--format', 'json'], env);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     const changed = JSON.parse(plan.stdout).resource_changes.filter((c: any) => c.change.actions[0] !== 'no-op').map((c: any) => c.address);

@@ -4,9 +4,9 @@
  * TCP/UDP ports, entrypoints, auto_deploy, a MANAGED database, a MONGODB container database,
  * lifecycle jobs with on_stop, cron entrypoints, terraform with a user-provided backend, variables
  * described at every scope, secret files at environment scope, aliases at service scope, several
- * projects, environments of every mode). Each goes through export, validate, plan (only the
- * secrets driftless never wrote), apply, plan ("No changes."), a console edit and drift (exit 2,
- * naming it).
+ * projects, environments of every mode). Each goes through export, validate, plan (nothing: the
+ * secrets driftless never wrote are under ignore_changes), apply, plan ("No changes."), a console
+ * edit and drift (exit 2, naming it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,21 +61,20 @@ async function roundTrip(emu: Emu, name: string, envIds: string[], secretValues:
   const planned = await runPlan([file], {}, { env, cwd: tmp.dir });
   await planned.session?.close();
   expect(planned.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  const changed = (planned.plan!.changes as any[]).filter((c) => c.actions[0] !== 'no-op' || c.status !== 'planned');
-  // Only secrets driftless never wrote: each field sensitive with an unknown "before".
-  for (const c of changed) {
-    expect(c.actions, JSON.stringify(c)).toEqual(['update']);
-    for (const f of c.fields) expect(f.sensitive && f.before_unknown, `${c.address} ${f.field}: ${JSON.stringify(f)}`).toBe(true);
-  }
+  // Nothing to change: the secrets driftless never wrote cannot be known, so the export puts them
+  // under ignore_changes and no apply writes over them.
+  const changed = (planned.plan!.changes as any[]).filter((c) => c.actions[0] !== 'no-op' || c.status !== 'planned' || c.deploy);
+  expect(changed.map((c) => c.address)).toEqual([]);
+  const ignored = planned.plan!.changes.filter((c) => c.ignored).map((c) => `${c.address} ${c.ignored!.join(',')}`).sort();
   const applied = await run(['apply', file, '--auto-approve'], env);
   expect(applied.code, applied.stdout + applied.stderr).toBe(0);
   await waitForDeployments(emu, envIds);
   await expectValidAndInSync(file, env);
-  return { file, env, text, stderr: exp.stderr, changed: changed.map((c) => `${c.address} ${c.fields.map((f: any) => f.field).join(',')}`).sort() };
+  return { file, env, text, stderr: exp.stderr, ignored };
 }
 
 describe('hand-built organization: one project, rich services', () => {
-  it('exports, plans only unwritten secrets, applies, is in sync, and drift names a console edit', async () => {
+  it('exports, plans nothing (unwritten secrets are ignored), applies, is in sync, and drift names a console edit', async () => {
     const emu = await startEmu();
     emus.push(emu);
     const { api } = emu;
@@ -157,9 +156,9 @@ describe('hand-built organization: one project, rich services', () => {
     await api('POST', `/environment/${prod.id}/deploy`);
     await waitForDeployments(emu, [prod.id]);
 
-    const { file, env, stderr, changed, text } = await roundTrip(emu, 'payments', [prod.id], [...Object.values(secret), secret.DB + '-smtp']);
-    // The EMAIL receiver's password (required to create one) is a placeholder, written once.
-    expect(changed).toEqual([
+    const { file, env, stderr, ignored, text } = await roundTrip(emu, 'payments', [prod.id], [...Object.values(secret), secret.DB + '-smtp']);
+    // The EMAIL receiver's password (required to create one) is a placeholder, never written over.
+    expect(ignored).toEqual([
       'alert_receiver.pager auth_password',
       'project.payments/environment.prod/job.settle/variable.JOB_TOKEN value',
       'project.payments/environment.prod/variable.CA_BUNDLE value',
@@ -232,7 +231,7 @@ describe('hand-built organization: one project, rich services', () => {
 });
 
 describe('hand-built organization: two projects, every environment mode (DEVELOPMENT, STAGING, PRODUCTION), variables at every scope', () => {
-  it('exports, plans only unwritten secrets, applies, is in sync, and drift names a console edit', async () => {
+  it('exports, plans nothing (unwritten secrets are ignored), applies, is in sync, and drift names a console edit', async () => {
     const emu = await startEmu();
     emus.push(emu);
     const { api } = emu;

@@ -160,6 +160,30 @@ describe('bench analysis', () => {
     expect(renderReport({ ...results, targets: t })).toContain('| 5x10x100 |');
   });
 
+  it('judges the pull-request plan with --target of one environment: that environment\'s reads + 10, and the partial plan of the one change', async () => {
+    const { targetBudget } = await bench('lib/analyse.mjs');
+    const { evaluateTargets, renderReport } = await bench('lib/report.mjs');
+    expect(targetBudget({ projects: 5, environments: 10, services: 100 })).toBe(113);
+    const run = (requests: number, over: object = {}) => ({ address: 'project.project-00/environment.env-00', requests, wallMs: 2000, exit: 2, partial: true, changes: true, ...over });
+    const size = (label: string, target: object[]) => ({ label, counts: { services: 1000, total: 1 }, budget: 1, plan: [], baseline: [], change: [], target, targetBudget: 113 });
+    const results = {
+      date: '2026-01-01T00:00:00Z',
+      command: 'node bench/run.mjs',
+      machine: { cpu: 'cpu', cores: 2, memoryGb: 4, os: 'os', node: 'v20', commit: 'abc', loadAtStart: '0', loadAtEnd: '0' },
+      options: { runs: 1, latencyMs: 50, deployMs: 5000 },
+      sizes: [size('1x10x100', [run(108)]), size('5x10x100', [run(114)]), size('1x3x30', [run(40, { partial: false })])],
+      apply: [],
+      core: [],
+      errors: [],
+    };
+    const t = evaluateTargets(results);
+    const verdict = (id: string) => t.find((x: { id: string }) => x.id === id)?.met;
+    expect(verdict('target 1x10x100')).toBe(true);
+    expect(verdict('target 5x10x100')).toBe(false); // 114 > 113
+    expect(verdict('target 1x3x30')).toBe(false); // not said to be partial
+    expect(renderReport({ ...results, targets: t })).toContain('| 1x10x100 | `project.project-00/environment.env-00` | 108 (113) |');
+  });
+
   it('splits an apply log into plan reads, writes, deploys and polls', async () => {
     const { analyseLog } = await bench('lib/analyse.mjs');
     const log = [

@@ -30,6 +30,10 @@ describe('driftless demo', () => {
     expect(drift).toContain('project.shop/environment.production/application.api');
     expect(drift).toContain('cpu: live 2000, Git 1000');
     expect(drift).toContain('changed outside Git');
+    // Who made the console edits: the console user of the emulator's audit log, not an inference.
+    expect(drift).toMatch(/project\.shop\/variable\.LOG_LEVEL {2}\[changed outside Git\]\n.*\n {4}changed in the console by ops-oncall@example\.com at \d\d:\d\d UTC on \d{4}-\d\d-\d\d\n/);
+    expect(drift).toMatch(/application\.api {2}\[changed outside Git\]\n.*\n {4}changed in the console by ops-oncall@example\.com at \d\d:\d\d UTC/);
+    expect(drift).not.toContain('inferred');
     expect(drift).toContain('drift exited with 2');
     // Generated secrets are never shown.
     expect(out + r.stderr).not.toMatch(/sk_test_demo_|hooks\.slack\.com\/services\/DEMO/);

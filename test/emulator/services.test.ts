@@ -225,6 +225,43 @@ describe('services', () => {
     expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
   });
 
+  it('leaves a deployed service UP_TO_DATE after a rename (plan deploys nothing for it either: NON_DEPLOY_FIELDS)', async () => {
+    const { env } = await projectAndEnv(c, 'rename');
+    const registry = await registryId(c);
+    const web = (await c.post(`/environment/${env.id}/container`, containerBody(registry, 'web'))).body;
+    const status = async () => (await c.get(`/container/${web.id}/status`)).body;
+    expect((await c.post(`/container/${web.id}/deploy`, {}, c.em.tokens.DEPLOY)).status).toBe(202);
+    let st = await status();
+    for (let i = 0; i < 400 && st.state !== 'DEPLOYED'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      st = await status();
+    }
+    expect(st).toMatchObject({ state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' });
+    expect((await c.put(`/container/${web.id}`, { ...containerBody(registry, 'web'), name: 'frontend' })).status).toBe(200);
+    expect((await status()).service_deployment_status).toBe('UP_TO_DATE');
+    expect((await c.put(`/container/${web.id}`, { ...containerBody(registry, 'web'), name: 'frontend', cpu: 750 })).status).toBe(200);
+    expect((await status()).service_deployment_status).toBe('OUT_OF_DATE');
+  });
+
+  it('leaves a deployed service UP_TO_DATE after a PUT that changes nothing or only its description and icon, and a database after a variable change', async () => {
+    const { env } = await projectAndEnv(c, 'ood-meta');
+    const app = (await c.post(`/environment/${env.id}/application`, appBody())).body;
+    const db = (await c.post(`/environment/${env.id}/database`, databaseBody())).body;
+    const status = async (kind: string, id: string) => (await c.get(`/${kind}/${id}/status`)).body;
+    expect((await c.post(`/environment/${env.id}/deploy`, {}, c.em.tokens.DEPLOY)).status).toBeLessThan(300);
+    for (let i = 0; i < 400 && ((await status('application', app.id)).state !== 'DEPLOYED' || (await status('database', db.id)).state !== 'DEPLOYED'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await status('application', app.id)).service_deployment_status).toBe('UP_TO_DATE');
+    // PUT replaces the whole record: the creation body again changes nothing.
+    expect((await c.put(`/application/${app.id}`, appBody())).status).toBe(200);
+    expect((await status('application', app.id)).service_deployment_status).toBe('UP_TO_DATE');
+    expect((await c.put(`/application/${app.id}`, { ...appBody(), description: 'edited', icon_uri: 'app://qovery-console/other' })).status).toBe(200);
+    expect((await status('application', app.id)).service_deployment_status).toBe('UP_TO_DATE');
+    expect((await c.put(`/application/${app.id}`, { ...appBody(), description: 'edited', cpu: 750 })).status).toBe(200);
+    expect((await status('application', app.id)).service_deployment_status).toBe('OUT_OF_DATE');
+    expect((await c.post('/variable', { key: 'FLAG', value: 'on', is_secret: false, variable_scope: 'ENVIRONMENT', variable_parent_id: env.id })).status).toBeLessThan(300);
+    expect((await status('database', db.id)).service_deployment_status).toBe('UP_TO_DATE');
+  });
+
   it('refuses to delete an environment or its project while an operation runs in it', async () => {
     const slow = await startClient({ deployDurationMs: 60_000 });
     try {

@@ -92,11 +92,11 @@ describe('export, read back', () => {
     });
   });
 
-  it('the directory layout holds the same values', async () => {
+  it('the directory layout holds the same values, in the file of the environment', async () => {
     const dir = path.join(tmp.dir, 'tree');
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code, exp.stderr).toBe(0);
-    const project = parse(readFileSync(path.join(dir, 'project-fleet.yaml'), 'utf8'));
+    const project = parse(readFileSync(path.join(dir, 'project-fleet.prod.yaml'), 'utf8'));
     const services = servicesOf(project);
     for (const name of ['api', 'idle', 'sleeper', 'plain'] as const) expect(pick(services.get(name), COMPUTE), name).toEqual(SENT[name]);
   });

@@ -1,14 +1,15 @@
 /**
  * The export guarantee, end to end on the emulator: an organization built by hand through the API
- * with every kind of resource is exported; `plan` on the export (its ${env:} variables set) changes
- * nothing but the secrets driftless never wrote (listed once, value unknown); after one apply the
- * plan is clean. Both layouts; a project-only export; no secret value anywhere in the output.
+ * with every kind of resource is exported; `plan` on the export changes nothing: the secrets
+ * driftless never wrote cannot be known, so the export puts each under `ignore_changes` (plan
+ * reports them as ignored, with or without their ${env:} variables set). Both layouts; a
+ * project-only export; no secret value anywhere in the output.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { runPlan } from '../../src/cli/run-plan.js';
-import { applyPlan } from '../../src/apply/apply.js';
 import { planHasChanges } from '../../src/plan/types.js';
 import { run, startEmu, tempDir, type Emu } from './helpers.js';
 import { manifestSchema } from '../../src/manifest/index.js';
@@ -36,8 +37,8 @@ const sessions: Array<{ close(): Promise<void> }> = [];
 /** The first line of every exported file: editors fetch the schema from its public `$id` URL. */
 const MODELINE = `# yaml-language-server: $schema=${String(manifestSchema().$id)}`;
 
-async function plan(paths: string[]) {
-  const r = await runPlan(paths, {}, { env: emu.env(secretEnv()), cwd: tmp.dir });
+async function plan(paths: string[], env = emu.env(secretEnv())) {
+  const r = await runPlan(paths, {}, { env, cwd: tmp.dir });
   if (r.session) sessions.push(r.session);
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r;
@@ -55,7 +56,7 @@ afterAll(async () => {
 });
 
 describe('driftless export', () => {
-  it('writes one file whose plan changes only the secrets driftless never wrote, each once and saying why; one apply makes it clean', async () => {
+  it('writes one file whose plan is clean, the secrets driftless never wrote under ignore_changes, with or without their variables', async () => {
     const file = path.join(tmp.dir, 'org.yaml');
     const exp = await run(['export', '--out', file], emu.env());
     expect(exp.code).toBe(0);
@@ -78,48 +79,80 @@ describe('driftless export', () => {
     // Names, not UUIDs (the secret manager access id of an external secret is the only id a manifest holds).
     expect(text.replaceAll('5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', '')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
 
-    const first = await plan([file]);
-    const changed = first.plan!.changes.filter((c) => c.actions[0] !== 'no-op' || c.status !== 'planned');
-    const secretFields = changed.map((c) => `${c.address} ${c.fields.map((f) => `${f.field}${f.sensitive && f.before_unknown ? '(unknown)' : ''}`).join(',')}`).sort();
-    expect(secretFields).toEqual(
-      [
-        'alert_receiver.oncall-mail auth_password(unknown)',
-        'alert_receiver.ops-slack webhook_url(unknown)',
-        'project.shop/environment.production/application.api/variable.API_TOKEN value(unknown)',
-        'project.shop/environment.production/application.api/variable.TLS_KEY value(unknown)',
-        'project.shop/environment.production/terraform.network terraform_variables_source(unknown)',
-        'project.shop/variable.DB_PASSWORD value(unknown)',
-        'webhook.https:%2F%2Fci.example.com%2Fhooks%2Fdeploy target_secret(unknown)',
-      ].sort(),
-    );
-    expect(first.plan!.summary).toMatchObject({ add: 0, destroy: 0, change: 7, unmanaged: 0, blocked: 0 });
-    // Services are deployed only because a secret they see is written, never for their own config.
-    for (const c of first.plan!.changes.filter((x) => x.deploy))
-      for (const reason of c.deploy!.reasons) expect(reason).toMatch(/^(variables? .* changed|configuration changed \(terraform_variables_source\))$/);
-
-    const applied = await applyPlan(first.plan!, { api: first.session!.port, live: first.live!, desired: first.graph!, fingerprintKey: first.fingerprintKey! }, { pollIntervalMs: 10, maxPollIntervalMs: 50 });
-    expect(applied.steps.filter((s) => s.status === "failed").map((s) => `${s.address}: ${s.error ?? ""}`)).toEqual([]);
-    const second = await plan([file]);
-    expect(planHasChanges(second.plan!)).toBe(false);
-    expect(second.plan!.summary.unmanaged).toBe(0);
+    // Their values cannot be known (the API never returns them, and no fingerprint of driftless's
+    // says what they hold): each is ignored, never written over, and its variable is optional.
+    for (const env of [emu.env(secretEnv()), emu.env()]) {
+      const first = await plan([file], env);
+      expect(planHasChanges(first.plan!)).toBe(false);
+      expect(first.plan!.summary).toMatchObject({ add: 0, destroy: 0, change: 0, deploy: 0, unmanaged: 0, blocked: 0 });
+      const ignored = first.plan!.changes.filter((c) => c.ignored).map((c) => `${c.address} ${c.ignored!.join(',')}`).sort();
+      expect(ignored).toEqual(
+        [
+          'alert_receiver.oncall-mail auth_password',
+          'alert_receiver.ops-slack webhook_url',
+          'project.shop/environment.production/application.api/variable.API_TOKEN value',
+          'project.shop/environment.production/application.api/variable.TLS_KEY value',
+          'project.shop/environment.production/terraform.network tf_vars',
+          'project.shop/variable.DB_PASSWORD value',
+          'webhook.https:%2F%2Fci.example.com%2Fhooks%2Fdeploy secret',
+        ].sort(),
+      );
+      expect(first.plan!.ignored_fields).toBe(7);
+      expect(first.plan!.changes.filter((c) => c.secrets_not_compared)).toEqual([]);
+    }
   }, 60_000);
 
-  it('the directory layout gives organization.yaml and one file per project, and plans like the single file', async () => {
+  it('the directory layout gives organization.yaml, one file per project and one per environment, and plans like the single file', async () => {
     const dir = path.join(tmp.dir, 'exported');
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.yaml']);
+    expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.production.yaml', 'project-shop.staging.yaml', 'project-shop.yaml']);
     for (const f of readdirSync(dir)) expect(readFileSync(path.join(dir, f), 'utf8').split('\n')[0], f).toBe(MODELINE);
     expect(exp.stderr).not.toContain('warning');
-    // A file left from an earlier export is pointed out: the loader would merge it too.
+    // The project's own file holds its attributes and variables, not its environments; each
+    // environment's file holds that environment whole, under the project's name only.
+    const own = parse(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8'));
+    expect(own.projects).toHaveLength(1);
+    expect(Object.keys(own.projects[0]).sort()).toEqual(expect.arrayContaining(['name', 'variables']));
+    expect(own.projects[0].environments).toBeUndefined();
+    const staging = parse(readFileSync(path.join(dir, 'project-shop.staging.yaml'), 'utf8'));
+    expect(Object.keys(staging.projects[0])).toEqual(['name', 'environments']);
+    expect(staging.projects[0].environments.map((e: { name: string }) => e.name)).toEqual(['staging']);
+    expect(staging.projects[0].environments[0].cluster).toEqual(expect.any(String));
+
+    // An export never replaces a manifest silently: refused, before any request, and nothing changed.
+    const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
+    writeFileSync(path.join(dir, 'project-shop.yaml'), before['project-shop.yaml'] + '# edited by hand\n');
+    const again = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`${dir} already holds a manifest (organization.yaml, project-shop.production.yaml, project-shop.staging.yaml, project-shop.yaml); nothing was written`);
+    expect(again.stderr).toContain('--overwrite');
+    expect(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8')).toContain('# edited by hand');
+    // --overwrite replaces what it writes; a file left from an earlier export is pointed out, not deleted.
     writeFileSync(path.join(dir, 'project-gone.yaml'), 'version: 1\n');
-    expect((await run(['export', '--out', dir, '--layout', 'directory'], emu.env())).stderr).toContain('also holds project-gone.yaml');
+    const replaced = await run(['export', '--out', dir, '--layout', 'directory', '--overwrite'], emu.env());
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain('also holds project-gone.yaml');
+    expect(readFileSync(path.join(dir, 'project-shop.yaml'), 'utf8')).toBe(before['project-shop.yaml']);
     rmSync(path.join(dir, 'project-gone.yaml'));
-    // After the apply of the previous test every secret carries its fingerprint: the plan is clean.
+    // The unknown secrets are under ignore_changes in this layout too: the plan is clean.
     const r = await plan([dir]);
     expect(planHasChanges(r.plan!)).toBe(false);
     expect(r.plan!.changes.filter((c) => c.status === 'unmanaged')).toEqual([]);
   }, 30_000);
+
+  it('never replaces an existing file of the file layout without --overwrite', async () => {
+    const file = path.join(tmp.dir, 'kept.yaml');
+    writeFileSync(file, '# mine\n');
+    const refused = await run(['export', '--out', file], emu.env());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${file} already holds a file; nothing was written`);
+    expect(readFileSync(file, 'utf8')).toBe('# mine\n');
+    // --layout takes its value in any letter case, as every choice does.
+    const replaced = await run(['export', '--out', file, '--overwrite', '--layout', 'File'], emu.env());
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(MODELINE);
+  });
 
   it('needs only a Read token', async () => {
     const exp = await run(['export'], emu.env({}, 'READ'));

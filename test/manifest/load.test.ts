@@ -72,16 +72,19 @@ describe('loadManifest: a directory', () => {
     expect(one.manifest!.projects!.map((p) => p.name)).toEqual(['y', 'x']);
   });
 
-  it('names both places when a project is declared in two files', async () => {
+  it('merges a project declared in two files, and names both places when they spell it differently', async () => {
+    const same = await load(tempTree({ 'a.yaml': 'projects:\n  - name: shop\n    description: d\n', 'b.yaml': '\nprojects:\n  - name: shop\n    variables: [{key: A, value: "1"}]\n' }));
+    expect(same.diagnostics).toEqual([]);
+    expect(same.manifest!.projects).toEqual([{ name: 'shop', description: 'd', variables: [{ key: 'A', value: '1' }] }]);
     const dir = tempTree({ 'a.yaml': 'projects:\n  - name: shop\n', 'b.yaml': '\nprojects:\n  - name: Shop\n' });
     const r = await load(dir);
     expect(r.manifest).toBeUndefined();
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0]).toMatchObject({
-      code: 'manifest.duplicate',
-      summary: 'project `Shop` is declared twice',
+      code: 'manifest.conflict',
+      summary: 'project `Shop` is spelled `shop` in another file',
       range: { file: 'b.yaml', start: { line: 3, col: 11 } },
-      address: 'project.Shop',
+      address: 'project.shop',
     });
     expect(r.diagnostics[0]!.detail).toContain('a.yaml:2:11');
   });
@@ -164,3 +167,25 @@ describe('all problems at once', () => {
     // The unknown receiver is not reported: it could be declared in the broken file.
   });
 });
+
+describe('a problem repeated at one place', () => {
+  it('is reported once, with the places of every repeat: a template mistake seen by each environment that instantiates it', async () => {
+    const dir = tempTree({
+      'm.yaml': `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: stack
+        services:
+          - {type: container, name: web, registry: docker-hub, image_name: nginx, tag: "1", ignore_changes: [tagg]}
+    environments:
+      - {name: staging, cluster: staging-cluster, template: stack}
+      - {name: production, cluster: production-cluster, template: stack}
+`,
+    });
+    const r = await load(dir);
+    expect(r.diagnostics.map((d) => [d.code, `${d.range!.file}:${d.range!.start.line}`])).toEqual([['manifest.ignore-path', 'm.yaml:7']]);
+    expect(r.diagnostics[0]!.related!.filter((x) => x.message === 'instantiated').map((x) => x.range.start.line)).toEqual([9, 10]);
+  });
+});
+

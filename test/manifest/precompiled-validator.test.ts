@@ -43,6 +43,7 @@ function fixtureDocuments(): { name: string; value: unknown }[] {
     ...yamlFiles(path.join(repoRoot, 'test/manifest')),
     ...yamlFiles(path.join(repoRoot, 'examples/minimal')),
     ...yamlFiles(path.join(repoRoot, 'examples/realistic')),
+    ...yamlFiles(path.join(repoRoot, 'examples/platform')),
   ];
   const docs: { name: string; value: unknown }[] = [];
   for (const file of files) {

@@ -112,12 +112,12 @@ describe('examples', () => {
     .filter((d) => d.isDirectory() && !['github-actions', 'gitlab-ci'].includes(d.name))
     .map((d) => d.name);
 
-  it('include minimal and realistic', () => {
-    expect(examples).toEqual(expect.arrayContaining(['minimal', 'realistic']));
+  it('include minimal, realistic and platform', () => {
+    expect(examples).toEqual(expect.arrayContaining(['minimal', 'realistic', 'platform']));
   });
 
   it.each(examples)('%s validates without errors or warnings', async (name) => {
-    const env = { STRIPE_API_KEY: 'sk_test_x', SESSION_SECRET: 's', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/X', WEBHOOK_SIGNING_SECRET: 'w' };
+    const env = { STRIPE_API_KEY: 'sk_test_x', SESSION_SECRET: 's', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/X', WEBHOOK_SIGNING_SECRET: 'w', STRIPE_TEST_SECRET_KEY: 'sk_test_y', STRIPE_LIVE_SECRET_KEY: 'sk_live_z' };
     const r = await loadManifest([`examples/${name}`], { env, cwd: repoRoot });
     expect(r.diagnostics).toEqual([]);
     expect(r.manifest).toBeDefined();

@@ -10,12 +10,12 @@ import type { Manifest } from '../../src/manifest/types.js';
 
 const git = { url: 'https://github.com/acme/x.git', branch: 'main', root_path: '/', provider: 'GITHUB' as const };
 const everyVariableField = [
-  { key: 'A', value: 'v', override: false, secret: true, mount_path: '/etc/a', description: 'd', enable_interpolation_in_file: true },
+  { key: 'A', ignore_changes: ['value'], value: 'v', override: false, secret: true, mount_path: '/etc/a', description: 'd', enable_interpolation_in_file: true },
   { key: 'B', alias: 'A' },
   { key: 'C', external_secret: { secret_manager_access_id: '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', reference: 'r' } },
 ];
 const prune = { projects: true, annotation_groups: true, label_groups: true, alert_receivers: true, alert_rules: true, webhooks: true, environments: true, services: true, deployment_stages: true, variables: true };
-const common = { description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField, prune: { variables: true } };
+const common = { description: 'd', ignore_changes: ['description'], annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField, prune: { variables: true } };
 const compute = { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 2, ports: [{ name: 'http', internal_port: 80, external_port: 443, protocol: 'HTTP' as const, publicly_accessible: true }], arguments: ['a'], entrypoint: '/e', auto_deploy: true };
 
 const timings = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 };
@@ -24,7 +24,7 @@ const ctrProbes = { healthchecks: { readiness_probe: { type: { exec: { command: 
 
 const kitchenSink: Manifest = {
   version: 1,
-  organization: { name: 'acme', description: 'd', website_url: 'https://acme.example', repository: 'https://github.com/acme', logo_url: 'https://acme.example/l.png', icon_url: 'https://acme.example/i.png', admin_emails: ['ops@acme.example'] },
+  organization: { name: 'acme', ignore_changes: 'all', description: 'd', website_url: 'https://acme.example', repository: 'https://github.com/acme', logo_url: 'https://acme.example/l.png', icon_url: 'https://acme.example/i.png', admin_emails: ['ops@acme.example'] },
   clusters: [{ name: 'c', upgrade_kubernetes: true }],
   annotation_groups: [{ name: 'g', annotations: { a: 'b' }, scopes: ['PODS'] }],
   label_groups: [{ name: 'l', labels: [{ key: 'k', value: 'v', propagate_to_cloud_provider: true }] }],
@@ -43,6 +43,7 @@ const kitchenSink: Manifest = {
   projects: [
     {
       name: 'p',
+      ignore_changes: ['description'],
       description: 'd',
       variables: everyVariableField,
       prune,

@@ -50,4 +50,13 @@ describe('renameHints', () => {
     expect(hints([app('web', 500), app('www', 500)], [liveApp('api', 500)])).toEqual([]);
     expect(hints([app('web', 500)], [liveApp('api', 500), liveApp('old', 500)])).toEqual([]);
   });
+
+  it('stays silent for a create whose secret value was not read (plan --no-secret-values): its configuration is not known to be the same', () => {
+    const d = app('web', 500);
+    const graph: DesiredGraph = { resources: new Map([[d.address, d]]), order: [d.address] };
+    const live: LiveState = { organizationId: 'o', resources: new Map([[`${ENV}/application.api`, liveApp('api', 500)]]), requestCount: 0 };
+    const unread: ResourceChange = { ...created(d), secrets_not_compared: ['value'] };
+    expect(renameHints(graph, live, [unread], new Map([[ENV, ENV]]), undefined)).toEqual([]);
+    expect(renameHints(graph, live, [created(d)], new Map([[ENV, ENV]]), undefined)).toHaveLength(1);
+  });
 });

@@ -40,7 +40,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
     ['graph --format svg', ['graph', 'm', '--format', 'svg'], 'driftless graph: --format must be one of "dot", "mermaid", got "svg"'],
     ['validate --remote with an unknown option', ['validate', 'm', '--remote', '--remotee'], 'driftless validate: unknown option --remotee (did you mean --remote?)'],
     ['validate --format xml', ['validate', 'm', '--remote', '--format', 'xml'], 'driftless validate: --format must be one of "human", "github", "json", got "xml"'],
-    ['export --layout tree', ['export', '--layout', 'tree'], 'driftless export: --layout must be one of "file", "directory", got "tree"'],
+    ['export --layout tree', ['export', '--layout', 'tree'], 'driftless export: --layout must be one of file, directory, got tree'],
     ['export with an unknown option', ['export', '--projet', 'safety'], 'driftless export: unknown option --projet (did you mean --project?)'],
     ['a positional a command does not take', ['export', 'm'], 'driftless export: unexpected argument "m": export takes no positional argument besides its options'],
     ['no command', [], 'driftless: Give a command: validate, plan, show, apply, drift, export, graph, serve, demo.'],

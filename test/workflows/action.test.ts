@@ -11,7 +11,7 @@ import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, capBytes, fenced, jobSummary, planRun, readInputs, summaryLine } from '../../action/run.mjs';
+import { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, cacheDirOf, capBytes, fenced, jobSummary, planRun, readInputs, summaryLine } from '../../action/run.mjs';
 import { startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { runStep as runRunStep } from './action-step.js';
 
@@ -67,7 +67,8 @@ describe('action.yml', () => {
     const uses = [...actionText.matchAll(/^\s+uses: (\S+)(.*)$/gm)];
     expect(uses.length).toBeGreaterThan(0);
     for (const [, ref, comment] of uses) {
-      expect(ref).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+      // owner/repo, or owner/repo/sub-action (actions/cache/restore), at a full commit SHA.
+      expect(ref).toMatch(/^[\w.-]+\/[\w.-]+(?:\/[\w.-]+)?@[0-9a-f]{40}$/);
       expect(comment).toMatch(/^ # v\d+\.\d+\.\d+$/);
     }
   });
@@ -85,6 +86,41 @@ describe('action.yml', () => {
     const last = steps.at(-1)!;
     expect(steps.indexOf(comment)).toBeLessThan(steps.indexOf(last));
     expect(last.env.EXIT_CODE).toBe('${{ steps.run.outputs.exit-code }}');
+  });
+});
+
+describe('action.yml: the refresh cache', () => {
+  const steps = action.runs.steps as Array<Record<string, any>>;
+  const restore = steps.find((s) => s.id === 'cache-restore')!;
+  const save = steps.find((s) => String(s.uses).startsWith('actions/cache/save@'))!;
+  const run = steps.find((s) => s.id === 'run')!;
+
+  it('restores before the run and saves after it, the same directory, for plan, apply and drift only, unless cache is false', () => {
+    expect(String(restore.uses)).toMatch(/^actions\/cache\/restore@/);
+    expect(steps.indexOf(restore)).toBeLessThan(steps.indexOf(run));
+    expect(steps.indexOf(save)).toBeGreaterThan(steps.indexOf(run));
+    expect(restore.with.path).toBe(save.with.path);
+    expect(restore.if).toContain("inputs.cache == 'true'");
+    expect(restore.if).toContain('["plan","apply","drift"]');
+    // Saved whatever the exit code (the cache is written right after the read), under the key the restore computed.
+    expect(save.if).toContain("steps.cache-restore.outcome == 'success'");
+    expect(save.with.key).toBe('${{ steps.cache-restore.outputs.cache-primary-key }}');
+    expect(run.env.ACTION_CACHE_RESTORED).toBe('${{ steps.cache-restore.outcome }}');
+    expect(action.inputs.cache.default).toBe('true');
+  });
+
+  it('keys a new entry per run by organization and branch, restored from the branch, else the default branch', () => {
+    const org = '${{ inputs.organization || env.DRIFTLESS_API_URL }}';
+    expect(restore.with.key).toBe(`driftless-cache-${org}-\${{ github.head_ref || github.ref_name }}-\${{ github.run_id }}-\${{ github.run_attempt }}`);
+    expect(String(restore.with['restore-keys']).trim().split('\n')).toEqual([
+      `driftless-cache-${org}-\${{ github.head_ref || github.ref_name }}-`,
+      `driftless-cache-${org}-\${{ github.event.repository.default_branch }}-`,
+    ]);
+  });
+
+  it('run.mjs gives driftless the very directory the cache steps restore and save', () => {
+    expect(cacheDirOf({ RUNNER_TEMP: '/tmp/runner' })).toBe(path.join('/tmp/runner', 'driftless-cache'));
+    expect(restore.with.path).toBe('${{ runner.temp }}/driftless-cache');
   });
 });
 

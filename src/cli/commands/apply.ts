@@ -29,7 +29,7 @@ import { palettesOf, resolveApiConfig } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
-import { apiEventReporter, connectionOf, connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, targetOption, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { onInterrupt } from '../interrupt.js';
@@ -37,6 +37,7 @@ import { durationOption, integerOption } from '../option-values.js';
 
 export interface ApplyArgs extends ConnectionArgs {
   paths?: string[];
+  target?: string[];
   autoApprove?: boolean;
   /** Milliseconds (read from `30m`, `90s`... by the option's reader). */
   timeout?: number;
@@ -46,6 +47,8 @@ export interface ApplyArgs extends ConnectionArgs {
   json?: boolean;
   pollInterval?: number;
   color?: boolean;
+  /** false with `--no-deploy`. */
+  deploy?: boolean;
 }
 
 /** Kept here for its callers; the definition is the shared one of option-values.ts. */
@@ -88,14 +91,15 @@ export const applyCommand: CliCommand<ApplyArgs> = {
   command: 'apply [paths..]',
   describe: 'Apply the manifest (or exactly a saved plan file): create, update, delete, deploy and wait',
   builder: (y: Argv) =>
-    connectionOptions(y)
-      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories, or one saved plan file (default: the current directory)' })
+    targetOption(connectionOptions(y).positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories, or one saved plan file (default: the current directory)' }))
       .option('auto-approve', { type: 'boolean', describe: 'Apply without asking for confirmation (required without a terminal)' })
       .option('timeout', durationOption('timeout', { default: '30m', minMs: 1000, maxMs: 24 * 3_600_000, bounds: 'from 1s to 24h', describe: 'How long to wait for deployments, e.g. 30m, 90s, 1h' }))
       .option('allow-data-loss', { type: 'boolean', describe: 'Allow deleting or replacing databases (a backup is taken first)' })
       .option('allow-replace', { type: 'boolean', describe: 'Allow replacing (delete, then create) an environment or a deployed service' })
       .option('max-destroy', integerOption('max-destroy', { min: 0, describe: 'Refuse a plan that deletes more than N resources' }))
       .option('json', { type: 'boolean', describe: 'Print one JSON event per line' })
+      // Declared as `deploy` so that yargs reads `--no-deploy` as deploy=false.
+      .option('deploy', { type: 'boolean', describe: '--no-deploy: write the configuration and deploy nothing; the deploys it lists stay pending (the next plan shows them)' })
       .option('poll-interval', integerOption('poll-interval', { min: 1, max: 600_000, hidden: true, describe: 'First deployment poll interval in ms (tests)' })),
   run: (args, io) => runApply(args, io),
 };
@@ -143,7 +147,9 @@ interface RunContext {
 async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Promise<number> {
   const { json, palette, printDiags, onRateLimit, abort } = rc;
 
-  const paths = args.paths ?? [];
+  const split = pathsAndTargets(args, io.cwd);
+  const paths = split.paths;
+  let targets = split.targets;
   const planFiles = paths.filter((p) => looksLikePlanFile(p, io.cwd));
   if (planFiles.length > 1) {
     printDiags([{ severity: 'error', code: 'apply.several-plans', summary: `apply takes one saved plan file, got ${planFiles.length}: ${planFiles.join(', ')}`, detail: 'Apply them one after the other, each after a fresh `driftless plan --out FILE`.' }]);
@@ -168,6 +174,20 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       return EXIT.error;
     }
     saved = read.plan.plan;
+    // A saved plan is applied exactly: its part of the organization is the one it was planned for
+    // (its targets are under its seal); another --target would be another plan.
+    if (targets !== undefined) {
+      printDiags([
+        {
+          severity: 'error',
+          code: 'apply.target-with-plan',
+          summary: `--target cannot be given with the saved plan ${planFile}: a saved plan is applied exactly as it was planned${saved.targets ? ` (its targets: ${saved.targets.join(', ')})` : ' (it covers the whole manifest)'}`,
+          detail: 'Run `driftless apply PLANFILE` without --target, or make a new plan with the targets you want: `driftless plan --target ADDRESS... --out FILE`.',
+        },
+      ]);
+      return EXIT.error;
+    }
+    targets = saved.targets;
     // Sealed with the rest of the plan, so the flag cannot be edited away; refused before any request.
     if (saved.options?.no_secret_values === true) {
       printDiags([noSecretValuesRefusal(planFile)]);
@@ -197,6 +217,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     {
       ...connectionOf(args),
       ...authority,
+      ...(targets ? { targets } : {}),
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
@@ -216,9 +237,12 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       }
       // From here `plan` is identical to the saved one, and computed against the live records
       // apply builds its request bodies from.
-      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}\n`);
+      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}${saved.targets ? ` Partial plan: --target ${saved.targets.join(' ')}.` : ''}\n`);
     } else if (!json) {
       io.stdout.write(renderPlanHuman(plan, { palette }));
+    }
+    if (!json && args.deploy === false && plan.summary.deploy > 0) {
+      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
     }
 
     if (!planHasChanges(plan)) {
@@ -292,6 +316,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
           ...authority,
+          ...(args.deploy === false ? { noDeploy: true } : {}),
           ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
         },
       );

@@ -16,14 +16,17 @@ import { palettesOf } from '../config.js';
 import { apiDiagnostic, runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
-import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
+import { attributeDrift } from '../../drift/audit.js';
+import { ownWriterFromEnv } from '../../drift/changed-by.js';
 import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
 import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
 export interface DriftArgs extends ConnectionArgs {
   paths?: string[];
+  target?: string[];
   format?: 'human' | 'json' | 'markdown';
   jsonFile?: string;
   splitDir?: string;
@@ -36,7 +39,7 @@ export const driftCommand: CliCommand<DriftArgs> = {
   command: 'drift [paths..]',
   describe: 'Compare the live platform with Git: exit 0 in sync, 2 drift, 1 error',
   builder: (y: Argv) =>
-    pathsPositional(connectionOptions(y))
+    targetOption(pathsPositional(connectionOptions(y)))
       .option('format', { choices: ['human', 'json', 'markdown'] as const, default: 'human' as const, describe: 'human text, JSON (with a stable fingerprint), or a markdown issue body' })
       .option('json-file', { type: 'string', describe: 'Also write the JSON report to FILE (one read gives a workflow both the issue body and the fingerprint)' })
       .option('split-dir', { ...SPLIT_DIR_OPTION, describe: 'With --format markdown: also write the markdown as DIR/part-1.md ... part-N.md, each under GitHub\'s 65,536 characters: the issue body (part 1, with the fingerprint marker) and one comment per further part' })
@@ -45,7 +48,8 @@ export const driftCommand: CliCommand<DriftArgs> = {
       .check(checkSplitDir),
   run: async (args: DriftArgs, io: CliIO): Promise<number> => {
     const { out: palette, err: errPalette } = palettesOf(io, args);
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const { paths, targets } = pathsAndTargets(args, io.cwd);
+    const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       writeDiagnostics(io, r.diagnostics, errPalette);
       // stdout still holds a document, so the workflow's issue shows the failure.
@@ -59,16 +63,21 @@ export const driftCommand: CliCommand<DriftArgs> = {
       };
       if (!r.plan || !r.graph || !r.live || hasErrors(r.diagnostics)) return failed(r.diagnostics);
       let deployedBefore = new Set<string>();
+      let report;
       try {
         if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
+        report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
+        // Who changed what: the audit log's events since the earliest drifted write, or the
+        // timestamps' inference, labelled, where the log cannot be read.
+        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env));
       } catch (e) {
-        // Only a wait beyond --max-wait gets here: a failed history read just leaves origins unknown.
-        const diagnostics = [apiDiagnostic(e, 'Reading the deployment history')];
+        // Only a wait beyond --max-wait gets here: a failed history or audit-log read just leaves
+        // origins inferred.
+        const diagnostics = [apiDiagnostic(e, 'Reading the deployment history and the audit log')];
         writeDiagnostics(io, diagnostics, errPalette);
         return failed(diagnostics);
       }
-      const report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
-      const ctx = { paths: args.paths ?? [] };
+      const ctx = { paths, ...(targets ? { targets: r.plan.targets ?? targets } : {}) };
       if (args.format === 'json') io.stdout.write(renderDriftJson(report, ctx));
       else if (args.format === 'markdown') io.stdout.write(renderDriftMarkdown(report, ctx));
       else io.stdout.write(renderDriftHuman(report, { ...ctx, hints: !isCI(io.env) }, palette));

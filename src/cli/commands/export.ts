@@ -4,7 +4,7 @@
  * they are written as `${env:NAME}` placeholders and the names to set are listed on stderr (never a
  * value). Exit 0, or 1 on any error.
  */
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
@@ -14,9 +14,14 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
+import { cacheSettingsOf, readThroughCache } from '../live-cache.js';
+import type { RecordsReader } from '../../live/refresh.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
 import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import { choiceOption } from '../option-values.js';
+
+const EXPORT_LAYOUTS: readonly ExportLayout[] = ['file', 'directory'];
 import { factorManifest } from '../../export/factor.js';
 import type { SecretPlaceholder } from '../../export/placeholders.js';
 
@@ -26,6 +31,7 @@ export interface ExportArgs extends ConnectionArgs {
   environment?: string;
   out?: string;
   layout?: ExportLayout;
+  overwrite?: boolean;
   factor?: boolean;
   color?: boolean;
 }
@@ -39,7 +45,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('project', { type: 'string', describe: 'Export only this project' })
       .option('environment', { type: 'string', describe: 'Export only environments of this name' })
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
-      .option('layout', { choices: ['file', 'directory'] as const, describe: 'One file, or organization.yaml + one file per project (default: directory when --out is a directory)' })
+      .option('layout', choiceOption('layout', { allowed: EXPORT_LAYOUTS, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' }))
+      .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' })
       .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
@@ -51,13 +58,33 @@ export const exportCommand: CliCommand<ExportArgs> = {
     if (layout === 'directory' && args.out === undefined) {
       return fail([error('export.out-required', '--layout directory needs --out DIR', { detail: 'Give the directory to write organization.yaml and the project files into, or use --layout file to print one file.' })]);
     }
+    const existing = args.out === undefined ? [] : existingManifestFiles(layout, path.resolve(io.cwd, args.out));
+    if (existing.length > 0 && !args.overwrite) {
+      return fail([
+        error('export.would-overwrite', `${args.out} already holds ${layout === 'file' ? 'a file' : `a manifest (${listed(existing)})`}; nothing was written`, {
+          detail:
+            layout === 'file'
+              ? 'Give --overwrite to replace it (commit it first: edits made since the last export are lost), or another --out.'
+              : 'Give --overwrite to replace the files this export writes (commit them first: edits made since the last export are lost; the other files are listed, never deleted), or an empty or new directory.',
+        }),
+      ]);
+    }
     const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
     if (!cfg.config) return fail(cfg.diagnostics);
     const session = openSession(cfg.config, { parallelism: args.parallelism, onApiEvent: apiEventReporter(io), timeZone: io.env.TZ });
     try {
       let result;
       try {
-        result = await exportOrganization(session.port, { project: args.project, environment: args.environment });
+        const cache = cacheSettingsOf(args, io.env, io.cwd, cfg.config.baseUrl);
+        const through = cache
+          ? async (read: RecordsReader) => {
+              const r = await readThroughCache(session.port, read, cache);
+              session.refresh = r.report;
+              writeDiagnostics(io, r.diagnostics, errPalette);
+              return r.records;
+            }
+          : undefined;
+        result = await exportOrganization(session.port, { project: args.project, environment: args.environment }, through);
       } catch (e) {
         if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
         return fail([apiDiagnostic(e, 'Reading the live organization')]);
@@ -76,8 +103,9 @@ export const exportCommand: CliCommand<ExportArgs> = {
       }
       const header = [
         `driftless manifest exported from organization "${result.organizationName}"${scopeText(args)}.`,
-        'Review it, commit it, and run `driftless plan` against it: it shows no changes, except secrets',
-        'driftless did not write itself (their value is unknown): each is listed once as to be written.',
+        'Review it, commit it, and run `driftless plan` against it: it shows no changes. Secrets driftless did not',
+        'write itself cannot be known: they carry `ignore_changes`, so no apply overwrites them (remove it to take one over).',
+        'To adopt what runs without redeploying it: `driftless apply --no-deploy`.',
         result.manifest.scope === 'declared'
           ? '`scope: declared`: plan and drift leave the projects and organization-level objects it does not declare alone.'
           : '`scope: organization`: plan and drift report every project or organization-level object it does not declare.',
@@ -108,6 +136,24 @@ function chooseLayout(args: ExportArgs, cwd: string): ExportLayout {
   } catch {
     return /\.ya?ml$/i.test(args.out) ? 'file' : 'directory';
   }
+}
+
+/**
+ * What an export to `target` would replace or leave beside its own files: the file (layout file),
+ * or every manifest file of the directory (a file it does not write would still be merged with
+ * the export by the loader).
+ */
+function existingManifestFiles(layout: ExportLayout, target: string): string[] {
+  if (layout === 'file') return existsSync(target) ? [path.basename(target)] : [];
+  try {
+    return readdirSync(target).filter((n) => /\.ya?ml$/i.test(n)).sort();
+  } catch {
+    return [];
+  }
+}
+
+function listed(names: readonly string[]): string {
+  return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
 }
 
 function writeOutput(files: ReturnType<typeof renderExport>, layout: ExportLayout, out: string | undefined, io: CliIO): void {
@@ -146,14 +192,25 @@ function summary(m: Record<string, unknown>, requests: number, out: string | und
   return `Exported ${n(projects.length, 'project')}, ${n(envs.length, 'environment')}, ${n(services.length, 'service')}${where} in ${n(requests, 'API request')}.\n`;
 }
 
-/** The variables to set, with what each one is for; never a value (none is known). */
+/**
+ * The variables to set, with what each one is for; never a value (none is known). Those of secrets
+ * driftless wrote (their fingerprint is known) are needed by plan; the others are under
+ * `ignore_changes` and needed only to create their object again.
+ */
 export function secretsText(secrets: readonly SecretPlaceholder[]): string {
   if (secrets.length === 0) return '';
   const width = Math.max(...secrets.map((s) => s.env.length));
-  const lines = secrets.map((s) => {
-    const note = s.fingerprinted ? '' : ' (not written by driftless: the first plan shows it once as to be written)';
-    return `  ${s.env.padEnd(width)}  ${s.address} ${s.field}${note}`;
-  });
-  return `\nThe API never returns secret values. Set these ${secrets.length} environment variables before \`driftless plan\`:\n${lines.join('\n')}\n`;
+  const line = (s: SecretPlaceholder) => `  ${s.env.padEnd(width)}  ${s.address} ${s.field}`;
+  const known = secrets.filter((s) => s.fingerprinted);
+  const unknown = secrets.filter((s) => !s.fingerprinted);
+  let out = '\nThe API never returns secret values.';
+  if (known.length > 0) out += ` Set these ${known.length} environment variables before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
+  else out += '\n';
+  if (unknown.length > 0) {
+    out +=
+      `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
+      `(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):\n${unknown.map(line).join('\n')}\n`;
+  }
+  return out;
 }
 

@@ -18,10 +18,12 @@ import type { Plan } from '../../plan/types.js';
 import { palettesOf } from '../config.js';
 import { runPlan } from '../run-plan.js';
 import { reportUsage, type ApiUsage } from '../api-usage.js';
-import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
+import { targetGraph } from '../../graph/target.js';
 
 export interface GraphArgs extends ConnectionArgs {
   paths?: string[];
+  target?: string[];
   format?: 'dot' | 'mermaid';
   offline?: boolean;
   color?: boolean;
@@ -33,7 +35,7 @@ export const graphCommand: CliCommand<GraphArgs> = {
   command: 'graph [paths..]',
   describe: "Draw the plan's dependency graph (Graphviz DOT or Mermaid)",
   builder: (y: Argv) =>
-    pathsPositional(connectionOptions(y))
+    targetOption(pathsPositional(connectionOptions(y)))
       .option('format', { choices: ['dot', 'mermaid'] as const, default: 'dot' as const, describe: 'Graphviz DOT, or Mermaid (GitHub renders it in comments)' })
       .option('offline', { type: 'boolean', default: false, describe: 'Draw the manifest only: no API call, no planned actions' })
       // As plan's: `--no-secret-values` reads secretValues=false.
@@ -44,17 +46,23 @@ export const graphCommand: CliCommand<GraphArgs> = {
     let plan: Plan | undefined;
     let diagnostics: Diagnostic[];
     let usage: ApiUsage | undefined;
+    const { paths, targets } = pathsAndTargets(args, io.cwd);
     if (args.offline) {
       // Draws names only: like an offline validate, it runs where secrets are not available.
-      const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
+      const loaded = await loadManifest(paths, { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
       diagnostics = [...loaded.diagnostics];
       if (loaded.manifest && !hasErrors(diagnostics)) {
         const built = buildGraph(loaded.manifest);
         diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
         graph = built.graph;
+        if (targets && !hasErrors(diagnostics)) {
+          const narrowed = targetGraph(built.graph, targets);
+          diagnostics.push(...narrowed.diagnostics);
+          graph = narrowed.graph;
+        }
       }
     } else {
-      const r = await runPlan(args.paths ?? [], { ...connectionOf(args), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+      const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
       await r.session?.close();
       usage = r.session?.usage?.();
       diagnostics = r.diagnostics;

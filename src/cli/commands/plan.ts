@@ -30,10 +30,11 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { packageVersion } from '../package-version.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
-import { apiEventReporter, connectionOf, connectionOptions, pathsPositional, type ConnectionArgs } from '../shared-options.js';
+import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
   paths?: string[];
+  target?: string[];
   out?: string;
   json?: boolean;
   format?: 'human' | 'json' | 'markdown' | 'github';
@@ -51,7 +52,7 @@ export const planCommand: CliCommand<PlanArgs> = {
   command: 'plan [paths..]',
   describe: 'Show what apply would change, create, delete and deploy (read-only)',
   builder: (y: Argv) =>
-    pathsPositional(connectionOptions(y))
+    targetOption(pathsPositional(connectionOptions(y)))
       .option('out', { type: 'string', describe: 'Save the plan to FILE for `driftless apply FILE` (holds no secret value)' })
       .option('json', { type: 'boolean', describe: 'Print the plan as JSON (same as --format json)' })
       .option('format', { choices: ['human', 'json', 'markdown', 'github'] as const, describe: 'Output format: github prints the diagnostics as GitHub Actions annotations on stdout and the plan on stderr' })
@@ -70,7 +71,8 @@ export const planCommand: CliCommand<PlanArgs> = {
     // `show FILE --format json` prints the very document this run printed.
     const createdAt = new Date().toISOString();
     const meta = { driftless_version: packageVersion(), timestamp: createdAt };
-    const r = await runPlan(args.paths ?? [], { ...connectionOf(args), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const { paths, targets } = pathsAndTargets(args, io.cwd);
+    const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       // --format github: stdout holds only workflow commands (as with validate); the human
       // diagnostics and the plan go to the job log on stderr.
@@ -92,7 +94,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderPlanMarkdownParts(plan), 'plan', io)) return EXIT.error;
       if (args.out) {
         try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, args.paths);
+          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, paths);
         } catch (e) {
           io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
           return EXIT.error;

@@ -34,11 +34,13 @@ import { palettesOf, resolveApiConfig } from '../config.js';
 import { apiDiagnostic, openSession } from '../run-plan.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { choiceOption } from '../option-values.js';
-import { AUTH_SCHEMES, maxWaitOption } from '../shared-options.js';
+import { AUTH_SCHEMES, maxWaitOption, pathsAndTargets, targetOption } from '../shared-options.js';
+import { resolveTargets } from '../../graph/target.js';
 import { reportUsage, type ApiUsage } from '../api-usage.js';
 
 export interface ValidateArgs {
   paths?: string[];
+  target?: string[];
   format?: 'human' | 'github' | 'json';
   color?: boolean;
   remote?: boolean;
@@ -61,8 +63,7 @@ export const validateCommand: CliCommand<ValidateArgs> = {
   command: 'validate [paths..]',
   describe: 'Check a manifest: schema, field combinations and references (no API call unless --remote)',
   builder: (y: Argv) =>
-    y
-      .positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' })
+    targetOption(y.positional('paths', { type: 'string', array: true, describe: 'Manifest files or directories of *.yaml/*.yml files (default: the current directory)' }))
       .option('format', { choices: ['human', 'github', 'json'] as const, default: 'human' as const, describe: 'human text, GitHub Actions annotations, or one JSON document' })
       .option('remote', { type: 'boolean', default: false, describe: 'Also make the checks plan makes against the organization: names of clusters, container registries and helm repositories, cluster cpu/memory maxima, managed-database instance types, terraform variables (read requests only)' })
       .option('api-url', { type: 'string', describe: 'API base URL for --remote (default: DRIFTLESS_API_URL; the token is read from DRIFTLESS_API_TOKEN only)' })
@@ -73,9 +74,10 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     // pre-commit hook): an unset ${env:} is a warning (an empty one is still an error: a bad
     // value). --remote checks as plan does.
     let usage: ApiUsage | undefined;
-    const loaded = args.remote ? await loadCheckedRemotely(args, io, (u) => (usage = u)) : await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
+    const { paths, targets } = pathsAndTargets(args, io.cwd);
+    const loaded = args.remote ? await loadCheckedRemotely({ ...args, paths }, io, (u) => (usage = u)) : await loadManifest(paths, { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
     try {
-      return report(loaded, args, io);
+      return report(loaded, args, io, targets);
     } finally {
       // After the verdict: the last line of a remote validate is what it cost.
       reportUsage(io, usage && { usage: () => usage! });
@@ -84,10 +86,12 @@ export const validateCommand: CliCommand<ValidateArgs> = {
 };
 
 /** The verdict of validate in the chosen format; the exit code. */
-function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: ValidateArgs, io: CliIO): number {
+function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: ValidateArgs, io: CliIO, targets?: string[]): number {
   // The checks plan makes while building the desired graph (description room for the secret
-  // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them.
-  const graphDiagnostics = loaded.manifest ? buildGraph(loaded.manifest).diagnostics : [];
+  // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them,
+  // and so the check of `--target` addresses (plan's own code and message).
+  const built = loaded.manifest ? buildGraph(loaded.manifest) : undefined;
+  const graphDiagnostics = built ? [...built.diagnostics, ...(targets ? resolveTargets(built.graph, targets).diagnostics : [])] : [];
   // Those about objects instantiated from a template also point at the template and the override.
   const result = { ...loaded, diagnostics: relateDiagnostics(loaded.manifest, [...loaded.diagnostics, ...graphDiagnostics]) };
   const invalid = hasErrors(result.diagnostics) || !result.manifest;

@@ -54,7 +54,9 @@ export function deleteServiceAsync(ctx: EmulatorContext, serviceId: string): voi
 export function initOps(ctx: EmulatorContext): void {
   ctx.hooks.deleteService = deleteServiceAsync;
   ctx.hooks.markOutOfDate = markOutOfDate;
-  ctx.events.on('serviceConfigChanged', ({ service_id }) => markOutOfDate(ctx, service_id));
+  ctx.events.on('serviceConfigChanged', ({ service_id, redeploy }) => {
+    if (redeploy !== false) markOutOfDate(ctx, service_id);
+  });
   const fx = operationEffects(ctx);
   // Operations interrupted by a restart: catch up on the transitions that fell due meanwhile
   // (stamped at their due time), then carry on with timers.

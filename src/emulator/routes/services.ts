@@ -17,6 +17,7 @@ import { firstStage, placeService } from '../stages.js';
 import { servicesIndex } from '../variables/services-by-environment.js';
 import { KINDS, findService, presentService, stashTerraformSecrets } from '../services/kinds.js';
 import type { Body } from '../services/fields.js';
+import { changesDeployment } from '../services/redeploy.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
 
 /**
@@ -94,10 +95,12 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
         }
         const fields = k.build(ctx, env, req.body, old);
         const rec = updatedRecord(ctx, old, fields);
+        const secretsBefore = secretSlotsOf(ctx, rec.id);
         if (k.kind === 'terraform') stashTerraformSecrets(ctx, rec.id, rec);
         s.services[rec.id] = rec;
-        ctx.hooks.markOutOfDate(ctx, rec.id);
-        ctx.events.emit('serviceConfigChanged', { service_id: rec.id });
+        const redeploy = changesDeployment(old, rec, secretsBefore, secretSlotsOf(ctx, rec.id));
+        if (redeploy) ctx.hooks.markOutOfDate(ctx, rec.id);
+        ctx.events.emit('serviceConfigChanged', { service_id: rec.id, redeploy });
         return presentService(ctx, rec);
       },
     );
@@ -121,3 +124,8 @@ export function serviceRoutes(app: FastifyInstance, ctx: EmulatorContext): void 
   }
 }
 
+/** The write-only values kept for a service (terraform's secret tf_vars), by slot. */
+function secretSlotsOf(ctx: EmulatorContext, serviceId: string): Record<string, string> {
+  const prefix = `tfvar:${serviceId}:`;
+  return Object.fromEntries(Object.entries(ctx.state.secretValues).filter(([slot]) => slot.startsWith(prefix)));
+}

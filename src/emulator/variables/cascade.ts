@@ -37,7 +37,11 @@ export function forgetService(ctx: EmulatorContext, serviceId: string, environme
   }
 }
 
-/** Marks every deployed service that sees variables of `parent` as OUT_OF_DATE. */
+/**
+ * Marks every deployed service that sees variables of `parent` as OUT_OF_DATE. A database sees no
+ * variable (it is not given the environment's variables, and has none of its own), so a variable
+ * change never makes it out of date.
+ */
 export function markParentOutOfDate(ctx: EmulatorContext, parent: VariableParent): void {
   const state = ctx.state;
   if (parent.service) {
@@ -45,13 +49,17 @@ export function markParentOutOfDate(ctx: EmulatorContext, parent: VariableParent
     return;
   }
   if (parent.scope === 'ENVIRONMENT') {
-    for (const svc of servicesOfEnvironment(state, parent.id)) ctx.hooks.markOutOfDate(ctx, svc.id);
+    for (const svc of servicesOfEnvironment(state, parent.id)) if (seesVariables(svc)) ctx.hooks.markOutOfDate(ctx, svc.id);
     return;
   }
   const index = servicesIndex(state);
   for (const envId of index.environments()) {
     const env = state.environments[envId];
     if (!env || projectIdOfEnvironment(env) !== parent.id) continue;
-    for (const svc of index.of(envId)) ctx.hooks.markOutOfDate(ctx, svc.id);
+    for (const svc of index.of(envId)) if (seesVariables(svc)) ctx.hooks.markOutOfDate(ctx, svc.id);
   }
+}
+
+function seesVariables(service: Record<string, unknown>): boolean {
+  return service.service_type !== 'DATABASE';
 }

@@ -1,0 +1,199 @@
+/**
+ * The second way of reading the live state: from the snapshot of the previous run and the audit
+ * events since its cursor. It runs the very reader a full read runs (readLiveRecords), over a port
+ * that answers each GET from the snapshot unless an event made that answer stale; so it returns the
+ * records a full read would, and src/plan never learns which reader ran.
+ *
+ * Whenever it cannot prove the snapshot current it says why, and the full read runs instead:
+ * another organization, a snapshot older than the audit log's retention, a log that says older
+ * events are gone, an events endpoint that refuses (403/404) or answers what it cannot read, an
+ * event it cannot place, or a manifest that needs a list the snapshot never held (for an object the
+ * snapshot knew: the list of an object created since is simply read).
+ */
+import { errorStatus, type ApiPort, type Query } from './api-port.js';
+import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
+import { listResults, type ApiRecord, type LiveRecords } from './read.js';
+import { requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
+
+/** What a run leaves for the next one: the answers its read used, and where the log stood. */
+export interface LiveSnapshot {
+  organizationId: string;
+  /** The newest event before the read began; null when the log was empty (every event is new). */
+  cursor: EventCursor | null;
+  /** When the read began (ISO, this machine's clock): the retention is counted from it. */
+  readAt: string;
+  /** GET request key (src/live/touched.ts requestKey) -> its answer. */
+  responses: Record<string, unknown>;
+}
+
+/** A reader of the live records through a port: readLiveRecords for a plan, readOrganization for an export. */
+export type RecordsReader = (port: ApiPort) => Promise<LiveRecords>;
+
+export interface CachedReadOptions {
+  /** The previous snapshot, or why there is none to use (no cache, another API URL, corrupt...). */
+  previous: LiveSnapshot | { unusable: string };
+  /** `--refresh full`. */
+  forceFull?: boolean;
+  now?: () => Date;
+}
+
+export interface CachedReadResult {
+  records: LiveRecords;
+  /** The snapshot to keep for the next run. */
+  snapshot: LiveSnapshot;
+  reader: 'refresh' | 'full';
+  /** Why the full read ran (reader 'full'). */
+  fullReadReason?: string;
+  /** Requests spent on the refresh (the events, the lists they made stale; a refresh given up included). */
+  refreshRequests: number;
+  /** Events the refresh applied. */
+  events: AuditEvent[];
+}
+
+class NotInSnapshot extends Error {}
+
+/** Reads the live records, from the snapshot and the audit log when it can prove them current. */
+export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, opts: CachedReadOptions): Promise<CachedReadResult> {
+  const now = opts.now ?? (() => new Date());
+  const readAt = now().toISOString();
+  const start = api.requestCount;
+  const full = async (reason: string, org?: unknown): Promise<CachedReadResult> => {
+    const refreshRequests = api.requestCount - start;
+    const r = await fullRead(api, read, readAt, org);
+    return { ...r, reader: 'full', fullReadReason: reason, refreshRequests, events: [] };
+  };
+
+  if (opts.forceFull) return full('--refresh full');
+  const previous = opts.previous;
+  if ('unusable' in previous) return full(previous.unusable);
+
+  const orgResp = await api.get<unknown>('/organization');
+  const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
+  if (organization.id !== previous.organizationId) return full('the cache is of another organization', orgResp);
+  const retentionDays = retentionOf(organization);
+  if (retentionDays !== undefined && now().getTime() - Date.parse(previous.readAt) > retentionDays * 86_400_000) {
+    return full(`the cache is older than the audit log's retention (${retentionDays} days)`, orgResp);
+  }
+
+  let since;
+  try {
+    since = await readEventsSince(api, organization.id, previous.cursor ?? undefined);
+  } catch (e) {
+    const status = errorStatus(e);
+    if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`, orgResp);
+    if (e instanceof AuditLogError) return full(`the audit log could not be read (${e.message})`, orgResp);
+    throw e;
+  }
+  if (since.maxLimitReached) return full('the audit log no longer holds every event since the cache was written (organization_max_limit_reached)', orgResp);
+
+  const staleness = stalenessOf(since.events, topologyOf(previous.responses));
+  if ('reason' in staleness) return full(staleness.reason, orgResp);
+
+  const port = new SnapshotPort(api, previous.responses, staleness, topologyOf(previous.responses).ids, { '/organization': orgResp });
+  let records: LiveRecords;
+  try {
+    records = await read(port);
+  } catch (e) {
+    if (e instanceof NotInSnapshot) return full('the manifest needs lists the cache does not hold', orgResp);
+    throw e;
+  }
+  return {
+    records,
+    snapshot: { organizationId: organization.id, cursor: since.cursor ?? null, readAt, responses: port.used },
+    reader: 'refresh',
+    refreshRequests: api.requestCount - start,
+    events: since.events,
+  };
+}
+
+async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgResp?: unknown): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events'>> {
+  const org = orgResp ?? (await api.get<unknown>('/organization'));
+  const organization = (listResults(org)[0] ?? org) as ApiRecord;
+  // The cursor first: a change made while the lists are read is replayed by the next run.
+  let cursor: EventCursor | null = null;
+  try {
+    cursor = (await latestEventCursor(api, organization.id)).cursor ?? null;
+  } catch (e) {
+    // Without the log the next run cannot refresh either, and will say why; this read stands.
+    if (!(errorStatus(e) === 403 || errorStatus(e) === 404 || e instanceof AuditLogError)) throw e;
+  }
+  const port = new SnapshotPort(api, {}, { isStale: () => true }, new Set(), { '/organization': org });
+  const records = await read(port);
+  return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: port.used } };
+}
+
+function retentionOf(org: ApiRecord): number | undefined {
+  const days = (org.organization_plan as { audit_logs_retention_in_days?: unknown } | undefined)?.audit_logs_retention_in_days;
+  return typeof days === 'number' && Number.isFinite(days) && days > 0 ? days : undefined;
+}
+
+/**
+ * An ApiPort for reads that answers from the snapshot when the answer is still current, reads
+ * through otherwise, and keeps every answer used (for the next snapshot). `preloaded` answers were
+ * just read (the organization) and are not asked again.
+ */
+class SnapshotPort implements ApiPort {
+  readonly used: Record<string, unknown> = {};
+
+  constructor(
+    private readonly api: ApiPort,
+    private readonly snapshot: Readonly<Record<string, unknown>>,
+    private readonly staleness: Staleness,
+    /** The objects the snapshot knew: a list of theirs it lacks was never read. */
+    private readonly knownIds: ReadonlySet<string>,
+    private readonly preloaded: Record<string, unknown>,
+  ) {}
+
+  get requestCount(): number {
+    return this.api.requestCount;
+  }
+
+  async get<T = unknown>(path: string, query?: Query): Promise<T> {
+    const key = requestKey(path, query);
+    if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
+    if (key in this.snapshot && !this.staleness.isStale(key)) return this.keep(key, structuredClone(this.snapshot[key])) as T;
+    if (!(key in this.snapshot) && this.neverRead(key)) throw new NotInSnapshot(key);
+    return this.keep(key, await this.api.get<unknown>(path, query)) as T;
+  }
+
+  private neverRead(key: string): boolean {
+    if (this.knownIds.size === 0 && Object.keys(this.snapshot).length === 0) return false;
+    const s = shapeOf(key);
+    switch (s.kind) {
+      case 'org-list':
+        return true;
+      case 'environments':
+        return this.knownIds.has(s.project);
+      case 'env-list':
+        return this.knownIds.has(s.env);
+      case 'variables':
+        return this.knownIds.has(s.parent);
+      default:
+        return false;
+    }
+  }
+
+  /** The answer as the cache keeps it: a variable list without its BUILT_INs, which no reader uses and which grow with every sibling service. */
+  private keep(key: string, body: unknown): unknown {
+    this.used[key] = shapeOf(key).kind === 'variables' ? withoutBuiltIns(body) : body;
+    return body;
+  }
+
+  post<T>(): Promise<T> {
+    return Promise.reject(new Error('the live read does not write'));
+  }
+  put<T>(): Promise<T> {
+    return Promise.reject(new Error('the live read does not write'));
+  }
+  delete(): Promise<void> {
+    return Promise.reject(new Error('the live read does not write'));
+  }
+}
+
+function withoutBuiltIns(body: unknown): unknown {
+  if (Array.isArray(body)) return body.filter((v) => (v as ApiRecord | null)?.scope !== 'BUILT_IN');
+  if (body && typeof body === 'object' && Array.isArray((body as { results?: unknown }).results)) {
+    return { ...(body as object), results: ((body as { results: ApiRecord[] }).results).filter((v) => v?.scope !== 'BUILT_IN') };
+  }
+  return body;
+}

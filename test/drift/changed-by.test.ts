@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../src/live/audit-log.js';
+import { attributeFromAuditLog, changedByLine, eventsAbout, inferredReport, isOwnWrite, whenText, windowStart } from '../../src/drift/changed-by.js';
+import type { DriftItem, DriftReport } from '../../src/drift/detect.js';
+import type { LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
+
+const ENV = 'project.shop/environment.staging';
+
+function live(address: string, kind: ResourceKind, id: string, parent?: string, record: Record<string, unknown> = {}): LiveResource {
+  return { address, kind, name: address.split('.').pop()!, ...(parent ? { parent } : {}), id, attrs: {}, record, version: '1' };
+}
+
+const state: LiveState = {
+  organizationId: 'org',
+  requestCount: 0,
+  resources: new Map(
+    [
+      live('project.shop', 'project', 'p1'),
+      live(ENV, 'environment', 'e1', 'project.shop'),
+      live(`${ENV}/variable.A`, 'variable', 'va', ENV, { updated_at: '2026-11-25T10:42:00.100Z' }),
+      live(`${ENV}/variable.B`, 'variable', 'vb', ENV, { updated_at: '2026-11-25T10:50:00Z' }),
+      live(`${ENV}/container.web`, 'container', 's1', ENV),
+    ].map((l) => [l.address, l]),
+  ),
+};
+
+let n = 0;
+function event(over: Partial<AuditEvent> & { user_agent?: string }): AuditEvent {
+  n++;
+  return { id: `ev${n}`, timestamp: '2026-11-25T10:42:00.123456789Z', event_type: 'UPDATE', target_type: 'ENVIRONMENT', target_id: 'e1', origin: 'API', triggered_by: 'admin token', ...over };
+}
+
+function item(address: string, kind: ResourceKind, drift: DriftItem['drift'], over: Partial<DriftItem> = {}): DriftItem {
+  return { address, kind, name: address.split('.').pop()!, drift, origin: 'unknown', summary: 's', fields: [{ field: 'value', live: 'x', git: 'y' }], apply_action: 'a', apply_fixes: true, ...over };
+}
+
+function report(items: DriftItem[]): DriftReport {
+  return { format_version: '1.0', in_sync: false, fingerprint: 'sha256:x', summary: { drifted: items.length, outside_git: 0, git: 0, unknown: items.length, not_fixed_by_apply: 0 }, items, checked: 5, request_count: 9 };
+}
+
+describe('eventsAbout', () => {
+  it('finds a variable by the id its event change names, on its parent', () => {
+    const mine = event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'va', name: 'A' }) });
+    const other = event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) });
+    const service = event({ target_type: 'CONTAINER', target_id: 's1', change: JSON.stringify({ id: 's1', name: 'web' }) });
+    expect(eventsAbout({ kind: 'variable', name: 'A', id: 'va', parentId: 'e1' }, [mine, other, service])).toEqual([mine]);
+    // A service's own events are not its variables' ones, and the reverse.
+    const varOfService = event({ target_type: 'CONTAINER', target_id: 's1', sub_target_type: 'VARIABLE', change: '{}' });
+    expect(eventsAbout({ kind: 'container', name: 'web', id: 's1', parentId: 'e1' }, [service, varOfService])).toEqual([service]);
+  });
+
+  it('falls back to the key, then to the instant the record was written, and ignores deploys', () => {
+    const byName = event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ records: [{ name: 'A' }, { name: 'C' }] }) });
+    expect(eventsAbout({ kind: 'variable', name: 'A', parentId: 'e1' }, [byName])).toEqual([byName]);
+    const anonymous = event({ sub_target_type: 'SECRET', change: 'changed' });
+    expect(eventsAbout({ kind: 'variable', name: 'A', parentId: 'e1', writtenAt: '2026-11-25T10:42:01Z' }, [anonymous])).toEqual([anonymous]);
+    expect(eventsAbout({ kind: 'variable', name: 'A', parentId: 'e1', writtenAt: '2026-11-25T10:45:00Z' }, [anonymous])).toEqual([]);
+    expect(eventsAbout({ kind: 'container', name: 'web', id: 's1' }, [event({ event_type: 'DEPLOYED', target_type: 'CONTAINER', target_id: 's1' })])).toEqual([]);
+  });
+
+  it('finds the deletion of an object no longer live by its type, name and environment', () => {
+    const gone = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'Worker', environment_id: 'e1' });
+    const elsewhere = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's8', target_name: 'worker', environment_id: 'e2' });
+    expect(eventsAbout({ kind: 'container', name: 'worker', parentId: 'e1' }, [gone, elsewhere])).toEqual([gone]);
+  });
+});
+
+describe('isOwnWrite', () => {
+  it('is driftless by its user agent, never a console user, and only the named tokens once any is named', () => {
+    const none = { names: new Set<string>() };
+    expect(isOwnWrite(event({ user_agent: 'driftless' }), none)).toBe(true);
+    expect(isOwnWrite(event({ user_agent: 'driftless/0.1.0' }), none)).toBe(true);
+    expect(isOwnWrite(event({ user_agent: 'curl/8.5.0' }), none)).toBe(false);
+    expect(isOwnWrite(event({ user_agent: 'driftless', origin: 'CONSOLE', triggered_by: 'a@b.c' }), none)).toBe(false);
+    const named = { names: new Set(['ci-apply']) };
+    expect(isOwnWrite(event({ user_agent: 'driftless', triggered_by: 'laptop token' }), named)).toBe(false);
+    expect(isOwnWrite(event({ user_agent: 'curl/8.5.0', triggered_by: 'ci-apply' }), named)).toBe(true);
+  });
+});
+
+describe('attributeFromAuditLog', () => {
+  it('sets changed_by, the origin, the cause of undeclared objects and the summary counts; the fingerprint stays', () => {
+    const consoleEdit = event({ sub_target_type: 'VARIABLE', origin: 'CONSOLE', triggered_by: 'ops-oncall@example.com', change: JSON.stringify({ id: 'va', name: 'A' }) });
+    const created = event({ event_type: 'CREATE', sub_target_type: 'VARIABLE', user_agent: 'driftless', timestamp: '2026-11-25T09:00:00Z', change: JSON.stringify({ id: 'vb', name: 'B' }) });
+    const r = attributeFromAuditLog(report([item(`${ENV}/variable.A`, 'variable', 'changed'), item(`${ENV}/variable.B`, 'variable', 'unmanaged', { fields: [] })]), state, [created, consoleEdit], { names: new Set() });
+    expect(r.attribution).toEqual({ source: 'audit_log' });
+    expect(r.fingerprint).toBe('sha256:x');
+    expect(r.items[0]).toMatchObject({ origin: 'outside_git', attribution: 'audit_log', changed_by: { origin: 'CONSOLE', triggered_by: 'ops-oncall@example.com', at: '2026-11-25T10:42:00.123456789Z' } });
+    expect(changedByLine(r.items[0]!)).toBe('changed in the console by ops-oncall@example.com at 10:42 UTC on 2026-11-25');
+    expect(r.items[1]).toMatchObject({ origin: 'git', cause: 'removed_from_git', attribution: 'audit_log' });
+    expect(changedByLine(r.items[1]!)).toBe('written by driftless through the API by token admin token at 09:00 UTC on 2026-11-25; removed from Git since');
+    expect(r.summary).toMatchObject({ outside_git: 1, git: 1, unknown: 0 });
+  });
+
+  it('a record driftless wrote last that differs from Git is a change made in Git, not applied yet', () => {
+    const applied = event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'driftless', change: JSON.stringify({ id: 's1', name: 'web' }) });
+    const r = attributeFromAuditLog(report([item(`${ENV}/container.web`, 'container', 'changed', { origin: 'outside_git', fields: [{ field: 'tag', live: '1', git: '2' }] })]), state, [applied], { names: new Set() });
+    expect(r.items[0]).toMatchObject({ origin: 'git', attribution: 'audit_log', summary: 'tag differs from Git: changed in Git since driftless last wrote it, not applied yet' });
+    expect(changedByLine(r.items[0]!)).toBe('last written by driftless through the API by token admin token at 10:42 UTC on 2026-11-25');
+  });
+
+  it('keeps the inference, labelled, for an item the log says nothing about', () => {
+    const r = attributeFromAuditLog(report([item(`${ENV}/variable.A`, 'variable', 'changed', { origin: 'outside_git' })]), state, [], { names: new Set() });
+    expect(r.items[0]).toMatchObject({ origin: 'outside_git', attribution: 'inference' });
+    expect(r.items[0]!.changed_by).toBeUndefined();
+    expect(inferredReport(report([item('x', 'project', 'changed')]), 'the API has no audit log (404)')).toMatchObject({ attribution: { source: 'inference', reason: 'the API has no audit log (404)' }, items: [{ attribution: 'inference' }] });
+  });
+});
+
+describe('window and time', () => {
+  it('starts a second before the earliest write or deployment of the drifted items', () => {
+    expect(windowStart(report([item('a', 'project', 'changed', { since: '2026-11-25T10:42:00Z' }), item('b', 'project', 'changed', { last_deployment: '2026-11-25T10:40:00.500Z' })]))).toBe('2026-11-25T10:39:59.500Z');
+    expect(windowStart(report([item('a', 'project', 'missing')]))).toBeUndefined();
+  });
+
+  it('says the minute in UTC', () => {
+    expect(whenText('2026-11-25T10:42:59.999999999Z')).toBe('10:42 UTC on 2026-11-25');
+    expect(whenText('2026-11-25T23:30:00+02:00')).toBe('21:30 UTC on 2026-11-25');
+  });
+});

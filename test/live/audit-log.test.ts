@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { AuditLogError, latestEventCursor, readEventsSince, toNanos, type AuditEvent } from '../../src/live/audit-log.js';
+import { FakeApi, HttpError } from '../apply/fake-api.js';
+
+const ORG = 'org-1';
+
+function ev(id: string, timestamp: string, extra: Partial<AuditEvent> = {}): AuditEvent {
+  return { id, timestamp, event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', triggered_by: 'ops@example.com', ...extra };
+}
+
+/** A log served newest first, `pageSize` per page, with links.next carrying a continueToken. */
+function fakeLog(all: AuditEvent[], opts: { maxLimitReached?: boolean } = {}): FakeApi {
+  const newestFirst = [...all].sort((a, b) => (toNanos(b.timestamp) > toNanos(a.timestamp) ? 1 : -1));
+  return new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+    const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
+    const eligible = newestFirst.filter((e) => from === undefined || toNanos(e.timestamp) >= from);
+    const start = query?.continueToken !== undefined ? Number(query.continueToken) : 0;
+    const size = Number(query?.pageSize ?? 10);
+    const page = eligible.slice(start, start + size);
+    const more = start + size < eligible.length;
+    return {
+      events: page,
+      organization_max_limit_reached: opts.maxLimitReached === true,
+      links: more ? { next: `http://api.example/organization/${ORG}/events?pageSize=${size}&continueToken=${start + size}` } : {},
+    };
+  });
+}
+
+describe('toNanos', () => {
+  it('keeps nanoseconds that a Date would lose', () => {
+    expect(toNanos('2026-11-25T16:30:00.123456789Z') - toNanos('2026-11-25T16:30:00.123456788Z')).toBe(1n);
+    expect(toNanos('2026-11-25T16:30:00Z')).toBe(BigInt(Date.parse('2026-11-25T16:30:00Z')) * 1_000_000n);
+    expect(toNanos('2026-11-25T17:30:00.5+01:00')).toBe(toNanos('2026-11-25T16:30:00.500Z'));
+  });
+  it('refuses what is not a timestamp', () => {
+    expect(() => toNanos('yesterday')).toThrow(AuditLogError);
+  });
+});
+
+describe('readEventsSince', () => {
+  const events = Array.from({ length: 250 }, (_, i) => ev(`e${String(i).padStart(3, '0')}`, `2026-11-25T16:00:00.${String(1000 + i).padStart(9, '0')}Z`));
+
+  it('follows links.next over every page and returns the events oldest first', async () => {
+    const api = fakeLog(events);
+    const r = await readEventsSince(api, ORG, undefined);
+    expect(r.events.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect(r.requests).toBe(3);
+    expect(api.calls.map((c) => c.query?.continueToken)).toEqual([undefined, '100', '200']);
+    expect(r.cursor).toEqual({ timestamp: events[249]!.timestamp, ids: ['e249'] });
+    expect(r.maxLimitReached).toBe(false);
+  });
+
+  it('asks from the cursor, to the nanosecond, and leaves out the events the cursor already counted', async () => {
+    const api = fakeLog(events);
+    const since = { timestamp: events[247]!.timestamp, ids: ['e247'] };
+    const r = await readEventsSince(api, ORG, since);
+    expect(api.calls[0]!.query?.fromTimestamp).toBe('2026-11-25T16:00:00.000001247Z');
+    expect(r.events.map((e) => e.id)).toEqual(['e248', 'e249']);
+  });
+
+  it('keeps two events of one nanosecond apart, and both in the cursor', async () => {
+    const same = '2026-11-25T16:00:01.000000001Z';
+    const api = fakeLog([ev('a', same), ev('b', same)]);
+    const r = await readEventsSince(api, ORG, undefined);
+    expect(r.events.map((e) => e.id)).toEqual(['a', 'b']);
+    expect(r.cursor).toEqual({ timestamp: same, ids: ['a', 'b'] });
+    // A third event at that instant, seen by the next run, is new; the two are not.
+    const later = fakeLog([ev('a', same), ev('b', same), ev('c', same)]);
+    const r2 = await readEventsSince(later, ORG, r.cursor);
+    expect(r2.events.map((e) => e.id)).toEqual(['c']);
+    expect(r2.cursor).toEqual({ timestamp: same, ids: ['a', 'b', 'c'] });
+  });
+
+  it('with no new event, keeps the cursor and costs one request', async () => {
+    const api = fakeLog(events.slice(0, 3));
+    const since = { timestamp: events[2]!.timestamp, ids: ['e002'] };
+    const r = await readEventsSince(api, ORG, since);
+    expect(r.events).toEqual([]);
+    expect(r.cursor).toEqual(since);
+    expect(r.requests).toBe(1);
+  });
+
+  it('reports organization_max_limit_reached', async () => {
+    const r = await readEventsSince(fakeLog(events.slice(0, 2), { maxLimitReached: true }), ORG, undefined);
+    expect(r.maxLimitReached).toBe(true);
+  });
+
+  it('passes the endpoint refusal on to the caller', async () => {
+    const api = new FakeApi().on('GET', `/organization/${ORG}/events`, () => {
+      throw new HttpError(403, 'forbidden');
+    });
+    await expect(readEventsSince(api, ORG, undefined)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('refuses an answer without events, an event without its fields, and a page token that loops', async () => {
+    await expect(readEventsSince(new FakeApi().on('GET', `/organization/${ORG}/events`, () => ({ results: [] })), ORG, undefined)).rejects.toThrow(AuditLogError);
+    await expect(readEventsSince(new FakeApi().on('GET', `/organization/${ORG}/events`, () => ({ events: [{ id: 'x' }] })), ORG, undefined)).rejects.toThrow(/lacks/);
+    const loop = new FakeApi().on('GET', `/organization/${ORG}/events`, () => ({ events: [ev('x', '2026-11-25T16:00:00Z')], links: { next: '/organization/org-1/events?continueToken=same' } }));
+    await expect(readEventsSince(loop, ORG, undefined)).rejects.toThrow(/same page token/);
+  });
+
+  it('stops at a page cap rather than reading an unbounded log', async () => {
+    await expect(readEventsSince(fakeLog(events), ORG, undefined, { maxPages: 2 })).rejects.toThrow(/more than 2 pages/);
+  });
+});
+
+describe('latestEventCursor', () => {
+  it('is the newest event, with one request', async () => {
+    const api = fakeLog([ev('old', '2026-11-25T16:00:00.000000001Z'), ev('new', '2026-11-25T16:00:00.000000002Z')]);
+    expect(await latestEventCursor(api, ORG)).toEqual({ cursor: { timestamp: '2026-11-25T16:00:00.000000002Z', ids: ['new'] }, maxLimitReached: false });
+    expect(api.calls).toHaveLength(1);
+  });
+  it('is undefined for an empty log', async () => {
+    expect((await latestEventCursor(fakeLog([]), ORG)).cursor).toBeUndefined();
+  });
+});

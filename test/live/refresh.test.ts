@@ -1,0 +1,236 @@
+/**
+ * The refresh reader against an in-memory API: what it re-reads for each kind of event, and every
+ * reason it gives way to a full read. (test/live/refresh.property.test.ts checks it against the
+ * emulator: the plan from the cache equals the plan from a full read.)
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiPort, Query } from '../../src/live/api-port.js';
+import { toNanos, type AuditEvent } from '../../src/live/audit-log.js';
+import { listResults, type LiveRecords } from '../../src/live/read.js';
+import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
+import { requestKey } from '../../src/live/touched.js';
+import { HttpError } from '../apply/fake-api.js';
+
+/** GETs answered from `lists` by request key, the events by `events`; every call recorded. */
+class WorldApi implements ApiPort {
+  readonly calls: Array<{ path: string; query?: Query }> = [];
+  constructor(
+    readonly lists: Record<string, unknown>,
+    public events: (query?: Query) => unknown,
+  ) {}
+  get requestCount(): number {
+    return this.calls.length;
+  }
+  async get<T>(path: string, query?: Query): Promise<T> {
+    this.calls.push({ path, ...(query ? { query } : {}) });
+    if (path === `/organization/${ORG}/events`) return this.events(query) as T;
+    const key = requestKey(path, query);
+    if (!(key in this.lists)) throw new HttpError(404, `no ${key}`);
+    return structuredClone(this.lists[key]) as T;
+  }
+  post<T>(): Promise<T> {
+    return Promise.reject(new Error('read only'));
+  }
+  put<T>(): Promise<T> {
+    return Promise.reject(new Error('read only'));
+  }
+  delete(): Promise<void> {
+    return Promise.reject(new Error('read only'));
+  }
+}
+
+const ORG = 'org-1';
+
+/** A tiny organization: project p1 > environment e1 > services s1, s2 with variables. */
+function world() {
+  const lists: Record<string, unknown> = {
+    '/organization': { results: [{ id: ORG, name: 'acme', organization_plan: { audit_logs_retention_in_days: 30 } }] },
+    [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'shop' }] },
+    [`/organization/${ORG}/webhook`]: { results: [] },
+    '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
+    '/environment/e1/services': { results: [{ id: 's1', name: 'api', service_type: 'APPLICATION' }, { id: 's2', name: 'web', service_type: 'APPLICATION' }] },
+    '/environment/e1/statuses': { applications: [] },
+    [requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' })]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }, { id: 'b1', key: 'QOVERY_X', scope: 'BUILT_IN' }] },
+    [requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]: { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] },
+  };
+  const events: AuditEvent[] = [];
+  let clock = 1000;
+  const api = new WorldApi(lists, (query) => {
+    const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
+    const newest = [...events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
+    return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} };
+  });
+  const emit = (e: Partial<AuditEvent>) => {
+    clock += 1;
+    events.push({ id: `ev${clock}`, timestamp: new Date(Date.UTC(2026, 10, 25, 16, 0, 0, clock)).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', ...e });
+  };
+  return { api, lists, events, emit };
+}
+
+/** A reader in the shape of readLiveRecords: the organization, its projects, then down the tree. */
+async function read(port: ApiPort): Promise<LiveRecords> {
+  const organization = listResults(await port.get('/organization'))[0]!;
+  const projects = listResults(await port.get(`/organization/${ORG}/project`));
+  const out: LiveRecords = { organization, lists: { projects }, environments: new Map(), variables: new Map(), services: new Map(), stages: new Map(), statuses: new Map() };
+  for (const p of projects) {
+    const envs = listResults(await port.get(`/project/${p.id}/environment`));
+    out.environments.set(p.id, envs);
+    for (const e of envs) {
+      const services = listResults(await port.get(`/environment/${e.id}/services`));
+      out.services.set(e.id, services);
+      out.statuses.set(e.id, await port.get(`/environment/${e.id}/statuses`));
+      for (const s of services) out.variables.set(s.id, listResults(await port.get('/variable', { parent_id: s.id, scope: 'APPLICATION' })).filter((v) => v.scope === 'APPLICATION'));
+    }
+  }
+  return out;
+}
+
+const now = () => new Date(Date.UTC(2026, 10, 25, 17, 0, 0));
+
+async function warm(w: ReturnType<typeof world>): Promise<LiveSnapshot> {
+  const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now });
+  expect(r.reader).toBe('full');
+  w.api.calls.length = 0;
+  return r.snapshot;
+}
+
+describe('readLiveRecordsCached', () => {
+  it('with no event since the cursor, reads the organization and the log only, and returns what a full read returns', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(r.reader).toBe('refresh');
+    expect(w.api.calls.map((c) => c.path)).toEqual(['/organization', `/organization/${ORG}/events`]);
+    expect(r.refreshRequests).toBe(2);
+    expect(r.records).toEqual(await read(w.api));
+  });
+
+  it('the full read takes the cursor before it reads, and keeps no BUILT_IN variable', async () => {
+    const w = world();
+    w.emit({});
+    const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now });
+    expect(w.api.calls.map((c) => c.path).slice(0, 2)).toEqual(['/organization', `/organization/${ORG}/events`]);
+    expect(r.snapshot.cursor).toEqual({ timestamp: w.events[0]!.timestamp, ids: [w.events[0]!.id] });
+    expect(JSON.stringify(r.snapshot.responses)).not.toContain('QOVERY_X');
+    expect(r.fullReadReason).toBe('no cache yet');
+  });
+
+  it('re-reads only the variable list of the service whose variable changed', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    w.lists[requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
+    w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(r.reader).toBe('refresh');
+    expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual(['/organization', `/organization/${ORG}/events`, requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]);
+    expect(r.records.variables.get('s2')![0]!.value).toBe('changed');
+    expect(r.events).toHaveLength(1);
+    // The next run starts after that event.
+    w.api.calls.length = 0;
+    const again = await readLiveRecordsCached(w.api, read, { previous: r.snapshot, now });
+    expect(again.refreshRequests).toBe(2);
+    expect(again.records).toEqual(r.records);
+  });
+
+  it('an environment variable makes every variable list of the environment stale (they inherit it)', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    w.emit({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
+    await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(w.api.calls.filter((c) => c.path === '/variable').map((c) => c.query?.parent_id)).toEqual(['s1', 's2']);
+  });
+
+  it('a service created out of band: the services list is re-read and the new service read whole', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    (w.lists['/environment/e1/services'] as { results: unknown[] }).results.push({ id: 's3', name: 'worker', service_type: 'APPLICATION' });
+    w.lists[requestKey('/variable', { parent_id: 's3', scope: 'APPLICATION' })] = { results: [] };
+    w.emit({ event_type: 'CREATE', target_type: 'APPLICATION', target_id: 's3', project_id: 'p1', environment_id: 'e1' });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(r.reader).toBe('refresh');
+    expect(w.api.calls.map((c) => requestKey(c.path, c.query)).slice(2).sort()).toEqual(['/environment/e1/services', '/environment/e1/statuses', requestKey('/variable', { parent_id: 's3', scope: 'APPLICATION' })].sort());
+    w.api.calls.length = 0;
+    expect(r.records).toEqual(await read(w.api));
+  });
+
+  describe('gives way to a full read, and says why', () => {
+    const cases: Array<[string, (w: ReturnType<typeof world>, s: LiveSnapshot) => { previous: LiveSnapshot | { unusable: string }; forceFull?: boolean; now?: () => Date }, RegExp]> = [
+      ['--refresh full', (_w, s) => ({ previous: s, forceFull: true }), /--refresh full/],
+      ['no usable cache file', () => ({ previous: { unusable: 'the cache x is corrupt or partial (not JSON)' } }), /corrupt or partial/],
+      ['another organization', (_w, s) => ({ previous: { ...s, organizationId: 'org-2' } }), /another organization/],
+      ['a cache older than the retention', (_w, s) => ({ previous: s, now: () => new Date(Date.parse(s.readAt) + 31 * 86_400_000) }), /older than the audit log's retention \(30 days\)/],
+      [
+        'organization_max_limit_reached',
+        (w, s) => {
+          w.api.events = () => ({ events: [], organization_max_limit_reached: true });
+          return { previous: s };
+        },
+        /organization_max_limit_reached/,
+      ],
+      [
+        'an event it does not understand',
+        (w, s) => {
+          w.emit({ event_type: 'TELEPORT', target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1' });
+          return { previous: s };
+        },
+        /does not understand \(TELEPORT of APPLICATION\)/,
+      ],
+      [
+        'an event on a target it does not know',
+        (w, s) => {
+          w.emit({ event_type: 'UPDATE', target_type: 'AGENTIC_WORKFLOW', target_id: 'x' });
+          return { previous: s };
+        },
+        /does not understand/,
+      ],
+      [
+        'a manifest that needs a list the cache never held',
+        (w, s) => {
+          delete s.responses[`/organization/${ORG}/webhook`];
+          return { previous: s };
+        },
+        /the manifest needs lists the cache does not hold/,
+      ],
+    ];
+    for (const [name, setup, reason] of cases) {
+      it(name, async () => {
+        const w = world();
+        const snapshot = await warm(w);
+        const readWebhooks = async (port: ApiPort) => {
+          const r = await read(port);
+          r.lists.webhooks = listResults(await port.get(`/organization/${ORG}/webhook`));
+          return r;
+        };
+        const o = setup(w, structuredClone(snapshot));
+        const r = await readLiveRecordsCached(w.api, readWebhooks, { now, ...o });
+        expect(r.reader).toBe('full');
+        expect(r.fullReadReason).toMatch(reason);
+        w.api.calls.length = 0;
+        expect(r.records).toEqual(await readWebhooks(w.api));
+      });
+    }
+
+    for (const status of [403, 404]) {
+      it(`an events endpoint answering ${status}`, async () => {
+        const w = world();
+        const snapshot = await warm(w);
+        w.api.events = () => {
+          throw new HttpError(status, 'no');
+        };
+        const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+        expect(r.reader).toBe('full');
+        expect(r.fullReadReason).toBe(`the audit log is not available to this token (the events endpoint answered ${status})`);
+        expect(r.snapshot.cursor).toBeNull();
+      });
+    }
+  });
+
+  it('a failure that is not about the log (a 500 of a list) is the run\'s failure, not a silent full read', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
+    delete w.lists['/environment/e1/services'];
+    await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now })).rejects.toMatchObject({ status: 404 });
+  });
+});

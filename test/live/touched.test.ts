@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../src/live/audit-log.js';
+import { requestKey, stalenessOf, topologyOf } from '../../src/live/touched.js';
+
+const ORG = 'o';
+/** Project p1 > environments e1 (services a1, a2) and e2 (service b1); project p2 > e3. */
+const responses: Record<string, unknown> = {
+  '/organization': { results: [{ id: ORG }] },
+  [`/organization/${ORG}/project`]: { results: [{ id: 'p1' }, { id: 'p2' }] },
+  [`/organization/${ORG}/cluster`]: { results: [] },
+  [`/organization/${ORG}/cluster/status`]: { results: [] },
+  [`/organization/${ORG}/webhook`]: { results: [] },
+  [`/organization/${ORG}/helmRepository`]: { results: [] },
+  [`/organization/${ORG}/annotationsGroups`]: { results: [] },
+  [`/organization/${ORG}/alert-rules`]: { results: [] },
+  [`/organization/${ORG}/alert-receivers`]: { results: [] },
+  '/project/p1/environment': { results: [{ id: 'e1' }, { id: 'e2' }] },
+  '/project/p2/environment': { results: [{ id: 'e3' }] },
+  '/environment/e1/services': { results: [{ id: 'a1' }, { id: 'a2' }] },
+  '/environment/e2/services': { results: [{ id: 'b1' }] },
+  '/environment/e3/services': { results: [] },
+  '/environment/e1/statuses': {},
+  '/environment/e2/statuses': {},
+  '/environment/e1/deploymentStage': { results: [] },
+  [requestKey('/variable', { parent_id: 'a1', scope: 'APPLICATION' })]: { results: [] },
+  [requestKey('/variable', { parent_id: 'a2', scope: 'APPLICATION' })]: { results: [] },
+  [requestKey('/variable', { parent_id: 'b1', scope: 'APPLICATION' })]: { results: [] },
+  [requestKey('/variable', { parent_id: 'e3', scope: 'ENVIRONMENT' })]: { results: [] },
+  [requestKey('/variable', { parent_id: 'p2', scope: 'PROJECT' })]: { results: [] },
+};
+const topo = topologyOf(responses);
+const v = (parent: string, scope: string) => requestKey('/variable', { parent_id: parent, scope });
+
+function stale(...events: Array<Partial<AuditEvent>>): string[] {
+  const s = stalenessOf(
+    events.map((e, i) => ({ id: `x${i}`, timestamp: '2026-11-25T16:00:00Z', event_type: 'UPDATE', target_type: 'APPLICATION', ...e })),
+    topo,
+  );
+  if ('reason' in s) throw new Error(s.reason);
+  // The organization is always re-read; the rest is what the events touched.
+  return Object.keys(responses).filter((k) => k !== '/organization' && s.isStale(k)).sort();
+}
+
+describe('stalenessOf: the cached lists an event makes stale', () => {
+  it('nothing but the organization without events', () => {
+    expect(stale()).toEqual([]);
+  });
+  it('a service variable: that service list only', () => {
+    expect(stale({ target_type: 'APPLICATION', target_id: 'a2', sub_target_type: 'VARIABLE', environment_id: 'e1', project_id: 'p1' })).toEqual([v('a2', 'APPLICATION')]);
+  });
+  it('an environment variable or secret: every list of the environment (its services inherit it)', () => {
+    expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'SECRET', environment_id: 'e1', project_id: 'p1' })).toEqual([v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+  });
+  it('a project variable: every list of the project, and none of another project', () => {
+    expect(stale({ target_type: 'PROJECT', target_id: 'p1', sub_target_type: 'VARIABLE', project_id: 'p1' })).toEqual([v('a1', 'APPLICATION'), v('a2', 'APPLICATION'), v('b1', 'APPLICATION')].sort());
+    expect(stale({ target_type: 'PROJECT', target_id: 'p2', sub_target_type: 'VARIABLE', project_id: 'p2' })).toEqual([v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')].sort());
+  });
+  it('a service update or deploy: its environment\'s services and statuses; a create or delete also the stages', () => {
+    expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+    expect(stale({ event_type: 'DEPLOYED', target_type: 'APPLICATION', target_id: 'a1', environment_id: 'e1' })).toEqual(['/environment/e1/services', '/environment/e1/statuses']);
+    expect(stale({ event_type: 'DELETE', target_type: 'APPLICATION', target_id: 'a1', environment_id: 'e1' })).toEqual(['/environment/e1/deploymentStage', '/environment/e1/services', '/environment/e1/statuses', v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+  });
+  it('a service event without its environment is placed through the cached services', () => {
+    expect(stale({ target_type: 'APPLICATION', target_id: 'b1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+  });
+  it('a stage change or move: the stages of its environment', () => {
+    expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'DEPLOYMENT_STAGE', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/deploymentStage']);
+  });
+  it('an environment change: its project\'s environment list and its own lists', () => {
+    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', '/project/p1/environment']);
+  });
+  it('organization-level objects: their list; a cluster or helm repository change also what embeds it', () => {
+    expect(stale({ target_type: 'WEBHOOK', target_id: 'w' })).toEqual([`/organization/${ORG}/webhook`]);
+    expect(stale({ target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ALERT_RULE' })).toEqual([`/organization/${ORG}/alert-rules`]);
+    expect(stale({ event_type: 'CREATE', target_type: 'CLUSTER', target_id: 'c' })).toEqual([`/organization/${ORG}/cluster`, `/organization/${ORG}/cluster/status`]);
+    expect(stale({ target_type: 'CLUSTER', target_id: 'c' })).toEqual([`/organization/${ORG}/cluster`, `/organization/${ORG}/cluster/status`, '/project/p1/environment', '/project/p2/environment']);
+    expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
+    expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
+  });
+  it('an environment read while an operation ran: its lists are re-read until it is over (states move on without an event)', () => {
+    const busy = { ...responses, '/environment/e2/statuses': { environment: { state: 'DEPLOYING' }, applications: [{ id: 'b1', state: 'BUILDING' }] } };
+    const s = stalenessOf([], topologyOf(busy));
+    expect('reason' in s).toBe(false);
+    const stale = Object.keys(busy).filter((k) => k !== '/organization' && (s as { isStale(k: string): boolean }).isStale(k));
+    expect(stale.sort()).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+  });
+  it('what driftless never reads changes nothing: a member, a token, a shell', () => {
+    expect(stale({ target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'API_TOKEN' }, { event_type: 'SHELL', target_type: 'APPLICATION', target_id: 'a1' }, { target_type: 'ORGANIZATION', target_id: ORG })).toEqual([]);
+  });
+  it('an event it cannot place or does not know is a reason, never a guess', () => {
+    const reason = (e: Partial<AuditEvent>) => stalenessOf([{ id: 'x', timestamp: '2026-11-25T16:00:00Z', event_type: 'UPDATE', target_type: 'APPLICATION', ...e }], topo);
+    expect(reason({ target_type: 'APPLICATION', target_id: 'unknown-service' })).toEqual({ reason: expect.stringContaining('cannot place') });
+    expect(reason({ target_type: 'ORGANIZATION', sub_target_type: 'SOMETHING_NEW' })).toEqual({ reason: expect.stringContaining('does not understand') });
+    expect(reason({ event_type: 'TELEPORT' })).toEqual({ reason: expect.stringContaining('does not understand (TELEPORT of APPLICATION)') });
+  });
+});
