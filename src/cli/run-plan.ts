@@ -12,7 +12,7 @@ import { error, hasErrors } from '../diag/diagnostic.js';
 import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import { loadManifest } from '../manifest/load.js';
-import { relateDiagnostics } from '../manifest/templates.js';
+import { instantiatedAt, relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
@@ -153,6 +153,12 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     if (!narrowed.graph || hasErrors(diagnostics)) return result;
     graph = narrowed.graph;
     targetScope = narrowed.scope;
+  }
+  // Objects instantiated from a template carry where the template defines them and where the
+  // environment overrides them (drift shows both).
+  for (const r of graph.resources.values()) {
+    const at = instantiatedAt(loaded.manifest, r.address);
+    if (at) r.related = at;
   }
   result.graph = graph;
 

@@ -25,7 +25,7 @@
  * run, so a workflow can keep one issue per drift. Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { SourceRange } from '../diag/diagnostic.js';
+import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
@@ -71,6 +71,10 @@ export interface DriftItem {
   last_deployment?: string;
   /** Where the resource is declared in the manifest. */
   source?: SourceRange;
+  /** Renamed by a `moved` entry not applied yet: its live address (Terraform's `previous_address`). */
+  previous_address?: Address;
+  /** Instantiated from a template: where the template defines it and where its environment overrides it. */
+  related?: RelatedLocation[];
   /** What `apply` would do about it. */
   apply_action: string;
   /**
@@ -258,7 +262,7 @@ function itemOf(
   opts: DetectOptions,
 ): DriftItem | undefined {
   const d = graph.resources.get(c.address);
-  const base = { address: c.address, kind: c.kind, name: c.name, ...(d?.source ? { source: d.source } : {}) };
+  const base = { address: c.address, kind: c.kind, name: c.name, ...(d?.source ? { source: d.source } : {}), ...(d?.related ? { related: d.related } : {}) };
   const scope = isServiceKind(c.kind) ? c.address : (c.parent ?? c.address);
   const deployed = deployments.get(scope);
   const updated = str(l?.record.updated_at) ?? str(l?.record.created_at);
@@ -289,17 +293,25 @@ function itemOf(
   }
   if (c.actions[0] === 'update' || c.actions.length === 2) {
     if (c.via_parent) return undefined;
-    const origin = judge(updated, deployed);
+    // A rename comes from a `moved` entry, so from Git whatever the timestamps say; the object's
+    // other fields are judged as usual.
+    const renamed = c.previous_address !== undefined ? c.fields.filter((f) => f.field === 'name' || f.field === 'key') : [];
+    const others = c.fields.filter((f) => !renamed.includes(f));
+    const renameText = `renamed in Git from ${c.previous_address} (\`moved\`), not applied yet`;
+    const origin = renamed.length > 0 && others.length === 0 ? 'git' : judge(updated, deployed);
     const unknownSecret = c.fields.some((f) => f.sensitive && f.before_unknown);
-    const names = c.fields.map((f) => f.field).join(', ');
+    const names = others.map((f) => f.field).join(', ');
     let summary: string;
-    if (origin === 'outside_git') summary = `${names} changed live at ${updated}, after the last deployment (${deployed}): changed outside Git`;
-    else if (origin === 'git') summary = `${names} differ${c.fields.length === 1 ? 's' : ''}, and the live record has not changed since the last deployment (${deployed}): changed in Git, not applied yet`;
-    else summary = `${names} differ${c.fields.length === 1 ? 's' : ''} from Git`;
+    if (others.length === 0) summary = renameText;
+    else if (origin === 'outside_git') summary = `${names} changed live at ${updated}, after the last deployment (${deployed}): changed outside Git`;
+    else if (origin === 'git') summary = `${names} differ${others.length === 1 ? 's' : ''}, and the live record has not changed since the last deployment (${deployed}): changed in Git, not applied yet`;
+    else summary = `${names} differ${others.length === 1 ? 's' : ''} from Git`;
+    if (others.length > 0 && renamed.length > 0) summary += `; ${renameText}`;
     if (unknownSecret && origin === 'outside_git') summary = `secret updated live at ${updated}, after the last deployment (${deployed}): its value was replaced outside Git (the API never returns it)`;
     else if (unknownSecret) summary += '; the live value of a secret here is unknown (not written by driftless, or replaced outside Git)';
     return {
       ...base,
+      ...(renamed.length > 0 ? { previous_address: c.previous_address } : {}),
       drift: 'changed',
       origin,
       summary,

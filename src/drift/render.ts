@@ -56,8 +56,10 @@ function fieldLine(f: DriftField): string {
   return `${f.field}: live ${value(f.live)}, Git ${value(f.git)}`;
 }
 
+/** `file:line`; for an object of a template, each place it is written (`defined at ..., overridden at ...`). */
 function where(i: DriftItem): string | undefined {
-  return i.source ? `${i.source.file}:${i.source.start.line}` : undefined;
+  if (i.related?.length) return i.related.map((r) => `${r.message} at ${r.range.file}:${r.range.start.line}`).join(', ');
+  return i.source ? `declared at ${i.source.file}:${i.source.start.line}` : undefined;
 }
 
 /** The item's origin as shown: the audit log's cause of an undeclared object, or the origin, `inferred` when it is. */
@@ -119,7 +121,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
     if (who) lines.push(`    ${escapeControl(who)}`);
     for (const f of i.fields) lines.push(`    ${escapeControl(fieldLine(f))}`);
     const w = where(i);
-    if (w) lines.push(`    ${p.dim(`declared at ${escapeControl(w)}`)}`);
+    if (w) lines.push(`    ${p.dim(escapeControl(w))}`);
     lines.push(`    ${p.dim(`apply would ${escapeControl(i.apply_action)}`)}`);
     if (i.fix) lines.push(`    ${p.yellow(`apply does not fix this; to fix it: ${escapeControl(i.fix)}`)}`);
   }
@@ -226,7 +228,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
     }),
     close: '',
   });

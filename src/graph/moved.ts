@@ -66,6 +66,11 @@ function parentOf(address: Address): Address | undefined {
   return i < 0 ? undefined : address.slice(0, i);
 }
 
+function lastName(address: Address): string {
+  const last = address.slice(address.lastIndexOf('/') + 1);
+  return unescapeName(last.slice(last.indexOf('.') + 1));
+}
+
 function kindOf(address: Address): ResourceKind {
   const last = address.slice(address.lastIndexOf('/') + 1);
   return last.slice(0, last.indexOf('.')) as ResourceKind;
@@ -103,6 +108,8 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
 
   // 1. Each entry on its own: both addresses well-formed, same kind.
   const parsed: MovedEntry[] = [];
+  // Where each side of an entry is written: a diagnostic about `to` points at `to`, not the entry.
+  const specOf = new Map<MovedEntry, MovedSpec>();
   for (const spec of specs) {
     const source = sourceOf(spec);
     let ok = true;
@@ -131,10 +138,22 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       continue;
     }
     if (matchKey(from) === matchKey(to)) {
-      diagnostics.push(warning('moved.same-address', `moved: from and to are both ${to}; the entry does nothing`, { detail: 'Remove it.', range: source }));
+      // A name that differs only in case is the same name for a kind named case-insensitively
+      // (plan never writes such a difference): saying the two are "both" one address would read
+      // as a typo in the entry.
+      diagnostics.push(
+        from === to
+          ? warning('moved.same-address', `moved: from and to are both ${to}; the entry does nothing`, { detail: 'Remove it.', range: source })
+          : warning('moved.same-address', `moved: ${from} and ${to} differ only in case; the entry does nothing`, {
+              detail: `The names of ${an(kindOf(to))} are compared case-insensitively: ${lastName(from)} and ${lastName(to)} are one name, so plan neither renames nor changes it. Remove the entry; to change only the case of the name, change it in the console.`,
+              range: source,
+            }),
+      );
       continue;
     }
-    parsed.push({ from, to, ...(source ? { source } : {}) });
+    const entry: MovedEntry = { from, to, ...(source ? { source } : {}) };
+    specOf.set(entry, spec);
+    parsed.push(entry);
   }
 
   // 2. Across entries: one `from` once, no cycle.
@@ -190,7 +209,7 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       diagnostics.push(
         error('moved.to-not-declared', `moved to: ${e.to} is not declared in the manifest`, {
           detail: `${hint ? `Did you mean \`${hint}\`? ` : ''}\`to\` is the object's new address, declared in the manifest (or the \`from\` of a later entry of a chain).`,
-          range: e.source,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
         }),
       );
     }
@@ -199,7 +218,19 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       diagnostics.push(
         error('moved.from-declared', `moved from: ${e.from} is still declared in the manifest`, {
           detail: `\`from\` is the old address: once the object is renamed to ${e.to}, the manifest declares it there only. Remove the declaration of ${e.from}${at(resources.get(declared.get(matchKey(e.from))!)?.source)} or this entry.`,
-          range: e.source,
+          range: sourceOf(specOf.get(e)!, 'from') ?? e.source,
+        }),
+      );
+    }
+    // Known offline when the new key is declared as an override (plan checks the live side too).
+    const declaredTo = resources.get(declared.get(matchKey(e.to)) ?? '');
+    if (declaredTo?.kind === 'variable' && declaredTo.attrs.variable_type === 'OVERRIDE') {
+      ok = false;
+      diagnostics.push(
+        error('moved.override-key', `moved: ${e.to} is an override, and the API cannot change an override's key`, {
+          detail: `An override has the key of the variable it overrides. Remove this entry: the override ${lastName(e.from)} is then deleted and ${declaredTo.name} created (with \`prune: {variables: true}\` on its scope), or rename the variable it overrides.`,
+          address: e.to,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
         }),
       );
     }

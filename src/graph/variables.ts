@@ -92,10 +92,24 @@ export function resolveVariables(b: GraphBuilder): void {
     if (found) {
       targetScope = VARIABLE_SCOPE_OF_KIND[found.scope.kind];
       p.resource.dependsOn.push(found.variable.address);
-      if (!isAlias && p.spec.secret === undefined && found.variable.attrs.is_secret === true) {
+      const targetIsSecret = found.variable.attrs.is_secret === true;
+      if (!isAlias && p.spec.secret === undefined && targetIsSecret) {
         attrs.is_secret = true;
         if (typeof attrs.value === 'string') attrs.value = secret(attrs.value);
         p.resource.sensitiveFields = ['value'];
+      }
+      // The API makes an alias of a secret a secret (it is created under `/secret/{id}/alias`):
+      // its secrecy is its target's, whether or not the manifest repeats it with `secret: true`.
+      if (isAlias && p.spec.secret === undefined) attrs.is_secret = targetIsSecret;
+      if (isAlias && p.spec.secret !== undefined && p.spec.secret !== targetIsSecret) {
+        b.diagnostics.push(
+          error('ref.alias-secret', `variable ${p.spec.key}: \`secret: ${String(p.spec.secret)}\` on an alias of ${targetIsSecret ? 'a secret' : 'a plain variable'}`, {
+            detail: `An alias is a secret exactly when the variable it points to is (${found.variable.address}): remove \`secret\` from ${p.spec.key}.`,
+            address: p.resource.address,
+            range: sourceOf(p.spec, 'secret'),
+          }),
+        );
+        continue;
       }
     } else if (aliasOfAlias) {
       b.diagnostics.push(
@@ -108,6 +122,9 @@ export function resolveVariables(b: GraphBuilder): void {
       continue;
     } else if (targetKey.startsWith(BUILT_IN_PREFIX)) {
       targetScope = 'BUILT_IN';
+      // Whether a built-in is a secret (a database's password is) is only known live: an alias of
+      // one leaves its secrecy uncompared unless the manifest says it.
+      if (isAlias && p.spec.secret === undefined) delete attrs.is_secret;
     } else {
       b.diagnostics.push(
         error(

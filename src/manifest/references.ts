@@ -6,10 +6,11 @@
  */
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
-import { addressOf } from '../model/resource.js';
+import { addressOf, unescapeName } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
 import { knownList, nearest, uniqueNames } from './suggest.js';
 import type { EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
+import { sourceOf } from './types.js';
 
 export interface ReferenceContext {
   /** Cluster names of the organization. Omitted: cluster names are not checked. */
@@ -35,14 +36,35 @@ const lower = (s: string) => s.toLowerCase();
 const findByName = <T extends { name: string }>(items: readonly T[] | undefined, name: string): T | undefined =>
   items?.find((i) => typeof i.name === 'string' && lower(i.name) === lower(name));
 
-/** Reports a name that resolves to nothing, with the nearest known name and the known ones (deduplicated). */
-function reporter(out: Diagnostic[]): Unresolved {
+/** The last name of a driftless address (`project.shop/environment.staging` -> `staging`). */
+function lastName(address: unknown): string | undefined {
+  if (typeof address !== 'string') return undefined;
+  const last = address.slice(address.lastIndexOf('/') + 1);
+  const dot = last.indexOf('.');
+  return dot > 0 ? unescapeName(last.slice(dot + 1)) : undefined;
+}
+
+/**
+ * Reports a name that resolves to nothing, with the nearest known name and the known ones
+ * (deduplicated). A name a `moved` entry renames, to a name that is known here, is a reference
+ * left at the old name: it says so, rather than suggesting whatever name looks closest.
+ */
+function reporter(out: Diagnostic[], moved: Manifest['moved'] = []): Unresolved {
   return (what, name, candidates, range, address, where) => {
+    const renamedTo = (moved ?? [])
+      .filter((e) => lower(lastName(e.from) ?? '') === lower(name))
+      .map((e) => ({ to: lastName(e.to), at: sourceOf(e) }))
+      .find((r) => r.to !== undefined && candidates.some((c) => lower(c) === lower(r.to!)));
     const guess = nearest(name, uniqueNames(candidates));
     const allowed = candidates.length ? `Known: ${knownList(candidates)}.` : `None is declared${where ? ` ${where}` : ''}.`;
+    const hint = renamedTo
+      ? `\`${name}\` is renamed to \`${renamedTo.to}\` by the \`moved\` entry${renamedTo.at ? ` at ${renamedTo.at.file}:${renamedTo.at.start.line}:${renamedTo.at.start.col}` : ''}: refer to it by its new name. `
+      : guess
+        ? `Did you mean \`${guess}\`? `
+        : '';
     out.push(
       error('ref.unresolved', `${what} \`${name}\` does not exist${where ? ` ${where}` : ''}`, {
-        detail: `${guess ? `Did you mean \`${guess}\`? ` : ''}${allowed}`,
+        detail: `${hint}${allowed}`,
         range,
         address,
       }),
@@ -52,7 +74,7 @@ function reporter(out: Diagnostic[]): Unresolved {
 
 export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const unresolved = reporter(out);
+  const unresolved = reporter(out, m.moved);
   const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string) => {
     const known = new Set(candidates.map(lower));
     (names ?? []).forEach((n, i) => {

@@ -121,6 +121,21 @@ export function relateDiagnostics(manifest: Manifest | undefined, diagnostics: r
   return out;
 }
 
+/**
+ * Where an instantiated object (or the instantiated object it is inside: a variable of a service)
+ * was written, template first: `defined` at the template, then `overridden` at the environment's
+ * override (or `instantiated` at its `template:`). Undefined for an object written out in full.
+ */
+export function instantiatedAt(manifest: Manifest | undefined, address: Address): RelatedLocation[] | undefined {
+  const related = manifest ? (manifest as unknown as { [RELATED]?: Related })[RELATED] : undefined;
+  if (!related) return undefined;
+  for (let a: string = address; a; a = a.includes('/') ? a.slice(0, a.lastIndexOf('/')) : '') {
+    const found = related.byAddress.get(a);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The other places of the innermost template or override object written around `range` (every environment's, for a template's). */
 function regionRelated(related: Related, range: SourceRange): RelatedLocation[] | undefined {
   const containing = related.regions.filter((r) => contains(r.range, range));

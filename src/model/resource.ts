@@ -8,7 +8,7 @@
  * Desired and live resources have the same shape (`attrs` in API field names, normalised the same
  * way), so that computing a plan is a comparison of two maps keyed by address.
  */
-import type { SourceRange } from '../diag/diagnostic.js';
+import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import type { DeployPin } from './ignore-paths.js';
 
 export type ResourceKind =
@@ -155,6 +155,12 @@ export interface DesiredResource {
    */
   keptFingerprints?: string[];
   source?: SourceRange;
+  /**
+   * An object instantiated from a template: where it is defined there and where its environment
+   * overrides (or instantiates) it. `source` alone would send a reader to the template, shared by
+   * every environment, for a value one environment's override sets.
+   */
+  related?: RelatedLocation[];
 }
 
 export interface IgnoreChanges {

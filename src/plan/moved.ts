@@ -14,6 +14,7 @@ import { error, warning } from '../diag/diagnostic.js';
 import { originalAddress } from '../graph/moved.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
 import { addressOf, matchKey, parseAddress } from '../model/resource.js';
+import { nearest } from '../manifest/suggest.js';
 
 export interface LiveMatch {
   /** Desired address -> the live address it is matched to. */
@@ -112,10 +113,28 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
           range: e.source,
         }),
       );
-    } else if (!used.has(e)) {
+    } else if (!used.has(e) && (toLive !== undefined || find(e.to) !== undefined)) {
       diagnostics.push(
         warning('moved.stale', `moved: nothing live at ${e.from}; the entry can be removed`, {
-          detail: toLive !== undefined ? `${e.to} exists live: the rename is done.` : `Nothing to rename: ${e.to} does not exist live either and is created.`,
+          detail: `${e.to} exists live: the rename is done.`,
+          address: e.to,
+          range: e.source,
+        }),
+      );
+    } else if (!used.has(e)) {
+      // Neither side is live: a `from` with a typo (the live object is kept and a new one created),
+      // or an object never applied. Not "done": the nearest live object of its kind that the
+      // manifest does not claim is the likely intended `from`.
+      const last = parseAddress(e.from).at(-1)!;
+      const up = (a: Address) => (a.includes('/') ? a.slice(0, a.lastIndexOf('/')) : undefined);
+      const toParent = up(e.to), fromParent = up(e.from);
+      const liveParent = (toParent !== undefined ? liveOfMatch.get(matchKey(toParent)) : undefined) ?? (fromParent !== undefined ? find(fromParent)?.address : undefined);
+      const unclaimed = [...live.resources.values()].filter((l) => l.kind === last.kind && l.parent === liveParent && !claimed.has(l.address));
+      const guessName = nearest(last.name ?? '', unclaimed.map((l) => l.name));
+      const guess = unclaimed.find((l) => l.name === guessName)?.address;
+      diagnostics.push(
+        warning('moved.stale', `moved: nothing live at ${e.from}, nor at ${e.to}: the entry renames nothing`, {
+          detail: `${e.to} is created.${guess ? ` Did you mean \`from: ${guess}\`? It is live and not in the manifest.` : ' If it was never applied, the entry can be removed.'}`,
           address: e.to,
           range: e.source,
         }),

@@ -90,7 +90,8 @@ describe('export --factor', () => {
     const factored = await h.run(['export', '--project', 'shop', '--out', 'factored.yaml', '--factor']);
     expect(plain.code).toBe(0);
     expect(factored.code).toBe(0);
-    expect(factored.stderr).toContain('Exported 1 project, 2 environments');
+    expect(factored.stderr).toContain('Exported 1 project, 2 environments, 5 services to factored.yaml');
+    expect(plain.stderr).toContain('Exported 1 project, 2 environments, 5 services to plain.yaml');
 
     const text = readFileSync(path.join(h.dir, 'factored.yaml'), 'utf8');
     const doc = parse(text);

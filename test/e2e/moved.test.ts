@@ -155,6 +155,16 @@ describe('moved: renames in place', () => {
     // Renames only: ten updates, nothing created or destroyed; the variables' new keys redeploy the application.
     expect(plan.stdout).toContain('Plan: 0 to add, 10 to change, 0 to destroy, 1 to deploy.');
 
+    // Before apply, drift reports each rename as Git's (a `moved` entry), with its live address.
+    const drift = await h.run(['drift', 'm', '--format', 'json']);
+    expect(drift.code).toBe(2);
+    const items = JSON.parse(drift.stdout).items as Array<{ address: string; origin: string; previous_address?: string; summary: string }>;
+    expect(items.map((i) => i.previous_address).sort()).toEqual([...oldAddresses].sort());
+    for (const i of items) {
+      expect(i.origin).toBe('git');
+      expect(i.summary).toBe(`renamed in Git from ${i.previous_address} (\`moved\`), not applied yet`);
+    }
+
     const json = JSON.parse((await h.run(['show', 'renames.plan', '--format', 'json'])).stdout);
     const app = json.resource_changes.find((c: { address: string }) => c.address === `${E(NEW)}/application.${NEW.app}`);
     expect(app.previous_address).toBe(`${E(OLD)}/application.${OLD.app}`);
@@ -263,7 +273,7 @@ describe('moved: validate', () => {
     const r = await h.run(['validate', 'm']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`moved to: ${E(OLD)}/application.bakend is not declared in the manifest`);
-    expect(r.stderr).toContain('m/renames.yaml:3:5');
+    expect(r.stderr).toContain('m/renames.yaml:4:9');
     expect(r.stderr).toContain(`moved: ${APP_OLD} is an application and ${E(OLD)} an environment`);
     expect(r.stderr).toContain('m/renames.yaml:6:9');
     // No API request: validate is offline.
@@ -321,8 +331,13 @@ describe('moved: services of every other kind', () => {
     h.write({ 'm/main.yaml': otherKinds(after, `moved:\n${entries}`) });
     const plan = await h.run(['plan', 'm']);
     expect(plan.stdout).toContain('Plan: 0 to add, 4 to change, 0 to destroy, 0 to deploy.');
-    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    const applied = await h.run(['apply', 'm', '--auto-approve', '--json', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
+    // The machine-readable stream names each rename too (Terraform's previous_address).
+    const planned = applied.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'planned_change');
+    expect(planned.map((e) => [e.address, e.previous_address, e['@message']])).toEqual(
+      (['container', 'job', 'helm', 'terraform'] as const).map((k) => [`${env}/${k}.${after[k]}`, `${env}/${k}.${before[k]}`, `${env}/${k}.${after[k]}: plan to update (renamed from ${env}/${k}.${before[k]})`]),
+    );
     expect(ids(after)).toEqual(idsBefore);
     for (const [id, n] of Object.entries(histories)) {
       expect(n).toBeGreaterThan(0);

@@ -170,6 +170,48 @@ describe('environment templates', () => {
     expect(touched).toEqual(['project.shop/environment.production/container.web']);
   });
 
+  it('drift of an instantiated object names the template line and the override line, not the shared template alone', async () => {
+    h = await startHarness();
+    const text = shop();
+    h.write({ 'm/shop.yaml': text });
+    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST])).code).toBe(0);
+    const lines = text.split('\n');
+    const lineOf = (needle: string, from = 0) => lines.findIndex((l, i) => i >= from && l.includes(needle)) + 1;
+    const templateApi = lineOf('- type: application');
+    const productionApi = lineOf('            api:', lineOf('- name: production'));
+    const stagingTemplateKey = lineOf('template: web-stack', lineOf('- name: staging'));
+    const templateWeb = lines.findIndex((l) => l.trim() === 'name: web');
+
+    // The console changes production's api (its cpu comes from the override) and staging's web (from the template).
+    const { services } = liveByEnvironment(h);
+    const edit = async (kind: string, svc: Record<string, any>, body: Record<string, unknown>) => {
+      const res = await fetch(`${h.emu.url}/${kind}/${svc.id}`, {
+        method: 'PUT',
+        headers: { Authorization: `Token ${h.env.DRIFTLESS_API_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: svc.name, ...body }),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    };
+    const api = services.get('production/api')!;
+    await edit('application', api, { cpu: 1500, git_repository: { url: api.git_repository.url, branch: api.git_repository.branch }, build_mode: api.build_mode, dockerfile_path: api.dockerfile_path });
+    const web = services.get('staging/web')!;
+    await edit('container', web, { cpu: 300, image_name: web.image_name, tag: web.tag, registry_id: web.registry.id });
+
+    const human = await h.run(['drift', 'm']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toContain(`defined at m/shop.yaml:${templateApi}, overridden at m/shop.yaml:${productionApi}`);
+    expect(human.stdout).toContain(`defined at m/shop.yaml:${templateWeb}, instantiated at m/shop.yaml:${stagingTemplateKey}`);
+    const markdown = await h.run(['drift', 'm', '--format', 'markdown']);
+    expect(markdown.stdout).toContain(`| defined at m/shop.yaml:${templateApi}, overridden at m/shop.yaml:${productionApi} |`);
+    const json = JSON.parse((await h.run(['drift', 'm', '--format', 'json'])).stdout);
+    const item = json.items.find((i: { address: string }) => i.address === 'project.shop/environment.production/application.api');
+    expect(item.related.map((r: { message: string; range: { file: string; start: { line: number } } }) => `${r.message} ${r.range.file}:${r.range.start.line}`)).toEqual([
+      `defined m/shop.yaml:${templateApi}`,
+      `overridden m/shop.yaml:${productionApi}`,
+    ]);
+  });
+
   it('a problem of an instantiated object is located at the template and at the override, by validate and plan alike', async () => {
     h = await startHarness();
     // A schema problem in an override (offline: validate and plan both refuse it).

@@ -83,8 +83,30 @@ describe('moved: offline checks', () => {
     const r = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.api\n    to: project.shop/environment.staging/application.backnd\n` });
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0]).toMatchObject({ code: 'moved.to-not-declared', severity: 'error' });
-    expect(where(r.diagnostics[0]!)).toBe('main.yaml:16:5');
+    // At the `to` it is about, not at the entry's first key.
+    expect(where(r.diagnostics[0]!)).toBe('main.yaml:17:9');
     expect(r.diagnostics[0]!.detail).toContain('Did you mean `project.shop/environment.staging/application.backend`?');
+  });
+
+  it('refuses offline a rename to a key declared as an override, at its `to` (the API cannot change an override\'s key)', () => {
+    const base = BASE.replace('projects:\n  - name: shop\n', 'projects:\n  - name: shop\n    variables: [{ key: BASE_URL, value: a }]\n').replace(
+      '        cluster: staging-cluster\n',
+      '        cluster: staging-cluster\n        variables: [{ key: BASE_URL, value: b, override: true }]\n',
+    );
+    const r = check({ 'main.yaml': `${base}moved:\n  - from: project.shop/environment.staging/variable.URL\n    to: project.shop/environment.staging/variable.BASE_URL\n` });
+    expect(r.diagnostics.map((d) => [d.code, where(d)])).toEqual([['moved.override-key', 'main.yaml:19:9']]);
+    expect(r.diagnostics[0]!.summary).toBe("moved: project.shop/environment.staging/variable.BASE_URL is an override, and the API cannot change an override's key");
+    expect(r.moved).toBeUndefined();
+  });
+
+  it('an entry whose names differ only in case says so (one name for a kind named case-insensitively), not that both are one address', () => {
+    const r = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.Backend\n    to: project.shop/environment.staging/application.backend\n` });
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, where(d)])).toEqual([
+      ['warning', 'moved.same-address', 'moved: project.shop/environment.staging/application.Backend and project.shop/environment.staging/application.backend differ only in case; the entry does nothing', 'main.yaml:16:5'],
+    ]);
+    expect(r.diagnostics[0]!.detail).toContain('The names of an application are compared case-insensitively: Backend and backend are one name');
+    const same = check({ 'main.yaml': `${BASE}moved:\n  - from: project.shop/environment.staging/application.backend\n    to: project.shop/environment.staging/application.backend\n` });
+    expect(same.diagnostics.map((d) => d.summary)).toEqual(['moved: from and to are both project.shop/environment.staging/application.backend; the entry does nothing']);
   });
 
   it('reports the same `from` twice at the second entry, naming where the first is, across files', () => {
@@ -115,8 +137,8 @@ describe('moved: offline checks', () => {
     expect(codes).toEqual([
       ['moved.kind-mismatch', 'main.yaml:21:9'],
       ['moved.cycle', 'main.yaml:16:5'],
-      ['moved.to-not-declared', 'main.yaml:22:5'],
-      ['moved.from-declared', 'main.yaml:22:5'],
+      ['moved.to-not-declared', 'main.yaml:23:9'],
+      ['moved.from-declared', 'main.yaml:22:11'],
       ['moved.other-parent', 'main.yaml:24:5'],
     ]);
     expect(r.diagnostics[0]!.summary).toBe('moved: project.shop/environment.staging/container.backend is a container and project.shop/environment.staging/application.backend an application');

@@ -84,10 +84,31 @@ describe('variables in the graph', () => {
     expect(v(S, 'PASS').sensitiveFields).toEqual(['value']);
     // An alias from a service finds the key at the nearest scope that declares it (not an override).
     expect(v(S, 'API').attrs).toMatchObject({ aliased_key: 'URL', aliased_scope: 'PROJECT' });
-    expect(v(S, 'NS').attrs).toEqual({ key: 'NS', variable_type: 'ALIAS', is_secret: false, aliased_key: 'QOVERY_KUBERNETES_NAMESPACE_NAME', aliased_scope: 'BUILT_IN' });
+    // Whether a built-in is a secret is only known live: an alias of one leaves it uncompared.
+    expect(v(S, 'NS').attrs).toEqual({ key: 'NS', variable_type: 'ALIAS', aliased_key: 'QOVERY_KUBERNETES_NAMESPACE_NAME', aliased_scope: 'BUILT_IN' });
     expect(v(S, 'NS').dependsOn).toEqual([]);
     expect(v(S, 'SIBLING').attrs).toMatchObject({ aliased_key: 'OWN', aliased_scope: 'CONTAINER' });
     expect(v(S, 'SIBLING').dependsOn).toEqual([`${S}/variable.OWN`]);
+  });
+
+  it('an alias of a secret is a secret (the API makes it one), written `secret: true` or not; a contradicting `secret` is an error at it', () => {
+    const { graph, diagnostics } = graphOf(
+      [{ key: 'PASS', value: 'pw', secret: true }, { key: 'URL', value: 'u' }],
+      [{ key: 'PASS_ALIAS', alias: 'PASS' }, { key: 'PASS_ALIAS_SAID', alias: 'PASS', secret: true }, { key: 'URL_ALIAS', alias: 'URL' }],
+      [{ key: 'DB_PW', alias: 'QOVERY_POSTGRESQL_ZABC_PASSWORD', secret: true }],
+    );
+    expect(diagnostics).toEqual([]);
+    const v = (scope: string, k: string) => graph.resources.get(`${scope}/variable.${k}`)!;
+    expect(v(E, 'PASS_ALIAS').attrs).toStrictEqual({ key: 'PASS_ALIAS', variable_type: 'ALIAS', is_secret: true, aliased_key: 'PASS', aliased_scope: 'PROJECT' });
+    expect(v(E, 'PASS_ALIAS_SAID').attrs).toStrictEqual({ key: 'PASS_ALIAS_SAID', variable_type: 'ALIAS', is_secret: true, aliased_key: 'PASS', aliased_scope: 'PROJECT' });
+    expect(v(E, 'URL_ALIAS').attrs.is_secret).toBe(false);
+    expect(v(S, 'DB_PW').attrs).toStrictEqual({ key: 'DB_PW', variable_type: 'ALIAS', is_secret: true, aliased_key: 'QOVERY_POSTGRESQL_ZABC_PASSWORD', aliased_scope: 'BUILT_IN' });
+
+    const wrong = graphOf([{ key: 'PASS', value: 'pw', secret: true }, { key: 'URL', value: 'u' }], [{ key: 'A', alias: 'PASS', secret: false }, { key: 'B', alias: 'URL', secret: true }], undefined);
+    expect(wrong.diagnostics.map((d) => [d.code, d.summary, d.address])).toEqual([
+      ['ref.alias-secret', 'variable A: `secret: false` on an alias of a secret', `${E}/variable.A`],
+      ['ref.alias-secret', 'variable B: `secret: true` on an alias of a plain variable', `${E}/variable.B`],
+    ]);
   });
 
   it('an alias or an external secret never carries a value, even one written beside it', () => {

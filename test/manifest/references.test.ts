@@ -71,6 +71,49 @@ describe('reference checks', () => {
     expect(again[1]!.address).toBe('project.shop/environment.preview');
   });
 
+  it('a reference left at a name a `moved` entry renames says so, with the entry, instead of a look-alike name', async () => {
+    const renamed = `version: 1
+label_groups:
+  - name: cost-labels
+    labels: [{ key: team, value: shop }]
+alert_receivers:
+  - {name: ops, type: EMAIL, to: ops@example.com, from: alerts@example.com, smarthost: "smtp.example.com:587"}
+alert_rules:
+  - name: api-cpu
+    target: {project: shop, environment: staging, service: api}
+    condition: {promql: "up == 0"}
+    severity: CRITICAL
+    receivers: [ops]
+projects:
+  - name: shop
+    variables:
+      - {key: DATABASE_PASSWORD, value: x}
+    environments:
+      - name: staging
+        cluster: c
+        variables:
+          - {key: PW, alias: DB_PASSWORD}
+        deployment_stages:
+          - {name: apps, services: [api]}
+        services:
+          - {type: container, name: backend, registry: r, image_name: i, tag: "1", label_groups: [cost]}
+          - {type: container, name: pg, registry: r, image_name: i, tag: "1"}
+`;
+    const moved = `version: 1
+moved:
+  - {from: project.shop/environment.staging/container.api, to: project.shop/environment.staging/container.backend}
+  - {from: project.shop/variable.DB_PASSWORD, to: project.shop/variable.DATABASE_PASSWORD}
+  - {from: labels_group.cost, to: labels_group.cost-labels}
+`;
+    const r = await load(tempTree({ 'm.yaml': renamed, 'moved.yaml': moved }), ['.']);
+    expect(r.diagnostics.map((d) => [d.summary, `${d.range!.file}:${d.range!.start.line}`, d.detail])).toEqual([
+      ['service `api` does not exist in environment `staging`', 'm.yaml:9', '`api` is renamed to `backend` by the `moved` entry at moved.yaml:3:5: refer to it by its new name. Known: backend, pg.'],
+      ['aliased variable `DB_PASSWORD` does not exist at environment or project scope', 'm.yaml:21', '`DB_PASSWORD` is renamed to `DATABASE_PASSWORD` by the `moved` entry at moved.yaml:4:5: refer to it by its new name. Known: DATABASE_PASSWORD.'],
+      ['service `api` does not exist in environment `staging`', 'm.yaml:23', '`api` is renamed to `backend` by the `moved` entry at moved.yaml:3:5: refer to it by its new name. Known: backend, pg.'],
+      ['label group `cost` does not exist under `label_groups`', 'm.yaml:25', '`cost` is renamed to `cost-labels` by the `moved` entry at moved.yaml:5:5: refer to it by its new name. Known: cost-labels.'],
+    ]);
+  });
+
   it('refuses a database cloned from itself', async () => {
     const self = `version: 1
 projects:

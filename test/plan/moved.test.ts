@@ -103,14 +103,33 @@ describe('matchLive', () => {
     expect(m.diagnostics[0]).toMatchObject({ severity: 'error', code: 'moved.would-merge', range: { file: 'm.yaml', start: { line: 10, col: 5 } } });
   });
 
-  it('says an entry can be removed when the rename is done, or when there is nothing to rename', () => {
+  it('says an entry can be removed when the rename is done; when neither side is live, that it renames nothing', () => {
     const g = desired(['project.shop', ENV, `${ENV}/application.web`], [[`${ENV}/application.api`, `${ENV}/application.web`]]);
     const done = matchLive(g, live(['project.shop', ENV, `${ENV}/application.web`]));
     expect(done.diagnostics).toHaveLength(1);
     expect(done.diagnostics[0]).toMatchObject({ severity: 'warning', code: 'moved.stale', detail: `${ENV}/application.web exists live: the rename is done.` });
     const nothing = matchLive(g, live(['project.shop', ENV]));
-    expect(nothing.diagnostics[0]).toMatchObject({ severity: 'warning', code: 'moved.stale', detail: `Nothing to rename: ${ENV}/application.web does not exist live either and is created.` });
+    expect(nothing.diagnostics).toHaveLength(1);
+    expect(nothing.diagnostics[0]).toMatchObject({
+      severity: 'warning',
+      code: 'moved.stale',
+      summary: `moved: nothing live at ${ENV}/application.api, nor at ${ENV}/application.web: the entry renames nothing`,
+      detail: `${ENV}/application.web is created. If it was never applied, the entry can be removed.`,
+    });
     expect(nothing.liveOf.has(`${ENV}/application.web`)).toBe(false);
+  });
+
+  it('a `from` with a typo is not "done": it renames nothing, and the live object it probably meant is named', () => {
+    const g = desired(['project.shop', ENV, `${ENV}/application.web`, `${ENV}/application.db`], [[`${ENV}/application.aip`, `${ENV}/application.web`]]);
+    const m = matchLive(g, live(['project.shop', ENV, `${ENV}/application.api`, `${ENV}/application.db`, 'project.shop/environment.prod', 'project.shop/environment.prod/application.aip']));
+    expect(m.liveOf.has(`${ENV}/application.web`)).toBe(false);
+    expect(m.diagnostics).toHaveLength(1);
+    expect(m.diagnostics[0]).toMatchObject({
+      severity: 'warning',
+      code: 'moved.stale',
+      summary: `moved: nothing live at ${ENV}/application.aip, nor at ${ENV}/application.web: the entry renames nothing`,
+      detail: `${ENV}/application.web is created. Did you mean \`from: ${ENV}/application.api\`? It is live and not in the manifest.`,
+    });
   });
 
   it('renames a variable key (case-sensitive) and not another kind with the same name', () => {

@@ -253,7 +253,17 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     if (json) {
       for (const c of plan.changes) {
         const action = stepActionOf(c) ?? (c.deploy ? 'deploy' : undefined);
-        if (action) io.stdout.write(jsonLine(`${c.address}: plan to ${action}`, { type: 'planned_change', address: c.address, action, deploy: c.deploy !== undefined }));
+        if (!action) continue;
+        const renamed = c.previous_address !== undefined ? ` (renamed from ${c.previous_address})` : '';
+        io.stdout.write(
+          jsonLine(`${c.address}: plan to ${action}${renamed}`, {
+            type: 'planned_change',
+            address: c.address,
+            ...(c.previous_address !== undefined ? { previous_address: c.previous_address } : {}),
+            action,
+            deploy: c.deploy !== undefined,
+          }),
+        );
       }
       io.stdout.write(jsonLine('Plan summary', { type: 'change_summary', operation: 'plan', ...plan.summary }));
     }

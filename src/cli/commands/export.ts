@@ -89,6 +89,9 @@ export const exportCommand: CliCommand<ExportArgs> = {
         if (e instanceof ExportScopeError) return fail([error('export.scope-not-found', e.message)]);
         return fail([apiDiagnostic(e, 'Reading the live organization')]);
       }
+      // The summary counts what was exported, not how it is written: a factored environment lists
+      // only its own services, the template's are still its services.
+      const exported = result.manifest;
       // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see README).
       if (args.factor) result = { ...result, manifest: factorManifest(result.manifest) };
       if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
@@ -114,7 +117,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
         return fail([error('export.write-failed', `cannot write ${args.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { detail: 'Check that the path exists and is writable.' })]);
       }
       for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
-      io.stderr.write(summary(result.manifest, result.requestCount, args.out, files.length));
+      io.stderr.write(summary(exported, result.requestCount, args.out, files.length));
       io.stderr.write(secretsText(result.secrets));
       return EXIT.ok;
     } finally {
