@@ -67,9 +67,10 @@ export const driftCommand: CliCommand<DriftArgs> = {
       try {
         if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
         report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
-        // Who changed what: the audit log's events since the earliest drifted write, or the
-        // timestamps' inference, labelled, where the log cannot be read.
-        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env));
+        // Who changed what: the audit log's events (those the refresh already read, then the
+        // log since the earliest write it did not settle), or the timestamps' inference,
+        // labelled, where the log cannot be read.
+        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env), r.auditEvents);
       } catch (e) {
         // Only a wait beyond --max-wait gets here: a failed history or audit-log read just leaves
         // origins inferred.
