@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/live/audit-log.js';
-import { attributeFromAuditLog, changedByLine, eventsAbout, inferredReport, isOwnWrite, whenText, windowStart } from '../../src/drift/changed-by.js';
+import { attributeFromAuditLog, changedByLine, eventsAbout, inferredReport, isOwnWrite, settledByWindow, whenText, windowStart } from '../../src/drift/changed-by.js';
 import type { DriftItem, DriftReport } from '../../src/drift/detect.js';
 import type { LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
 
@@ -62,6 +62,47 @@ describe('eventsAbout', () => {
     const gone = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'Worker', environment_id: 'e1' });
     const elsewhere = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's8', target_name: 'worker', environment_id: 'e2' });
     expect(eventsAbout({ kind: 'container', name: 'worker', parentId: 'e1' }, [gone, elsewhere])).toEqual([gone]);
+  });
+});
+
+describe('settledByWindow: the events the refresh read answer alone only where the whole log would answer the same', () => {
+  const none = { names: new Set<string>() };
+  const varA = item(`${ENV}/variable.A`, 'variable', 'changed');
+
+  it('settles a live object whose latest write the window holds, matched by its id', () => {
+    const edit = event({ sub_target_type: 'VARIABLE', timestamp: '2026-11-25T10:42:00.100Z', change: JSON.stringify({ id: 'va', name: 'A' }) });
+    expect(settledByWindow(varA, state, [edit], none)).toBe(true);
+    // Nothing about it in the window: its last write is older, the log is read back to it.
+    expect(settledByWindow(varA, state, [event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) })], none)).toBe(false);
+    // Not deployed: no event is used for it.
+    expect(settledByWindow(item(`${ENV}/container.web`, 'container', 'not_deployed'), state, [], none)).toBe(true);
+  });
+
+  it('does not settle a live object matched only by its name (an older event may name its id)', () => {
+    const byName = event({ sub_target_type: 'VARIABLE', timestamp: '2026-11-25T10:42:00.100Z', change: JSON.stringify({ records: [{ name: 'A' }] }) });
+    expect(eventsAbout({ kind: 'variable', name: 'A', id: 'va', parentId: 'e1' }, [byName])).toEqual([byName]);
+    expect(settledByWindow(varA, state, [byName], none)).toBe(false);
+  });
+
+  it('does not settle a record written after the window\'s last event about it (a write the window missed)', () => {
+    // variable.B was written at 10:50; the window's event about it is of 10:42.
+    const older = event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) });
+    expect(settledByWindow(item(`${ENV}/variable.B`, 'variable', 'changed'), state, [older], none)).toBe(false);
+  });
+
+  it('settles an unmanaged object only when driftless wrote it last or the window holds its creation', () => {
+    const web = item(`${ENV}/container.web`, 'container', 'unmanaged');
+    const update = event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'curl/8.5.0' });
+    // Who created it decides removed from Git or created outside it, and that may be before the window.
+    expect(settledByWindow(web, state, [update], none)).toBe(false);
+    expect(settledByWindow(web, state, [event({ event_type: 'CREATE', target_type: 'CONTAINER', target_id: 's1', user_agent: 'curl/8.5.0' }), update], none)).toBe(true);
+    expect(settledByWindow(web, state, [event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'driftless/0.1.0' })], none)).toBe(true);
+  });
+
+  it('settles an object that is gone by its deletion in the window', () => {
+    const gone = item(`${ENV}/container.worker`, 'container', 'missing');
+    expect(settledByWindow(gone, state, [event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'worker', environment_id: 'e1' })], none)).toBe(true);
+    expect(settledByWindow(gone, state, [], none)).toBe(false);
   });
 });
 
