@@ -9,7 +9,7 @@
 import { errorStatus, isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import { AuditLogError, compareEvents, readEventsSince, type AuditEvent } from '../live/audit-log.js';
 import type { LiveState } from '../model/resource.js';
-import { attributeFromAuditLog, inferredReport, settledByWindow, windowStart, type OwnWriter } from './changed-by.js';
+import { attributeFromAuditLog, inferredReport, partlyInferredReport, settledByWindow, windowStart, type OwnWriter } from './changed-by.js';
 import type { DriftReport } from './detect.js';
 
 /** More pages than this (100 events each) since the window's start: the inference is kept. */
@@ -32,7 +32,8 @@ export async function attributeDrift(api: ApiPort, report: DriftReport, live: Li
   } catch (e) {
     // A wait beyond --max-wait stops the run (exit 1) as anywhere else.
     if (isRateLimitWaitRefusal(e)) throw e;
-    return inferredReport(report, unavailableReason(e));
+    // What the refresh's events settle stays attributed from them.
+    return known ? partlyInferredReport(report, live, known, own, unavailableReason(e)) : inferredReport(report, unavailableReason(e));
   }
 }
 

@@ -102,7 +102,7 @@ interface Subject {
   writtenAt?: string;
 }
 
-function subjectOf(item: DriftItem, live: LiveState): Subject {
+function subjectOf(item: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: LiveState): Subject {
   const l = live.resources.get(item.address);
   const parent = parentOf(item.address, l, live);
   const s: Subject = { kind: item.kind, name: item.name };
@@ -217,6 +217,16 @@ function matchEvents(subject: Subject, events: readonly AuditEvent[]): { about: 
  *   it), or the window holds its creation (an id is created once).
  * An item the report does not attribute from the log (not deployed) needs no event.
  */
+/**
+ * The window of events holds the deletion of this object that is no longer live (its last write):
+ * the log then says who deleted it and when, so no deployment history needs to date it.
+ */
+export function deletedInWindow(object: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: LiveState, events: readonly AuditEvent[]): boolean {
+  if (live.resources.has(object.address)) return false;
+  const { about, by } = matchEvents(subjectOf(object, live), events);
+  return by === 'name' && about.at(-1)?.event_type === 'DELETE';
+}
+
 export function settledByWindow(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): boolean {
   if (item.drift === 'not_deployed') return true;
   const subject = subjectOf(item, live);
@@ -332,6 +342,20 @@ export function windowStart(report: DriftReport): string | undefined {
   }
   if (min === undefined) return undefined;
   return new Date(Number((min - 1_000_000_000n) / 1_000_000n)).toISOString();
+}
+
+/**
+ * The report when the log could not be read beyond the window the refresh read: the items that
+ * window settles (see settledByWindow) attributed from it, the others the timestamps' inference,
+ * and why.
+ */
+export function partlyInferredReport(report: DriftReport, live: LiveState, events: readonly AuditEvent[], own: OwnWriter, reason: string): DriftReport {
+  const settled = report.items.filter((i) => settledByWindow(i, live, events, own));
+  if (settled.length === 0) return inferredReport(report, reason);
+  const items = report.items.map((i) => (settled.includes(i) ? attributeItem(i, live, events, own) : { ...i, attribution: 'inference' as const }));
+  const summary = { ...report.summary, outside_git: 0, git: 0, unknown: 0 };
+  for (const i of items) summary[i.origin]++;
+  return { ...report, items, summary, attribution: { source: 'inference', reason: `for ${report.items.length - settled.length} of ${report.items.length} items, ${reason}` } };
 }
 
 /** The report when the log cannot be read: the timestamps' inference, said to be one, and why. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/live/audit-log.js';
-import { attributeFromAuditLog, changedByLine, eventsAbout, inferredReport, isOwnWrite, settledByWindow, whenText, windowStart } from '../../src/drift/changed-by.js';
+import { attributeFromAuditLog, changedByLine, deletedInWindow, eventsAbout, inferredReport, isOwnWrite, partlyInferredReport, settledByWindow, whenText, windowStart } from '../../src/drift/changed-by.js';
 import type { DriftItem, DriftReport } from '../../src/drift/detect.js';
 import type { LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
 
@@ -103,6 +103,30 @@ describe('settledByWindow: the events the refresh read answer alone only where t
     const gone = item(`${ENV}/container.worker`, 'container', 'missing');
     expect(settledByWindow(gone, state, [event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'worker', environment_id: 'e1' })], none)).toBe(true);
     expect(settledByWindow(gone, state, [], none)).toBe(false);
+  });
+});
+
+describe('deletedInWindow and partlyInferredReport', () => {
+  const none = { names: new Set<string>() };
+  const deletion = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'worker', environment_id: 'e1', origin: 'CONSOLE', triggered_by: 'ops@example.com', timestamp: '2026-11-25T10:45:00Z' });
+
+  it('dates a service no longer live by its deletion in the window, not a live one nor one deleted elsewhere', () => {
+    expect(deletedInWindow({ address: `${ENV}/container.worker`, kind: 'container', name: 'worker' }, state, [deletion])).toBe(true);
+    expect(deletedInWindow({ address: `${ENV}/container.worker`, kind: 'container', name: 'worker' }, state, [{ ...deletion, environment_id: 'e2' }])).toBe(false);
+    expect(deletedInWindow({ address: `${ENV}/container.web`, kind: 'container', name: 'web' }, state, [{ ...deletion, target_id: 's1', target_name: 'web' }])).toBe(false);
+  });
+
+  it('keeps what the window settles when the log cannot be read further, and says the rest is inferred', () => {
+    const r = report([item(`${ENV}/container.worker`, 'container', 'missing'), item(`${ENV}/variable.A`, 'variable', 'changed', { origin: 'git' })]);
+    const out = partlyInferredReport(r, state, [deletion], none, 'the audit log could not be read (HTTP 500)');
+    expect(out.items.map((i) => [i.address, i.origin, i.attribution, i.changed_by?.triggered_by])).toEqual([
+      [`${ENV}/container.worker`, 'outside_git', 'audit_log', 'ops@example.com'],
+      [`${ENV}/variable.A`, 'git', 'inference', undefined],
+    ]);
+    expect(out.summary).toMatchObject({ outside_git: 1, git: 1, unknown: 0 });
+    expect(out.attribution).toEqual({ source: 'inference', reason: 'for 1 of 2 items, the audit log could not be read (HTTP 500)' });
+    // Nothing settled: the whole report is the inference.
+    expect(partlyInferredReport(r, state, [], none, 'x')).toEqual(inferredReport(r, 'x'));
   });
 });
 

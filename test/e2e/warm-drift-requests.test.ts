@@ -79,26 +79,34 @@ function itemsOf(stdout: string): unknown {
   return {
     fingerprint: doc.fingerprint,
     attribution: doc.attribution,
-    items: doc.items.map((i: any) => ({ address: i.address, drift: i.drift, origin: i.origin, changed_by: i.changed_by, attribution: i.attribution })),
+    items: doc.items.map((i: any) => ({ address: i.address, drift: i.drift, origin: i.origin, summary: i.summary, changed_by: i.changed_by, attribution: i.attribution })),
   };
 }
 
 const NO_CACHE = { DRIFTLESS_CACHE_DIR: '' };
 
+/** Applied, then a first drift through a recording proxy that fills the cache (the cache belongs to one API URL). */
+async function setUp(): Promise<{ harness: Harness; proxy: Proxy; viaProxy: { env: Record<string, string> } }> {
+  const harness = await startHarness();
+  harness.write({ 'm/main.yaml': manifest() });
+  const applied = await harness.run(['apply', 'm', '--auto-approve', ...FAST], { env: NO_CACHE });
+  expect(applied.code, applied.stderr).toBe(0);
+  const p = await startProxy(harness.emu.url);
+  const viaProxy = { env: { DRIFTLESS_API_URL: p.url } };
+  const cold = await harness.run(['drift', 'm', '--cache', 'cache'], viaProxy);
+  expect(cold.code, cold.stderr).toBe(0);
+  p.seen.length = 0;
+  return { harness, proxy: p, viaProxy };
+}
+
 describe('a warm drift after console edits', () => {
   it('reads the organization, the audit log once, the clusters and the 3 lists each edit touches, and names the console user', async () => {
-    h = await startHarness();
-    h.write({ 'm/main.yaml': manifest() });
-    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: NO_CACHE });
-    expect(applied.code, applied.stderr).toBe(0);
-    // The cache belongs to one API URL: every run that uses it goes through the proxy.
-    proxy = await startProxy(h.emu.url);
-    const viaProxy = { env: { DRIFTLESS_API_URL: proxy.url } };
-    const cold = await h.run(['drift', 'm', '--cache', 'cache'], viaProxy);
-    expect(cold.code, cold.stderr).toBe(0);
+    const s = await setUp();
+    h = s.harness;
+    proxy = s.proxy;
+    const viaProxy = s.viaProxy;
 
     await consoleEdits(h);
-    proxy.seen.length = 0;
     const warm = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], viaProxy);
     expect(warm.code, warm.stderr).toBe(2);
     expect(warm.stderr).toMatch(/^\d+ API requests \(\d+ of them the refresh\); /);
@@ -130,5 +138,29 @@ describe('a warm drift after console edits', () => {
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toMatch(/^\d+ API requests \(\d+ of them the refresh\); /);
     expect(itemsOf(again.stdout)).toEqual(report);
+  });
+
+  it('dates a service deleted in the console by the log the refresh read: no deployment history read, and the answer of a drift without cache', async () => {
+    const s = await setUp();
+    h = s.harness;
+    proxy = s.proxy;
+    const svc = Object.values(h.emu.state.services).find((x) => h!.emu.state.environments[String((x.environment as { id: string }).id)]?.name === 'dev')!;
+    const res = await fetch(`${h.emu.url}/container/${svc.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'user-agent': 'Mozilla/5.0' } });
+    expect(res.status).toBe(204);
+    // The deletion is asynchronous: the service goes once its DELETING is over.
+    for (let i = 0; i < 100 && h.emu.state.services[svc.id]; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(h.emu.state.services[svc.id]).toBeUndefined();
+
+    const warm = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], s.viaProxy);
+    expect(warm.code, warm.stderr).toBe(2);
+    const seen = proxy.seen.map((x) => `${x.method} ${symbolicOf(h!)(x.path, x.query)}`);
+    expect(seen.filter((r) => r.includes('deploymentHistory'))).toEqual([]);
+    expect(seen.filter((r) => r.includes('/events'))).toEqual(['GET /organization/ORG/events?fromTimestamp=T&pageSize=100']);
+    const report = itemsOf(warm.stdout) as { items: Array<{ address: string; drift: string; changed_by?: { origin: string } }> };
+    expect(report.items.map((i) => [i.address, i.drift, i.changed_by?.origin])).toEqual([['project.shop/environment.dev/container.web', 'missing', 'CONSOLE']]);
+
+    const uncached = await h.run(['drift', 'm', '--format', 'json'], { env: NO_CACHE });
+    expect(uncached.code, uncached.stderr).toBe(2);
+    expect(report).toEqual(itemsOf(uncached.stdout));
   });
 });
