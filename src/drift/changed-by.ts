@@ -329,16 +329,18 @@ function attributeItem(item: DriftItem, live: LiveState, events: readonly AuditE
 
 /**
  * Where to start reading the log for these items: the earliest instant any of them was written
- * live, or deployed (a second earlier, for clocks); undefined when none is known (the whole
- * retention is read, within the reader's page bound).
+ * live (a second earlier, for clocks) -- the write the log names is that one, and every later one
+ * is after it --, or, for an item whose record does not say, deployed; undefined when none is
+ * known (the whole retention is read, within the reader's page bound). Not the last deployment of
+ * an item whose record is dated: a drift that persists for days would read every event since the
+ * services were last deployed, usually more pages than a drift report reads, and lose the log.
  */
 export function windowStart(report: DriftReport): string | undefined {
   let min: bigint | undefined;
   for (const i of report.items) {
-    for (const t of [i.since, i.last_deployment]) {
-      const n = t === undefined ? undefined : nanos(t);
-      if (n !== undefined && (min === undefined || n < min)) min = n;
-    }
+    const t = i.since ?? i.last_deployment;
+    const n = t === undefined ? undefined : nanos(t);
+    if (n !== undefined && (min === undefined || n < min)) min = n;
   }
   if (min === undefined) return undefined;
   return new Date(Number((min - 1_000_000_000n) / 1_000_000n)).toISOString();

@@ -176,6 +176,8 @@ describe('window and time', () => {
   it('starts a second before the earliest write or deployment of the drifted items', () => {
     expect(windowStart(report([item('a', 'project', 'changed', { since: '2026-11-25T10:42:00Z' }), item('b', 'project', 'changed', { last_deployment: '2026-11-25T10:40:00.500Z' })]))).toBe('2026-11-25T10:39:59.500Z');
     expect(windowStart(report([item('a', 'project', 'missing')]))).toBeUndefined();
+    // A dated record's own write bounds it, not an older deployment of its service.
+    expect(windowStart(report([item('a', 'variable', 'changed', { since: '2026-11-25T10:42:00Z', last_deployment: '2026-11-20T08:00:00Z' })]))).toBe('2026-11-25T10:41:59.000Z');
   });
 
   it('says the minute in UTC', () => {
