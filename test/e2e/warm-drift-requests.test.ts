@@ -134,7 +134,12 @@ describe('a warm drift after console edits', () => {
 
     // The edits are now older than the cache's cursor: the refresh reads no event about them, and
     // drift reads the log back to them rather than answer from the (empty) window.
+    proxy.seen.length = 0;
     const again = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], viaProxy);
+    // No list re-read; the log twice: the refresh's events since the cursor, then drift's since the edits.
+    expect(proxy.seen.map((x) => `${x.method} ${symbolic(x.path, x.query)}`).sort()).toEqual(
+      ['GET /organization', 'GET /organization/ORG/cluster', 'GET /organization/ORG/events?fromTimestamp=T&pageSize=100', 'GET /organization/ORG/events?fromTimestamp=T&pageSize=100'].sort(),
+    );
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toMatch(/^\d+ API requests \(\d+ of them the refresh\); /);
     expect(itemsOf(again.stdout)).toEqual(report);
