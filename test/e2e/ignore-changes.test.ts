@@ -12,7 +12,7 @@ let h: Harness;
 const SECRET = 'first-secret-value-1234';
 const SECRET_ENV = { API_KEY: SECRET };
 
-function manifest(o: { tag?: string; cpu?: number; memory?: number; workerTag?: string; secret?: string; projectDescription?: string } = {}): string {
+function manifest(o: { tag?: string; cpu?: number; memory?: number; workerTag?: string; projectDescription?: string } = {}): string {
   return `version: 1
 projects:
   - name: Shop
@@ -135,7 +135,7 @@ describe('ignore_changes', () => {
 
   it('never writes an ignored field afterwards, neither when the manifest changes it nor with an update of another field', async () => {
     const before = await deployments('web');
-    h.write({ 'infra/main.yaml': manifest({ tag: '3.0', cpu: 2000, memory: 768, workerTag: '4.0', secret: 'x', projectDescription: 'new text' }) });
+    h.write({ 'infra/main.yaml': manifest({ tag: '3.0', cpu: 2000, memory: 768, workerTag: '4.0', projectDescription: 'new text' }) });
     const plan = await h.run(['plan', 'infra', '--json'], { env: { API_KEY: 'a-new-secret-in-git-5678' } });
     expect(plan.code, plan.stderr).toBe(0);
     const doc = JSON.parse(plan.stdout);
