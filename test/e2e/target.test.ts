@@ -281,6 +281,10 @@ projects:
     expect(res.status).toBe(200);
 
     const address = 'project.shop/variable.API_KEY';
+    // The reason is the edit, not a secret driftless never wrote.
+    const human = await h.run(['plan', 'm'], { env });
+    expect(human.stdout).toContain('~ value: (value unknown: changed since driftless wrote it) -> (sensitive value)');
+    expect(human.stdout).not.toContain('not written by driftless');
     const whole = await h.run(['plan', 'm', '--json'], { env });
     expect(whole.code, whole.stderr).toBe(0);
     const wholeChange = JSON.parse(whole.stdout).resource_changes.find((c: any) => c.address === address);
