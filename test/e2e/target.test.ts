@@ -235,7 +235,11 @@ describe('plan --target', () => {
     expect(drift.code, drift.stderr).toBe(2);
     const report = JSON.parse(drift.stdout);
     expect(report.targets).toEqual([STAGING]);
+    // As the JSON plan's: a job reading in_sync can tell a partial report from a whole one.
+    expect(report.complete).toBe(false);
     expect(report.items.map((i: any) => i.address)).toEqual([`${STAGING}/container.web`]);
+    const whole = await h.run(['drift', 'm', '--format', 'json']);
+    expect(JSON.parse(whole.stdout).complete).toBe(true);
     expect(report.reconcile_command).toBe(`driftless apply m --target ${STAGING}`);
 
     const applied = await h.run(['apply', 'm', '--target', STAGING, '--auto-approve', ...FAST]);
