@@ -9,6 +9,7 @@ import type { ApiPort } from '../live/api-port.js';
 import { readCacheFile, writeCacheFile } from '../live/cache-file.js';
 import { readLiveRecordsCached, type RecordsReader } from '../live/refresh.js';
 import type { LiveRecords } from '../live/read.js';
+import type { AuditEvent } from '../live/audit-log.js';
 import type { RefreshReport } from './api-usage.js';
 import { packageVersion } from './package-version.js';
 import type { RefreshMode } from './shared-options.js';
@@ -31,6 +32,8 @@ export interface CachedRecords {
   records: LiveRecords;
   report: RefreshReport;
   diagnostics: Diagnostic[];
+  /** The audit-log events a refresh read (every event since the cache's cursor); none after a full read. */
+  events?: AuditEvent[];
 }
 
 /** Reads through the cache and writes the snapshot the next run starts from. */
@@ -54,5 +57,6 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
     records: r.records,
     report: { reader: r.reader, requests: r.refreshRequests, ...(r.fullReadReason !== undefined ? { reason: r.fullReadReason } : {}) },
     diagnostics,
+    ...(r.reader === 'refresh' ? { events: r.events } : {}),
   };
 }

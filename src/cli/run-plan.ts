@@ -19,6 +19,7 @@ import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
 import { liveStateFromRecords } from '../live/fetch.js';
 import { readLiveRecords } from '../live/read.js';
+import type { AuditEvent } from '../live/audit-log.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, isApiError, isRateLimitWaitError, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
 import type { ApiUsage, RefreshReport } from './api-usage.js';
@@ -85,6 +86,11 @@ export interface RunPlanResult {
   /** Manifest files read (as shown in diagnostics). */
   files: string[];
   session?: ApiSession;
+  /**
+   * The audit-log events the refresh read in this run (every event since the cache's cursor), for
+   * drift's attribution; unset after a full read.
+   */
+  auditEvents?: AuditEvent[];
 }
 
 export function openSession(config: ApiConfig, opts: { parallelism?: number; onApiEvent?: (e: ApiEvent) => void; signal?: AbortSignal; timeZone?: string }): ApiSession {
@@ -198,6 +204,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
       const cached = await readThroughCache(session.port, read, cache);
       records = cached.records;
       session.refresh = cached.report;
+      if (cached.events) result.auditEvents = cached.events;
       diagnostics.push(...cached.diagnostics);
     } else records = await read(session.port);
     const live = liveStateFromRecords(records, readGraph);

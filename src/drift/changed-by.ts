@@ -102,7 +102,7 @@ interface Subject {
   writtenAt?: string;
 }
 
-function subjectOf(item: DriftItem, live: LiveState): Subject {
+function subjectOf(item: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: LiveState): Subject {
   const l = live.resources.get(item.address);
   const parent = parentOf(item.address, l, live);
   const s: Subject = { kind: item.kind, name: item.name };
@@ -166,8 +166,19 @@ function closeTo(e: AuditEvent, at: string | undefined): boolean {
   return d <= SAME_WRITE_NS;
 }
 
+/**
+ * How the events were matched to their subject: by the subject's own id (target_id, or the id in a
+ * sub-target's change), by its name, or by the instant its record was written. The order matters:
+ * a weaker match is used only when no stronger one exists.
+ */
+type MatchedBy = 'id' | 'name' | 'time';
+
 /** The write events about a subject, oldest first (the input's order). */
 export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): AuditEvent[] {
+  return matchEvents(subject, events).about;
+}
+
+function matchEvents(subject: Subject, events: readonly AuditEvent[]): { about: AuditEvent[]; by: MatchedBy } {
   const writes = events.filter((e) => WRITE_EVENTS.has(e.event_type));
   const subTypes = SUB_TARGET[subject.kind];
   if (subTypes) {
@@ -176,14 +187,14 @@ export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): Au
       (e) => e.sub_target_type != null && subTypes.includes(e.sub_target_type) && (e.target_id == null || e.target_id === subject.parentId || e.target_id === subject.id || subject.parentId === undefined),
     );
     const byId = candidates.filter((e) => namesId(e, subject.id));
-    if (byId.length > 0) return byId;
+    if (byId.length > 0) return { about: byId, by: 'id' };
     const named = candidates.filter((e) => namesSubject(e, subject.name));
-    if (named.length > 0) return named;
+    if (named.length > 0) return { about: named, by: 'name' };
     // The event does not say which variable: the one written at the instant the record was.
-    return candidates.filter((e) => closeTo(e, subject.writtenAt));
+    return { about: candidates.filter((e) => closeTo(e, subject.writtenAt)), by: 'time' };
   }
   const type = TARGET_TYPE[subject.kind];
-  return writes.filter((e) => {
+  const about = writes.filter((e) => {
     if (e.sub_target_type != null) return false;
     if (subject.id !== undefined && e.target_id === subject.id) return true;
     // Not live (deleted): its deletion is an event of its type, name and parent.
@@ -192,6 +203,44 @@ export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): Au
     }
     return false;
   });
+  return { about, by: subject.id !== undefined ? 'id' : 'name' };
+}
+
+/**
+ * Whether the events of a recent window of the log (every event since some instant, as the refresh
+ * read them) already give this item the attribution that the whole log would: then drift need not
+ * read the log again for it. True only when the answer cannot depend on an older event:
+ * - the window holds the subject's latest write (the events match by its id -- or, for an object
+ *   that is gone, by its name, the strongest match there is -- and its live record was not written
+ *   after the last of them, which would be a write the window missed);
+ * - for an object live and not declared, driftless wrote it last (removed from Git whoever created
+ *   it), or the window holds its creation (an id is created once).
+ * An item the report does not attribute from the log (not deployed) needs no event.
+ */
+/**
+ * The window of events holds the deletion of this object that is no longer live (its last write):
+ * the log then says who deleted it and when, so no deployment history needs to date it.
+ */
+export function deletedInWindow(object: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: LiveState, events: readonly AuditEvent[]): boolean {
+  if (live.resources.has(object.address)) return false;
+  const { about, by } = matchEvents(subjectOf(object, live), events);
+  return by === 'name' && about.at(-1)?.event_type === 'DELETE';
+}
+
+export function settledByWindow(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): boolean {
+  if (item.drift === 'not_deployed') return true;
+  const subject = subjectOf(item, live);
+  const { about, by } = matchEvents(subject, events);
+  const last = about.at(-1);
+  if (!last) return false;
+  // A live object is matched by its id or not at all: a name match here could hide an id match before the window.
+  if (subject.id !== undefined && by !== 'id') return false;
+  if (subject.id === undefined && by !== 'name') return false;
+  const written = subject.writtenAt === undefined ? undefined : nanos(subject.writtenAt);
+  const lastAt = nanos(last.timestamp);
+  if (written !== undefined && (lastAt === undefined || written > lastAt + SAME_WRITE_NS)) return false;
+  if (item.drift === 'unmanaged') return isOwnWrite(last, own) || about.some((e) => e.event_type === 'CREATE' || e.event_type === 'CLONE' || e.event_type === 'IMPORT');
+  return true;
 }
 
 function changedByOf(e: AuditEvent): ChangedBy {
@@ -312,19 +361,35 @@ function attributeNotDeployed(item: DriftItem, live: LiveState, events: readonly
 
 /**
  * Where to start reading the log for these items: the earliest instant any of them was written
- * live, or deployed (a second earlier, for clocks); undefined when none is known (the whole
- * retention is read, within the reader's page bound).
+ * live (a second earlier, for clocks) -- the write the log names is that one, and every later one
+ * is after it --, or, for an item whose record does not say, deployed; undefined when none is
+ * known (the whole retention is read, within the reader's page bound). Not the last deployment of
+ * an item whose record is dated: a drift that persists for days would read every event since the
+ * services were last deployed, usually more pages than a drift report reads, and lose the log.
  */
 export function windowStart(report: DriftReport): string | undefined {
   let min: bigint | undefined;
   for (const i of report.items) {
-    for (const t of [i.since, i.last_deployment]) {
-      const n = t === undefined ? undefined : nanos(t);
-      if (n !== undefined && (min === undefined || n < min)) min = n;
-    }
+    const t = i.since ?? i.last_deployment;
+    const n = t === undefined ? undefined : nanos(t);
+    if (n !== undefined && (min === undefined || n < min)) min = n;
   }
   if (min === undefined) return undefined;
   return new Date(Number((min - 1_000_000_000n) / 1_000_000n)).toISOString();
+}
+
+/**
+ * The report when the log could not be read beyond the window the refresh read: the items that
+ * window settles (see settledByWindow) attributed from it, the others the timestamps' inference,
+ * and why.
+ */
+export function partlyInferredReport(report: DriftReport, live: LiveState, events: readonly AuditEvent[], own: OwnWriter, reason: string): DriftReport {
+  const settled = report.items.filter((i) => settledByWindow(i, live, events, own));
+  if (settled.length === 0) return inferredReport(report, reason);
+  const items = report.items.map((i) => (settled.includes(i) ? attributeItem(i, live, events, own) : { ...i, attribution: 'inference' as const }));
+  const summary = { ...report.summary, outside_git: 0, git: 0, unknown: 0 };
+  for (const i of items) summary[i.origin]++;
+  return { ...report, items, summary, attribution: { source: 'inference', reason: `for ${report.items.length - settled.length} of ${report.items.length} items, ${reason}` } };
 }
 
 /** The report when the log cannot be read: the timestamps' inference, said to be one, and why. */

@@ -1,14 +1,18 @@
 /**
  * Which declared-but-missing services existed before: their names appear in their environment's
  * deployment history. One request per environment that has a missing service (usually none).
+ * `datedByLog`: a missing service whose deletion the audit log already holds (the events the
+ * refresh read): the log says who deleted it and when, so its history is not read.
  */
 import { isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import type { Address, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 
-export async function servicesDeployedBefore(api: ApiPort, plan: Plan, live: LiveState): Promise<Set<Address>> {
-  const missing = plan.changes.filter((c) => isServiceKind(c.kind) && c.actions[0] === 'create' && c.actions.length === 1 && c.parent !== undefined);
+type PlannedChange = Plan['changes'][number];
+
+export async function servicesDeployedBefore(api: ApiPort, plan: Plan, live: LiveState, datedByLog: (c: PlannedChange) => boolean = () => false): Promise<Set<Address>> {
+  const missing = plan.changes.filter((c) => isServiceKind(c.kind) && c.actions[0] === 'create' && c.actions.length === 1 && c.parent !== undefined && !datedByLog(c));
   const byEnv = new Map<Address, typeof missing>();
   for (const c of missing) byEnv.set(c.parent!, [...(byEnv.get(c.parent!) ?? []), c]);
   const out = new Set<Address>();

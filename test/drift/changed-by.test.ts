@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/live/audit-log.js';
-import { attributeFromAuditLog, changedByLine, eventsAbout, inferredReport, isOwnWrite, whenText, windowStart } from '../../src/drift/changed-by.js';
+import { attributeFromAuditLog, changedByLine, deletedInWindow, eventsAbout, inferredReport, isOwnWrite, partlyInferredReport, settledByWindow, whenText, windowStart } from '../../src/drift/changed-by.js';
 import type { DriftItem, DriftReport } from '../../src/drift/detect.js';
 import type { LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
 
@@ -65,6 +65,71 @@ describe('eventsAbout', () => {
   });
 });
 
+describe('settledByWindow: the events the refresh read answer alone only where the whole log would answer the same', () => {
+  const none = { names: new Set<string>() };
+  const varA = item(`${ENV}/variable.A`, 'variable', 'changed');
+
+  it('settles a live object whose latest write the window holds, matched by its id', () => {
+    const edit = event({ sub_target_type: 'VARIABLE', timestamp: '2026-11-25T10:42:00.100Z', change: JSON.stringify({ id: 'va', name: 'A' }) });
+    expect(settledByWindow(varA, state, [edit], none)).toBe(true);
+    // Nothing about it in the window: its last write is older, the log is read back to it.
+    expect(settledByWindow(varA, state, [event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) })], none)).toBe(false);
+    // Not deployed: no event is used for it.
+    expect(settledByWindow(item(`${ENV}/container.web`, 'container', 'not_deployed'), state, [], none)).toBe(true);
+  });
+
+  it('does not settle a live object matched only by its name (an older event may name its id)', () => {
+    const byName = event({ sub_target_type: 'VARIABLE', timestamp: '2026-11-25T10:42:00.100Z', change: JSON.stringify({ records: [{ name: 'A' }] }) });
+    expect(eventsAbout({ kind: 'variable', name: 'A', id: 'va', parentId: 'e1' }, [byName])).toEqual([byName]);
+    expect(settledByWindow(varA, state, [byName], none)).toBe(false);
+  });
+
+  it('does not settle a record written after the window\'s last event about it (a write the window missed)', () => {
+    // variable.B was written at 10:50; the window's event about it is of 10:42.
+    const older = event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) });
+    expect(settledByWindow(item(`${ENV}/variable.B`, 'variable', 'changed'), state, [older], none)).toBe(false);
+  });
+
+  it('settles an unmanaged object only when driftless wrote it last or the window holds its creation', () => {
+    const web = item(`${ENV}/container.web`, 'container', 'unmanaged');
+    const update = event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'curl/8.5.0' });
+    // Who created it decides removed from Git or created outside it, and that may be before the window.
+    expect(settledByWindow(web, state, [update], none)).toBe(false);
+    expect(settledByWindow(web, state, [event({ event_type: 'CREATE', target_type: 'CONTAINER', target_id: 's1', user_agent: 'curl/8.5.0' }), update], none)).toBe(true);
+    expect(settledByWindow(web, state, [event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'driftless/0.1.0' })], none)).toBe(true);
+  });
+
+  it('settles an object that is gone by its deletion in the window', () => {
+    const gone = item(`${ENV}/container.worker`, 'container', 'missing');
+    expect(settledByWindow(gone, state, [event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'worker', environment_id: 'e1' })], none)).toBe(true);
+    expect(settledByWindow(gone, state, [], none)).toBe(false);
+  });
+});
+
+describe('deletedInWindow and partlyInferredReport', () => {
+  const none = { names: new Set<string>() };
+  const deletion = event({ event_type: 'DELETE', target_type: 'CONTAINER', target_id: 's9', target_name: 'worker', environment_id: 'e1', origin: 'CONSOLE', triggered_by: 'ops@example.com', timestamp: '2026-11-25T10:45:00Z' });
+
+  it('dates a service no longer live by its deletion in the window, not a live one nor one deleted elsewhere', () => {
+    expect(deletedInWindow({ address: `${ENV}/container.worker`, kind: 'container', name: 'worker' }, state, [deletion])).toBe(true);
+    expect(deletedInWindow({ address: `${ENV}/container.worker`, kind: 'container', name: 'worker' }, state, [{ ...deletion, environment_id: 'e2' }])).toBe(false);
+    expect(deletedInWindow({ address: `${ENV}/container.web`, kind: 'container', name: 'web' }, state, [{ ...deletion, target_id: 's1', target_name: 'web' }])).toBe(false);
+  });
+
+  it('keeps what the window settles when the log cannot be read further, and says the rest is inferred', () => {
+    const r = report([item(`${ENV}/container.worker`, 'container', 'missing'), item(`${ENV}/variable.A`, 'variable', 'changed', { origin: 'git' })]);
+    const out = partlyInferredReport(r, state, [deletion], none, 'the audit log could not be read (HTTP 500)');
+    expect(out.items.map((i) => [i.address, i.origin, i.attribution, i.changed_by?.triggered_by])).toEqual([
+      [`${ENV}/container.worker`, 'outside_git', 'audit_log', 'ops@example.com'],
+      [`${ENV}/variable.A`, 'git', 'inference', undefined],
+    ]);
+    expect(out.summary).toMatchObject({ outside_git: 1, git: 1, unknown: 0 });
+    expect(out.attribution).toEqual({ source: 'inference', reason: 'for 1 of 2 items, the audit log could not be read (HTTP 500)' });
+    // Nothing settled: the whole report is the inference.
+    expect(partlyInferredReport(r, state, [], none, 'x')).toEqual(inferredReport(r, 'x'));
+  });
+});
+
 describe('isOwnWrite', () => {
   it('is driftless by its user agent, never a console user, and only the named tokens once any is named', () => {
     const none = { names: new Set<string>() };
@@ -111,6 +176,8 @@ describe('window and time', () => {
   it('starts a second before the earliest write or deployment of the drifted items', () => {
     expect(windowStart(report([item('a', 'project', 'changed', { since: '2026-11-25T10:42:00Z' }), item('b', 'project', 'changed', { last_deployment: '2026-11-25T10:40:00.500Z' })]))).toBe('2026-11-25T10:39:59.500Z');
     expect(windowStart(report([item('a', 'project', 'missing')]))).toBeUndefined();
+    // A dated record's own write bounds it, not an older deployment of its service.
+    expect(windowStart(report([item('a', 'variable', 'changed', { since: '2026-11-25T10:42:00Z', last_deployment: '2026-11-20T08:00:00Z' })]))).toBe('2026-11-25T10:41:59.000Z');
   });
 
   it('says the minute in UTC', () => {

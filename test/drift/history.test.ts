@@ -37,4 +37,16 @@ describe('servicesDeployedBefore', () => {
     });
     await expect(servicesDeployedBefore(api, plan, live)).rejects.toBe(capped);
   });
+
+  it('reads no history for a service whose deletion the audit log already dates', async () => {
+    let reads = 0;
+    const api = port(async () => {
+      reads++;
+      return { results: [] };
+    });
+    expect((await servicesDeployedBefore(api, plan, live, (c) => c.address === `${ENV}/application.api`)).size).toBe(0);
+    expect(reads).toBe(0);
+    await servicesDeployedBefore(api, plan, live, () => false);
+    expect(reads).toBe(1);
+  });
 });

@@ -20,7 +20,8 @@ import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pat
 import { detectDrift } from '../../drift/detect.js';
 import { servicesDeployedBefore } from '../../drift/history.js';
 import { attributeDrift } from '../../drift/audit.js';
-import { ownWriterFromEnv } from '../../drift/changed-by.js';
+import { deletedInWindow, ownWriterFromEnv } from '../../drift/changed-by.js';
+import type { ResourceKind } from '../../model/resource.js';
 import { renderDriftFailureJson, renderDriftHuman, renderDriftJson, renderDriftMarkdown, renderDriftMarkdownParts } from '../../drift/render.js';
 import { SPLIT_DIR_OPTION, checkSplitDir, failureParts, splitMarkdown, writeMarkdownParts } from '../markdown-split.js';
 
@@ -65,11 +66,15 @@ export const driftCommand: CliCommand<DriftArgs> = {
       let deployedBefore = new Set<string>();
       let report;
       try {
-        if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live);
+        // A deletion the refresh's events hold is dated by the log: no history read for it.
+        const known = r.auditEvents;
+        const datedByLog = known ? (c: { address: string; kind: ResourceKind; name: string }) => deletedInWindow(c, r.live!, known) : undefined;
+        if (r.session) deployedBefore = await servicesDeployedBefore(r.session.port, r.plan, r.live, datedByLog);
         report = detectDrift(r.plan, r.graph, r.live, { deployedBefore });
-        // Who changed what: the audit log's events since the earliest drifted write, or the
-        // timestamps' inference, labelled, where the log cannot be read.
-        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env));
+        // Who changed what: the audit log's events (those the refresh already read, then the
+        // log since the earliest write it did not settle), or the timestamps' inference,
+        // labelled, where the log cannot be read.
+        if (r.session) report = await attributeDrift(r.session.port, report, r.live, ownWriterFromEnv(io.env), r.auditEvents);
       } catch (e) {
         // Only a wait beyond --max-wait gets here: a failed history or audit-log read just leaves
         // origins inferred.
