@@ -228,7 +228,9 @@ export function deletedInWindow(object: Pick<DriftItem, 'address' | 'kind' | 'na
 }
 
 export function settledByWindow(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): boolean {
-  if (item.drift === 'not_deployed') return true;
+  // The refresh's window holds the newest events: a configuration write in it is the latest one;
+  // without one, the log is read from the service's last deployment (nothing to read without one).
+  if (item.drift === 'not_deployed') return item.last_deployment === undefined || !live.resources.has(item.address) || lastConfigurationWrite(item, live, events) !== undefined;
   const subject = subjectOf(item, live);
   const { about, by } = matchEvents(subject, events);
   const last = about.at(-1);
@@ -341,12 +343,19 @@ function attributeItem(item: DriftItem, live: LiveState, events: readonly AuditE
  * --no-deploy): Git's change, not deployed yet.
  */
 function attributeNotDeployed(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): DriftItem {
+  const last = lastConfigurationWrite(item, live, events);
+  if (!last) return { ...item, attribution: 'inference' };
+  return { ...item, origin: isOwnWrite(last, own) ? 'git' : 'outside_git', changed_by: changedByOf(last), attribution: 'audit_log' };
+}
+
+/** The latest write since the service's last deployment to it or to a variable it sees, if these events hold one. */
+function lastConfigurationWrite(item: DriftItem, live: LiveState, events: readonly AuditEvent[]): AuditEvent | undefined {
   const service = live.resources.get(item.address);
   const deployed = item.last_deployment === undefined ? undefined : nanos(item.last_deployment);
-  if (!service || deployed === undefined) return { ...item, attribution: 'inference' };
+  if (!service || deployed === undefined) return undefined;
   const env = service.parent === undefined ? undefined : live.resources.get(service.parent);
   const project = env?.parent === undefined ? undefined : live.resources.get(env.parent);
-  const last = events
+  return events
     .filter((e) => {
       const at = nanos(e.timestamp);
       if (!WRITE_EVENTS.has(e.event_type) || at === undefined || at <= deployed || e.target_id == null) return false;
@@ -355,8 +364,6 @@ function attributeNotDeployed(item: DriftItem, live: LiveState, events: readonly
       return variable && (e.target_id === env?.id || e.target_id === project?.id);
     })
     .at(-1);
-  if (!last) return { ...item, attribution: 'inference' };
-  return { ...item, origin: isOwnWrite(last, own) ? 'git' : 'outside_git', changed_by: changedByOf(last), attribution: 'audit_log' };
 }
 
 /**

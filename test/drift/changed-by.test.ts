@@ -76,6 +76,11 @@ describe('settledByWindow: the events the refresh read answer alone only where t
     expect(settledByWindow(varA, state, [event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) })], none)).toBe(false);
     // Not deployed: no event is used for it.
     expect(settledByWindow(item(`${ENV}/container.web`, 'container', 'not_deployed'), state, [], none)).toBe(true);
+    // Deployed once: settled only by a configuration write since that deployment, else the log is read.
+    const deployedOnce = item(`${ENV}/container.web`, 'container', 'not_deployed', { last_deployment: '2026-11-25T10:00:00Z' });
+    expect(settledByWindow(deployedOnce, state, [], none)).toBe(false);
+    const consoleWrite = event({ timestamp: '2026-11-25T10:30:00Z', target_type: 'CONTAINER', target_id: 's1', origin: 'CONSOLE', triggered_by: 'ops@example.com' });
+    expect(settledByWindow(deployedOnce, state, [consoleWrite], none)).toBe(true);
   });
 
   it('does not settle a live object matched only by its name (an older event may name its id)', () => {
