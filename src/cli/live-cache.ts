@@ -37,10 +37,10 @@ export interface CachedRecords {
 }
 
 /** Reads through the cache and writes the snapshot the next run starts from. */
-export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings): Promise<CachedRecords> {
+export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
   const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion() };
   const previous = readCacheFile(settings.dir, identity);
-  const r = await readLiveRecordsCached(port, read, { previous, forceFull: settings.refresh === 'full' });
+  const r = await readLiveRecordsCached(port, read, { previous, forceFull: settings.refresh === 'full', ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}) });
   const diagnostics: Diagnostic[] = [];
   try {
     // Written now, right after the read: it is the state at the cursor, whatever the run does next

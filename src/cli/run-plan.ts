@@ -28,7 +28,7 @@ import type { RefreshMode } from './shared-options.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
-import { inTargetScope, narrowLive, narrowManifest, targetGraph, type TargetScope } from '../graph/target.js';
+import { inTargetScope, narrowLive, narrowManifest, readGraphOf, targetGraph, type TargetScope } from '../graph/target.js';
 
 export interface RunPlanOptions {
   apiUrl?: string;
@@ -188,7 +188,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
 
   try {
     const before = session.port.requestCount;
-    const read = (port: ApiPort) => readLiveRecords(port, graph, { parallelism: options.parallelism ?? 8 });
+    // A targeted run also reads what tells whether a targeted secret was edited in the console
+    // (src/graph/target.ts readGraphOf); narrowLive drops it before the plan.
+    const readGraph = targetScope ? readGraphOf(built.graph, graph) : graph;
+    const read = (port: ApiPort) => readLiveRecords(port, readGraph, { parallelism: options.parallelism ?? 8 });
     // The full read, or the refresh from the audit log when a cache is asked for: src/plan never
     // learns which one ran. A targeted run reads only its part: it neither uses nor writes the
     // cache (a cache of a part would pass for the whole organization's on the next run).
@@ -204,7 +207,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
       if (cached.events) result.auditEvents = cached.events;
       diagnostics.push(...cached.diagnostics);
     } else records = await read(session.port);
-    const live = liveStateFromRecords(records, graph);
+    const live = liveStateFromRecords(records, readGraph);
     live.requestCount = session.port.requestCount - before;
     result.live = targetScope ? narrowLive(live, targetScope) : live;
   } catch (e) {

@@ -228,7 +228,9 @@ export function deletedInWindow(object: Pick<DriftItem, 'address' | 'kind' | 'na
 }
 
 export function settledByWindow(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): boolean {
-  if (item.drift === 'not_deployed') return true;
+  // The refresh's window holds the newest events: a configuration write in it is the latest one;
+  // without one, the log is read from the service's last deployment (nothing to read without one).
+  if (item.drift === 'not_deployed') return item.last_deployment === undefined || !live.resources.has(item.address) || lastConfigurationWrite(item, live, events) !== undefined;
   const subject = subjectOf(item, live);
   const { about, by } = matchEvents(subject, events);
   const last = about.at(-1);
@@ -245,6 +247,11 @@ export function settledByWindow(item: DriftItem, live: LiveState, events: readon
 
 function changedByOf(e: AuditEvent): ChangedBy {
   return { origin: e.origin ?? 'UNKNOWN', triggered_by: e.triggered_by ?? 'unknown', at: e.timestamp };
+}
+
+/** An item whose live side driftless wrote last (its origin from the log is then Git's). */
+function isDriftlessOrigin(item: DriftItem): boolean {
+  return item.attribution === 'audit_log' && item.origin === 'git';
 }
 
 /** "in the console by ops-oncall@example.com", "through the API by token ci-bot"... */
@@ -279,6 +286,7 @@ export function whenText(at: string): string {
 export function changedByLine(item: DriftItem): string | undefined {
   const c = item.changed_by;
   if (!c) return undefined;
+  if (item.drift === 'not_deployed') return `configuration last changed ${isDriftlessOrigin(item) ? 'by driftless ' : ''}${whoText(c)} at ${whenText(c.at)}, not deployed since`;
   const verb = item.drift === 'missing' ? 'deleted' : item.drift === 'unmanaged' ? 'created' : 'changed';
   if (item.drift === 'unmanaged' && item.cause === 'removed_from_git') return `written by driftless ${whoText(c)} at ${whenText(c.at)}; removed from Git since`;
   if (item.drift === 'changed' && item.origin === 'git') return `last written by driftless ${whoText(c)} at ${whenText(c.at)}`;
@@ -299,7 +307,7 @@ export function attributeFromAuditLog(report: DriftReport, live: LiveState, even
 }
 
 function attributeItem(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): DriftItem {
-  if (item.drift === 'not_deployed') return { ...item, attribution: 'inference' };
+  if (item.drift === 'not_deployed') return attributeNotDeployed(item, live, events, own);
   const about = eventsAbout(subjectOf(item, live), events);
   const last = about.at(-1);
   if (!last) return { ...item, attribution: 'inference' };
@@ -325,6 +333,37 @@ function attributeItem(item: DriftItem, live: LiveState, events: readonly AuditE
   const names = item.fields.map((f) => f.field).join(', ');
   if (mine) return { ...item, origin: 'git', changed_by: changedByOf(last), summary: `${names} differ${item.fields.length === 1 ? 's' : ''} from Git: changed in Git since driftless last wrote ${item.fields.length === 1 ? 'it' : 'them'}, not applied yet`, attribution: 'audit_log' };
   return { ...item, origin: 'outside_git', changed_by: changedByOf(last), summary: `${names} changed outside Git`, attribution: 'audit_log' };
+}
+
+/**
+ * A service that does not run what Git says because its configuration changed since its last
+ * deployment (and no item of its own says which change): the latest write after that deployment to
+ * the service itself or to a variable it sees (its own, its environment's, its project's) names
+ * who. A console edit reverted by hand leaves exactly this. Written by driftless (an apply with
+ * --no-deploy): Git's change, not deployed yet.
+ */
+function attributeNotDeployed(item: DriftItem, live: LiveState, events: readonly AuditEvent[], own: OwnWriter): DriftItem {
+  const last = lastConfigurationWrite(item, live, events);
+  if (!last) return { ...item, attribution: 'inference' };
+  return { ...item, origin: isOwnWrite(last, own) ? 'git' : 'outside_git', changed_by: changedByOf(last), attribution: 'audit_log' };
+}
+
+/** The latest write since the service's last deployment to it or to a variable it sees, if these events hold one. */
+function lastConfigurationWrite(item: DriftItem, live: LiveState, events: readonly AuditEvent[]): AuditEvent | undefined {
+  const service = live.resources.get(item.address);
+  const deployed = item.last_deployment === undefined ? undefined : nanos(item.last_deployment);
+  if (!service || deployed === undefined) return undefined;
+  const env = service.parent === undefined ? undefined : live.resources.get(service.parent);
+  const project = env?.parent === undefined ? undefined : live.resources.get(env.parent);
+  return events
+    .filter((e) => {
+      const at = nanos(e.timestamp);
+      if (!WRITE_EVENTS.has(e.event_type) || at === undefined || at <= deployed || e.target_id == null) return false;
+      const variable = e.sub_target_type === 'VARIABLE' || e.sub_target_type === 'SECRET';
+      if (e.target_id === service.id) return e.sub_target_type == null || variable;
+      return variable && (e.target_id === env?.id || e.target_id === project?.id);
+    })
+    .at(-1);
 }
 
 /**

@@ -132,6 +132,11 @@ export interface DriftReport {
    * `targets`); drift elsewhere is not looked for. Absent for a whole-manifest report.
    */
   targets?: Address[];
+  /**
+   * False when the report covers only `targets`, as the JSON plan's `complete` (Terraform's): a job
+   * that reads `in_sync` can tell "no drift anywhere" from "no drift in the part looked at".
+   */
+  complete?: boolean;
 }
 
 export interface DetectOptions {
@@ -183,6 +188,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
   if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
   if (plan.targets) report.targets = [...plan.targets];
+  report.complete = plan.targets === undefined;
   return report;
 }
 

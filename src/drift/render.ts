@@ -65,7 +65,8 @@ function where(i: DriftItem): string | undefined {
 /** The item's origin as shown: the audit log's cause of an undeclared object, or the origin, `inferred` when it is. */
 function originText(i: DriftItem): string {
   const base = i.cause === 'removed_from_git' ? 'removed from Git' : i.cause === 'created_outside_git' ? 'created outside Git' : ORIGIN_TEXT[i.origin];
-  return i.attribution === 'inference' ? `${base}, inferred from timestamps` : base;
+  // An unknown origin was inferred from nothing: saying so would claim an inference that was not made.
+  return i.attribution === 'inference' && i.origin !== 'unknown' ? `${base}, inferred from timestamps` : base;
 }
 
 /** The report-level line of an inference: the audit log could not be read, and why. */

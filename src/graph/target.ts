@@ -234,3 +234,34 @@ export function narrowManifest(manifest: Manifest, scope: TargetScope): Manifest
   return out;
 }
 
+
+/**
+ * The graph a targeted run READS (the plan still sees only the narrowed graph): the narrowed graph
+ * plus, for every project-level secret variable it keeps, the environments the whole manifest
+ * declares in that project, as bare environments (no services, prune nor ownership).
+ *
+ * Why: the API never returns a secret's value, so a console edit of one shows only as its record
+ * updated after the last deployment of the services that see it (src/live/stale-secrets.ts). Those
+ * services' deployment dates come with their environments' service lists and statuses; a targeted
+ * read without them would trust the stale fingerprint and plan "no changes" for a secret the whole
+ * plan updates. An environment-level or service-level secret keeps its own environment as an
+ * ancestor already. narrowLive drops what this adds, so nothing of it is planned or listed.
+ */
+export function readGraphOf(full: DesiredGraph, narrowed: DesiredGraph): DesiredGraph {
+  const projects = new Set<Address>();
+  for (const r of narrowed.resources.values()) {
+    if (r.kind !== 'variable' || r.attrs.is_secret !== true || r.parent === undefined) continue;
+    if (full.resources.get(r.parent)?.kind === 'project') projects.add(r.parent);
+  }
+  if (projects.size === 0) return narrowed;
+  const resources = new Map(narrowed.resources);
+  const added: Address[] = [];
+  for (const r of full.resources.values()) {
+    if (r.kind !== 'environment' || r.parent === undefined || !projects.has(r.parent) || resources.has(r.address)) continue;
+    const { prune: _prune, owns: _owns, ...bare } = r;
+    resources.set(r.address, bare);
+    added.push(r.address);
+  }
+  if (added.length === 0) return narrowed;
+  return { ...narrowed, resources, order: full.order.filter((a) => resources.has(a)) };
+}

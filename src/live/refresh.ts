@@ -34,6 +34,8 @@ export interface CachedReadOptions {
   previous: LiveSnapshot | { unusable: string };
   /** `--refresh full`. */
   forceFull?: boolean;
+  /** Who needs a list the snapshot lacks, as the full-read line says it: the manifest (plan, drift...) or the export. */
+  neededBy?: string;
   now?: () => Date;
 }
 
@@ -99,7 +101,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   try {
     records = await read(port);
   } catch (e) {
-    if (e instanceof NotInSnapshot) return full('the manifest needs lists the cache does not hold', orgResp);
+    if (e instanceof NotInSnapshot) return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold`, orgResp);
     throw e;
   }
   return {

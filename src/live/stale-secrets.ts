@@ -33,6 +33,8 @@ export function distrustStaleSecretFingerprints(resources: Map<Address, LiveReso
       const { value: _stale, ...rest } = r.fingerprints;
       if (Object.keys(rest).length > 0) r.fingerprints = rest;
       else delete r.fingerprints;
+      // The plan says why the value is unknown: driftless wrote it, someone replaced it since.
+      r.distrustedFingerprints = [...new Set([...(r.distrustedFingerprints ?? []), 'value'])];
     }
   }
 }

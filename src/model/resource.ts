@@ -218,6 +218,11 @@ export interface LiveResource {
   version: string;
   /** Keyed fingerprints of secret fields, as kept with the record (see src/plan/fingerprint.ts). */
   fingerprints?: Record<string, string>;
+  /**
+   * Secret fields whose fingerprint was dropped because the record was written again after driftless
+   * wrote it (a console edit: src/live/stale-secrets.ts), unlike a secret driftless never wrote.
+   */
+  distrustedFingerprints?: string[];
   /** Services: what the live service last deployed (compared with the manifest's deploy pins). */
   deployed?: { git_commit_id?: string; image_tag?: string };
   /** Services: last deployment state and date, for drift attribution. */

@@ -153,17 +153,21 @@ export function diffAttrs(
       const rest = withoutSecrets(after);
       const restChanged = !deepEqual(project(withoutSecrets(lv), rest), rest);
       let unknown = false;
+      let edited = false;
       let changed = restChanged;
       for (const s of secrets) {
         // Not read: nothing to compare; the rest of the field still is.
         if (isUnreadSecret(s.value)) continue;
         const before = live.fingerprints?.[s.field];
-        if (before === undefined) unknown = true;
-        else if (before !== fingerprints[s.field]) changed = true;
+        if (before === undefined) {
+          unknown = true;
+          if (live.distrustedFingerprints?.includes(s.field)) edited = true;
+        } else if (before !== fingerprints[s.field]) changed = true;
       }
       if (changed || unknown) {
         const fc: FieldChange = { field, sensitive: true };
         if (unknown) fc.before_unknown = true;
+        if (edited) fc.before_edited = true;
         if (immutable.has(field)) fc.forces_replace = true;
         fields.push(fc);
       }

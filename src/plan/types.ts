@@ -47,6 +47,8 @@ export interface FieldChange {
   sensitive?: boolean;
   /** The live record has no fingerprint for a secret in this field (not written by driftless): the value is unknown and is rewritten once. */
   before_unknown?: boolean;
+  /** With before_unknown: driftless wrote this secret, and its record was written again since (a console edit), so its fingerprint no longer tells the value. */
+  before_edited?: boolean;
   /** This field cannot be changed in place: the resource is replaced. */
   forces_replace?: boolean;
 }

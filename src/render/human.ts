@@ -136,7 +136,7 @@ function renderField(f: FieldChange, colour: (l: ChangeLabel, s: string) => stri
   const forces = f.forces_replace ? p.red(' # forces replacement') : '';
   const name = escapeControl(f.field);
   if (f.sensitive) {
-    const before = f.before_unknown ? '(value unknown: not written by driftless)' : REDACTED;
+    const before = !f.before_unknown ? REDACTED : f.before_edited ? '(value unknown: changed since driftless wrote it)' : '(value unknown: not written by driftless)';
     return [`      ${mark} ${name}: ${before} -> ${REDACTED}${forces}`];
   }
   if (isMultiline(f.before) || isMultiline(f.after)) {

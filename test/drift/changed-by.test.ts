@@ -76,6 +76,11 @@ describe('settledByWindow: the events the refresh read answer alone only where t
     expect(settledByWindow(varA, state, [event({ sub_target_type: 'VARIABLE', change: JSON.stringify({ id: 'vb', name: 'B' }) })], none)).toBe(false);
     // Not deployed: no event is used for it.
     expect(settledByWindow(item(`${ENV}/container.web`, 'container', 'not_deployed'), state, [], none)).toBe(true);
+    // Deployed once: settled only by a configuration write since that deployment, else the log is read.
+    const deployedOnce = item(`${ENV}/container.web`, 'container', 'not_deployed', { last_deployment: '2026-11-25T10:00:00Z' });
+    expect(settledByWindow(deployedOnce, state, [], none)).toBe(false);
+    const consoleWrite = event({ timestamp: '2026-11-25T10:30:00Z', target_type: 'CONTAINER', target_id: 's1', origin: 'CONSOLE', triggered_by: 'ops@example.com' });
+    expect(settledByWindow(deployedOnce, state, [consoleWrite], none)).toBe(true);
   });
 
   it('does not settle a live object matched only by its name (an older event may name its id)', () => {
@@ -185,3 +190,23 @@ describe('window and time', () => {
     expect(whenText('2026-11-25T23:30:00+02:00')).toBe('21:30 UTC on 2026-11-25');
   });
 });
+
+describe('attributeFromAuditLog: a service not running its configuration', () => {
+  const notDeployed = item(`${ENV}/container.web`, 'container', 'not_deployed', { fields: [], last_deployment: '2026-11-25T10:40:00Z' });
+  const ownVariableWrite = event({ timestamp: '2026-11-25T10:41:00Z', target_type: 'PROJECT', target_id: 'p1', sub_target_type: 'VARIABLE', user_agent: 'driftless/0.1.0' });
+  const consoleBeforeDeploy = event({ timestamp: '2026-11-25T10:39:00Z', target_type: 'CONTAINER', target_id: 's1', origin: 'CONSOLE', triggered_by: 'ops@example.com' });
+
+  it('names the latest write since its last deployment to it or a variable it sees: driftless without a deploy is Git not applied', () => {
+    const [r] = attributeFromAuditLog(report([notDeployed]), state, [consoleBeforeDeploy, ownVariableWrite], { names: new Set() }).items;
+    expect(r).toMatchObject({ origin: 'git', attribution: 'audit_log', changed_by: { origin: 'API', triggered_by: 'admin token', at: '2026-11-25T10:41:00Z' } });
+    expect(changedByLine(r!)).toBe('configuration last changed by driftless through the API by token admin token at 10:41 UTC on 2026-11-25, not deployed since');
+  });
+
+  it('ignores writes before the deployment and other services\' writes: then it stays an inference', () => {
+    const otherService = event({ timestamp: '2026-11-25T10:41:00Z', target_type: 'CONTAINER', target_id: 's2', origin: 'CONSOLE', triggered_by: 'ops@example.com' });
+    const [r] = attributeFromAuditLog(report([notDeployed]), state, [consoleBeforeDeploy, otherService], { names: new Set() }).items;
+    expect(r).toMatchObject({ origin: 'unknown', attribution: 'inference' });
+    expect(r!.changed_by).toBeUndefined();
+  });
+});
+

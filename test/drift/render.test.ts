@@ -171,4 +171,14 @@ describe('drift markdown size', () => {
     for (const i of many) expect(parts.filter((p) => p.includes(`<summary>${escapeMarkdown(i.address)}</summary>`))).toHaveLength(1);
     expect(parts.at(-1)).toContain('driftless apply infra');
   });
+
+  it('says an origin is inferred from timestamps only when one was inferred, not of an unknown one', () => {
+    const inferred: DriftReport = { ...report, items: items.map((i) => ({ ...i, attribution: 'inference' as const })), attribution: { source: 'inference', reason: 'the events endpoint answered 403' } };
+    const human = renderDriftHuman(inferred, ctx, createPalette(false));
+    expect(human).toContain('project.shop/environment.production/application.api  [changed outside Git, inferred from timestamps]');
+    expect(human).toContain('project.shop/environment.production/container.storefront  [origin unknown]');
+    expect(human).not.toContain('origin unknown, inferred');
+    expect(renderDriftMarkdown(inferred, ctx)).not.toContain('origin unknown, inferred');
+  });
 });
+

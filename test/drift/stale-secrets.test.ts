@@ -28,6 +28,9 @@ describe('distrustStaleSecretFingerprints', () => {
       resources.set(x.address, x);
     distrustStaleSecretFingerprints(resources);
     expect(resources.get('project.p/variable.EDITED')!.fingerprints).toEqual({ other: 'keep' });
+    // The plan says why the value is unknown: replaced since driftless wrote it.
+    expect(resources.get('project.p/variable.EDITED')!.distrustedFingerprints).toEqual(['value']);
+    expect(resources.get('project.p/environment.e/variable.WRITTEN')!.distrustedFingerprints).toBeUndefined();
     expect(resources.get('project.p/environment.e/variable.WRITTEN')!.fingerprints).toEqual({ value: 'fp', other: 'keep' });
     expect(resources.get('project.q/variable.NO_SERVICES')!.fingerprints).toEqual({ value: 'fp', other: 'keep' });
   });

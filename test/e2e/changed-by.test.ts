@@ -186,4 +186,27 @@ describe('drift: who changed what, from the audit log', () => {
     // Only the window since the drifted record's last write (less a second) is asked for.
     expect(new URLSearchParams(events[0]!.query).get('fromTimestamp')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });
+
+  it('names who changed the configuration a service has not been deployed with since (a console edit put back by hand)', async () => {
+    h = await setUp();
+    const { project, variable } = ids(h);
+    const logLevel = variable('LOG_LEVEL', project.id);
+    // Changed and put back in the console: the value matches Git, the service runs an older configuration.
+    await call(h, h.emu.tokens.CONSOLE, 'PUT', `/variable/${logLevel.id}`, { key: 'LOG_LEVEL', value: 'trace' });
+    await call(h, h.emu.tokens.CONSOLE, 'PUT', `/variable/${logLevel.id}`, { key: 'LOG_LEVEL', value: 'info' });
+
+    const r = await h.run(['drift', 'm', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    const report = JSON.parse(r.stdout);
+    expect(report.items.map((i: any) => [i.address, i.drift])).toEqual([['project.shop/environment.staging/container.web', 'not_deployed']]);
+    const [web] = report.items;
+    expect(web.changed_by).toEqual({ origin: 'CONSOLE', triggered_by: 'ops-oncall@example.com', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(web.origin).toBe('outside_git');
+    expect(web.attribution).toBe('audit_log');
+
+    const human = await h.run(['drift', 'm']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toContain('configuration last changed in the console by ops-oncall@example.com at ');
+    expect(human.stdout).not.toContain('inferred from timestamps');
+  });
 });

@@ -211,6 +211,10 @@ describe('the refresh cache', () => {
     const again = await h!.run(['export', '--cache', 'e'], { env: SECRET_ENV });
     expect(fullReadLine(again.stderr)).toBeUndefined();
     expect(again.stdout).toBe(exp.stdout);
+    // A cache a plan wrote lacks lists an export reads: the line names the export, which has no manifest.
+    const afterPlan = await h!.run(['export', '--cache', 'c'], { env: SECRET_ENV });
+    expect(afterPlan.code, afterPlan.stderr).toBe(0);
+    expect(fullReadLine(afterPlan.stderr)).toBe('Full read of the live state: the export needs lists the cache does not hold.');
   });
 
   it('runs sharing a cache at once, as separate processes, never corrupt it', async () => {

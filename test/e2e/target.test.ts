@@ -235,7 +235,11 @@ describe('plan --target', () => {
     expect(drift.code, drift.stderr).toBe(2);
     const report = JSON.parse(drift.stdout);
     expect(report.targets).toEqual([STAGING]);
+    // As the JSON plan's: a job reading in_sync can tell a partial report from a whole one.
+    expect(report.complete).toBe(false);
     expect(report.items.map((i: any) => i.address)).toEqual([`${STAGING}/container.web`]);
+    const whole = await h.run(['drift', 'm', '--format', 'json']);
+    expect(JSON.parse(whole.stdout).complete).toBe(true);
     expect(report.reconcile_command).toBe(`driftless apply m --target ${STAGING}`);
 
     const applied = await h.run(['apply', 'm', '--target', STAGING, '--auto-approve', ...FAST]);
@@ -245,5 +249,62 @@ describe('plan --target', () => {
     const after = await h.run(['drift', 'm', '--target', STAGING]);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain('Partial report (--target): only project.shop/environment.staging');
+  });
+
+  it('a targeted project secret edited in the console is planned as the whole plan plans it, and drift --target finds it', async () => {
+    h = await startHarness();
+    const secretManifest = `version: 1
+projects:
+  - name: shop
+    variables:
+      - key: API_KEY
+        value: \${env:API_KEY}
+        secret: true
+    environments:
+      - name: staging
+        cluster: staging-cluster
+        services:
+          - type: container
+            name: web
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27"
+`;
+    const env = { API_KEY: 'key-from-git-0001' };
+    h.write({ 'm/main.yaml': secretManifest });
+    const applied = await h.run(['apply', 'm', '--auto-approve', ...FAST], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    // The console edits the value and keeps the description (with driftless's fingerprint in it):
+    // only the record's updated_at, later than the last deployment of web, says so.
+    const secret = Object.values(h.emu.state.variables).find((v: any) => v.key === 'API_KEY') as any;
+    const res = await fetch(`${h.emu.url}/variable/${secret.id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'API_KEY', value: 'edited-in-console', description: secret.description }),
+    });
+    expect(res.status).toBe(200);
+
+    const address = 'project.shop/variable.API_KEY';
+    // The reason is the edit, not a secret driftless never wrote.
+    const human = await h.run(['plan', 'm'], { env });
+    expect(human.stdout).toContain('~ value: (value unknown: changed since driftless wrote it) -> (sensitive value)');
+    expect(human.stdout).not.toContain('not written by driftless');
+    const whole = await h.run(['plan', 'm', '--json'], { env });
+    expect(whole.code, whole.stderr).toBe(0);
+    const wholeChange = JSON.parse(whole.stdout).resource_changes.find((c: any) => c.address === address);
+    expect(wholeChange.change.actions).toEqual(['update']);
+
+    const targeted = await h.run(['plan', 'm', '--target', address, '--json'], { env });
+    expect(targeted.code, targeted.stderr).toBe(0);
+    const plan = JSON.parse(targeted.stdout);
+    expect(plan.complete).toBe(false);
+    // The same change as the whole plan's, and nothing of the environment it read to know it.
+    const changed = plan.resource_changes.filter((c: any) => !c.change.actions.includes('no-op'));
+    expect(changed.map((c: any) => [c.address, c.change.actions])).toEqual([[address, ['update']]]);
+    expect(plan.resource_changes.map((c: any) => c.address)).not.toContain('project.shop/environment.staging');
+
+    const drift = await h.run(['drift', 'm', '--target', address, '--format', 'json'], { env });
+    expect(drift.code, drift.stderr).toBe(2);
+    expect(JSON.parse(drift.stdout).items.map((i: any) => i.address)).toEqual([address]);
   });
 });

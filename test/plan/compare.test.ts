@@ -81,5 +81,8 @@ describe('diffAttrs', () => {
     expect(diffAttrs(d, live({ cfg: { url: 'changed' } }, fps), KEY).fields).toEqual([{ field: 'cfg', sensitive: true }]);
     expect(diffAttrs(d, live({ cfg: { url: 'u' } }, { ...fps, secret: 'other' }), KEY).fields).toEqual([{ field: 'secret', sensitive: true, forces_replace: true }]);
     expect(diffAttrs(d, live({ cfg: { url: 'u' } }, { token: fps.token }), KEY).fields).toEqual([{ field: 'secret', sensitive: true, before_unknown: true, forces_replace: true }]);
+    // Its fingerprint dropped because the record was written again since driftless wrote it: said so.
+    const edited = { ...live({ cfg: { url: 'u' } }, { token: fps.token }), distrustedFingerprints: ['secret'] };
+    expect(diffAttrs(d, edited, KEY).fields).toEqual([{ field: 'secret', sensitive: true, before_unknown: true, before_edited: true, forces_replace: true }]);
   });
 });

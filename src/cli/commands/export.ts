@@ -78,7 +78,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
         const cache = cacheSettingsOf(args, io.env, io.cwd, cfg.config.baseUrl);
         const through = cache
           ? async (read: RecordsReader) => {
-              const r = await readThroughCache(session.port, read, cache);
+              // An export has no manifest: its full-read line says what needs the lists.
+              const r = await readThroughCache(session.port, read, cache, { neededBy: 'the export' });
               session.refresh = r.report;
               writeDiagnostics(io, r.diagnostics, errPalette);
               return r.records;
