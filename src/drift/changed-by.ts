@@ -254,13 +254,13 @@ function isDriftlessOrigin(item: DriftItem): boolean {
   return item.attribution === 'audit_log' && item.origin === 'git';
 }
 
-/** "in the console by ops-oncall@example.com", "through the API by token ci-bot"... */
+/** "in the console by ops-oncall@example.com", "through the API by token \"ci-bot\""... */
 export function whoText(c: ChangedBy): string {
   switch (c.origin) {
     case 'CONSOLE':
       return `in the console by ${c.triggered_by}`;
     case 'API':
-      return `through the API by token ${c.triggered_by}`;
+      return `through the API by token "${c.triggered_by}"`; // quoted: token names are free text ("admin token")
     case 'CLI':
       return `with the CLI by ${c.triggered_by}`;
     case 'TERRAFORM_PROVIDER':

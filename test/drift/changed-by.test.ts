@@ -158,7 +158,7 @@ describe('attributeFromAuditLog', () => {
     expect(r.items[0]).toMatchObject({ origin: 'outside_git', attribution: 'audit_log', changed_by: { origin: 'CONSOLE', triggered_by: 'ops-oncall@example.com', at: '2026-11-25T10:42:00.123456789Z' } });
     expect(changedByLine(r.items[0]!)).toBe('changed in the console by ops-oncall@example.com at 10:42 UTC on 2026-11-25');
     expect(r.items[1]).toMatchObject({ origin: 'git', cause: 'removed_from_git', attribution: 'audit_log' });
-    expect(changedByLine(r.items[1]!)).toBe('written by driftless through the API by token admin token at 09:00 UTC on 2026-11-25; removed from Git since');
+    expect(changedByLine(r.items[1]!)).toBe('written by driftless through the API by token "admin token" at 09:00 UTC on 2026-11-25; removed from Git since');
     expect(r.summary).toMatchObject({ outside_git: 1, git: 1, unknown: 0 });
   });
 
@@ -166,7 +166,7 @@ describe('attributeFromAuditLog', () => {
     const applied = event({ target_type: 'CONTAINER', target_id: 's1', user_agent: 'driftless', change: JSON.stringify({ id: 's1', name: 'web' }) });
     const r = attributeFromAuditLog(report([item(`${ENV}/container.web`, 'container', 'changed', { origin: 'outside_git', fields: [{ field: 'tag', live: '1', git: '2' }] })]), state, [applied], { names: new Set() });
     expect(r.items[0]).toMatchObject({ origin: 'git', attribution: 'audit_log', summary: 'tag differs from Git: changed in Git since driftless last wrote it, not applied yet' });
-    expect(changedByLine(r.items[0]!)).toBe('last written by driftless through the API by token admin token at 10:42 UTC on 2026-11-25');
+    expect(changedByLine(r.items[0]!)).toBe('last written by driftless through the API by token "admin token" at 10:42 UTC on 2026-11-25');
   });
 
   it('keeps the inference, labelled, for an item the log says nothing about', () => {
@@ -199,7 +199,7 @@ describe('attributeFromAuditLog: a service not running its configuration', () =>
   it('names the latest write since its last deployment to it or a variable it sees: driftless without a deploy is Git not applied', () => {
     const [r] = attributeFromAuditLog(report([notDeployed]), state, [consoleBeforeDeploy, ownVariableWrite], { names: new Set() }).items;
     expect(r).toMatchObject({ origin: 'git', attribution: 'audit_log', changed_by: { origin: 'API', triggered_by: 'admin token', at: '2026-11-25T10:41:00Z' } });
-    expect(changedByLine(r!)).toBe('configuration last changed by driftless through the API by token admin token at 10:41 UTC on 2026-11-25, not deployed since');
+    expect(changedByLine(r!)).toBe('configuration last changed by driftless through the API by token "admin token" at 10:41 UTC on 2026-11-25, not deployed since');
   });
 
   it('ignores writes before the deployment and other services\' writes: then it stays an inference', () => {

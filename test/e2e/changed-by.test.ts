@@ -105,7 +105,7 @@ describe('drift: who changed what, from the audit log', () => {
     const human = await h.run(['drift', 'm']);
     expect(human.code).toBe(2);
     expect(human.stdout).toContain(`changed in the console by ops-oncall@example.com at ${hhmm} UTC on `);
-    expect(human.stdout).toContain(`changed through the API by token ${tokenName(h, 'WRITE')} at `);
+    expect(human.stdout).toContain(`changed through the API by token "${tokenName(h, 'WRITE')}" at `);
     expect(human.stdout).not.toContain('inferred');
     expect(human.stderr).toMatch(ONLY_USAGE_LINE);
 
@@ -135,7 +135,7 @@ describe('drift: who changed what, from the audit log', () => {
     const human = await h.run(['drift', 'm']);
     expect(human.stdout).toMatch(/variable\.OLD_FLAG {2}\[removed from Git\]/);
     expect(human.stdout).toMatch(/variable\.HOTFIX {2}\[created outside Git\]/);
-    expect(human.stdout).toContain(`created through the API by token ${tokenName(h, 'WRITE')} at `);
+    expect(human.stdout).toContain(`created through the API by token "${tokenName(h, 'WRITE')}" at `);
 
     // Named apply tokens decide instead of the user agent: with another name, OLD_FLAG was not
     // written by "driftless", so it counts as created outside Git.
