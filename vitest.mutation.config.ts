@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The tests StrykerJS runs against each mutant of the pure core (`npm run test:mutation`):
-// the fast unit tests of src/plan, src/graph, src/manifest, src/drift, src/live/normalize.ts and
+// the fast unit tests of src/plan, src/graph, src/manifest, src/drift, src/live and
 // src/apply/steps.ts. No emulator, no CLI in a child process, no chaos: each mutant must be judged
 // in seconds, and a test that talks HTTP would measure the network, not the core.
 export default defineConfig({

@@ -4,7 +4,7 @@
  * one comment per part. The parts are rendered by the pure renderers; this module only declares
  * the option, checks it against `--format`, and writes the files.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Options } from 'yargs';
 import type { CliIO } from './io.js';
@@ -26,29 +26,71 @@ export function checkSplitDir(args: Record<string, unknown>): true {
   return true;
 }
 
-const PART_FILE = /^part-.*\.md$/;
+/** What a run writes, and so the only files a later run removes: `part-` digits `.md`, nothing else
+ * (a user's `part-time-notes.md` beside them is not ours). */
+const PART_FILE = /^part-[0-9]+\.md$/;
+
+/** A symlink met where the parts go: refused, never followed (it could point anywhere). */
+class SymlinkRefused extends Error {}
+
+/** lstat that says "absent" instead of throwing ENOENT. */
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/**
+ * Writes one part without following a symlink: O_NOFOLLOW makes the open fail (ELOOP) when the
+ * name is a symlink, so there is no window between a check and the write.
+ */
+function writePartFile(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new SymlinkRefused(path);
+    throw e;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * Writes `parts` as DIR/part-1.md ... part-N.md (DIR created if missing) and removes every other
- * `part-*.md` in DIR: what a previous, longer run left there must not pass for part of this one.
+ * `part-N.md` in DIR: what a previous, longer run left there must not pass for part of this one.
+ * Nothing else is removed. A symlink as DIR or as a part file is refused with an error naming it
+ * (a comment-posting job must not be made to overwrite what a link points to).
  * With no parts, only the removal happens. Returns false after telling the
  * user on stderr when the directory cannot be written.
  */
 export function writeMarkdownParts(dir: string, parts: readonly string[], io: CliIO): boolean {
   const target = resolve(io.cwd, dir);
   try {
+    if (lstatOrNull(target)?.isSymbolicLink()) throw new SymlinkRefused(dir);
     mkdirSync(target, { recursive: true });
     const written = new Set<string>();
     parts.forEach((text, i) => {
       const name = `part-${i + 1}.md`;
-      writeFileSync(join(target, name), text);
+      writePartFile(join(target, name), text);
       written.add(name);
     });
     for (const entry of readdirSync(target, { withFileTypes: true })) {
-      if (entry.isFile() && PART_FILE.test(entry.name) && !written.has(entry.name)) rmSync(join(target, entry.name), { force: true });
+      if (PART_FILE.test(entry.name) && !written.has(entry.name) && (entry.isFile() || entry.isSymbolicLink())) rmSync(join(target, entry.name), { force: true });
     }
     return true;
   } catch (e) {
+    if (e instanceof SymlinkRefused) {
+      const shown = e.message === dir ? dir : join(dir, e.message.slice(target.length + 1));
+      io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${shown} is a symbolic link (driftless never writes through one; point --split-dir at a real directory)\n`);
+      return false;
+    }
     io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
     return false;
   }

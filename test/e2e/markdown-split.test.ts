@@ -5,7 +5,7 @@
  * in exactly one; part files a previous, longer run left are removed (and nothing else); a usage
  * error for --split-dir without markdown runs nothing.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
@@ -119,6 +119,30 @@ describe('plan --format markdown --split-dir on 300 services', () => {
     expect(failure).toContain('driftless plan failed');
     expect(failure).not.toContain('**Plan:');
     expect(markdownProblems(failure!)).toEqual([]);
+  });
+
+  it('never follows a symlink (a part file or the directory) and removes only part-N.md files', async () => {
+    writeFileSync(join(h.dir, 'precious.txt'), 'keep me\n');
+    mkdirSync(join(h.dir, 'linked-part'), { recursive: true });
+    symlinkSync(join(h.dir, 'precious.txt'), join(h.dir, 'linked-part', 'part-1.md'));
+    const viaFile = await h.run(['plan', 'small', '--format', 'markdown', '--split-dir', 'linked-part']);
+    expect(viaFile.code).toBe(1);
+    expect(viaFile.stderr).toContain('linked-part/part-1.md is a symbolic link');
+    expect(readFileSync(join(h.dir, 'precious.txt'), 'utf8')).toBe('keep me\n');
+
+    mkdirSync(join(h.dir, 'real-dir'), { recursive: true });
+    writeFileSync(join(h.dir, 'real-dir', 'part-7.md'), 'not this run\n');
+    symlinkSync(join(h.dir, 'real-dir'), join(h.dir, 'linked-dir'));
+    const viaDir = await h.run(['plan', 'small', '--format', 'markdown', '--split-dir', 'linked-dir']);
+    expect(viaDir.code).toBe(1);
+    expect(viaDir.stderr).toContain('linked-dir is a symbolic link');
+    expect(readdirSync(join(h.dir, 'real-dir'))).toEqual(['part-7.md']);
+
+    mkdirSync(join(h.dir, 'notes'), { recursive: true });
+    for (const f of ['part-time-notes.md', 'part-2.md']) writeFileSync(join(h.dir, 'notes', f), 'old\n');
+    const ok = await h.run(['plan', 'small', '--format', 'markdown', '--split-dir', 'notes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readdirSync(join(h.dir, 'notes')).sort()).toEqual(['part-1.md', 'part-time-notes.md']);
   });
 
   it('--split-dir without --format markdown is a usage error: nothing runs, nothing is written', async () => {
