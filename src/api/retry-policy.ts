@@ -2,7 +2,7 @@
  * What to do after one attempt: return, fail with a typed error, retry after a backoff, or wait
  * for the rate limit and send again. Pure: the client loop (client.ts) carries out the decision.
  *
- * The rules (see README.md):
+ * The rules (see docs/troubleshooting.md, "Timeouts and retries"):
  *  - 2xx: done. 3xx: fail (redirects are not followed: the token would travel elsewhere).
  *  - 429: wait (Retry-After, else X-RateLimit-Reset) and resend, whatever the method: a 429 was
  *    not applied. Give up after `rateLimitRetries`.

@@ -1,6 +1,6 @@
 /**
  * The options a command declares, read from its own yargs builder on a fresh parser: the single
- * source for "did you mean --x?" hints and for the test that checks the README's command table.
+ * source for "did you mean --x?" hints and for the test that checks the command table (docs/commands.md).
  */
 import yargs, { type Argv } from 'yargs';
 import type { CliCommand } from './command.js';

@@ -8,7 +8,7 @@ import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
 import { addressOf, unescapeName } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
-import { knownList, nearest, uniqueNames } from './suggest.js';
+import { knownList, nearestTypo, uniqueNames } from './suggest.js';
 import type { EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
 import { sourceOf } from './types.js';
 
@@ -50,18 +50,20 @@ function lastName(address: unknown): string | undefined {
  * left at the old name: it says so, rather than suggesting whatever name looks closest.
  */
 function reporter(out: Diagnostic[], moved: Manifest['moved'] = []): Unresolved {
-  return (what, name, candidates, range, address, where) => {
+  return (what, name, candidates, range, address, where, ifRemoved) => {
     const renamedTo = (moved ?? [])
       .filter((e) => lower(lastName(e.from) ?? '') === lower(name))
       .map((e) => ({ to: lastName(e.to), at: sourceOf(e) }))
       .find((r) => r.to !== undefined && candidates.some((c) => lower(c) === lower(r.to!)));
-    const guess = nearest(name, uniqueNames(candidates));
+    const guess = nearestTypo(name, uniqueNames(candidates));
     const allowed = candidates.length ? `Known: ${knownList(candidates)}.` : `None is declared${where ? ` ${where}` : ''}.`;
     const hint = renamedTo
       ? `\`${name}\` is renamed to \`${renamedTo.to}\` by the \`moved\` entry${renamedTo.at ? ` at ${renamedTo.at.file}:${renamedTo.at.start.line}:${renamedTo.at.start.col}` : ''}: refer to it by its new name. `
       : guess
         ? `Did you mean \`${guess}\`? `
-        : '';
+        : ifRemoved
+          ? `${ifRemoved} `
+          : '';
     out.push(
       error('ref.unresolved', `${what} \`${name}\` does not exist${where ? ` ${where}` : ''}`, {
         detail: `${hint}${allowed}`,
@@ -75,11 +77,11 @@ function reporter(out: Diagnostic[], moved: Manifest['moved'] = []): Unresolved 
 export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
   const out: Diagnostic[] = [];
   const unresolved = reporter(out, m.moved);
-  const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string) => {
+  const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string, ifRemoved?: (name: string) => string) => {
     const known = new Set(candidates.map(lower));
     (names ?? []).forEach((n, i) => {
       if (typeof n !== 'string') return;
-      if (!known.has(lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where);
+      if (!known.has(lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where, ifRemoved?.(n));
     });
   };
 
@@ -97,7 +99,9 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
       else {
         const e = findByName(p.environments, t.environment);
         if (!e) unresolved('environment', t.environment, (p.environments ?? []).map((x) => x.name), fieldSourceOf(t, 'environment'), address, `in project \`${p.name}\``);
-        else if (!findByName(e.services, t.service)) unresolved('service', t.service, (e.services ?? []).map((x) => x.name), fieldSourceOf(t, 'service'), address, `in environment \`${e.name}\``);
+        else if (!findByName(e.services, t.service))
+          unresolved('service', t.service, (e.services ?? []).map((x) => x.name), fieldSourceOf(t, 'service'), address, `in environment \`${e.name}\``,
+            `If \`${t.service}\` was removed from the manifest, alert rule \`${rule.name}\` watches a service that is gone: remove the rule with it (or give it another target, if another service is what it should watch).`);
       }
     }
   }
@@ -110,7 +114,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
       checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out);
       const serviceNames = (e.services ?? []).map((s) => s.name);
       for (const st of e.deployment_stages ?? []) {
-        checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``);
+        checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``, (n) => `If \`${n}\` was removed from the manifest, remove it from stage \`${st.name}\` too.`);
       }
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
@@ -204,7 +208,8 @@ function checkClusterLimits(s: ServiceSpec, address: string, cluster: string, li
   return out;
 }
 
-type Unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string) => void;
+/** `ifRemoved`: what to do when the name is that of an object removed from the manifest (said when no typo fits). */
+type Unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string, ifRemoved?: string) => void;
 
 function checkVariableRefs(
   vars: VariableSpec[] | undefined,

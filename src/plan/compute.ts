@@ -67,6 +67,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const recreated = new Map<Address, GuardRequirement[]>();
   /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
   const owned = new Map<Address, DesiredResource>();
+  /**
+   * Replacements of an object a check already rejected (a cluster name the organization does not
+   * have reads as a changed cluster), and their children: the plan cannot be applied, the check's
+   * error is the cause, so what creating them again would need (a secret's value) is not reported.
+   */
+  const replacedOnError = new Set<Address>();
   let ignoredCount = 0;
   /** Objects whose ignored fields differ live: an OUT_OF_DATE status of a service they affect may be theirs alone (plan/deploy.ts). */
   const outOfDateIgnored = new Set<Address>();
@@ -130,7 +136,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       c.actions = ['delete', 'create'];
       c.reasons.push(`replaced with its parent ${d.parent}`);
       c.before = l.attrs;
-      diagnostics.push(...secretsNeededToCreate(d));
+      if (replacedOnError.has(d.parent)) replacedOnError.add(address);
+      else diagnostics.push(...secretsNeededToCreate(d));
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
@@ -162,7 +169,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       const immutable = diff.fields.filter((f) => f.forces_replace);
       if (immutable.length > 0) {
         c.actions = ['delete', 'create'];
-        diagnostics.push(...secretsNeededToCreate(d));
+        if (checked.has(address)) replacedOnError.add(address);
+        else diagnostics.push(...secretsNeededToCreate(d));
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
         guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
         recreated.set(address, c.requires ?? []);

@@ -18,7 +18,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** What the installed package may hold: the launcher, the build, the schemas and what the runtime reads. */
-const ALLOWED = [/^bin\/driftless\.js$/, /^dist\//, /^schemas\//, /^src\/emulator\/fixtures\//, /^examples\/(minimal|realistic|platform)\//, /^examples\/README\.md$/, /^package\.json$/, /^README\.md$/, /^LICENSE/];
+const ALLOWED = [/^bin\/driftless\.js$/, /^dist\//, /^schemas\//, /^src\/emulator\/fixtures\//, /^examples\/(minimal|realistic|platform)\//, /^examples\/README\.md$/, /^docs\/[a-z-]+\.md$/, /^package\.json$/, /^README\.md$/, /^LICENSE/];
 
 describe('the npm package', () => {
   let work: string;

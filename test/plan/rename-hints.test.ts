@@ -60,3 +60,48 @@ describe('renameHints', () => {
     expect(renameHints(graph, live, [created(d)], new Map([[ENV, ENV]]), undefined)).toHaveLength(1);
   });
 });
+
+describe('renameHints: an object with children is the same only when its content is (issue 19)', () => {
+  const PROJECT = 'project.shop';
+  const env = (name: string): DesiredResource => ({ address: `${PROJECT}/environment.${name}`, kind: 'environment', name, parent: PROJECT, attrs: { name, mode: 'PREVIEW', cluster: 'c' }, dependsOn: [] });
+  const liveEnv = (name: string): LiveResource => ({ address: `${PROJECT}/environment.${name}`, kind: 'environment', name, parent: PROJECT, id: `id-${name}`, attrs: { name, mode: 'PREVIEW', cluster: 'c' }, record: {}, version: 'v' });
+  const services = (envName: string, n: number, cpu = 500) => Array.from({ length: n }, (_, i) => ({ parent: `${PROJECT}/environment.${envName}`, name: `svc-${i}`, cpu }));
+  const dApp = (s: { parent: string; name: string; cpu: number }): DesiredResource => ({ address: `${s.parent}/application.${s.name}`, kind: 'application', name: s.name, parent: s.parent, attrs: { name: s.name, cpu: s.cpu }, dependsOn: [] });
+  const lApp = (s: { parent: string; name: string; cpu: number }): LiveResource => ({ address: `${s.parent}/application.${s.name}`, kind: 'application', name: s.name, parent: s.parent, id: `id-${s.parent}-${s.name}`, attrs: { name: s.name, cpu: s.cpu }, record: {}, version: 'v' });
+
+  function envHints(desiredServices: number, liveServices: number, liveCpu = 500) {
+    const desired = [env('preview-pr-333'), ...services('preview-pr-333', desiredServices).map(dApp)];
+    const liveList = [liveEnv('preview-pr-311'), ...services('preview-pr-311', liveServices, liveCpu).map(lApp)];
+    const graph: DesiredGraph = { resources: new Map(desired.map((d) => [d.address, d])), order: desired.map((d) => d.address) };
+    const live: LiveState = { organizationId: 'o', resources: new Map(liveList.map((l) => [l.address, l])), requestCount: 0 };
+    return renameHints(graph, live, desired.map(created), new Map([[PROJECT, PROJECT]]), undefined);
+  }
+
+  it('offers no rename of a 6-service environment for a 9-service one, nor the reverse', () => {
+    expect(envHints(9, 6)).toEqual([]);
+    expect(envHints(6, 9)).toEqual([]);
+  });
+
+  it('offers none when the services differ in configuration', () => {
+    expect(envHints(6, 6, 1000)).toEqual([]);
+  });
+
+  it('still offers the rename when the content is the same', () => {
+    const d = envHints(6, 6);
+    expect(d.map((x) => x.summary)).toEqual([`${PROJECT}/environment.preview-pr-333 (created) looks like a rename of ${PROJECT}/environment.preview-pr-311 (not in the manifest): the same environment configuration under another name`]);
+  });
+});
+
+describe('renameHints: content that was not read', () => {
+  it('offers no rename of an environment whose live services were not read (its mode and cluster alone say nothing)', () => {
+    const PROJECT = 'project.shop';
+    const d: DesiredResource = { address: `${PROJECT}/environment.new`, kind: 'environment', name: 'new', parent: PROJECT, attrs: { name: 'new', mode: 'PREVIEW', cluster: 'c' }, dependsOn: [] };
+    const child: DesiredResource = { address: `${d.address}/application.web`, kind: 'application', name: 'web', parent: d.address, attrs: { name: 'web', cpu: 500 }, dependsOn: [] };
+    const l: LiveResource = { address: `${PROJECT}/environment.old`, kind: 'environment', name: 'old', parent: PROJECT, id: 'e', attrs: { name: 'old', mode: 'PREVIEW', cluster: 'c' }, record: {}, version: 'v' };
+    for (const desired of [[d], [d, child]]) {
+      const graph: DesiredGraph = { resources: new Map(desired.map((x) => [x.address, x])), order: desired.map((x) => x.address) };
+      const live: LiveState = { organizationId: 'o', resources: new Map([[l.address, l]]), requestCount: 0 };
+      expect(renameHints(graph, live, desired.map(created), new Map([[PROJECT, PROJECT]]), undefined)).toEqual([]);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * The README's annotated manifest is a real one: it validates, applies on the emulator, and plans
- * clean afterwards. And the README's commands table names every command the CLI has.
+ * The annotated manifest of docs/manifest.md is a real one: it validates, applies on the emulator,
+ * and plans clean afterwards; the README's tour manifest validates. And the command table
+ * (docs/commands.md) names every command the CLI has.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,14 +10,19 @@ import { commands } from '../../src/cli/commands/index.js';
 import { run, startEmu, tempDir } from '../export/helpers.js';
 
 const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+const manifestPage = readFileSync(path.resolve(__dirname, '../../docs/manifest.md'), 'utf8');
+const commandsPage = readFileSync(path.resolve(__dirname, '../../docs/commands.md'), 'utf8');
 
-function manifestExample(): string {
-  const section = readme.slice(readme.indexOf('## The manifest'));
+/** The first YAML block after `heading` in `text`. */
+function yamlAfter(text: string, heading: string): string {
+  expect(text).toContain(heading);
+  const section = text.slice(text.indexOf(heading));
   const start = section.indexOf('```yaml\n') + '```yaml\n'.length;
   return section.slice(start, section.indexOf('```', start));
 }
+const manifestExample = () => yamlAfter(manifestPage, '## An annotated manifest');
 
-describe('README', () => {
+describe('the documented manifests and commands', () => {
   it('the annotated manifest validates, applies, and then plans with no changes', async () => {
     const tmp = tempDir('driftless-readme-');
     const emu = await startEmu();
@@ -34,8 +40,20 @@ describe('README', () => {
     }
   }, 60_000);
 
+  it("the README tour's manifest validates (with its secret set)", async () => {
+    const tmp = tempDir('driftless-readme-tour-');
+    try {
+      writeFileSync(path.join(tmp.dir, 'driftless.yaml'), yamlAfter(readme, '## A five-minute tour'));
+      const r = await run(['validate'], { SESSION_SECRET: 'tour-secret' }, tmp.dir);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.stderr + r.stdout).not.toMatch(/warning/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('documents every command with its exit codes', () => {
-    const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('### drift'));
-    for (const c of commands) expect(table).toContain(`\`driftless ${c.command.split(' ')[0]}`);
+    const table = commandsPage.slice(commandsPage.indexOf('| command | what it does | exit codes |'), commandsPage.indexOf('`[API options]`'));
+    for (const c of commands) expect(table).toMatch(new RegExp(`\\| \`driftless ${c.command.split(' ')[0]}[^\\n]*\\| [^\\n]*\\d[^\\n]*\\|$`, 'm'));
   });
 });

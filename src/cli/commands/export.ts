@@ -93,7 +93,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
       // The summary counts what was exported, not how it is written: a factored environment lists
       // only its own services, the template's are still its services.
       const exported = result.manifest;
-      // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see README).
+      // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see docs/export.md).
       if (args.factor) result = { ...result, manifest: factorManifest(result.manifest) };
       if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
         return fail([
