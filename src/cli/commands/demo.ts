@@ -60,6 +60,7 @@ export const demoCommand: CliCommand<DemoArgs> = {
     try {
       const result = await runDemo({
         examplePath: displayPath(example, io.cwd),
+        ciExamplesPath: displayPath(path.join(path.dirname(example), 'github-actions'), io.cwd) + path.sep,
         baseEnv,
         say: (t) => io.stdout.write(t),
         runCommand: (argv, env) => runCommandLine(argv, { ...io, env }, demoCommands),
