@@ -5,9 +5,8 @@
  * calls process.exit itself.
  */
 import type { CliCommand } from './command.js';
-import { processIO, type CliIO, EXIT } from './io.js';
-import { isVersionRequest, parseCommandLine } from './command-line.js';
-import { packageVersion } from './package-version.js';
+import { processIO, type CliIO } from './io.js';
+import { runCommandLine } from './dispatch.js';
 
 /**
  * The module of each command, loaded only when that command runs: `driftless validate` does not
@@ -32,26 +31,5 @@ async function commandsFor(argv: string[]): Promise<CliCommand<any>[]> {
 }
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
-  // `driftless -v` (bug reports, CI logs), without loading the commands.
-  if (isVersionRequest(argv)) {
-    io.stdout.write(`driftless ${packageVersion()}\n`);
-    return EXIT.ok;
-  }
-  const line = await parseCommandLine(argv, await commandsFor(argv), { version: packageVersion(), width: Math.min(110, io.stdout.columns ?? 100) });
-  if (line.kind === 'usage-error') {
-    io.stderr.write(line.message);
-    return EXIT.error;
-  }
-  if (line.kind === 'print') {
-    io.stdout.write(line.text);
-    return EXIT.ok;
-  }
-  try {
-    return await line.command.run(line.args as never, io);
-  } catch (e) {
-    // A command reports its problems as diagnostics; anything else is a bug. One line, never a
-    // stack trace or the message (which could quote a value), as the launcher does.
-    io.stderr.write(`driftless: internal error: ${e instanceof Error ? e.name : 'Error'}\n`);
-    return EXIT.error;
-  }
+  return runCommandLine(argv, io, commandsFor);
 }

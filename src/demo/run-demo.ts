@@ -28,6 +28,8 @@ export interface DemoDeps {
   say(text: string): void;
   /** The realistic example directory, as shown to the user. */
   examplePath: string;
+  /** The CI examples of the same installation (examples/github-actions), as shown to the user. */
+  ciExamplesPath: string;
   /** The user's environment (colour settings pass through; API settings are replaced). */
   baseEnv: NodeJS.ProcessEnv;
 }
@@ -78,12 +80,13 @@ export async function runDemo(deps: DemoDeps): Promise<DemoResult> {
     step(4, 'drift', `driftless drift ${deps.examplePath}: the nightly job; exit 2 means the platform no longer matches Git.`);
     const drift = await deps.runCommand(['drift', deps.examplePath], env);
     say(`\ndrift exited with ${drift} (${drift === 2 ? 'drift found, as expected' : drift === 0 ? 'in sync' : 'error'}).\n`);
+    // Only what this installation has, and no apply: the emulator stops with the demo, so an
+    // apply typed now would go to whatever DRIFTLESS_API_URL names (a real organization, maybe).
     const next: Array<[string, string]> = [
-      [`driftless apply ${deps.examplePath}`, 'puts the platform back to what Git says'],
-      ['driftless export --out live.yaml', 'writes what runs live as a manifest (to adopt an existing organization)'],
-      [`driftless graph ${deps.examplePath} --format mermaid`, 'the dependency graph'],
-      ['driftless serve', 'this emulator, standalone, for your own experiments'],
-      ['examples/github-actions/', 'plan on pull requests, apply on merge, drift every night'],
+      ['driftless serve', 'this emulator, standalone: set DRIFTLESS_API_URL and DRIFTLESS_API_TOKEN to the URL and token it prints to plan, apply and drift the example yourself'],
+      [`driftless validate ${deps.examplePath}`, 'checks a manifest offline (no API call)'],
+      ['driftless export --out live.yaml', 'writes what runs in an organization as a manifest (read-only; to adopt it)'],
+      [deps.ciExamplesPath, 'plan on pull requests, apply on merge, drift every night (GitHub; gitlab-ci/ beside it)'],
     ];
     const width = Math.max(...next.map(([c]) => c.length));
     say(['', 'What next:', ...next.map(([c, d]) => `  ${c.padEnd(width)}  ${d}`), ''].join('\n'));

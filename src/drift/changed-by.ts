@@ -20,17 +20,10 @@ import type { AuditEvent } from '../live/audit-log.js';
 import { toNanos } from '../live/audit-log.js';
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import type { ChangedBy } from './change-author.js';
 import type { DriftItem, DriftReport } from './detect.js';
 
-/** `items[].changed_by` of the drift report (contract name): who made the live side what it is. */
-export interface ChangedBy {
-  /** The event's origin: CONSOLE, API, CLI, TERRAFORM_PROVIDER, GIT, QOVERY_INTERNAL... */
-  origin: string;
-  /** A console user's e-mail address, or the name of the API token. */
-  triggered_by: string;
-  /** When (ISO 8601, as the audit log has it). */
-  at: string;
-}
+export type { ChangedBy } from './change-author.js';
 
 /**
  * How driftless recognises its own writes in the log (drift usually reads with another token than

@@ -32,7 +32,7 @@ import { pruneOptIn } from '../graph/prune.js';
 import { blockingOf } from '../plan/guards.js';
 import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
 import { secretsNotCompared } from '../render/describe.js';
-import type { ChangedBy } from './changed-by.js';
+import type { ChangedBy } from './change-author.js';
 
 export const DRIFT_FORMAT_VERSION = '1.0';
 

@@ -6,8 +6,9 @@
  * each environment's file can have its own owners (CODEOWNERS) and reviews. Each file starts with the schema modeline, a header and, when it reads
  * secrets, the list of environment variables it needs (names only: values are never known).
  */
+import path from 'node:path';
 import { stringify } from 'yaml';
-import { manifestSchema } from '../manifest/schema-validate.js';
+import { manifestSchema, manifestSchemaPath } from '../manifest/schema-validate.js';
 import type { Doc, ExportResult } from './to-manifest.js';
 
 export type ExportLayout = 'file' | 'directory';
@@ -24,11 +25,23 @@ const ORG_KEYS = ['scope', 'organization', 'annotation_groups', 'label_groups', 
 
 /**
  * The schema's `$id`: the URL of schemas/manifest.schema.json in the published package at this
- * version on a public CDN. An exported file can be written anywhere, and the export cannot know
- * where (or whether) the repository keeps a copy of the schema: only a URL always resolves.
+ * version on a public CDN (it resolves once the package is published; `export` writes the relative
+ * path of manifestSchemaPathFrom instead, which resolves offline).
  */
 export function manifestSchemaUrl(): string {
   return String(manifestSchema().$id);
+}
+
+/**
+ * The modeline's schema for files written in `dir`: the relative path from there to the schema of
+ * this installation (schemas/manifest.schema.json of the installed package, or of the checkout).
+ * It resolves offline and before the package is on a registry, where the `$id` URL does not
+ * (jsDelivr serves only published packages); committed in a repository that installs driftless
+ * as a dependency, it points into that repository's node_modules on every clone.
+ */
+export function manifestSchemaPathFrom(dir: string, schemaFile: string = manifestSchemaPath()): string {
+  const rel = path.relative(dir, schemaFile).split(path.sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
 /**

@@ -3,15 +3,13 @@
  * parent, dependencies, normalised attrs (see ./attrs.ts), pruning scopes, deploy pins and source
  * range; then a topological order. Pure: problems come back as diagnostics.
  */
-import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
+import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type {
-  IgnoresChanges,
   AlertReceiverSpec,
   AlertRuleSpec,
   EnvironmentSpec,
   Manifest,
-  MaybeSecret,
   ProjectSpec,
   ServiceSpec,
   WebhookSpec,
@@ -19,32 +17,21 @@ import type {
 import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
-import { SecretValue } from '../model/secret.js';
 import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
 import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
 import { checkMoved } from './moved.js';
 import { serviceAttrs } from './services.js';
-import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
-import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
+import { addVariables, resolveVariables } from './variables.js';
+import { checkDescription, secret, type GraphBuilder } from './builder.js';
 
 export { pruneKinds } from './prune.js';
+export type { GraphBuilder } from './builder.js';
 
 export interface BuildResult {
   graph: DesiredGraph;
   diagnostics: Diagnostic[];
-}
-
-/** Mutable state of one build; helpers in sibling modules add to it. */
-export interface GraphBuilder {
-  resources: Map<Address, DesiredResource>;
-  diagnostics: Diagnostic[];
-  pendingVariables: PendingVariable[];
-  /** Clone sources not yet declared when their clone was walked. */
-  pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
-  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes`). */
-  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges): DesiredResource | undefined;
 }
 
 export function buildGraph(manifest: Manifest): BuildResult {
@@ -157,36 +144,6 @@ function newBuilder(): GraphBuilder {
       return res;
     },
   };
-}
-
-/** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */
-export function secret(v: MaybeSecret | undefined): SecretValue | undefined {
-  if (v === undefined) return undefined;
-  return typeof v === 'string' ? new SecretValue(v) : v;
-}
-
-/** A description that must leave room for the fingerprint marker of these sensitive fields. */
-export function checkDescription(
-  b: GraphBuilder,
-  description: string | undefined,
-  sensitive: readonly string[],
-  address: Address,
-  range: ReturnType<typeof sourceOf>,
-): void {
-  if (description === undefined) return;
-  const room = DESCRIPTION_MAX_LENGTH - markerLength(sensitive);
-  if (description.length > room) {
-    b.diagnostics.push(
-      error('graph.description-too-long', `description is ${description.length} characters; at most ${room} are allowed here`, {
-        detail:
-          sensitive.length > 0
-            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends a ${markerLength(sensitive)}-character fingerprint marker to records holding secrets.`
-            : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
-        address,
-        range,
-      }),
-    );
-  }
 }
 
 function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {

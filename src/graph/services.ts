@@ -16,8 +16,7 @@ import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource } from '../model/resource.js';
 import { addressOf, parseAddress } from '../model/resource.js';
 import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, put, sortedSet } from './attrs.js';
-import type { GraphBuilder } from './build.js';
-import { checkDescription, secret } from './build.js';
+import { checkDescription, secret, type GraphBuilder } from './builder.js';
 
 export interface ServiceBuild {
   attrs: Record<string, unknown>;

@@ -11,14 +11,7 @@ import type { DesiredResource } from '../model/resource.js';
 import { addressOf } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
 import { VARIABLE_SCOPE_OF_KIND, desc, put } from './attrs.js';
-import type { GraphBuilder } from './build.js';
-import { checkDescription, secret } from './build.js';
-
-export interface PendingVariable {
-  spec: VariableSpec;
-  resource: DesiredResource;
-  scope: DesiredResource;
-}
+import { checkDescription, secret, type GraphBuilder, type PendingVariable } from './builder.js';
 
 /** Built-in variables are provided by the platform; aliases and overrides may target them. */
 const BUILT_IN_PREFIX = 'QOVERY_';

@@ -14,10 +14,9 @@
  * Shared by src/manifest (which refuses unknown paths, offline) and src/graph (which maps them onto
  * attrs): one table, so that a path validate accepts is always one the plan knows.
  */
-import type { ResourceKind } from './resource.js';
+import type { DeployPin, ResourceKind } from './resource.js';
 
-/** A deploy pin (DesiredResource.deploy) an ignored field also releases. */
-export type DeployPin = 'git_commit_id' | 'image_tag';
+export type { DeployPin } from './resource.js';
 
 export interface IgnoreTarget {
   /** Attr paths (dot-separated) the manifest path sets. */

@@ -9,7 +9,6 @@
  * way), so that computing a plan is a comparison of two maps keyed by address.
  */
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
-import type { DeployPin } from './ignore-paths.js';
 
 export type ResourceKind =
   | 'organization'
@@ -31,6 +30,12 @@ export type ResourceKind =
   | 'helm'
   | 'terraform'
   | 'variable';
+
+/**
+ * A deploy pin (DesiredResource.deploy) an ignored field also releases. Declared here, with the
+ * model, rather than in ignore-paths.ts, whose table is keyed by ResourceKind: no import cycle.
+ */
+export type DeployPin = 'git_commit_id' | 'image_tag';
 
 export const SERVICE_KINDS = ['application', 'container', 'database', 'job', 'helm', 'terraform'] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];

@@ -129,6 +129,7 @@ describe('secret canary', () => {
       const demoSecrets = new Set<string>();
       const demo = await runDemo({
         examplePath: EXAMPLE,
+        ciExamplesPath: 'examples/github-actions/',
         baseEnv: {},
         say: (t) => (demoText += t),
         runCommand: async (argv, cmdEnv) => {

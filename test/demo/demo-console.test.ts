@@ -15,6 +15,7 @@ describe('the demo console', () => {
     let out = '';
     const result = await runDemo({
       examplePath: exampleDirectory()!,
+      ciExamplesPath: 'examples/github-actions/',
       baseEnv: { NO_COLOR: '1' },
       say: (t) => (out += t),
       runCommand: (argv, env) => main(argv, { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((out += s), true) }, env, cwd: process.cwd() } as any),

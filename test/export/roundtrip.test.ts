@@ -5,14 +5,14 @@
  * reports them as ignored, with or without their ${env:} variables set). Both layouts; a
  * project-only export; no secret value anywhere in the output.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runPlan } from '../../src/cli/run-plan.js';
 import { planHasChanges } from '../../src/plan/types.js';
 import { run, startEmu, tempDir, type Emu } from './helpers.js';
-import { manifestSchema } from '../../src/manifest/index.js';
+import { manifestSchema, manifestSchemaPath } from '../../src/manifest/index.js';
 import { buildOrganizationByHand, type HandBuiltOrg } from './org-fixture.js';
 
 let emu: Emu;
@@ -34,8 +34,24 @@ function secretEnv(): Record<string, string> {
 
 const sessions: Array<{ close(): Promise<void> }> = [];
 
-/** The first line of every exported file: editors fetch the schema from its public `$id` URL. */
-const MODELINE = `# yaml-language-server: $schema=${String(manifestSchema().$id)}`;
+/**
+ * The first line of every exported file, for a file written in `dir`: the relative path from
+ * there to this installation's schema, which resolves offline (and before the package is on a
+ * registry, where the `$id` URL does not).
+ */
+const modeline = (dir: string) => {
+  const rel = path.relative(dir, manifestSchemaPath());
+  return `# yaml-language-server: $schema=${rel.startsWith('.') ? rel : `./${rel}`}`;
+};
+
+/** The schema file the modeline of `text`, a file in `dir`, points at: it exists and is the manifest schema. */
+function expectModelineResolves(text: string, dir: string) {
+  const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(text.split('\n')[0]!);
+  expect(m).not.toBeNull();
+  const target = path.resolve(dir, m![1]!);
+  expect(existsSync(target), target).toBe(true);
+  expect(JSON.parse(readFileSync(target, 'utf8')).$id).toBe(manifestSchema().$id);
+}
 
 async function plan(paths: string[], env = emu.env(secretEnv())) {
   const r = await runPlan(paths, {}, { env, cwd: tmp.dir });
@@ -69,7 +85,8 @@ describe('driftless export', () => {
     // The variables to set are listed on stderr, names only.
     for (const name of Object.keys(secretEnv())) expect(exp.stderr).toContain(name);
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toBe(MODELINE);
+    expect(text.split('\n')[0]).toBe(modeline(path.dirname(file)));
+    expectModelineResolves(text, path.dirname(file));
     // A helm chart names its repository (made by hand, not a default one), as a manifest does.
     expect(text).toMatch(/name: cache\n(?:.*\n)*?\s+source:\n\s+helm_repository:\n\s+repository: acme-charts\n\s+chart_name: redis\n\s+chart_version: "?19\.0\.0"?\n/);
     for (const value of Object.values(org.secrets)) {
@@ -107,7 +124,10 @@ describe('driftless export', () => {
     const exp = await run(['export', '--out', dir, '--layout', 'directory'], emu.env());
     expect(exp.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['organization.yaml', 'project-shop.production.yaml', 'project-shop.staging.yaml', 'project-shop.yaml']);
-    for (const f of readdirSync(dir)) expect(readFileSync(path.join(dir, f), 'utf8').split('\n')[0], f).toBe(MODELINE);
+    for (const f of readdirSync(dir)) {
+      expect(readFileSync(path.join(dir, f), 'utf8').split('\n')[0], f).toBe(modeline(dir));
+      expectModelineResolves(readFileSync(path.join(dir, f), 'utf8'), dir);
+    }
     expect(exp.stderr).not.toContain('warning');
     // The project's own file holds its attributes and variables, not its environments; each
     // environment's file holds that environment whole, under the project's name only.
@@ -151,7 +171,7 @@ describe('driftless export', () => {
     // --layout takes its value in any letter case, as every choice does.
     const replaced = await run(['export', '--out', file, '--overwrite', '--layout', 'File'], emu.env());
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(MODELINE);
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(modeline(tmp.dir));
   });
 
   it('needs only a Read token', async () => {
@@ -163,7 +183,9 @@ describe('driftless export', () => {
   it('prints to stdout by default; a project-only export carries the groups its services use and no organization-level objects', async () => {
     const exp = await run(['export', '--project', 'shop', '--environment', 'staging'], emu.env());
     expect(exp.code).toBe(0);
-    expect(exp.stdout.split('\n')[0]).toBe(MODELINE);
+    // On stdout: relative to the working directory (where `> file.yaml` puts it).
+    expect(exp.stdout.split('\n')[0]).toBe(modeline(process.cwd()));
+    expectModelineResolves(exp.stdout, process.cwd());
     expect(exp.stdout).toContain('name: staging');
     expect(exp.stdout).not.toContain('name: production');
     expect(exp.stdout).not.toContain('alert_rules:');

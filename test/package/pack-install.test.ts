@@ -7,9 +7,9 @@
  * list is checked against what the runtime needs and nothing else.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
@@ -18,7 +18,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** What the installed package may hold: the launcher, the build, the schemas and what the runtime reads. */
-const ALLOWED = [/^bin\/driftless\.js$/, /^dist\//, /^schemas\//, /^src\/emulator\/fixtures\//, /^examples\/(minimal|realistic|platform)\//, /^examples\/README\.md$/, /^docs\/[a-z-]+\.md$/, /^package\.json$/, /^README\.md$/, /^LICENSE/];
+const ALLOWED = [/^bin\/driftless\.js$/, /^dist\//, /^schemas\//, /^src\/emulator\/fixtures\//, /^examples\/(minimal|realistic|platform|github-actions|gitlab-ci)\//, /^examples\/README\.md$/, /^docs\/[a-z-]+\.md$/, /^package\.json$/, /^README\.md$/, /^LICENSE/];
 
 describe('the npm package', () => {
   let work: string;
@@ -101,6 +101,23 @@ describe('the npm package', () => {
     expect(r.stdout).toMatch(/Plan: \d+ to add/);
     expect(r.stdout).toContain('project.hello');
   });
+
+  it("the demo's \"What next\" names only what the install has, and suggests no apply (its emulator is gone by then)", async () => {
+    const r = await run(['demo', '--deploy-duration', '40'], { NO_COLOR: '1' });
+    expect(r.status, r.stderr).toBe(0);
+    const next = r.stdout.slice(r.stdout.lastIndexOf('What next:')).split('\n').slice(1).filter((l) => l.trim() !== '');
+    expect(next.length).toBeGreaterThanOrEqual(3);
+    const shown = next.map((l) => l.trim().split(/\s{2,}/)[0]!);
+    for (const s of shown) expect(s, s).not.toMatch(/\bapply\b/);
+    // Every path it names (relative to where the demo ran) exists in the install.
+    const paths = shown.flatMap((s) => s.split(' ').filter((w) => w.includes('/')));
+    expect(paths.some((p) => p.includes('github-actions'))).toBe(true);
+    for (const p of paths) {
+      const abs = resolve(work, p);
+      expect(abs.startsWith(join(work, 'app', 'node_modules', pkg.name)), p).toBe(true);
+      expect(existsSync(abs), p).toBe(true);
+    }
+  }, 120_000);
 
   it('says in one line, without a stack trace, when its build is missing', async () => {
     rmSync(join(work, 'app', 'node_modules', pkg.name, 'dist'), { recursive: true, force: true });

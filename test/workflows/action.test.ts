@@ -55,12 +55,27 @@ describe('action.yml', () => {
     for (const [name, o] of Object.entries<any>(action.outputs)) expect(o.value, name).toMatch(/^\$\{\{ steps\.(run|comment)\.outputs\.[a-z-]+ \}\}$/);
   });
 
-  it("installs exactly this repository's version of driftless-cli", () => {
-    const install = (action.runs.steps as Array<Record<string, any>>).find((s) => s.id === 'install')!;
+  it("installs driftless from the action's own checkout with its lockfile (cached on it), or a published version only when the version input names one", () => {
+    const steps = action.runs.steps as Array<Record<string, any>>;
+    const install = steps.find((s) => s.id === 'install')!;
     expect(pkg.name).toBe('driftless-cli');
-    expect(install.env.DRIFTLESS_VERSION).toBe(pkg.version);
-    expect(install.run).toContain('"driftless-cli@$DRIFTLESS_VERSION"');
-    expect(install.run).toContain('--ignore-scripts');
+    expect(action.inputs.version.default).toBe('');
+    expect(install.env).toMatchObject({ ACTION_DIR: '${{ github.action_path }}', DRIFTLESS_VERSION: '${{ inputs.version }}', DEPS_RESTORED: '${{ steps.deps-cache.outputs.cache-hit }}' });
+    // The registry only for a named version; npm ci (the lockfile, exactly) otherwise; no install script either way.
+    expect(install.run).toMatch(/if \[ -n "\$DRIFTLESS_VERSION" \]; then[\s\S]*"driftless-cli@\$DRIFTLESS_VERSION"[\s\S]*else[\s\S]*npm ci --no-audit --no-fund --ignore-scripts[\s\S]*npm run --silent build/);
+    const npmCommands = (install.run as string).split('\n').filter((l) => /^\s*npm (ci|install)\b/.test(l));
+    expect(npmCommands).toHaveLength(2);
+    for (const c of npmCommands) expect(c).toContain('--ignore-scripts');
+    // The dependencies are cached on the action's lockfile, only when building from the checkout.
+    const key = steps.find((s) => s.id === 'deps')!;
+    const cache = steps.find((s) => s.id === 'deps-cache')!;
+    expect(String(cache.uses)).toMatch(/^actions\/cache@/);
+    expect(cache.with).toEqual({ path: '${{ github.action_path }}/node_modules', key: '${{ steps.deps.outputs.key }}' });
+    expect(key.run).toContain('sha256sum "$ACTION_DIR/package-lock.json"');
+    expect(key.if).toBe("inputs.version == ''");
+    expect(cache.if).toBe("inputs.version == ''");
+    expect(steps.indexOf(key)).toBeLessThan(steps.indexOf(cache));
+    expect(steps.indexOf(cache)).toBeLessThan(steps.indexOf(install));
   });
 
   it('pins every action it uses by full commit SHA, with the tag in a comment', () => {

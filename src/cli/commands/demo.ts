@@ -11,6 +11,7 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { integerOption } from '../option-values.js';
+import { runCommandLine } from '../dispatch.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { displayPath } from '../../manifest/discover.js';
 
@@ -29,6 +30,20 @@ export function exampleDirectory(): string | undefined {
   return undefined;
 }
 
+/** The commands the demo runs, loaded as main.ts loads them (only when they run). */
+async function demoCommands(argv: string[]): Promise<CliCommand<any>[]> {
+  switch (argv[0]) {
+    case 'plan':
+      return [(await import('./plan.js')).planCommand];
+    case 'apply':
+      return [(await import('./apply.js')).applyCommand];
+    case 'drift':
+      return [(await import('./drift.js')).driftCommand];
+    default:
+      throw new Error(`the demo does not run '${argv[0]}'`);
+  }
+}
+
 export const demoCommand: CliCommand<DemoArgs> = {
   command: 'demo',
   describe: 'Plan, apply and detect drift on the realistic example against an in-process emulator',
@@ -40,16 +55,15 @@ export const demoCommand: CliCommand<DemoArgs> = {
       io.stderr.write('driftless: examples/realistic is not part of this installation; run the demo from a clone of the repository.\n');
       return EXIT.error;
     }
-    // Loaded at run time: main.ts imports the command table, which imports this module.
-    const { main } = await import('../main.js');
     const baseEnv: NodeJS.ProcessEnv = {};
     for (const k of ['NO_COLOR', 'FORCE_COLOR', 'TERM']) if (io.env[k] !== undefined) baseEnv[k] = io.env[k];
     try {
       const result = await runDemo({
         examplePath: displayPath(example, io.cwd),
+        ciExamplesPath: displayPath(path.join(path.dirname(example), 'github-actions'), io.cwd) + path.sep,
         baseEnv,
         say: (t) => io.stdout.write(t),
-        runCommand: (argv, env) => main(argv, { ...io, env }),
+        runCommand: (argv, env) => runCommandLine(argv, { ...io, env }, demoCommands),
         startEmulator: async () => {
           // Loaded here, not at the top: other commands should not pay for the emulator's start-up.
           const { startDemoEmulator } = await import('../../demo/emulator.js');

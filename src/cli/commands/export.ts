@@ -18,7 +18,7 @@ import { cacheSettingsOf, readThroughCache } from '../live-cache.js';
 import type { RecordsReader } from '../../live/refresh.js';
 import { apiEventReporter, connectionOptions, type ConnectionArgs } from '../shared-options.js';
 import { exportOrganization, ExportScopeError } from '../../export/export.js';
-import { renderExport, type ExportLayout } from '../../export/yaml.js';
+import { manifestSchemaPathFrom, renderExport, type ExportLayout } from '../../export/yaml.js';
 import { choiceOption } from '../option-values.js';
 
 const EXPORT_LAYOUTS: readonly ExportLayout[] = ['file', 'directory'];
@@ -111,7 +111,10 @@ export const exportCommand: CliCommand<ExportArgs> = {
           ? '`scope: declared`: plan and drift leave the projects and organization-level objects it does not declare alone.'
           : '`scope: organization`: plan and drift report every project or organization-level object it does not declare.',
       ].join('\n');
-      const files = renderExport(result, layout, header);
+      // The modeline points at this installation's schema, relative to where the files go (the
+      // working directory for stdout, where `> file.yaml` usually puts them).
+      const target = args.out === undefined ? io.cwd : path.resolve(io.cwd, args.out);
+      const files = renderExport(result, layout, header, manifestSchemaPathFrom(layout === 'file' && args.out !== undefined ? path.dirname(target) : target));
       try {
         writeOutput(files, layout, args.out, io);
       } catch (e) {

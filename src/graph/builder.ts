@@ -1,0 +1,61 @@
+/**
+ * What the graph build and its sibling modules (services, variables) share: the builder they all
+ * add to and the checks they all apply. In a module of its own so that build.ts can import its
+ * helpers without them importing build.ts back (an import cycle: a module's exports could then be
+ * read before it has run).
+ */
+import type { SourceRange } from '../diag/diagnostic.js';
+import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { IgnoresChanges, MaybeSecret, VariableSpec } from '../manifest/types.js';
+import type { sourceOf } from '../manifest/types.js';
+import type { Address, DesiredResource } from '../model/resource.js';
+import { SecretValue } from '../model/secret.js';
+import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
+
+/** A variable declared in the walk, linked (alias, override) once the whole manifest is walked. */
+export interface PendingVariable {
+  spec: VariableSpec;
+  resource: DesiredResource;
+  scope: DesiredResource;
+}
+
+/** Mutable state of one build; helpers in sibling modules add to it. */
+export interface GraphBuilder {
+  resources: Map<Address, DesiredResource>;
+  diagnostics: Diagnostic[];
+  pendingVariables: PendingVariable[];
+  /** Clone sources not yet declared when their clone was walked. */
+  pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
+  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes`). */
+  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges): DesiredResource | undefined;
+}
+
+/** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */
+export function secret(v: MaybeSecret | undefined): SecretValue | undefined {
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? new SecretValue(v) : v;
+}
+
+/** A description that must leave room for the fingerprint marker of these sensitive fields. */
+export function checkDescription(
+  b: GraphBuilder,
+  description: string | undefined,
+  sensitive: readonly string[],
+  address: Address,
+  range: ReturnType<typeof sourceOf>,
+): void {
+  if (description === undefined) return;
+  const room = DESCRIPTION_MAX_LENGTH - markerLength(sensitive);
+  if (description.length > room) {
+    b.diagnostics.push(
+      error('graph.description-too-long', `description is ${description.length} characters; at most ${room} are allowed here`, {
+        detail:
+          sensitive.length > 0
+            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends a ${markerLength(sensitive)}-character fingerprint marker to records holding secrets.`
+            : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
+        address,
+        range,
+      }),
+    );
+  }
+}
