@@ -46,7 +46,7 @@ function liveTags(harness: Harness): Record<string, string> {
   return out;
 }
 
-const envNames = (harness: Harness) => Object.values(harness.emu.state.environments).map((e) => `${(harness.emu.state.projects[String((e.project as { id: string }).id)] as { name: string }).name}/${e.name}`).sort();
+const envNames = (harness: Harness) => Object.values(harness.emu.state.environments).map((e) => `${String(harness.emu.state.projects[String((e.project as { id: string }).id)]!.name)}/${e.name}`).sort();
 
 async function setUp(): Promise<Harness> {
   const harness = await startHarness();
