@@ -75,6 +75,18 @@ function pick(o: Obj, fields: readonly string[]): Obj {
   return out;
 }
 
+/**
+ * `pick` for the items of a port, storage or git repository object: a null is left out. The API's
+ * document types none of these fields nullable (an unset optional field is absent), so copying a
+ * live `"external_port": null` back into a full-replacement PUT would send a value the API's
+ * schema refuses; leaving it out keeps the field unset, which is what the null meant.
+ */
+function pickSet(o: Obj, fields: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const f of fields) if (o[f] !== undefined && o[f] !== null) out[f] = o[f];
+  return out;
+}
+
 function gitProviderOf(url: unknown): string {
   const u = String(url ?? '').toLowerCase();
   if (u.includes('gitlab')) return 'GITLAB';
@@ -84,7 +96,7 @@ function gitProviderOf(url: unknown): string {
 
 function gitRequest(g: unknown): Obj | undefined {
   if (!isObj(g)) return undefined;
-  const out = pick(g, GIT_FIELDS);
+  const out = pickSet(g, GIT_FIELDS);
   if (out.provider === undefined) out.provider = gitProviderOf(out.url);
   return out;
 }
@@ -101,8 +113,8 @@ export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
   const out = pick(record, fields);
   if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
   if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
-  if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pick(p, PORT_FIELDS));
-  if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pick(st, STORAGE_FIELDS));
+  if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pickSet(p, PORT_FIELDS));
+  if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pickSet(st, STORAGE_FIELDS));
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
@@ -165,7 +177,7 @@ function pairByKey(desired: Obj[], live: unknown, key: string): Array<[Obj, Obj 
 function portsWithIds(desired: unknown, live: unknown): unknown {
   if (!Array.isArray(desired)) return desired;
   return pairByKey(desired as Obj[], live, 'internal_port').map(([p, lp]) => ({
-    ...(lp ? pick(lp, PORT_FIELDS) : {}),
+    ...(lp ? pickSet(lp, PORT_FIELDS) : {}),
     ...p,
     publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false,
   }));

@@ -65,6 +65,32 @@ describe('updateBody (full-replacement PUT from the live record)', () => {
       ports: [{ id: 'port-1', internal_port: 8080, external_port: 443, publicly_accessible: false, protocol: 'HTTP', is_default: true }],
     });
   });
+
+  it('never copies a live null back where the API types the field otherwise (ports, storage, git repository)', () => {
+    // An API that answers an unset optional field as null (`external_port: null` on a private port)
+    // must not get that null back: the real API's document types these fields integer / string.
+    const app = {
+      ...record,
+      service_type: 'APPLICATION',
+      git_repository: { url: 'https://github.com/acme/api.git', branch: 'main', root_path: null, provider: 'GITHUB', git_token_id: null, name: 'acme/api' },
+      ports: [
+        { id: 'port-1', name: 'http', internal_port: 8080, external_port: null, publicly_accessible: false, protocol: 'HTTP', is_default: true, public_path: null },
+        { id: 'port-2', name: 'admin', internal_port: 9090, external_port: null, publicly_accessible: false, protocol: 'HTTP', is_default: false },
+      ],
+      storage: [{ id: 'st-1', type: 'FAST_SSD', size: 10, mount_point: '/data' }],
+    };
+    const actx = { ...ctx, address: 'project.p/environment.e/application.api' };
+    // A manifest that lists the first port (kept by id) and leaves the second to the live record.
+    const body = updateBody('application', { name: 'api', cpu: 500, ports: [{ internal_port: 8080, publicly_accessible: false }] }, app, actx) as any;
+    expect(body.ports).toEqual([{ id: 'port-1', name: 'http', internal_port: 8080, publicly_accessible: false, protocol: 'HTTP', is_default: true }]);
+    expect(body.git_repository).toEqual({ url: 'https://github.com/acme/api.git', branch: 'main', provider: 'GITHUB' });
+    const untouched = updateBody('application', { name: 'api', cpu: 500 }, app, actx) as any;
+    expect(untouched.ports).toEqual([
+      { id: 'port-1', name: 'http', internal_port: 8080, publicly_accessible: false, protocol: 'HTTP', is_default: true },
+      { id: 'port-2', name: 'admin', internal_port: 9090, publicly_accessible: false, protocol: 'HTTP', is_default: false },
+    ]);
+    expect(JSON.stringify(untouched)).not.toContain('null');
+  });
 });
 
 describe('createBody', () => {
