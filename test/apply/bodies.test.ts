@@ -91,6 +91,25 @@ describe('updateBody (full-replacement PUT from the live record)', () => {
     ]);
     expect(JSON.stringify(untouched)).not.toContain('null');
   });
+
+  it('gives a port the edit creates the protocol the edit request requires (HTTP, the default), and keeps a live one', () => {
+    const actx = { ...ctx, address: 'project.p/environment.e/application.api' };
+    const app = { ...record, service_type: 'APPLICATION', ports: [{ id: 'port-1', internal_port: 8080, publicly_accessible: true, protocol: 'GRPC', is_default: true }] };
+    const body = updateBody('application', { name: 'api', ports: [{ internal_port: 8080, publicly_accessible: true }, { internal_port: 9100, publicly_accessible: false }] }, app, actx) as any;
+    expect(body.ports).toEqual([
+      { id: 'port-1', internal_port: 8080, publicly_accessible: true, protocol: 'GRPC', is_default: true },
+      { internal_port: 9100, publicly_accessible: false, protocol: 'HTTP' },
+    ]);
+  });
+
+  it('leaves out the instance_type a container-mode database answers as null (the edit request types it string)', () => {
+    const db = { id: 'db-1', service_type: 'DATABASE', name: 'pg', type: 'POSTGRESQL', mode: 'CONTAINER', version: '16', accessibility: 'PRIVATE', cpu: 250, memory: 512, storage: 10, instance_type: null, disk_type: null };
+    const body = updateBody('database', { name: 'pg', storage: 20 }, db, { ...ctx, address: 'project.p/environment.e/database.pg' }) as any;
+    expect(body).toMatchObject({ name: 'pg', storage: 20, cpu: 250 });
+    expect(body).not.toHaveProperty('instance_type');
+    const managed = updateBody('database', { name: 'pg' }, { ...db, mode: 'MANAGED', instance_type: 'db.t3.medium', disk_type: 'gp3' }, { ...ctx, address: 'project.p/environment.e/database.pg' }) as any;
+    expect(managed).toMatchObject({ instance_type: 'db.t3.medium', disk_type: 'gp3' });
+  });
 });
 
 describe('createBody', () => {

@@ -6,7 +6,7 @@
  * as test/emulator/reference-differences.ts sanctions (the seed defines it otherwise), or fails.
  * The exchanges are recorded by a proxy in front of the emulator, over real HTTP on 127.0.0.1.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,16 @@ beforeAll(async () => {
   await cli('plan (pending deploys)', ['plan', 'realistic', '--detailed-exitcode'], 2);
   await cli('apply (deploys)', ['apply', 'realistic', '--auto-approve', ...FAST]);
 
+  // A change in Git: the job, a database and an application (a private port added) updated in place.
+  const shopYaml = join(h.dir, 'realistic', 'shop.yaml');
+  const edited = readFileSync(shopYaml, 'utf8')
+    .replace('max_duration_seconds: 1800', 'max_duration_seconds: 2400')
+    .replace('            storage: 10\n', '            storage: 20\n')
+    .replace('                internal_port: 3000\n                publicly_accessible: true\n', '                internal_port: 3000\n                publicly_accessible: true\n              - name: metrics\n                internal_port: 9100\n                publicly_accessible: false\n');
+  expect(edited.match(/2400|storage: 20|metrics/g)).toHaveLength(3);
+  writeFileSync(shopYaml, edited);
+  await cli('apply a change in Git', ['apply', 'realistic', '--auto-approve', ...FAST]);
+
   // moved: the minimal example's application renamed in place; a second environment.
   writeFileSync(join(h.dir, 'minimal', 'driftless.yaml'), minimal({ name: 'frontend', moved: true, qa: true }));
   await cli('apply moved + a new environment', ['apply', 'minimal', '--auto-approve', ...FAST]);
@@ -167,6 +177,8 @@ describe('the broad scenario against the real API document (vendored)', () => {
       'PUT /application/{applicationId}',
       'POST /environment/{environmentId}/container',
       'PUT /container/{containerId}',
+      'PUT /job/{jobId}',
+      'PUT /database/{databaseId}',
       'POST /environment/{environmentId}/service/delete',
       'POST /environment/{environmentId}/service/deploy',
       'DELETE /environment/{environmentId}',

@@ -72,6 +72,14 @@ export const REFERENCE_DIFFERENCES: SanctionedDifference[] = [
     reason: 'The body\'s git_repository is {url, branch}; the reference also requires owner and name, which the URL already holds.',
   },
   {
+    id: 'edit-creates-port-without-id',
+    operations: ['PUT /application/{applicationId}', 'PUT /container/{containerId}'],
+    where: 'request',
+    problem: /^\/ports\/\* must have required property 'id'$/,
+    seed: 'reference api-notes (ApplicationEditRequest: "Ports/storage are matched by id: with id = update, without id = create")',
+    reason: 'A port the edit adds has no id yet; the reference\'s edit request reuses the answer\'s port list, which requires one.',
+  },
+  {
     id: 'application-deploy-body',
     operations: ['POST /application/{applicationId}/deploy'],
     where: 'request',
