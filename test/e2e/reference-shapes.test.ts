@@ -91,7 +91,7 @@ beforeAll(async () => {
   await cli('apply examples/realistic', ['apply', 'realistic', '--auto-approve', ...FAST]);
   await cli('plan (clean)', ['plan', 'realistic', '--detailed-exitcode']);
 
-  // Console edits: a variable changed, one added, one deleted, a container added by hand.
+  // Console edits (the CONSOLE token): a variable changed, one added, a container added by hand.
   const s = h.emu.state;
   const shop = Object.values(s.projects).find((p) => p.name === 'shop')!;
   const staging = Object.values(s.environments).find((e) => e.name === 'staging' && (e as any).project.id === shop.id)!;
