@@ -68,10 +68,24 @@ const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
 const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
 
 const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
+/** Top-level fields a record may answer null that the API's edit requests type without null. */
+const NULL_MEANS_UNSET = ['instance_type'];
 
 function pick(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
+  return out;
+}
+
+/**
+ * `pick` for the items of a port, storage or git repository object: a null is left out. The API's
+ * document types none of these fields nullable (an unset optional field is absent), so copying a
+ * live `"external_port": null` back into a full-replacement PUT would send a value the API's
+ * schema refuses; leaving it out keeps the field unset, which is what the null meant.
+ */
+function pickSet(o: Obj, fields: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const f of fields) if (o[f] !== undefined && o[f] !== null) out[f] = o[f];
   return out;
 }
 
@@ -84,7 +98,7 @@ function gitProviderOf(url: unknown): string {
 
 function gitRequest(g: unknown): Obj | undefined {
   if (!isObj(g)) return undefined;
-  const out = pick(g, GIT_FIELDS);
+  const out = pickSet(g, GIT_FIELDS);
   if (out.provider === undefined) out.provider = gitProviderOf(out.url);
   return out;
 }
@@ -99,10 +113,13 @@ function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: 
 export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
   const fields = REQUEST_FIELDS[kind] ?? [];
   const out = pick(record, fields);
+  // A container-mode database answers `instance_type: null` (seed 2.4), which the edit request
+  // types string: left out, it stays unset.
+  for (const f of NULL_MEANS_UNSET) if (out[f] === null) delete out[f];
   if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
   if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
-  if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pick(p, PORT_FIELDS));
-  if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pick(st, STORAGE_FIELDS));
+  if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pickSet(p, PORT_FIELDS));
+  if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pickSet(st, STORAGE_FIELDS));
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
@@ -162,12 +179,15 @@ function pairByKey(desired: Obj[], live: unknown, key: string): Array<[Obj, Obj 
 }
 
 /** Desired ports matched to live ports by internal_port, so that the PUT keeps their ids. */
-function portsWithIds(desired: unknown, live: unknown): unknown {
+function portsWithIds(desired: unknown, live: unknown, edit = false): unknown {
   if (!Array.isArray(desired)) return desired;
   return pairByKey(desired as Obj[], live, 'internal_port').map(([p, lp]) => ({
-    ...(lp ? pick(lp, PORT_FIELDS) : {}),
+    ...(lp ? pickSet(lp, PORT_FIELDS) : {}),
     ...p,
     publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false,
+    // The edit request's port list is the answer's (ServicePort: protocol required); HTTP is the
+    // API's default, which the port created by this edit gets anyway.
+    ...(edit ? { protocol: p.protocol ?? lp?.protocol ?? 'HTTP' } : {}),
   }));
 }
 
@@ -245,7 +265,7 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   // it: keep the description the record has (someone may have written it in the console).
   const liveDescription = attrs.description === undefined ? splitFingerprintMarker(record.description as string | null | undefined).description : null;
   const desired = desiredToRequest(kind, liveDescription !== null ? { ...attrs, description: liveDescription } : attrs, ctx);
-  if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports);
+  if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports, true);
   // A service's storage; a database's `storage` is its size (a number), left as it is.
   if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);
   const body = overlay(base, desired, REPLACED_WHOLE);

@@ -65,6 +65,51 @@ describe('updateBody (full-replacement PUT from the live record)', () => {
       ports: [{ id: 'port-1', internal_port: 8080, external_port: 443, publicly_accessible: false, protocol: 'HTTP', is_default: true }],
     });
   });
+
+  it('never copies a live null back where the API types the field otherwise (ports, storage, git repository)', () => {
+    // An API that answers an unset optional field as null (`external_port: null` on a private port)
+    // must not get that null back: the real API's document types these fields integer / string.
+    const app = {
+      ...record,
+      service_type: 'APPLICATION',
+      git_repository: { url: 'https://github.com/acme/api.git', branch: 'main', root_path: null, provider: 'GITHUB', git_token_id: null, name: 'acme/api' },
+      ports: [
+        { id: 'port-1', name: 'http', internal_port: 8080, external_port: null, publicly_accessible: false, protocol: 'HTTP', is_default: true, public_path: null },
+        { id: 'port-2', name: 'admin', internal_port: 9090, external_port: null, publicly_accessible: false, protocol: 'HTTP', is_default: false },
+      ],
+      storage: [{ id: 'st-1', type: 'FAST_SSD', size: 10, mount_point: '/data' }],
+    };
+    const actx = { ...ctx, address: 'project.p/environment.e/application.api' };
+    // A manifest that lists the first port (kept by id) and leaves the second to the live record.
+    const body = updateBody('application', { name: 'api', cpu: 500, ports: [{ internal_port: 8080, publicly_accessible: false }] }, app, actx) as any;
+    expect(body.ports).toEqual([{ id: 'port-1', name: 'http', internal_port: 8080, publicly_accessible: false, protocol: 'HTTP', is_default: true }]);
+    expect(body.git_repository).toEqual({ url: 'https://github.com/acme/api.git', branch: 'main', provider: 'GITHUB' });
+    const untouched = updateBody('application', { name: 'api', cpu: 500 }, app, actx) as any;
+    expect(untouched.ports).toEqual([
+      { id: 'port-1', name: 'http', internal_port: 8080, publicly_accessible: false, protocol: 'HTTP', is_default: true },
+      { id: 'port-2', name: 'admin', internal_port: 9090, publicly_accessible: false, protocol: 'HTTP', is_default: false },
+    ]);
+    expect(JSON.stringify(untouched)).not.toContain('null');
+  });
+
+  it('gives a port the edit creates the protocol the edit request requires (HTTP, the default), and keeps a live one', () => {
+    const actx = { ...ctx, address: 'project.p/environment.e/application.api' };
+    const app = { ...record, service_type: 'APPLICATION', ports: [{ id: 'port-1', internal_port: 8080, publicly_accessible: true, protocol: 'GRPC', is_default: true }] };
+    const body = updateBody('application', { name: 'api', ports: [{ internal_port: 8080, publicly_accessible: true }, { internal_port: 9100, publicly_accessible: false }] }, app, actx) as any;
+    expect(body.ports).toEqual([
+      { id: 'port-1', internal_port: 8080, publicly_accessible: true, protocol: 'GRPC', is_default: true },
+      { internal_port: 9100, publicly_accessible: false, protocol: 'HTTP' },
+    ]);
+  });
+
+  it('leaves out the instance_type a container-mode database answers as null (the edit request types it string)', () => {
+    const db = { id: 'db-1', service_type: 'DATABASE', name: 'pg', type: 'POSTGRESQL', mode: 'CONTAINER', version: '16', accessibility: 'PRIVATE', cpu: 250, memory: 512, storage: 10, instance_type: null, disk_type: null };
+    const body = updateBody('database', { name: 'pg', storage: 20 }, db, { ...ctx, address: 'project.p/environment.e/database.pg' }) as any;
+    expect(body).toMatchObject({ name: 'pg', storage: 20, cpu: 250 });
+    expect(body).not.toHaveProperty('instance_type');
+    const managed = updateBody('database', { name: 'pg' }, { ...db, mode: 'MANAGED', instance_type: 'db.t3.medium', disk_type: 'gp3' }, { ...ctx, address: 'project.p/environment.e/database.pg' }) as any;
+    expect(managed).toMatchObject({ instance_type: 'db.t3.medium', disk_type: 'gp3' });
+  });
 });
 
 describe('createBody', () => {

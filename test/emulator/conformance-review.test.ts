@@ -1,15 +1,13 @@
 /**
  * Adversarial conformance review: what the seed (../shared/seed/infrastructure-api.md) says, and,
- * where it is silent, what the real API's OpenAPI document (../shared/reference/qovery-openapi.yaml)
+ * where it is silent, what the real API's OpenAPI document (qovery-openapi.yaml, vendored in test/fixtures/reference/)
  * says, checked over real HTTP. Each case below failed before its fix.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
-import { parse as parseYaml } from 'yaml';
 import { startClient, type Client } from './helpers.js';
 import { resolveRefs } from './contract-check.js';
+import { loadReference } from './reference-check.js';
 import { appBody, clusters, cronBody, databaseBody, jobBody, projectAndEnv, registryId, terraformBody } from './fixtures.js';
 
 let c: Client;
@@ -163,7 +161,6 @@ describe('no null where the real document says string or object (an unset option
   });
 });
 
-const REFERENCE = fileURLToPath(new URL('../../../shared/reference/qovery-openapi.yaml', import.meta.url));
 
 /** OpenAPI 3.0 `nullable` beside a `$ref`/`allOf` (no `type`), as JSON Schema; property maps are left alone. */
 function typelessNullable(node: any, inProperties = false): any {
@@ -177,9 +174,9 @@ function typelessNullable(node: any, inProperties = false): any {
   return out;
 }
 
-describe.skipIf(!existsSync(REFERENCE))('answers against the real API document (qovery-openapi.yaml), path by path', () => {
+describe('answers against the real API document (qovery-openapi.yaml, vendored in test/fixtures/reference), path by path', () => {
   it('application, instance types, managed database types, service summaries, alert rules, terraform: the 2xx schema of the reference', async () => {
-    const real = typelessNullable(parseYaml(readFileSync(REFERENCE, 'utf8')));
+    const real = typelessNullable(loadReference());
     // The reference spells the first AlertTargetType ' CLUSTER' (leading space); seed 2.11 observed CLUSTER.
     const targetTypes: string[] = real.components.schemas.AlertTargetType.enum;
     real.components.schemas.AlertTargetType.enum = targetTypes.map((t) => t.trim());
@@ -218,7 +215,7 @@ describe.skipIf(!existsSync(REFERENCE))('answers against the real API document (
   });
 
   it('deployment statuses and histories: step names and stage statuses are the reference enumerations', async () => {
-    const real = typelessNullable(parseYaml(readFileSync(REFERENCE, 'utf8')));
+    const real = typelessNullable(loadReference());
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
     const reg = await registryId(c);
     const { env } = await projectAndEnv(c, 'review-history');

@@ -312,3 +312,29 @@ describe('services', () => {
     expect(twoSources.body.message).toContain("field 'source'");
   });
 });
+
+describe('an unset optional port field is left out, never null (the real API types it integer / string)', () => {
+  it('a private port of an application, a container and a helm chart answers without external_port; lists and edits too', async () => {
+    const { env } = await projectAndEnv(c, 'no-nulls');
+    const reg = await registryId(c);
+    const ports = [{ internal_port: 8080, publicly_accessible: true }, { internal_port: 9090, publicly_accessible: false }];
+    const app = await c.post(`/environment/${env.id}/application`, { ...appBody('private-ports'), ports });
+    const ct = await c.post(`/environment/${env.id}/container`, { ...containerBody(reg, 'private-ports-ct'), ports });
+    const helm = await c.post(`/environment/${env.id}/helm`, { ...helmBody(await helmRepositoryId(c), 'private-ports-helm'), ports: [{ internal_port: 6379 }] });
+    for (const made of [app, ct, helm]) expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const answers = [
+      app.body, ct.body, helm.body,
+      (await c.get(`/application/${app.body.id}`)).body,
+      (await c.get(`/container/${ct.body.id}`)).body,
+      (await c.get(`/helm/${helm.body.id}`)).body,
+      ...(await c.get(`/environment/${env.id}/services`)).body.results,
+      (await c.put(`/application/${app.body.id}`, { ...appBody('private-ports'), ports: app.body.ports.map(({ external_port, ...p }: any) => p), healthchecks: {} })).body,
+    ];
+    for (const a of answers) for (const p of a.ports ?? []) for (const [k, v] of Object.entries(p)) expect(v, `${a.name}.ports.${k}`).not.toBeNull();
+    expect(app.body.ports).toEqual([expect.objectContaining({ internal_port: 8080, external_port: 443 }), expect.not.objectContaining({ external_port: expect.anything() })]);
+    expect(app.body.ports[1]).not.toHaveProperty('external_port');
+    expect(ct.body.ports[1]).not.toHaveProperty('external_port');
+    expect(helm.body.ports[0]).toMatchObject({ internal_port: 6379 });
+    for (const k of ['external_port', 'namespace', 'service_name']) expect(helm.body.ports[0]).not.toHaveProperty(k);
+  });
+});

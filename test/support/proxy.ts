@@ -20,6 +20,9 @@ export interface Seen {
   /** Answered by the proxy's own rule instead of the emulator. */
   synthetic: boolean;
   at: number;
+  /** With `startProxy(url, { bodies: true })`: the request and response bodies as sent (UTF-8). */
+  requestBody?: string;
+  responseBody?: string;
 }
 
 /** What to do with a request instead of forwarding it. */
@@ -47,7 +50,7 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string): Promise<Proxy> {
+export async function startProxy(target: string, opts: { bodies?: boolean } = {}): Promise<Proxy> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const sockets = new Set<Socket>();
@@ -97,6 +100,7 @@ export async function startProxy(target: string): Promise<Proxy> {
         upRes.on('end', () => {
           const out = Buffer.concat(chunks);
           entry.status = upRes.statusCode ?? 0;
+          if (opts.bodies) entry.responseBody = out.toString('utf8');
           entry.injected = entry.status >= 500 && out.toString('utf8').includes('injected fault');
           const headers = { ...upRes.headers };
           delete headers['transfer-encoding'];
@@ -132,6 +136,7 @@ export async function startProxy(target: string): Promise<Proxy> {
       proxy.seen.push(entry);
       const rule = proxy.rule({ n: entry.n, method: entry.method, path });
       const body = Buffer.concat(chunks);
+      if (opts.bodies) entry.requestBody = body.toString('utf8');
       if (rule === 'hang') {
         entry.synthetic = true;
         hung.add(res);
