@@ -1,10 +1,7 @@
-// Types of vendor-reference.mjs for the tests (the script runs as it is, with no build step).
+// Types of vendor-reference.mjs (the script runs as it is, with no build step).
+import type { Selection } from './reference-subset.mjs';
+export type { Selection };
 export const SELECTION_FILE: string;
 export const SUBSET_FILE: string;
-export interface Selection {
-  operations: string[];
-  schemas: string[];
-}
-export function shapeOnly<T>(node: T, isNameMap?: boolean): T;
-export function extractSubset(doc: any, selection: Selection): any;
+export { shapeOnly, extractSubset } from './reference-subset.mjs';
 export function vendor(referencePath: string, selection: Selection): string;

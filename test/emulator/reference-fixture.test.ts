@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { extractSubset, shapeOnly, SELECTION_FILE } from '../../scripts/vendor-reference.mjs';
+import { extractSubset, shapeOnly } from '../../scripts/reference-subset.mjs';
 import { loadReference } from './reference-check.js';
 
 const fixture = loadReference();
-const selection = JSON.parse(readFileSync(SELECTION_FILE, 'utf8'));
+const selection = JSON.parse(readFileSync(new URL('../fixtures/reference/selection.json', import.meta.url), 'utf8'));
 
 describe('test/fixtures/reference: the vendored subset of the real API document', () => {
   it('names where it comes from and how to refresh it', () => {
