@@ -21,11 +21,18 @@ const timeoutSeconds = (t: string) => Number(/^(\d+) minutes$/.exec(t)![1]) * 60
 const maxWaits = (job: Record<string, any>) => (job.script as string[]).flatMap((l) => [...l.matchAll(/--max-wait (\d+)/g)].map((m) => Number(m[1])));
 
 describe('examples/gitlab-ci/.gitlab-ci.yml', () => {
-  it('has the three jobs on the official node:20 image, installing the same pinned driftless-cli as the action', () => {
+  it('has the three jobs on the official node:20 image, building driftless from a pinned commit as the action does (a registry version only when set)', () => {
     expect(ci.default.image).toBe('node:20');
     for (const job of Object.values(jobs)) expect(job.image ?? ci.default.image).toBe('node:20');
-    expect(ci.variables.DRIFTLESS_VERSION).toBe(pkg.version);
-    expect(ci.default.before_script).toEqual(['npm install --global --no-audit --no-fund --ignore-scripts "driftless-cli@${DRIFTLESS_VERSION}"']);
+    // Not published yet: by default nothing is asked of the registry for driftless-cli.
+    expect(ci.variables.DRIFTLESS_VERSION).toBe('');
+    expect(ci.variables.DRIFTLESS_COMMIT).toMatch(/commit SHA/);
+    expect(ci.default.before_script).toHaveLength(1);
+    const install = ci.default.before_script[0] as string;
+    expect(install).toMatch(/if \[ -n "\$DRIFTLESS_VERSION" \]; then\s+npm install --global [^\n]*"driftless-cli@\$\{DRIFTLESS_VERSION\}"\s+else/);
+    expect(install).toMatch(/git clone [^\n]*"\$DRIFTLESS_REPOSITORY"/);
+    expect(install).toMatch(/checkout --quiet "\$DRIFTLESS_COMMIT"/);
+    expect(install).toMatch(/npm ci --no-audit --no-fund --ignore-scripts && npm run --silent build && npm install --global/);
     expect(ci.stages).toEqual(['plan', 'apply', 'drift']);
     expect(Object.values(jobs).map((j) => j.stage)).toEqual(['plan', 'apply', 'drift']);
   });
