@@ -81,7 +81,7 @@ export async function unconfirmedDeletes(plan: Plan, live: LiveState, api: ApiPo
       const name = nameOf(l.record);
       if (!rec) problems.push(unconfirmed(change, `a live read of its list has no object with id ${l.id}`));
       else if (nameOf(rec) !== name) problems.push(unconfirmed(change, `the live object with id ${l.id} is named ${JSON.stringify(nameOf(rec))}, not ${JSON.stringify(name)}`));
-      else if (isServiceKind(l.kind) && serviceKindOf(rec) !== l.kind) problems.push(unconfirmed(change, `the live object with id ${l.id} is a ${String(serviceKindOf(rec))}, not a ${l.kind}`));
+      else if (isServiceKind(l.kind) && serviceKindOf(rec) !== l.kind) problems.push(unconfirmed(change, `the live object with id ${l.id} is of kind ${serviceKindOf(rec) ?? 'unknown'}, not ${l.kind}`));
     }
   });
   return problems.sort((a, b) => String(a.address).localeCompare(String(b.address)));
