@@ -209,7 +209,9 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
       session.refresh = cached.report;
       if (cached.events) result.auditEvents = cached.events;
       result.cachedKeys = cached.cachedKeys;
-      diagnostics.push(...cached.diagnostics);
+      // Without secret values the plan cannot be applied and no key is asked for (as for the
+      // fingerprints below): the cache's fallback-key warning would be noise.
+      diagnostics.push(...(options.noSecretValues ? cached.diagnostics.filter((d) => d.code !== 'cache.fallback-key') : cached.diagnostics));
     } else records = await read(session.port);
     const live = liveStateFromRecords(records, readGraph);
     live.requestCount = session.port.requestCount - before;
