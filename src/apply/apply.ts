@@ -35,6 +35,7 @@ export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
 import { refusals } from './refusals.js';
 import { tokenRefusals } from './permissions.js';
+import { unconfirmedDeletes } from './confirm-deletes.js';
 import { backupDatabase, checkReferences, createResource, deleteResource, deleteServices, moveIntoStage, StepError, updateResource, type WriteContext } from './writers.js';
 import { importVariables, type ImportSupport } from './variable-import.js';
 import { listResults } from '../live/read.js';
@@ -63,6 +64,11 @@ export interface ApplyDeps {
    * false: only tests of other behaviour, which count every request, turn it off.
    */
   probeToken?: boolean;
+  /**
+   * The live state came, even in part, from the refresh cache: every delete target is confirmed by
+   * a live read of its list before the first write (confirm-deletes.ts).
+   */
+  confirmDeletes?: boolean;
 }
 
 export interface ApplyOptions {
@@ -181,6 +187,11 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
   if (denied.length > 0) {
     return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore, ...held };
+  }
+  // Never delete on the cache's word alone.
+  const unconfirmed = deps.confirmDeletes === true ? await unconfirmedDeletes(plan, deps.live, deps.api, opts.parallelism) : [];
+  if (unconfirmed.length > 0) {
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: unconfirmed, requestCount: deps.api.requestCount - probeRequestsBefore, ...held };
   }
   const timing = deps.timing ?? realTiming;
   const clock = deps.clock ?? (() => new Date());

@@ -12,6 +12,8 @@ import type { LiveRecords } from '../live/read.js';
 import type { AuditEvent } from '../live/audit-log.js';
 import type { RefreshReport } from './api-usage.js';
 import { packageVersion } from './package-version.js';
+import type { CacheKeyOf } from '../live/cache-seal.js';
+import { resolveFingerprintKey } from '../plan/fingerprint.js';
 import type { RefreshMode } from './shared-options.js';
 
 export interface CacheSettings {
@@ -19,13 +21,21 @@ export interface CacheSettings {
   dir: string;
   refresh: RefreshMode;
   apiUrl: string;
+  /** The key the cache file is sealed with: the run's DRIFTLESS_FINGERPRINT_KEY, else the organization's fallback. */
+  keyOf: CacheKeyOf;
+  /** Whether that is the fallback key (a seal anyone who knows the organization id can forge). */
+  fallbackKey: boolean;
 }
 
 /** The cache directory of a run, or undefined when none is asked for. */
 export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
   const dir = args.cache ?? (env.DRIFTLESS_CACHE_DIR?.trim() || undefined);
   if (dir === undefined || dir === '') return undefined;
-  return { dir: isAbsolute(dir) ? dir : resolve(cwd, dir), refresh: args.refresh ?? 'auto', apiUrl };
+  const keyOf: CacheKeyOf = (organizationId) => {
+    const k = resolveFingerprintKey(env, organizationId);
+    return k.key === undefined ? undefined : { key: k.key, source: k.source };
+  };
+  return { dir: isAbsolute(dir) ? dir : resolve(cwd, dir), refresh: args.refresh ?? 'auto', apiUrl, keyOf, fallbackKey: env.DRIFTLESS_FINGERPRINT_KEY === undefined };
 }
 
 export interface CachedRecords {
@@ -34,14 +44,23 @@ export interface CachedRecords {
   diagnostics: Diagnostic[];
   /** The audit-log events a refresh read (every event since the cache's cursor); none after a full read. */
   events?: AuditEvent[];
+  /** Request keys answered from the cache rather than read in this run (empty after a full read). */
+  cachedKeys: string[];
 }
 
 /** Reads through the cache and writes the snapshot the next run starts from. */
 export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
-  const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion() };
+  const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion(), keyOf: settings.keyOf };
   const previous = readCacheFile(settings.dir, identity);
   const r = await readLiveRecordsCached(port, read, { previous, forceFull: settings.refresh === 'full', ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}) });
   const diagnostics: Diagnostic[] = [];
+  if (settings.fallbackKey) {
+    diagnostics.push(
+      warning('cache.fallback-key', `DRIFTLESS_FINGERPRINT_KEY is not set: the refresh cache in ${settings.dir} is sealed with a key derived from the organization id`, {
+        detail: 'Anyone who can write the cache file and knows the organization id could edit it and re-seal it (deletions are still confirmed by a live read). Set DRIFTLESS_FINGERPRINT_KEY to a long random string kept in your CI secrets.',
+      }),
+    );
+  }
   try {
     // Written now, right after the read: it is the state at the cursor, whatever the run does next
     // (an apply's own writes are events the next run replays).
@@ -58,5 +77,6 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
     report: { reader: r.reader, requests: r.refreshRequests, ...(r.fullReadReason !== undefined ? { reason: r.fullReadReason } : {}) },
     diagnostics,
     ...(r.reader === 'refresh' ? { events: r.events } : {}),
+    cachedKeys: r.cachedKeys,
   };
 }

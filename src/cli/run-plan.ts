@@ -91,6 +91,11 @@ export interface RunPlanResult {
    * drift's attribution; unset after a full read.
    */
   auditEvents?: AuditEvent[];
+  /**
+   * Request keys of the live read answered from the refresh cache, not read in this run: apply
+   * confirms a delete target found only there with a live read (src/apply/confirm-deletes.ts).
+   */
+  cachedKeys?: string[];
 }
 
 export function openSession(config: ApiConfig, opts: { parallelism?: number; onApiEvent?: (e: ApiEvent) => void; signal?: AbortSignal; timeZone?: string }): ApiSession {
@@ -193,19 +198,20 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     const readGraph = targetScope ? readGraphOf(built.graph, graph) : graph;
     const read = (port: ApiPort) => readLiveRecords(port, readGraph, { parallelism: options.parallelism ?? 8 });
     // The full read, or the refresh from the audit log when a cache is asked for: src/plan never
-    // learns which one ran. A targeted run reads only its part: it neither uses nor writes the
-    // cache (a cache of a part would pass for the whole organization's on the next run).
-    const cacheAsked = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
-    const cache = targetScope ? undefined : cacheAsked;
-    // Said on the line that says why a cache was not used: the user asked for one.
-    if (cacheAsked && targetScope) session.refresh = { reader: 'full', requests: 0, reason: 'a targeted run (--target) reads only its part, and neither uses nor updates the cache' };
+    // learns which one ran. A targeted run reads its part through the cache too; what it leaves is
+    // what it read plus what the cache held and is still current (src/live/cache-union.ts), so a
+    // cache of a part never passes for the whole: the next full run finds the lists it lacks.
+    const cache = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
     let records;
     if (cache) {
       const cached = await readThroughCache(session.port, read, cache);
       records = cached.records;
       session.refresh = cached.report;
       if (cached.events) result.auditEvents = cached.events;
-      diagnostics.push(...cached.diagnostics);
+      result.cachedKeys = cached.cachedKeys;
+      // Without secret values the plan cannot be applied and no key is asked for (as for the
+      // fingerprints below): the cache's fallback-key warning would be noise.
+      diagnostics.push(...(options.noSecretValues ? cached.diagnostics.filter((d) => d.code !== 'cache.fallback-key') : cached.diagnostics));
     } else records = await read(session.port);
     const live = liveStateFromRecords(records, readGraph);
     live.requestCount = session.port.requestCount - before;

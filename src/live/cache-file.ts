@@ -6,20 +6,28 @@
  * manifest value is ever put in it. It is written to a temporary file in the same directory and
  * renamed over the old one, so a reader sees a whole file, the old or the new, never a mix; two
  * runs sharing the directory each rename a whole file of theirs and the last one wins. A checksum
- * over the content tells a whole file from a damaged one.
+ * over the content tells a whole file from a damaged one; a MAC keyed by the fingerprint key
+ * (src/live/cache-seal.ts) tells a file driftless wrote from one edited since. The file is read
+ * with a bound on its nesting (src/live/bounded-json.ts): whatever is in it, a bad file is a full
+ * read with its reason, never a crash.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveSnapshot } from './refresh.js';
+import { parseBoundedJson } from './bounded-json.js';
+import { cacheSealProblem, sealCache, type CacheKeyOf } from './cache-seal.js';
 
 export const CACHE_FILE_NAME = 'driftless-live-state.json';
 export const CACHE_KIND = 'driftless-refresh-cache';
-const FORMAT = 1;
+// 2: sealed (a MAC keyed by the fingerprint key).
+const FORMAT = 2;
 
 export interface CacheIdentity {
   apiUrl: string;
   driftlessVersion: string;
+  /** The key the file is sealed with (this run's fingerprint key, or the fallback for the organization). */
+  keyOf: CacheKeyOf;
 }
 
 interface CachePayload {
@@ -48,19 +56,21 @@ export function readCacheFile(dir: string, identity: CacheIdentity): LiveSnapsho
     return { unusable: code === 'ENOENT' ? `no cache in ${dir} yet` : `the cache ${file} cannot be read (${code ?? 'error'})` };
   }
   const corrupt = (why: string) => ({ unusable: `the cache ${file} is corrupt or partial (${why})` });
-  let doc: { checksum?: unknown; payload?: unknown };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch {
-    return corrupt('not JSON');
-  }
+  const parsed = parseBoundedJson(text);
+  if ('problem' in parsed) return corrupt(parsed.problem);
+  const doc = parsed.value as { checksum?: unknown; seal?: unknown; payload?: unknown } | null;
   if (!doc || typeof doc !== 'object' || typeof doc.checksum !== 'string' || !doc.payload || typeof doc.payload !== 'object') return corrupt('no checksum or content');
-  if (checksumOf(JSON.stringify(doc.payload)) !== doc.checksum) return corrupt('its checksum does not match its content');
+  const payloadText = JSON.stringify(doc.payload);
+  if (checksumOf(payloadText) !== doc.checksum) return corrupt('its checksum does not match its content');
   const p = doc.payload as Partial<CachePayload>;
   if (p.kind !== CACHE_KIND || p.format_version !== FORMAT) return corrupt(`not a driftless cache of format ${FORMAT}`);
   if (typeof p.driftless_version !== 'string' || typeof p.api_url !== 'string' || typeof p.organization_id !== 'string' || typeof p.read_at !== 'string' || !p.responses || typeof p.responses !== 'object' || Number.isNaN(Date.parse(p.read_at))) {
     return corrupt('a field is missing');
   }
+  // Before anything in it is believed: a file edited by hand (its checksum recomputed) stops here.
+  const key = identity.keyOf(p.organization_id);
+  const sealProblem = key ? cacheSealProblem(payloadText, doc.seal, key) : 'cannot be checked without a fingerprint key';
+  if (sealProblem) return { unusable: `the cache ${file} ${sealProblem}` };
   if (p.cursor !== null && !(p.cursor && typeof p.cursor.timestamp === 'string' && Array.isArray(p.cursor.ids))) return corrupt('its event cursor is unreadable');
   if (p.driftless_version !== identity.driftlessVersion) return { unusable: `the cache was written by driftless ${p.driftless_version}, this is ${identity.driftlessVersion}` };
   if (p.api_url !== identity.apiUrl) return { unusable: `the cache is of another API URL (${p.api_url})` };
@@ -84,7 +94,9 @@ export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: Ca
   // Unique per writer: two runs never write into the same temporary file.
   const tmp = join(dir, `.${CACHE_FILE_NAME}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    writeFileSync(tmp, `{"checksum":"${checksumOf(body)}","payload":${body}}\n`, { mode: 0o600 });
+    const key = identity.keyOf(snapshot.organizationId);
+    if (!key) throw Object.assign(new Error('no fingerprint key to seal the cache with'), { code: 'ENOKEY' });
+    writeFileSync(tmp, `{"checksum":"${checksumOf(body)}","seal":${JSON.stringify(sealCache(body, key))},"payload":${body}}\n`, { mode: 0o600 });
     renameSync(tmp, cacheFilePath(dir));
   } catch (e) {
     rmSync(tmp, { force: true });

@@ -8,12 +8,17 @@
  * another organization, a snapshot older than the audit log's retention, a log that says older
  * events are gone, an events endpoint that refuses (403/404) or answers what it cannot read, an
  * event it cannot place, or a manifest that needs a list the snapshot never held (for an object the
- * snapshot knew: the list of an object created since is simply read).
+ * snapshot knew: the list of an object created since is simply read; the line names the lists).
+ *
+ * The snapshot it leaves is the union of what this run read and what the previous one held and is
+ * still current (src/live/cache-union.ts): manifests sharing a cache never undo each other's.
  */
 import { errorStatus, type ApiPort, type Query } from './api-port.js';
 import { AuditLogError, latestEventCursor, readEventsSince, toNanos, type AuditEvent, type EventCursor } from './audit-log.js';
 import { listResults, type ApiRecord, type LiveRecords } from './read.js';
-import { requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
+import { NEVER_CACHED_ORG_LISTS, requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
+import { describeLacking } from './cache-lacks.js';
+import { STALE, unionOfResponses } from './cache-union.js';
 
 /** What a run leaves for the next one: the answers its read used, and where the log stood. */
 export interface LiveSnapshot {
@@ -50,19 +55,22 @@ export interface CachedReadResult {
   refreshRequests: number;
   /** Events the refresh applied. */
   events: AuditEvent[];
+  /**
+   * Request keys answered from the snapshot, not read live in this run (none after a full read):
+   * what the cache alone vouches for (a delete is never sent on its word: src/apply/confirm-deletes.ts).
+   */
+  cachedKeys: string[];
 }
-
-class NotInSnapshot extends Error {}
 
 /** Reads the live records, from the snapshot and the audit log when it can prove them current. */
 export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, opts: CachedReadOptions): Promise<CachedReadResult> {
   const now = opts.now ?? (() => new Date());
   const readAt = now().toISOString();
   const start = api.requestCount;
-  const full = async (reason: string, org?: unknown): Promise<CachedReadResult> => {
+  const full = async (reason: string, org?: unknown, keep?: KeepOfPrevious): Promise<CachedReadResult> => {
     const refreshRequests = api.requestCount - start;
-    const r = await fullRead(api, read, readAt, org);
-    return { ...r, reader: 'full', fullReadReason: reason, refreshRequests, events: [] };
+    const r = await fullRead(api, read, readAt, org, keep);
+    return { ...r, reader: 'full', fullReadReason: reason, refreshRequests, events: [], cachedKeys: [] };
   };
 
   if (opts.forceFull) return full('--refresh full');
@@ -97,36 +105,60 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const touched = new Set(since.events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
   const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
   const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp });
-  let records: LiveRecords;
+  let records: LiveRecords | undefined;
   try {
     records = await read(port);
   } catch (e) {
-    if (e instanceof NotInSnapshot) return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold`, orgResp);
-    throw e;
+    // A reader given the empty answers that stand in for lacking lists may trip on them: the full
+    // read below is what runs in any case.
+    if (port.lacking.length === 0) throw e;
+  }
+  if (port.lacking.length > 0 || records === undefined) {
+    // What the snapshot held stays for the manifests that need it: current as of the events just
+    // read, so the full read keeps their cursor (a later event is replayed by the next run).
+    return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold ${describeLacking(port.lacking, previous.responses)}`, orgResp, {
+      responses: unionOfResponses(previous.responses, staleness, {}, deletedIdsOf(since.events)),
+      cursor: since.cursor ?? null,
+    });
   }
   return {
     records,
-    snapshot: { organizationId: organization.id, cursor: since.cursor ?? null, readAt, responses: port.used },
+    snapshot: { organizationId: organization.id, cursor: since.cursor ?? null, readAt, responses: unionOfResponses(previous.responses, staleness, port.used, deletedIdsOf(since.events)) },
     reader: 'refresh',
     refreshRequests: api.requestCount - start,
     events: since.events,
+    cachedKeys: [...port.fromCache],
   };
 }
 
-async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgResp?: unknown): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events'>> {
+/** The objects the events say were deleted: the cache forgets their lists. */
+function deletedIdsOf(events: readonly AuditEvent[]): Set<string> {
+  return new Set(events.filter((e) => e.event_type === 'DELETE' && typeof e.target_id === 'string').map((e) => e.target_id!));
+}
+
+/** What a full read keeps of a usable previous snapshot: its lists still current, and the cursor they are current at. */
+interface KeepOfPrevious {
+  responses: Record<string, unknown>;
+  cursor: EventCursor | null;
+}
+
+async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgResp?: unknown, keep?: KeepOfPrevious): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events' | 'cachedKeys'>> {
   const org = orgResp ?? (await api.get<unknown>('/organization'));
   const organization = (listResults(org)[0] ?? org) as ApiRecord;
   // The cursor first: a change made while the lists are read is replayed by the next run.
   let cursor: EventCursor | null = null;
-  try {
-    cursor = (await latestEventCursor(api, organization.id)).cursor ?? null;
-  } catch (e) {
-    // Without the log the next run cannot refresh either, and will say why; this read stands.
-    if (!(errorStatus(e) === 403 || errorStatus(e) === 404 || e instanceof AuditLogError)) throw e;
+  if (keep) cursor = keep.cursor;
+  else {
+    try {
+      cursor = (await latestEventCursor(api, organization.id)).cursor ?? null;
+    } catch (e) {
+      // Without the log the next run cannot refresh either, and will say why; this read stands.
+      if (!(errorStatus(e) === 403 || errorStatus(e) === 404 || e instanceof AuditLogError)) throw e;
+    }
   }
   const port = new SnapshotPort(api, {}, { isStale: () => true }, new Set(), { '/organization': org });
   const records = await read(port);
-  return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: port.used } };
+  return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used } } };
 }
 
 /** How far the API's clock may be behind this machine's. */
@@ -156,6 +188,10 @@ function retentionOf(org: ApiRecord): number | undefined {
  */
 class SnapshotPort implements ApiPort {
   readonly used: Record<string, unknown> = {};
+  /** Keys answered from the snapshot. */
+  readonly fromCache = new Set<string>();
+  /** Keys the reader asked for that the snapshot never held (in order): the run gives way to a full read. */
+  readonly lacking: string[] = [];
 
   constructor(
     private readonly api: ApiPort,
@@ -173,8 +209,15 @@ class SnapshotPort implements ApiPort {
   async get<T = unknown>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
-    if (key in this.snapshot && !this.staleness.isStale(key)) return this.keep(key, structuredClone(this.snapshot[key])) as T;
-    if (!(key in this.snapshot) && this.neverRead(key)) throw new NotInSnapshot(key);
+    // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
+    if (key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key)) {
+      this.fromCache.add(key);
+      return this.keep(key, structuredClone(this.snapshot[key])) as T;
+    }
+    if (!(key in this.snapshot) && this.neverRead(key)) this.lacking.push(key);
+    // Once a list is lacking a full read follows: the rest of this read only looks for more lists
+    // the snapshot lacks (to name them), and spends no request.
+    if (this.lacking.length > 0) return { results: [] } as T;
     return this.keep(key, await this.api.get<unknown>(path, query)) as T;
   }
 
@@ -183,7 +226,8 @@ class SnapshotPort implements ApiPort {
     const s = shapeOf(key);
     switch (s.kind) {
       case 'org-list':
-        return true;
+        // The clusters are read on every run: not holding them says nothing of the manifest.
+        return !NEVER_CACHED_ORG_LISTS.has(s.list);
       case 'environments':
         return this.knownIds.has(s.project);
       case 'env-list':

@@ -18,6 +18,7 @@ import type { LiveState } from '../model/resource.js';
 import type { Plan } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
 import { sealDocument, verifySeal, type PlanSeal, type SealKey } from './plan-seal.js';
+import { MAX_JSON_DEPTH, parseBoundedJson } from '../live/bounded-json.js';
 
 export const PLAN_FILE_KIND = 'driftless-plan';
 
@@ -86,12 +87,13 @@ export function parsePlanFile(text: string, file: string, keyOf: SealKeyOf, expe
   const replan = 'Run `driftless plan --out FILE` again and apply the new file.';
   // The same advice after "or": only its first letter lowered (`--out FILE` keeps its placeholder).
   const orReplan = `r${replan.slice(1)}`;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return fail('planfile.corrupt', `${file} is not a driftless plan file (not valid JSON)`, `The file may be truncated or not a plan. ${replan}`);
+  // Bounded: a file nested beyond anything driftless writes would crash every walk over it.
+  const parsed = parseBoundedJson(text);
+  if ('problem' in parsed) {
+    if (parsed.problem === 'not JSON') return fail('planfile.corrupt', `${file} is not a driftless plan file (not valid JSON)`, `The file may be truncated or not a plan. ${replan}`);
+    return fail('planfile.too-deep', `${file} is not a driftless plan file: ${parsed.problem}`, `driftless reads JSON nested at most ${MAX_JSON_DEPTH} levels deep; no plan it writes comes near. ${replan}`);
   }
+  const doc: unknown = parsed.value;
   const d = doc as Partial<PlanFileDocument> | null;
   if (d === null || typeof d !== 'object' || Array.isArray(d) || d.kind !== PLAN_FILE_KIND) {
     return fail('planfile.foreign', `${file} is not a driftless plan file`, `Expected a JSON document with "kind": "${PLAN_FILE_KIND}" (written by \`driftless plan --out\`). A manifest is applied with \`driftless apply PATH\`.`);

@@ -56,6 +56,9 @@ async function consoleEdit(harness: Harness, edit: (api: ReturnType<typeof portF
   }
 }
 
+/** The key the runs seal the cache with (the harness's DRIFTLESS_FINGERPRINT_KEY), for caches made by hand. */
+const keyOf = () => ({ key: h!.env.DRIFTLESS_FINGERPRINT_KEY!, source: 'env' as const });
+
 const plan = (cache: string, ...more: string[]) => h!.run(['plan', 'm', '--format', 'json', '--cache', cache, ...more], { env: SECRET_ENV });
 // A true full read, also under `npm run test:warm` (whose harness sets DRIFTLESS_CACHE_DIR).
 const fullPlan = () => h!.run(['plan', 'm', '--format', 'json'], { env: { ...SECRET_ENV, DRIFTLESS_CACHE_DIR: '' } });
@@ -147,11 +150,11 @@ describe('the refresh cache', () => {
       await harness();
       await plan('cache');
       const dir = join(h!.dir, 'cache');
-      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion() });
+      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf });
       expect('unusable' in snap).toBe(false);
-      writeCacheFile(dir, snap as Exclude<typeof snap, { unusable: string }>, { apiUrl: h!.emu.url, driftlessVersion: '0.0.1' });
+      writeCacheFile(dir, snap as Exclude<typeof snap, { unusable: string }>, { apiUrl: h!.emu.url, driftlessVersion: '0.0.1', keyOf });
       expect(fullReadLine((await plan('cache')).stderr)).toBe(`Full read of the live state: the cache was written by driftless 0.0.1, this is ${packageVersion()}.`);
-      writeCacheFile(dir, snap as Exclude<typeof snap, { unusable: string }>, { apiUrl: 'http://127.0.0.1:1', driftlessVersion: packageVersion() });
+      writeCacheFile(dir, snap as Exclude<typeof snap, { unusable: string }>, { apiUrl: 'http://127.0.0.1:1', driftlessVersion: packageVersion(), keyOf });
       expect(fullReadLine((await plan('cache')).stderr)).toBe('Full read of the live state: the cache is of another API URL (http://127.0.0.1:1).');
     });
 
@@ -159,8 +162,8 @@ describe('the refresh cache', () => {
       await harness();
       await plan('cache');
       const dir = join(h!.dir, 'cache');
-      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion() }) as Exclude<ReturnType<typeof readCacheFile>, { unusable: string }>;
-      writeCacheFile(dir, { ...snap, organizationId: '00000000-0000-4000-8000-000000000000' }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion() });
+      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf }) as Exclude<ReturnType<typeof readCacheFile>, { unusable: string }>;
+      writeCacheFile(dir, { ...snap, organizationId: '00000000-0000-4000-8000-000000000000' }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf });
       expect(fullReadLine((await plan('cache')).stderr)).toBe('Full read of the live state: the cache is of another organization.');
     });
 
@@ -168,8 +171,8 @@ describe('the refresh cache', () => {
       await harness();
       await plan('cache');
       const dir = join(h!.dir, 'cache');
-      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion() }) as Exclude<ReturnType<typeof readCacheFile>, { unusable: string }>;
-      writeCacheFile(dir, { ...snap, readAt: new Date(Date.now() - 31 * 86_400_000).toISOString() }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion() });
+      const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf }) as Exclude<ReturnType<typeof readCacheFile>, { unusable: string }>;
+      writeCacheFile(dir, { ...snap, readAt: new Date(Date.now() - 31 * 86_400_000).toISOString() }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf });
       expect(fullReadLine((await plan('cache')).stderr)).toBe("Full read of the live state: the cache is older than the audit log's retention (30 days).");
     });
 
@@ -191,7 +194,7 @@ describe('the refresh cache', () => {
       await plan('cache');
       h!.write({ 'm/hooks.yaml': 'version: 1\nwebhooks:\n  - target_url: https://hooks.example.com/driftless\n    kind: STANDARD\n    events: [DEPLOYMENT_STARTED]\n' });
       const r = await plan('cache');
-      expect(fullReadLine(r.stderr)).toBe('Full read of the live state: the manifest needs lists the cache does not hold.');
+      expect(fullReadLine(r.stderr)).toBe("Full read of the live state: the manifest needs lists the cache does not hold (1: the organization's webhooks).");
       expect(changesOf(r.stdout)).toEqual(changesOf((await fullPlan()).stdout));
     });
   });
@@ -214,7 +217,9 @@ describe('the refresh cache', () => {
     // A cache a plan wrote lacks lists an export reads: the line names the export, which has no manifest.
     const afterPlan = await h!.run(['export', '--cache', 'c'], { env: SECRET_ENV });
     expect(afterPlan.code, afterPlan.stderr).toBe(0);
-    expect(fullReadLine(afterPlan.stderr)).toBe('Full read of the live state: the export needs lists the cache does not hold.');
+    expect(fullReadLine(afterPlan.stderr)).toBe(
+      "Full read of the live state: the export needs lists the cache does not hold (5: the organization's annotations groups, the organization's labels groups, the organization's alert receivers and 2 more).",
+    );
   });
 
   it('runs sharing a cache at once, as separate processes, never corrupt it', async () => {

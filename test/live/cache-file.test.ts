@@ -2,10 +2,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { CACHE_FILE_NAME, cacheFilePath, readCacheFile, writeCacheFile } from '../../src/live/cache-file.js';
 import type { LiveSnapshot } from '../../src/live/refresh.js';
 
-const identity = { apiUrl: 'http://127.0.0.1:8080', driftlessVersion: '1.2.3' };
+const KEY = { key: 'k'.repeat(32), source: 'env' as const };
+const identity = { apiUrl: 'http://127.0.0.1:8080', driftlessVersion: '1.2.3', keyOf: () => KEY };
 const snapshot = (n = 0): LiveSnapshot => ({
   organizationId: 'org-1',
   cursor: { timestamp: '2026-11-25T16:00:00.000000001Z', ids: ['e1'] },
@@ -55,5 +57,32 @@ describe('the cache file', () => {
     expect(readCacheFile(dir, identity)).toMatchObject({ unusable: expect.stringContaining('no checksum or content') });
     writeFileSync(cacheFilePath(dir), '');
     expect(readCacheFile(dir, identity)).toMatchObject({ unusable: expect.stringContaining('corrupt or partial') });
+  });
+
+  it('is refused when edited and re-checksummed without the key, or sealed with another key', () => {
+    const dir = tempDir();
+    writeCacheFile(dir, snapshot(), identity);
+    const doc = JSON.parse(readFileSync(cacheFilePath(dir), 'utf8'));
+    // What someone with write access does: rename a record, recompute the unkeyed sha256.
+    doc.payload.responses['/organization/org-1/project'].results[3].name = 'renamed';
+    const body = JSON.stringify(doc.payload);
+    doc.checksum = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+    writeFileSync(cacheFilePath(dir), JSON.stringify(doc));
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} fails its seal: it was edited after driftless wrote it` });
+    writeCacheFile(dir, snapshot(), identity);
+    expect(readCacheFile(dir, { ...identity, keyOf: () => ({ key: 'another', source: 'env' }) })).toEqual({
+      unusable: `the cache ${cacheFilePath(dir)} was sealed with another key (DRIFTLESS_FINGERPRINT_KEY differs from the run that wrote it)`,
+    });
+    delete doc.seal;
+    doc.payload.responses['/organization/org-1/project'].results[3].name = 'project 0 3';
+    doc.checksum = `sha256:${createHash('sha256').update(JSON.stringify(doc.payload)).digest('hex')}`;
+    writeFileSync(cacheFilePath(dir), JSON.stringify(doc));
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} is not sealed` });
+  });
+
+  it('is refused, not a crash, when nested deeper than the limit', () => {
+    const dir = tempDir();
+    writeFileSync(cacheFilePath(dir), `${'['.repeat(200_000)}${']'.repeat(200_000)}`);
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} is corrupt or partial (nested deeper than 128 levels (at character 129))` });
   });
 });

@@ -5,7 +5,9 @@
  * the summary line and the paths as step outputs, the job summary, the markdown parts for the
  * pull-request comments, and a failure that replaces them.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NoOperationTraceWriter } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
@@ -124,13 +126,36 @@ describe('action.yml: the refresh cache', () => {
     expect(action.inputs.cache.default).toBe('true');
   });
 
-  it('keys a new entry per run by organization and branch, restored from the branch, else the default branch', () => {
-    const org = '${{ inputs.organization || env.DRIFTLESS_API_URL }}';
+  it('keys a new entry per run by organization, manifest path and branch, restored from the branch, else the default branch', () => {
+    const org = '${{ inputs.organization || env.DRIFTLESS_API_URL }}-${{ steps.cache-name.outputs.manifest }}';
     expect(restore.with.key).toBe(`driftless-cache-${org}-\${{ github.head_ref || github.ref_name }}-\${{ github.run_id }}-\${{ github.run_attempt }}`);
     expect(String(restore.with['restore-keys']).trim().split('\n')).toEqual([
       `driftless-cache-${org}-\${{ github.head_ref || github.ref_name }}-`,
       `driftless-cache-${org}-\${{ github.event.repository.default_branch }}-`,
     ]);
+  });
+
+  it('names the manifest path(s) in the key as a short hash, different for two manifests of one repository', () => {
+    const name = steps.find((s) => s.id === 'cache-name')!;
+    expect(steps.indexOf(name)).toBeLessThan(steps.indexOf(restore));
+    expect(name.if).toBe(restore.if);
+    expect(name.env.ACTION_INPUT_MANIFEST).toBe('${{ inputs.manifest }}');
+    const idOf = (manifest: string): string => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'action-cache-name-'));
+      try {
+        const out = path.join(dir, 'output');
+        writeFileSync(out, '');
+        execFileSync('bash', ['-c', String(name.run)], { env: { ...process.env, ACTION_INPUT_MANIFEST: manifest, GITHUB_OUTPUT: out } });
+        const m = /^manifest=([0-9a-f]{16})$/.exec(readFileSync(out, 'utf8').trim());
+        expect(m).not.toBeNull();
+        return m![1]!;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    expect(idOf('infra/team-a')).toBe(idOf('infra/team-a'));
+    expect(idOf('infra/team-a')).not.toBe(idOf('infra/team-b'));
+    expect(idOf('a.yaml\nb.yaml')).not.toBe(idOf('a.yaml'));
   });
 
   it('run.mjs gives driftless the very directory the cache steps restore and save', () => {

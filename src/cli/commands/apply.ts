@@ -311,7 +311,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       io.stdout.write(json ? '' : '\n');
       result = await applyPlan(
         plan,
-        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: abort.signal },
+        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
         {
           parallelism: args.parallelism,
           timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,

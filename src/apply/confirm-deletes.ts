@@ -1,0 +1,96 @@
+/**
+ * A delete is sent only for an id a live read in this run confirmed (DESIGN.md principle 5): when
+ * the live state came, even in part, from the refresh cache, the lists holding the plan's delete
+ * targets are read again before the first write (one request per list, that is per parent), and
+ * each target must be there under its id with the name and kind the plan deletes it as. A cache
+ * that is wrong (edited, forged with the key, or stale through a log that missed an event) then
+ * stops the apply with an error naming the object, instead of deleting another object by its id.
+ *
+ * After a full read every record was read in this run, and nothing is asked again.
+ */
+import { error, type Diagnostic } from '../diag/diagnostic.js';
+import type { LiveResource, LiveState, ResourceKind } from '../model/resource.js';
+import { isServiceKind } from '../model/resource.js';
+import type { ApiPort } from '../live/api-port.js';
+import { listResults, ORG_LIST_PATHS, variableScopeOf, type ApiRecord, type OrgListName } from '../live/read.js';
+import { serviceKindOf } from '../live/normalize.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
+import { mapWithLimit } from '../live/limit.js';
+import { stepActionOf } from './steps.js';
+
+const ORG_LIST_OF: Partial<Record<ResourceKind, OrgListName>> = {
+  project: 'projects',
+  cluster: 'clusters',
+  container_registry: 'containerRegistries',
+  helm_repository: 'helmRepositories',
+  annotations_group: 'annotationsGroups',
+  labels_group: 'labelsGroups',
+  alert_receiver: 'alertReceivers',
+  alert_rule: 'alertRules',
+  webhook: 'webhooks',
+};
+
+/** The list request that holds a live object, or undefined when driftless cannot tell which. */
+export function listRequestOf(l: LiveResource, live: LiveState): { path: string; query?: Record<string, string> } | undefined {
+  const org = ORG_LIST_OF[l.kind];
+  if (org) return { path: ORG_LIST_PATHS[org](live.organizationId) };
+  const parent = l.parent === undefined ? undefined : live.resources.get(l.parent);
+  if (!parent) return undefined;
+  if (l.kind === 'environment') return { path: `/project/${parent.id}/environment` };
+  if (isServiceKind(l.kind)) return { path: `/environment/${parent.id}/services` };
+  if (l.kind === 'deployment_stage') return { path: `/environment/${parent.id}/deploymentStage` };
+  if (l.kind === 'variable') return { path: '/variable', query: { parent_id: parent.id, scope: variableScopeOf(parent.kind) } };
+  return undefined;
+}
+
+/** What names a record of any list: services, projects... by name; variables by key; webhooks by URL. */
+function nameOf(rec: Record<string, unknown>): unknown {
+  return rec.name ?? rec.key ?? rec.target_url;
+}
+
+/** What a change deletes by id: its own delete, or the delete half of a replacement. */
+function deleteTargets(plan: Plan): ResourceChange[] {
+  return plan.changes.filter((c) => c.status === 'planned' && c.id !== undefined && (stepActionOf(c) === 'delete' || stepActionOf(c) === 'replace'));
+}
+
+/**
+ * Errors (none: every target confirmed) for the delete targets a live read of their lists does not
+ * show under their id with the name and kind the live state gave them.
+ */
+export async function unconfirmedDeletes(plan: Plan, live: LiveState, api: ApiPort, parallelism = 8): Promise<Diagnostic[]> {
+  const byId = new Map([...live.resources.values()].map((l) => [l.id, l]));
+  const problems: Diagnostic[] = [];
+  const lists = new Map<string, { path: string; query?: Record<string, string>; targets: Array<{ change: ResourceChange; live: LiveResource }> }>();
+  for (const c of deleteTargets(plan)) {
+    const l = byId.get(c.id!);
+    const req = l && listRequestOf(l, live);
+    if (!l || !req) {
+      problems.push(unconfirmed(c, 'driftless cannot tell which list holds it'));
+      continue;
+    }
+    const key = `${req.path}?${new URLSearchParams(req.query ?? {}).toString()}`;
+    const entry = lists.get(key) ?? { ...req, targets: [] };
+    entry.targets.push({ change: c, live: l });
+    lists.set(key, entry);
+  }
+  await mapWithLimit([...lists.values()], parallelism, async ({ path, query, targets }) => {
+    const records = listResults(await api.get(path, query));
+    const found = new Map<string, ApiRecord>(records.map((r) => [r.id, r]));
+    for (const { change, live: l } of targets) {
+      const rec = found.get(l.id);
+      const name = nameOf(l.record);
+      if (!rec) problems.push(unconfirmed(change, `a live read of its list has no object with id ${l.id}`));
+      else if (nameOf(rec) !== name) problems.push(unconfirmed(change, `the live object with id ${l.id} is named ${JSON.stringify(nameOf(rec))}, not ${JSON.stringify(name)}`));
+      else if (isServiceKind(l.kind) && serviceKindOf(rec) !== l.kind) problems.push(unconfirmed(change, `the live object with id ${l.id} is of kind ${serviceKindOf(rec) ?? 'unknown'}, not ${l.kind}`));
+    }
+  });
+  return problems.sort((a, b) => String(a.address).localeCompare(String(b.address)));
+}
+
+function unconfirmed(c: ResourceChange, why: string): Diagnostic {
+  return error('apply.delete-unconfirmed', `${c.address}: not deleted: ${why}`, {
+    address: c.address,
+    detail:
+      'The live state this plan was made from came in part from the refresh cache (--cache), and a live read just now does not confirm what the plan would delete. Nothing was changed. Run the command again with --refresh full, and check who can write the cache directory.',
+  });
+}
