@@ -15,14 +15,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CACHE_FILE_NAME, readCacheFile } from '../../src/live/cache-file.js';
 
 const DIST_CACHE_FILE = pathToFileURL(resolve(import.meta.dirname, '../../dist/live/cache-file.js')).href;
-const identity = { apiUrl: 'http://127.0.0.1:8080', driftlessVersion: '1.2.3' };
+const KEY = { key: 'writers-test-fingerprint-key', source: 'env' as const };
+const plainIdentity = { apiUrl: 'http://127.0.0.1:8080', driftlessVersion: '1.2.3' };
+const identity = { ...plainIdentity, keyOf: () => KEY };
 const WRITERS = 4;
 const WRITES = 25;
 
 /** A child process that writes a ~1 MB snapshot of its own WRITES times; prints each failure. */
 const writerScript = (dir: string, writer: number) => `
 const { writeCacheFile } = await import(${JSON.stringify(DIST_CACHE_FILE)});
-const identity = ${JSON.stringify(identity)};
+const identity = { ...${JSON.stringify(plainIdentity)}, keyOf: () => (${JSON.stringify(KEY)}) };
 let failures = 0;
 for (let n = 0; n < ${WRITES}; n++) {
   const snapshot = {
