@@ -278,7 +278,7 @@ describe('every write records its event', () => {
     expect(JSON.parse(events[1].change)).toMatchObject({ status: 'DEPLOYMENT_ERROR' });
   });
 
-  it('environment actions: one TRIGGER_* on the environment, then each service outcome', async () => {
+  it('environment actions: one TRIGGER_* on the environment, then each service outcome; a deletion of services is a DELETE of each', async () => {
     const serviceIds = Object.values(services).map((s) => s.id).sort();
     const batch = async (route: string, path: string, body: unknown, trigger: string, outcome: string, only?: string[]) => {
       const { events } = await write(route, () => c.post(path, body, c.em.tokens.ADMIN), { settle: true });
@@ -296,7 +296,12 @@ describe('every write records its event', () => {
     await batch('POST /environment/{environmentId}/service/restart-service', `/environment/${env.id}/service/restart-service`, { application_ids: [app] }, 'TRIGGER_RESTART', 'RESTARTED', [app]);
     await batch('POST /environment/{environmentId}/service/stop', `/environment/${env.id}/service/stop`, { application_ids: [app] }, 'TRIGGER_STOP', 'STOPPED', [app]);
     await batch('POST /environment/{environmentId}/stop', `/environment/${env.id}/stop`, undefined, 'TRIGGER_STOP', 'STOPPED');
-    await batch('POST /environment/{environmentId}/service/delete', `/environment/${env.id}/service/delete`, { helm_ids: [services.HELM.id] }, 'TRIGGER_DELETE', 'DELETED', [services.HELM.id]);
+    // Deleting services is a DELETE of each (the reference's enumeration has it), never a TRIGGER_DELETE of the environment.
+    const helm = services.HELM;
+    const { events: deleted } = await write('POST /environment/{environmentId}/service/delete', () => c.post(`/environment/${env.id}/service/delete`, { helm_ids: [helm.id] }, c.em.tokens.ADMIN), { settle: true });
+    expect(deleted.map((e) => [e.event_type, e.target_type, e.target_id, e.target_name])).toEqual([['DELETE', 'HELM', helm.id, helm.name], ['DELETED', 'HELM', helm.id, helm.name]]);
+    for (const e of deleted) expectEvent(e, { sub_target_type: undefined, origin: 'API', triggered_by: 'admin token', ...place(project, env) }, 'service/delete');
+    expect(JSON.parse(deleted[0].change).execution_id).toBe(JSON.parse(deleted[1].change).execution_id);
     delete services.HELM;
   });
 
