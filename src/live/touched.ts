@@ -220,6 +220,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         const p = id ?? e.project_id;
         if (p) projectEnvs.add(p);
         if (e.event_type === 'DELETE' && p) varProjects.add(p);
+        // Its services go with it: the groups and repositories they used count one user less.
+        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
         continue;
       }
       case 'ENVIRONMENT': {
@@ -230,6 +232,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         // Project records count their environments.
         orgLists.add('project');
         envList(env, 'services', 'statuses', 'deploymentStage');
+        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
         continue;
       }
     }

@@ -92,7 +92,9 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'DEPLOYMENT_STAGE', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/deploymentStage']);
   });
   it('an environment change: the project list (it counts environments), its project\'s environment list and its own lists', () => {
-    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/project`, '/project/p1/environment']);
+    expect(stale({ event_type: 'UPDATE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/project`, '/project/p1/environment']);
+    // Deleted, its services go with it: the groups and repositories they used count one user less.
+    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`, `/organization/${ORG}/project`, '/project/p1/environment']);
   });
   it('organization-level objects: their list; a cluster or helm repository change also what embeds it', () => {
     expect(stale({ target_type: 'WEBHOOK', target_id: 'w' })).toEqual([`/organization/${ORG}/webhook`]);
