@@ -32,6 +32,7 @@ import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh
 import type { DesiredGraph } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { record } from '../support/reliability.js';
 
 const KEY = 'property-fingerprint-key-0123456789';
 const NUM_RUNS = Number(process.env.REFRESH_PROPERTY_RUNS ?? 500);
@@ -348,6 +349,17 @@ describe('the refresh cache, property', () => {
     // cache midway); any other reason to read everything would be a bug here.
     expect([...reasons.keys()].filter((r) => r !== 'no cache yet')).toEqual([]);
     expect(readers.refresh).toBeGreaterThanOrEqual(NUM_RUNS - 1);
+    record('refresh-property', {
+      title: 'The plan from the refresh cache equals the plan from a full read after random sequences of out-of-band changes on one evolving organization (applies, console edits, deploys and deletes not waited for, caches taken mid-way; databases with an alias of their host deleted in the console, a label group in use changed by apply --no-deploy or in the console, interrupted applies): at once, since the log records each of them',
+      file: 'test/live/refresh.property.test.ts',
+      command: 'npm test',
+      figures: {
+        sequences: NUM_RUNS,
+        'plans from the cache': readers.refresh,
+        'full reads': readers.full,
+        ...Object.fromEntries([...happened].sort(([a], [b]) => a.localeCompare(b))),
+      },
+    });
     // The sequences of issue 18 took place (with enough runs to expect each).
     if (NUM_RUNS >= 100) {
       for (const what of ['interrupted apply', 'apply --no-deploy with pending deploys', 'database with an alias of its host', 'database deleted in the console', 'label group in use changed in the console']) {
