@@ -104,6 +104,8 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     // A changed repository, registry or group also makes the deployed services that use it out of date: every statuses list.
     expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
     expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
+    // A labels group renamed or deleted: every services list (the records that used it) and statuses.
+    expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/labelsGroups`]);
     expect(stale({ event_type: 'UPDATE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/labelsGroups`]);
     expect(stale({ event_type: 'CREATE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual([`/organization/${ORG}/labelsGroups`]);
   });
