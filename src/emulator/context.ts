@@ -29,6 +29,13 @@ export interface EmulatorOptions {
   auditRetentionMs?: number;
   /** At most this many audit events are kept, the oldest going first (bounds memory and the --data file). */
   auditMaxEvents: number;
+  /**
+   * `--audit-drop RATE`: that fraction [0,1] of audit events is never recorded, as a real log may
+   * miss them (drawn from a generator seeded by `faultSeed`, so a test is reproducible).
+   */
+  auditDropRate: number;
+  /** `--audit-delay DURATION`: an event is listed only this long after its write, with the write's timestamp. */
+  auditDelayMs: number;
 }
 
 export const DEFAULT_OPTIONS: EmulatorOptions = {
@@ -42,6 +49,8 @@ export const DEFAULT_OPTIONS: EmulatorOptions = {
   bodyLimitBytes: 1024 * 1024,
   auditRetentionMs: undefined,
   auditMaxEvents: 50_000,
+  auditDropRate: 0,
+  auditDelayMs: 0,
 };
 
 export interface Clock {

@@ -43,6 +43,10 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {}
 
 export async function startEmulator(options: StartOptions = {}): Promise<RunningEmulator> {
+  const drop = options.auditDropRate;
+  if (drop !== undefined && !(drop >= 0 && drop <= 1)) throw new EmulatorStartError(`auditDropRate (--audit-drop) must be a number from 0 to 1, got ${String(drop)}`);
+  const delay = options.auditDelayMs;
+  if (delay !== undefined && !(delay >= 0 && Number.isFinite(delay))) throw new EmulatorStartError(`auditDelayMs (--audit-delay) must be a duration of 0 ms or more, got ${String(delay)}`);
   const clock = options.clock ?? systemClock;
   const nowIso = () => clock.now().toISOString();
   let raw: EmulatorState | undefined;
@@ -124,6 +128,8 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
       bodyLimitBytes: options.bodyLimitBytes,
       auditRetentionMs: options.auditRetentionMs,
       auditMaxEvents: options.auditMaxEvents,
+      auditDropRate: options.auditDropRate,
+      auditDelayMs: options.auditDelayMs,
     },
   });
   const app = await buildApp(ctx);

@@ -85,8 +85,11 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
 
 const SERVICE_TARGETS = new Set(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM']);
 
-/** Event types that change nothing driftless reads (a shell, an export, a dry run). */
-const READ_ONLY_EVENTS = new Set(['EXPORT', 'SHELL', 'PORT_FORWARD', 'REMOTE_DEBUG', 'MCP', 'DRY_RUN', 'TRIGGER_DEPLOY_DRY_RUN', 'DEPLOYED_DRY_RUN', 'DEPLOYED_DRY_RUN_FAILED']);
+/**
+ * Event types that change nothing driftless reads (a shell, an export). Not a terraform plan
+ * (TRIGGER_DEPLOY_DRY_RUN and its outcome): it runs as an operation, and the service's status moves.
+ */
+const READ_ONLY_EVENTS = new Set(['EXPORT', 'SHELL', 'PORT_FORWARD', 'REMOTE_DEBUG', 'MCP', 'DRY_RUN']);
 
 /** Every other event type of the reference's OrganizationEventType: a write, or its outcome. */
 const WRITE_EVENTS = new Set([
@@ -96,7 +99,22 @@ const WRITE_EVENTS = new Set([
   'TRIGGER_FORCE_RUN_DEPLOY', 'TRIGGER_FORCE_RUN_STOP', 'TRIGGER_FORCE_RUN_DELETE', 'DEPLOYED', 'STOPPED', 'DELETED', 'UNINSTALLED', 'RESTARTED',
   'FORCE_RUN_SUCCEEDED', 'TERRAFORM_FORCE_UNLOCK_SUCCEEDED', 'TERRAFORM_MIGRATE_STATE_SUCCEEDED', 'DEPLOY_FAILED', 'STOP_FAILED', 'DELETE_FAILED',
   'UNINSTALL_FAILED', 'RESTART_FAILED', 'FORCE_RUN_FAILED', 'TERRAFORM_FORCE_UNLOCK_FAILED', 'TERRAFORM_MIGRATE_STATE_FAILED', 'IMPORT', 'LOCK', 'UNLOCK', 'POLICY_FAILED',
+  'TRIGGER_DEPLOY_DRY_RUN', 'DEPLOYED_DRY_RUN', 'DEPLOYED_DRY_RUN_FAILED',
 ]);
+
+/**
+ * A service leaving: the request (DELETE) and its end (DELETED: the service is gone only then, and
+ * with it its stage membership and the aliases of its built-in variables, which no event names).
+ */
+const SERVICE_GONE_EVENTS = new Set(['DELETE', 'DELETED']);
+
+/** Service events that may add a service to a group's or a repository's users, or take it away. */
+const SERVICE_USERS_EVENTS = new Set(['CREATE', 'CLONE', 'IMPORT', 'DELETE', 'DELETED']);
+
+/** Whether an event's change may name `field` (a change the log does not spell out may name anything). */
+function mayChange(e: AuditEvent, field: string): boolean {
+  return typeof e.change !== 'string' || !e.change.startsWith('{') || e.change.includes(`"${field}"`);
+}
 
 /** Organization sub-targets driftless never reads (members, billing, tokens...). */
 const ORG_SUBTARGETS_NOT_READ = new Set(['API_TOKEN', 'MEMBER_ROLE', 'INVITATION', 'CUSTOM_ROLE', 'BILLING_INFO', 'BILLING_USAGE_REPORT', 'CREDIT_CARD', 'CREDIT_CODE', 'PLAN', 'SSO', 'TRANSFER_OWNERSHIP', 'JWT_TOKEN_FORGED', 'POLICY_API_TOKEN', 'GIT_TOKEN', 'GITHUB_APP']);
@@ -129,6 +147,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
   const varEnvs = new Set<string>();
   const varProjects = new Set<string>();
   let allServices = false;
+  let allStatuses = false;
   let allEnvironments = false;
   const envList = (env: string, ...lists: string[]) => {
     const s = envLists.get(env) ?? new Set<string>();
@@ -149,8 +168,9 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       const lists = ORG_SUBTARGET_LISTS[sub];
       if (!lists) return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };
       for (const l of lists) orgLists.add(l);
-      // A deleted group leaves the services that used it; a renamed one may be named in their records.
-      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type !== 'CREATE') allServices = true;
+      // A deleted group leaves the services that used it; a renamed one may be named in their
+      // records; a changed one makes the deployed services that use it out of date (their statuses).
+      if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
       continue;
     }
     if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || SERVICE_TARGETS.has(t))) {
@@ -184,13 +204,13 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         continue;
       case 'CONTAINER_REGISTRY':
         orgLists.add('containerRegistry');
-        // Service records embed their registry.
-        if (e.event_type !== 'CREATE') allServices = true;
+        // Service records embed their registry; a changed one makes its services out of date.
+        if (e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
         continue;
       case 'HELM_REPOSITORY':
         orgLists.add('helmRepository');
-        // Helm service records embed their repository's name.
-        if (e.event_type !== 'CREATE') allServices = true;
+        // Helm service records embed their repository's name; a changed one makes them out of date.
+        if (e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
         continue;
       case 'WEBHOOK':
         orgLists.add('webhook');
@@ -200,6 +220,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         const p = id ?? e.project_id;
         if (p) projectEnvs.add(p);
         if (e.event_type === 'DELETE' && p) varProjects.add(p);
+        // Its services go with it: the groups and repositories they used count one user less.
+        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
         continue;
       }
       case 'ENVIRONMENT': {
@@ -210,6 +232,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         // Project records count their environments.
         orgLists.add('project');
         envList(env, 'services', 'statuses', 'deploymentStage');
+        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
         continue;
       }
     }
@@ -217,9 +240,15 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       const env = e.environment_id ?? (id ? topo.serviceEnv.get(id) : undefined);
       if (!env) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no environment)` };
       envList(env, 'services', 'statuses');
-      if (sub === 'DEPLOYMENT_STAGE' || e.event_type === 'CREATE' || e.event_type === 'DELETE' || e.event_type === 'CLONE') envList(env, 'deploymentStage');
-      // A deleted service takes the aliases of its built-in variables with it.
-      if (e.event_type === 'DELETE' && id) (varParents.add(id), varEnvs.add(env));
+      const gone = SERVICE_GONE_EVENTS.has(e.event_type);
+      if (sub === 'DEPLOYMENT_STAGE' || gone || e.event_type === 'CREATE' || e.event_type === 'CLONE') envList(env, 'deploymentStage');
+      // A deleted service takes the aliases of its built-in variables with it (a database's too:
+      // the aliases are the services' variables, and the log names only the database).
+      if (gone && id) (varParents.add(id), varEnvs.add(env));
+      // The organization's lists count their users: a labels group its services
+      // (associated_items_count), a helm repository its helm services (associated_services_count).
+      if (sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'labels_groups')))) orgLists.add('labelsGroups');
+      if (t === 'HELM' && sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'source')))) orgLists.add('helmRepository');
       continue;
     }
     return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };
@@ -239,7 +268,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         case 'environments':
           return allEnvironments || projectEnvs.has(s.project);
         case 'env-list':
-          if (topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services')) return true;
+          if (topo.busyEnvs.has(s.env) || (envLists.get(s.env)?.has(s.list) ?? false) || (allServices && s.list === 'services') || (allStatuses && s.list === 'statuses')) return true;
           // A project variable reaches every service of the project.
           return s.list !== 'deploymentStage' && varProjects.has(topo.envProject.get(s.env) ?? '');
         case 'variables': {

@@ -5,15 +5,25 @@
  * triggers and their outcomes; and never a secret value. The last test reads the emulator's own
  * OpenAPI document: a write route that no scenario here exercises (and that is not listed as
  * recording nothing, with why) fails it, so a new route cannot escape the audit log unnoticed.
+ *
+ * And every write is checked against the refresh cache (test/support/list-staleness.ts): each list
+ * it changed, directly or through a cascade of the API, must be one src/live/touched.ts makes stale
+ * given the events it recorded; a route that changes a record of another list without the refresh
+ * knowing fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClient, type Client, type Res } from './helpers.js';
+import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { portFromClient, type ApiPort } from '../../src/live/api-port.js';
+import { describeEvents, snapshotLists, unexplainedChanges } from '../support/list-staleness.js';
 import { appBody, containerBody, databaseBody, helmBody, helmRepositoryId, jobBody, registryId, terraformBody, clusters } from './fixtures.js';
 
 let c: Client;
 let org: string;
 /** Route templates ("POST /project/{projectId}") exercised by a scenario. */
 const covered = new Set<string>();
+/** Lists a write changed that the refresh would still answer from its cache (see write()). */
+const cascadeMisses: string[] = [];
 
 /** Writes that change no configuration and record nothing, with why. */
 const RECORD_NOTHING: Record<string, string> = {
@@ -26,11 +36,20 @@ const RECORD_NOTHING: Record<string, string> = {
 
 const SECRET_VALUES = ['s3cr3t-project', 's3cr3t-env', 's3cr3t-app', 's3cr3t-edit', 's3cr3t-import', 's3cr3t-over', 'hmac-key-123', 'hmac-key-456', 'xyzSECRET', 's3cr3t-tf', 'repo-pass'];
 
+let client: ApiClient;
+let port: ApiPort;
+/** While set, the emulator's clock stands still: operations do not move on. */
+let heldAt: number | undefined;
+
 beforeAll(async () => {
-  c = await startClient({ deployDurationMs: 30, failDeployGlob: 'doomed-*' });
+  // The clock can be held: a cache is then taken while an operation runs (see write()).
+  c = await startClient({ deployDurationMs: 30, failDeployGlob: 'doomed-*', clock: { now: () => new Date(heldAt ?? Date.now()) } });
   org = c.em.organizationId;
+  client = createApiClient({ baseUrl: c.em.url, token: c.em.tokens.ADMIN });
+  port = portFromClient(client);
 });
 afterAll(async () => {
+  await client.close();
   await c.em.close();
 });
 
@@ -58,12 +77,33 @@ async function since(ts: string | undefined): Promise<any[]> {
 async function write(route: string, run: () => Promise<Res>, opts: { settle?: boolean; status?: number } = {}): Promise<{ res: Res; events: any[] }> {
   covered.add(route);
   await idle();
+  const lists = await snapshotLists(port, org);
   const before = await newest();
   const res = await run();
   if (opts.status !== undefined) expect(res.status, `${route}: ${JSON.stringify(res.body)}`).toBe(opts.status);
   else expect(res.status, `${route}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  // A cache written while the write's operation runs (an apply interrupted, a cron run meanwhile).
+  let midway: Awaited<ReturnType<typeof snapshotLists>> | undefined;
+  if (Object.keys(c.em.state.operations).length > 0) {
+    heldAt = Date.now();
+    try {
+      midway = await snapshotLists(port, org);
+    } finally {
+      heldAt = undefined;
+    }
+  }
   if (opts.settle) await idle();
-  return { res, events: await since(before) };
+  const events = await since(before);
+  // Every list the write changed (its operation's outcome included), directly or by a cascade, is
+  // one the refresh re-reads given the events it recorded (src/live/touched.ts).
+  await idle();
+  for (const [when, snapshot] of [['', lists], [' (cache taken while its operation ran)', midway]] as const) {
+    if (!snapshot) continue;
+    const unexplained = await unexplainedChanges(port, snapshot);
+    for (const key of unexplained.lists) cascadeMisses.push(`${route}${when}: ${key.replace(org, '{org}')} changed, the events (${describeEvents(unexplained.events)}) do not make it stale`);
+    if (unexplained.fullReadReason) cascadeMisses.push(`${route}${when}: the refresh gives up (${unexplained.fullReadReason})`);
+  }
+  return { res, events };
 }
 
 /** The one event of a configuration write. */
@@ -208,12 +248,22 @@ describe('every write records its event', () => {
   });
 
   it('organization objects: groups, alert receivers and rules as ORGANIZATION sub-targets; webhooks and helm repositories', async () => {
+    const reg = await registryId(c);
     const orgTarget = { target_type: 'ORGANIZATION', target_id: org, project_id: null, environment_id: null };
     const ann = (await one('POST /organization/{organizationId}/annotationsGroups', () => c.post(`/organization/${org}/annotationsGroups`, { name: 'team', annotations: [{ key: 'team', value: 'core' }], scopes: ['PODS'] }), { event_type: 'CREATE', sub_target_type: 'ANNOTATIONS_GROUP', ...orgTarget }, 201)).res.body;
-    await one('PUT /organization/{organizationId}/annotationsGroups/{annotationsGroupId}', () => c.put(`/organization/${org}/annotationsGroups/${ann.id}`, { name: 'team', annotations: [{ key: 'team', value: 'edge' }], scopes: ['PODS'] }), { event_type: 'UPDATE', sub_target_type: 'ANNOTATIONS_GROUP', ...orgTarget });
-    await one('DELETE /organization/{organizationId}/annotationsGroups/{annotationsGroupId}', () => c.del(`/organization/${org}/annotationsGroups/${ann.id}`), { event_type: 'DELETE', sub_target_type: 'ANNOTATIONS_GROUP', ...orgTarget }, 204);
     const lab = (await one('POST /organization/{organizationId}/labelsGroups', () => c.post(`/organization/${org}/labelsGroups`, { name: 'cost', labels: [{ key: 'cc', value: '42', propagate_to_cloud_provider: true }] }), { event_type: 'CREATE', sub_target_type: 'LABELS_GROUP', ...orgTarget }, 201)).res.body;
-    await one('PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}', () => c.put(`/organization/${org}/labelsGroups/${lab.id}`, { name: 'cost', labels: [] }), { event_type: 'UPDATE', sub_target_type: 'LABELS_GROUP', ...orgTarget });
+    // A deployed service uses both groups: changing a group makes it out of date (its status), and
+    // the labels group counts its users (associated_items_count).
+    const web = services.CONTAINER;
+    const webBody = (groups: boolean) => ({ ...containerBody(reg, 'web'), tag: '1.28', annotations_groups: groups ? [{ id: ann.id }] : [], labels_groups: groups ? [{ id: lab.id }] : [] });
+    await write('PUT /container/{containerId}', () => c.put(`/container/${web.id}`, webBody(true)));
+    await write('POST /container/{containerId}/deploy', () => c.post(`/container/${web.id}/deploy`, undefined, c.em.tokens.DEPLOY), { settle: true });
+    await one('PUT /organization/{organizationId}/annotationsGroups/{annotationsGroupId}', () => c.put(`/organization/${org}/annotationsGroups/${ann.id}`, { name: 'team', annotations: [{ key: 'team', value: 'edge' }], scopes: ['PODS'] }), { event_type: 'UPDATE', sub_target_type: 'ANNOTATIONS_GROUP', ...orgTarget });
+    await write('POST /container/{containerId}/deploy', () => c.post(`/container/${web.id}/deploy`, undefined, c.em.tokens.DEPLOY), { settle: true });
+    await one('PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}', () => c.put(`/organization/${org}/labelsGroups/${lab.id}`, { name: 'cost-center', labels: [] }), { event_type: 'UPDATE', sub_target_type: 'LABELS_GROUP', ...orgTarget });
+    expect((await c.get(`/container/${web.id}/status`)).body.service_deployment_status).toBe('OUT_OF_DATE');
+    await write('PUT /container/{containerId}', () => c.put(`/container/${web.id}`, webBody(false)));
+    await one('DELETE /organization/{organizationId}/annotationsGroups/{annotationsGroupId}', () => c.del(`/organization/${org}/annotationsGroups/${ann.id}`), { event_type: 'DELETE', sub_target_type: 'ANNOTATIONS_GROUP', ...orgTarget }, 204);
     await one('DELETE /organization/{organizationId}/labelsGroups/{labelsGroupId}', () => c.del(`/organization/${org}/labelsGroups/${lab.id}`), { event_type: 'DELETE', sub_target_type: 'LABELS_GROUP', ...orgTarget }, 204);
 
     const slack = { organization_id: org, name: 'ops-slack', description: 'team channel', type: 'SLACK', send_resolved: true, webhook_url: 'https://hooks.slack.com/services/T0/B0/xyzSECRET' };
@@ -278,7 +328,7 @@ describe('every write records its event', () => {
     expect(JSON.parse(events[1].change)).toMatchObject({ status: 'DEPLOYMENT_ERROR' });
   });
 
-  it('environment actions: one TRIGGER_* on the environment, then each service outcome', async () => {
+  it('environment actions: one TRIGGER_* on the environment, then each service outcome; a deletion of services is a DELETE of each', async () => {
     const serviceIds = Object.values(services).map((s) => s.id).sort();
     const batch = async (route: string, path: string, body: unknown, trigger: string, outcome: string, only?: string[]) => {
       const { events } = await write(route, () => c.post(path, body, c.em.tokens.ADMIN), { settle: true });
@@ -296,11 +346,24 @@ describe('every write records its event', () => {
     await batch('POST /environment/{environmentId}/service/restart-service', `/environment/${env.id}/service/restart-service`, { application_ids: [app] }, 'TRIGGER_RESTART', 'RESTARTED', [app]);
     await batch('POST /environment/{environmentId}/service/stop', `/environment/${env.id}/service/stop`, { application_ids: [app] }, 'TRIGGER_STOP', 'STOPPED', [app]);
     await batch('POST /environment/{environmentId}/stop', `/environment/${env.id}/stop`, undefined, 'TRIGGER_STOP', 'STOPPED');
-    await batch('POST /environment/{environmentId}/service/delete', `/environment/${env.id}/service/delete`, { helm_ids: [services.HELM.id] }, 'TRIGGER_DELETE', 'DELETED', [services.HELM.id]);
+    // Deleting services is a DELETE of each (the reference's enumeration has it), never a TRIGGER_DELETE of the environment.
+    const helm = services.HELM;
+    const { events: deleted } = await write('POST /environment/{environmentId}/service/delete', () => c.post(`/environment/${env.id}/service/delete`, { helm_ids: [helm.id] }, c.em.tokens.ADMIN), { settle: true });
+    expect(deleted.map((e) => [e.event_type, e.target_type, e.target_id, e.target_name])).toEqual([['DELETE', 'HELM', helm.id, helm.name], ['DELETED', 'HELM', helm.id, helm.name]]);
+    for (const e of deleted) expectEvent(e, { sub_target_type: undefined, origin: 'API', triggered_by: 'admin token', ...place(project, env) }, 'service/delete');
+    expect(JSON.parse(deleted[0].change).execution_id).toBe(JSON.parse(deleted[1].change).execution_id);
     delete services.HELM;
   });
 
   it('deletes: a service is DELETE when asked, DELETED when gone; an environment or project is one DELETE', async () => {
+    // Aliases of the database's built-in at two services: they go with the database (when it is
+    // gone, after its DELETE event), and the log records only the database.
+    const builtIns = (await c.get(`/variable?parent_id=${services.JOB.id}&scope=JOB`)).body.results;
+    const host = builtIns.find((v: any) => v.scope === 'BUILT_IN' && v.key.endsWith('_HOST_INTERNAL') && v.service_id === services.DATABASE.id);
+    expect(host, 'the database host built-in').toBeDefined();
+    const jobAlias = await c.post(`/variable/${host.id}/alias`, { key: 'DB_HOST', alias_scope: 'JOB', alias_parent_id: services.JOB.id });
+    expect(jobAlias.status, JSON.stringify(jobAlias.body)).toBe(201);
+    expect((await c.post(`/variable/${host.id}/alias`, { key: 'DB_HOST', alias_scope: 'TERRAFORM', alias_parent_id: services.TERRAFORM.id })).status).toBe(201);
     for (const [type, segment] of [['APPLICATION', 'application'], ['CONTAINER', 'container'], ['DATABASE', 'database'], ['JOB', 'job'], ['TERRAFORM', 'terraform']]) {
       const svc = services[type];
       const { events } = await write(`DELETE /${segment}/{${segment}Id}`, () => c.del(`/${segment}/${svc.id}`), { settle: true, status: 204 });
@@ -334,6 +397,11 @@ describe('every write records its event', () => {
     expect(all.length).toBeGreaterThan(150);
     const text = JSON.stringify(all);
     for (const s of SECRET_VALUES) expect(text, s).not.toContain(s);
+  });
+
+  it('every list a write changed, directly or through a cascade, is one the refresh re-reads given its events (src/live/touched.ts)', () => {
+    expect(covered.size).toBeGreaterThan(100);
+    expect(cascadeMisses).toEqual([]);
   });
 
   it('every write route of the emulator is exercised above, or listed as recording nothing', async () => {

@@ -9,6 +9,13 @@
  * values, descriptions, deletes, deploys and deletes started and not waited for). Then the plan of
  * a fixed manifest is computed from the cache of the previous run, and from a full read. Sometimes
  * the cache is taken in the middle of the changes, while deployments run.
+ *
+ * And the cascades the log does not spell out (issue 18): databases created outside the manifest
+ * with an alias of their built-in host at a sibling service, deleted in the console (the alias goes
+ * with the database; the log names only the database); a label group that services use, changed
+ * by an apply with --no-deploy or in the console (the services are out of date: their statuses);
+ * applies interrupted part-way. Every one of these is in the log: the cached plan must equal the
+ * full one at once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +32,7 @@ import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh
 import type { DesiredGraph } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { record } from '../support/reliability.js';
 
 const KEY = 'property-fingerprint-key-0123456789';
 const NUM_RUNS = Number(process.env.REFRESH_PROPERTY_RUNS ?? 500);
@@ -36,6 +44,8 @@ const VALUES = ['a', 'b', 'c'];
 const STAGES = ['one', 'two'];
 
 interface Shape {
+  /** The value of the label group `cost` (declared when set); services with `grouped` use it. */
+  labels?: string;
   projects: Array<{
     name: string;
     description: string;
@@ -45,7 +55,7 @@ interface Shape {
       variable?: string;
       secret?: string;
       twoStages: boolean;
-      services: Array<{ name: string; cpu: number; tag: string; variable?: string; secret?: string; stage: number }>;
+      services: Array<{ name: string; cpu: number; tag: string; variable?: string; secret?: string; stage: number; grouped?: boolean }>;
     }>;
   }>;
 }
@@ -57,6 +67,7 @@ function manifestOf(shape: Shape): Record<string, unknown> {
   return {
     version: 1,
     prune: { projects: true },
+    ...(shape.labels ? { label_groups: [{ name: 'cost', labels: [{ key: 'cost-center', value: shape.labels }] }] } : {}),
     projects: shape.projects.map((p) => ({
       name: p.name,
       description: p.description,
@@ -81,6 +92,7 @@ function manifestOf(shape: Shape): Record<string, unknown> {
             memory: 256,
             variables: vars(s.variable, s.secret),
             prune: { variables: true },
+            ...(shape.labels && s.grouped ? { label_groups: ['cost'] } : {}),
           })),
         };
       }),
@@ -116,6 +128,7 @@ const shapeArb: fc.Arbitrary<Shape> = subset(PROJECTS).chain((projects) =>
                         variable: optional(fc.constantFrom(...VALUES)),
                         secret: optional(fc.constantFrom(...VALUES)),
                         stage: fc.nat(1),
+                        grouped: fc.boolean(),
                       }),
                     ),
                   ),
@@ -127,20 +140,25 @@ const shapeArb: fc.Arbitrary<Shape> = subset(PROJECTS).chain((projects) =>
       }),
     ),
   ),
-).map((projects) => ({ projects }));
+).chain((projects) => optional(fc.constantFrom(...VALUES)).map((labels) => ({ projects, ...(labels ? { labels } : {}) })));
 
 /** What the observed manifest declares: every name of the pools, so every list is read. */
 const OBSERVED: Shape = {
+  labels: 'a',
   projects: PROJECTS.map((name) => ({
     name,
     description: 'a',
     variable: 'a',
-    environments: ENVS.map((env) => ({ name: env, variable: 'a', secret: 'a', twoStages: true, services: SERVICES.map((svc, i) => ({ name: svc, cpu: 250, tag: '1.0', variable: 'a', secret: 'a', stage: i % 2 })) })),
+    environments: ENVS.map((env) => ({ name: env, variable: 'a', secret: 'a', twoStages: true, services: SERVICES.map((svc, i) => ({ name: svc, cpu: 250, tag: '1.0', variable: 'a', secret: 'a', stage: i % 2, grouped: true })) })),
   })),
 };
 
 type Op =
-  | { kind: 'apply'; shape: Shape }
+  /** `noDeploy`: apply --no-deploy; `interruptAfterMs`: the apply is interrupted (SIGINT) that long after it starts. */
+  | { kind: 'apply'; shape: Shape; noDeploy: boolean; interruptAfterMs?: number }
+  | { kind: 'add-database'; pick: number; aliasAt: number }
+  | { kind: 'delete-database'; pick: number }
+  | { kind: 'change-group'; value: string }
   | { kind: 'set-variable'; pick: number; value: string }
   | { kind: 'delete-variable'; pick: number }
   | { kind: 'delete-service'; pick: number }
@@ -149,7 +167,10 @@ type Op =
   | { kind: 'describe-project'; pick: number; value: string };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('apply' as const), shape: shapeArb }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('apply' as const), shape: shapeArb, noDeploy: fc.boolean(), interruptAfterMs: optional(fc.integer({ min: 0, max: 60 })) }), weight: 3 },
+  fc.record({ kind: fc.constant('add-database' as const), pick: fc.nat(), aliasAt: fc.nat() }),
+  fc.record({ kind: fc.constant('delete-database' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('change-group' as const), value: fc.constantFrom(...VALUES, 'console') }),
   { arbitrary: fc.record({ kind: fc.constant('set-variable' as const), pick: fc.nat(), value: fc.constantFrom(...VALUES, 'console') }), weight: 2 },
   fc.record({ kind: fc.constant('delete-variable' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('delete-service' as const), pick: fc.nat() }),
@@ -189,6 +210,10 @@ const records = <T,>(collection: string, keep: (r: Record<string, any>) => boole
   Object.values((emu.state as unknown as Record<string, Record<string, Record<string, any>>>)[collection] ?? {}).filter(keep) as T[];
 const pick = <T,>(items: T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
 
+/** How many changes of each new kind took place (a property that never exercised them proves nothing). */
+const happened = new Map<string, number>();
+const count = (what: string) => happened.set(what, (happened.get(what) ?? 0) + 1);
+
 /** An out-of-band change. Refusals of the API (a 409 of a stage being deleted...) are part of life. */
 async function perform(op: Op): Promise<void> {
   try {
@@ -197,7 +222,45 @@ async function perform(op: Op): Promise<void> {
         const built = buildGraph(manifestOf(op.shape) as never);
         const live = liveStateFromRecords(await readLiveRecords(api, built.graph), built.graph);
         const plan = computePlan(built.graph, live, { fingerprintKey: KEY, allowDataLoss: true, allowReplace: true });
-        await applyPlan(plan, { api, live, desired: built.graph, fingerprintKey: KEY }, { pollIntervalMs: 10, maxPollIntervalMs: 20, timeoutMs: 30_000, allowDataLoss: true, allowReplace: true });
+        const interrupt = new AbortController();
+        const timer = op.interruptAfterMs === undefined ? undefined : setTimeout(() => interrupt.abort(), op.interruptAfterMs);
+        try {
+          const result = await applyPlan(plan, { api, live, desired: built.graph, fingerprintKey: KEY, signal: interrupt.signal }, { pollIntervalMs: 10, maxPollIntervalMs: 20, timeoutMs: 30_000, allowDataLoss: true, allowReplace: true, noDeploy: op.noDeploy });
+          if (result.status === 'interrupted') count('interrupted apply');
+          if (op.noDeploy && (result.pending_deploys?.length ?? 0) > 0) count('apply --no-deploy with pending deploys');
+        } finally {
+          clearTimeout(timer);
+        }
+        return;
+      }
+      case 'add-database': {
+        // Outside the manifest: a database, and an alias of its host at a sibling service.
+        const env = pick(records<Record<string, any>>('environments'), op.pick);
+        if (!env) return;
+        const db = await api.post<Record<string, any>>(`/environment/${env.id}/database`, { name: 'db', type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', accessibility: 'PRIVATE', cpu: 250, memory: 256, storage: 10 });
+        const host = records<Record<string, any>>('variables', (v) => v.variable_type === 'BUILT_IN' && v.service_id === db.id && String(v.key).endsWith('_HOST_INTERNAL'))[0];
+        const at = pick(records<Record<string, any>>('services', (x) => x.environment?.id === env.id && x.service_type === 'CONTAINER'), op.aliasAt);
+        if (host && at) {
+          await console_.post(`/variable/${host.id}/alias`, { key: 'DB_HOST', alias_scope: 'CONTAINER', alias_parent_id: at.id });
+          count('database with an alias of its host');
+        }
+        return;
+      }
+      case 'delete-database': {
+        // The console's batch route; not waited for (the alias goes when the database is gone).
+        const db = pick(records<Record<string, any>>('services', (x) => x.service_type === 'DATABASE'), op.pick);
+        if (db) {
+          await console_.post(`/environment/${db.environment.id}/service/delete`, { database_ids: [db.id] });
+          count('database deleted in the console');
+        }
+        return;
+      }
+      case 'change-group': {
+        const g = records<Record<string, any>>('labelsGroups', (x) => x.name === 'cost')[0];
+        if (g) {
+          await console_.put(`/organization/${emu.organizationId}/labelsGroups/${g.id}`, { name: 'cost', labels: [{ key: 'cost-center', value: op.value, propagate_to_cloud_provider: false }] });
+          if (records<Record<string, any>>('services', (x) => (x.labels_groups ?? []).some((r: { id: string }) => r.id === g.id)).length > 0) count('label group in use changed in the console');
+        }
         return;
       }
       case 'set-variable': {
@@ -286,5 +349,22 @@ describe('the refresh cache, property', () => {
     // cache midway); any other reason to read everything would be a bug here.
     expect([...reasons.keys()].filter((r) => r !== 'no cache yet')).toEqual([]);
     expect(readers.refresh).toBeGreaterThanOrEqual(NUM_RUNS - 1);
+    record('refresh-property', {
+      title: 'The plan from the refresh cache equals the plan from a full read after random sequences of out-of-band changes on one evolving organization (applies, console edits, deploys and deletes not waited for, caches taken mid-way; databases with an alias of their host deleted in the console, a label group in use changed by apply --no-deploy or in the console, interrupted applies): at once, since the log records each of them',
+      file: 'test/live/refresh.property.test.ts',
+      command: 'npm test',
+      figures: {
+        sequences: NUM_RUNS,
+        'plans from the cache': readers.refresh,
+        'full reads': readers.full,
+        ...Object.fromEntries([...happened].sort(([a], [b]) => a.localeCompare(b))),
+      },
+    });
+    // The sequences of issue 18 took place (with enough runs to expect each).
+    if (NUM_RUNS >= 100) {
+      for (const what of ['interrupted apply', 'apply --no-deploy with pending deploys', 'database with an alias of its host', 'database deleted in the console', 'label group in use changed in the console']) {
+        expect(happened.get(what) ?? 0, what).toBeGreaterThan(0);
+      }
+    }
   }, 600_000);
 });

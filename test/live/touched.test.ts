@@ -66,26 +66,47 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     expect(stale({ target_type: 'PROJECT', target_id: 'p2', sub_target_type: 'VARIABLE', project_id: 'p2' })).toEqual(['/environment/e3/services', v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')].sort());
   });
   it('a service update or deploy: its environment\'s services and statuses; a create or delete also the stages', () => {
-    expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+    const tagChange = JSON.stringify({ id: 'b1', name: 'web', before: { tag: '1' }, after: { tag: '2' } });
+    expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2', change: tagChange })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
     expect(stale({ event_type: 'DEPLOYED', target_type: 'APPLICATION', target_id: 'a1', environment_id: 'e1' })).toEqual(['/environment/e1/services', '/environment/e1/statuses']);
-    expect(stale({ event_type: 'DELETE', target_type: 'APPLICATION', target_id: 'a1', environment_id: 'e1' })).toEqual(['/environment/e1/deploymentStage', '/environment/e1/services', '/environment/e1/statuses', v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+    // The labels groups count their services (associated_items_count): a service that comes or goes changes them.
+    expect(stale({ event_type: 'DELETE', target_type: 'APPLICATION', target_id: 'a1', environment_id: 'e1' })).toEqual(['/environment/e1/deploymentStage', '/environment/e1/services', '/environment/e1/statuses', `/organization/${ORG}/labelsGroups`, v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+  });
+  it('a service gone (DELETED, its deletion over): its stage membership and the aliases of its built-ins (of a database too) went with it', () => {
+    expect(stale({ event_type: 'DELETED', target_type: 'DATABASE', target_id: 'd1', environment_id: 'e1' })).toEqual(['/environment/e1/deploymentStage', '/environment/e1/services', '/environment/e1/statuses', `/organization/${ORG}/labelsGroups`, v('a1', 'APPLICATION'), v('a2', 'APPLICATION')].sort());
+  });
+  it('a service joining or leaving a labels group, or a helm service its repository: their counts of users', () => {
+    const joined = JSON.stringify({ id: 'b1', name: 'web', before: { labels_groups: [] }, after: { labels_groups: [{ id: 'g' }] } });
+    expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2', change: joined })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/labelsGroups`]);
+    // A change the log does not spell out may be anything.
+    expect(stale({ target_type: 'CONTAINER', target_id: 'b1', environment_id: 'e2' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/labelsGroups`]);
+    expect(stale({ event_type: 'CREATE', target_type: 'HELM', target_id: 'h1', environment_id: 'e2' })).toEqual(['/environment/e2/deploymentStage', '/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`].filter((k) => k in responses));
+  });
+  it('a terraform plan (dry run) moves its service\'s status', () => {
+    expect(stale({ event_type: 'DEPLOYED_DRY_RUN', target_type: 'TERRAFORM', target_id: 'b1', environment_id: 'e2' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
   });
   it('a service event without its environment is placed through the cached services', () => {
-    expect(stale({ target_type: 'APPLICATION', target_id: 'b1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
+    expect(stale({ target_type: 'APPLICATION', target_id: 'b1', change: JSON.stringify({ id: 'b1', before: { cpu: 1 }, after: { cpu: 2 } }) })).toEqual(['/environment/e2/services', '/environment/e2/statuses']);
   });
   it('a stage change or move: the stages of its environment', () => {
     expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e1', sub_target_type: 'DEPLOYMENT_STAGE', environment_id: 'e1', project_id: 'p1' })).toEqual(['/environment/e1/deploymentStage']);
   });
   it('an environment change: the project list (it counts environments), its project\'s environment list and its own lists', () => {
-    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/project`, '/project/p1/environment']);
+    expect(stale({ event_type: 'UPDATE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/project`, '/project/p1/environment']);
+    // Deleted, its services go with it: the groups and repositories they used count one user less.
+    expect(stale({ event_type: 'DELETE', target_type: 'ENVIRONMENT', target_id: 'e2', environment_id: 'e2', project_id: 'p1' })).toEqual(['/environment/e2/services', '/environment/e2/statuses', `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`, `/organization/${ORG}/project`, '/project/p1/environment']);
   });
   it('organization-level objects: their list; a cluster or helm repository change also what embeds it', () => {
     expect(stale({ target_type: 'WEBHOOK', target_id: 'w' })).toEqual([`/organization/${ORG}/webhook`]);
     expect(stale({ target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ALERT_RULE' })).toEqual([`/organization/${ORG}/alert-rules`]);
     expect(stale({ event_type: 'CREATE', target_type: 'CLUSTER', target_id: 'c' })).toEqual([]);
     expect(stale({ target_type: 'CLUSTER', target_id: 'c' })).toEqual(['/project/p1/environment', '/project/p2/environment']);
-    expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
-    expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e2/services', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
+    // A changed repository, registry or group also makes the deployed services that use it out of date: every statuses list.
+    expect(stale({ target_type: 'HELM_REPOSITORY', target_id: 'h', sub_target_type: 'SECRET' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/helmRepository`]);
+    expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'ANNOTATIONS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/annotationsGroups`]);
+    // A labels group renamed or deleted: every services list (the records that used it) and statuses.
+    expect(stale({ event_type: 'DELETE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/labelsGroups`]);
+    expect(stale({ event_type: 'UPDATE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services', `/organization/${ORG}/labelsGroups`]);
     expect(stale({ event_type: 'CREATE', target_type: 'ORGANIZATION', target_id: ORG, sub_target_type: 'LABELS_GROUP' })).toEqual([`/organization/${ORG}/labelsGroups`]);
   });
   it('an environment read while an operation ran: its lists are re-read until it is over (states move on without an event)', () => {

@@ -25,6 +25,8 @@ interface ServeArgs {
   'fault-rate': number;
   'fault-seed': number;
   'audit-retention'?: number;
+  'audit-drop': number;
+  'audit-delay'?: number;
 }
 
 function untilSignal(io: CliIO): Promise<void> {
@@ -56,7 +58,9 @@ export const serveCommand: CliCommand<ServeArgs> = {
       .option('fail-deploy', { type: 'string', describe: 'Deployments of services whose name matches GLOB fail' })
       .option('fault-rate', decimalOption('fault-rate', { min: 0, max: 1, default: 0, describe: 'Fraction of requests failing with 500/503 or a dropped connection' }))
       .option('fault-seed', integerOption('fault-seed', { min: 0, default: 1, describe: 'Seed of the fault generator (reproducible chaos)' }))
-      .option('audit-retention', durationOption('audit-retention', { minMs: 1000, maxMs: 3650 * 86_400_000, bounds: 'from 1s to 87600h', describe: "Keep audit events this long, when shorter than the organization's audit_logs_retention_in_days (30 days: 720h), e.g. 10m" })),
+      .option('audit-retention', durationOption('audit-retention', { minMs: 1000, maxMs: 3650 * 86_400_000, bounds: 'from 1s to 87600h', describe: "Keep audit events this long, when shorter than the organization's audit_logs_retention_in_days (30 days: 720h), e.g. 10m" }))
+      .option('audit-drop', decimalOption('audit-drop', { min: 0, max: 1, default: 0, describe: 'Fraction of audit events never recorded, as a real log may miss them (drawn from --fault-seed: reproducible)' }))
+      .option('audit-delay', durationOption('audit-delay', { minMs: 0, maxMs: 86_400_000, bounds: 'from 0s to 24h', describe: "List each audit event only this long after its write, with the write's timestamp, e.g. 30s" })),
   async run(args, io) {
     const { EmulatorStartError, startEmulator } = await import('../../emulator/server.js');
     const { lineLogger } = await import('../../emulator/context.js');
@@ -76,6 +80,8 @@ export const serveCommand: CliCommand<ServeArgs> = {
         faultRate: args['fault-rate'],
         faultSeed: args['fault-seed'],
         auditRetentionMs: args['audit-retention'],
+        auditDropRate: args['audit-drop'],
+        auditDelayMs: args['audit-delay'],
         logger,
       });
     } catch (err) {

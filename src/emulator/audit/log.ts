@@ -11,10 +11,16 @@
  * `state.auditDroppedThrough` remembers the newest event dropped: a query whose range reaches back
  * to it, or further back than the retention, is answered `organization_max_limit_reached: true`
  * (what it asks for is, or may be, partly gone).
+ *
+ * A log that misbehaves as a real one may (tests of the clients that rely on it): `--audit-drop
+ * RATE` never records that fraction of events (and says nothing of it: no
+ * `organization_max_limit_reached`), `--audit-delay DURATION` lists an event only that long after
+ * its write, with the write's timestamp (so it appears behind a cursor a client already holds).
  */
 import { randomUUID } from 'node:crypto';
 import type { EmulatorContext } from '../context.js';
 import type { AuditEvent } from '../state.js';
+import { seededRandom } from '../faults.js';
 import { formatNanos, nextNanos, parseNanos } from './timestamps.js';
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -27,7 +33,10 @@ interface Entry {
 
 class AuditLog {
   readonly entries: Entry[];
+  /** Decides which events `--audit-drop` loses: its own stream of the fault seed, so request faults do not shift it. */
+  private readonly dropRandom: () => number;
   constructor(private readonly ctx: EmulatorContext) {
+    this.dropRandom = seededRandom((ctx.options.faultSeed ^ 0x5eed_a0d1) >>> 0);
     this.entries = Object.values(ctx.state.auditEvents ?? {})
       .map((event) => ({ ns: parseNanos(event.timestamp) ?? 0n, event }))
       .sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
@@ -37,6 +46,9 @@ class AuditLog {
     const last = this.entries[this.entries.length - 1]?.ns;
     const ns = nextNanos(this.ctx.clock.now().getTime(), last);
     const event: AuditEvent = { id: randomUUID(), timestamp: formatNanos(ns), ...fields };
+    const rate = this.ctx.options.auditDropRate;
+    // A lost event: the write happened, the log never says so.
+    if (rate > 0 && (rate >= 1 || this.dropRandom() < rate)) return event;
     this.entries.push({ ns, event });
     this.ctx.state.auditEvents[event.id] = event;
     this.prune();
@@ -118,7 +130,8 @@ export function queryEvents(ctx: EmulatorContext, f: EventFilter, cursor: PageCu
   const log = auditLog(ctx);
   log.prune();
   const entries = log.entries;
-  const inRange = (x: Entry) => (f.from === undefined || x.ns >= f.from) && (f.to === undefined || x.ns <= f.to) && matches(x.event, f);
+  const shown = visibleNow(ctx);
+  const inRange = (x: Entry) => shown(x) && (f.from === undefined || x.ns >= f.from) && (f.to === undefined || x.ns <= f.to) && matches(x.event, f);
   const page: Entry[] = [];
   if (cursor.stepBackFrom !== undefined) {
     for (let i = firstAfter(entries, cursor.stepBackFrom); i < entries.length && page.length < pageSize; i++) if (inRange(entries[i])) page.push(entries[i]);
@@ -166,7 +179,16 @@ export function limitReached(ctx: EmulatorContext, from: bigint | undefined): bo
 export function allEvents(ctx: EmulatorContext, f: EventFilter): AuditEvent[] {
   const log = auditLog(ctx);
   log.prune();
-  return log.entries.filter((x) => (f.from === undefined || x.ns >= f.from) && (f.to === undefined || x.ns <= f.to) && matches(x.event, f)).map((x) => x.event);
+  const shown = visibleNow(ctx);
+  return log.entries.filter((x) => shown(x) && (f.from === undefined || x.ns >= f.from) && (f.to === undefined || x.ns <= f.to) && matches(x.event, f)).map((x) => x.event);
+}
+
+/** `--audit-delay`: whether an event is listed yet (its write is at least the delay old). */
+function visibleNow(ctx: EmulatorContext): (x: Entry) => boolean {
+  const delay = ctx.options.auditDelayMs;
+  if (!(delay > 0)) return () => true;
+  const newest = BigInt(Math.floor(ctx.clock.now().getTime() - delay)) * 1_000_000n;
+  return (x) => x.ns <= newest;
 }
 
 /** Index of the first entry at or after `ns`. */

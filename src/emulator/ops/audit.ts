@@ -35,15 +35,19 @@ export interface OperationIdentity {
 
 /**
  * A request started `op`. One event per request: on the environment for a batch (the services
- * are in the change), on the service otherwise. Deleting one service (`DELETE /<kind>/{id}`) is a
- * configuration write: `DELETE`; the other actions are `TRIGGER_<ACTION>` (`TRIGGER_REDEPLOY` for
- * a redeploy of the running versions; a terraform plan, force-unlock or state migration has the
- * reference's TRIGGER_DEPLOY_DRY_RUN, TRIGGER_TERRAFORM_FORCE_UNLOCK, TRIGGER_TERRAFORM_MIGRATE_STATE).
+ * are in the change), on the service otherwise. Deleting services is a configuration write: a
+ * `DELETE` of each service, whether one (`DELETE /<kind>/{id}`) or several
+ * (`POST /environment/{id}/service/delete`) were asked for -- a TRIGGER_DELETE of the environment
+ * would read as the environment's deletion, and a reader of the log (drift, the refresh) would
+ * have to infer which services went. The other actions are `TRIGGER_<ACTION>`
+ * (`TRIGGER_REDEPLOY` for a redeploy of the running versions; a terraform plan, force-unlock or
+ * state migration has the reference's TRIGGER_DEPLOY_DRY_RUN, TRIGGER_TERRAFORM_FORCE_UNLOCK,
+ * TRIGGER_TERRAFORM_MIGRATE_STATE).
  */
 export function recordTrigger(ctx: EmulatorContext, op: Operation, how: { staged: boolean; redeploy: boolean }, who: OperationIdentity): void {
   const trigger = how.redeploy ? 'TRIGGER_REDEPLOY' : `TRIGGER_${op.action}`;
   const services = Object.values(op.services).map((s) => ({ id: s.service_id, name: s.name, service_type: s.service_type, ...(s.version ? { version: s.version } : {}) }));
-  if (how.staged) {
+  if (how.staged && op.action !== 'DELETE') {
     const target = targetOfEnvironment(ctx.state, op.environment_id);
     auditLog(ctx).append({ event_type: trigger, ...target, change: JSON.stringify({ execution_id: op.execution_id, services }), ...who, original_change: null });
     return;
