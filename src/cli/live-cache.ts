@@ -19,13 +19,23 @@ export interface CacheSettings {
   dir: string;
   refresh: RefreshMode;
   apiUrl: string;
+  /** `--verify-requests` (default 5 in src/live/verify.ts). */
+  verifyRequests?: number;
+  /** `--max-cache-age`, milliseconds (default 24h in src/live/refresh.ts). */
+  maxCacheAgeMs?: number;
 }
 
 /** The cache directory of a run, or undefined when none is asked for. */
-export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
+export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode; verifyRequests?: number; maxCacheAge?: number }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
   const dir = args.cache ?? (env.DRIFTLESS_CACHE_DIR?.trim() || undefined);
   if (dir === undefined || dir === '') return undefined;
-  return { dir: isAbsolute(dir) ? dir : resolve(cwd, dir), refresh: args.refresh ?? 'auto', apiUrl };
+  return {
+    dir: isAbsolute(dir) ? dir : resolve(cwd, dir),
+    refresh: args.refresh ?? 'auto',
+    apiUrl,
+    ...(args.verifyRequests !== undefined ? { verifyRequests: args.verifyRequests } : {}),
+    ...(args.maxCacheAge !== undefined ? { maxCacheAgeMs: args.maxCacheAge } : {}),
+  };
 }
 
 export interface CachedRecords {
@@ -40,7 +50,13 @@ export interface CachedRecords {
 export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
   const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion() };
   const previous = readCacheFile(settings.dir, identity);
-  const r = await readLiveRecordsCached(port, read, { previous, forceFull: settings.refresh === 'full', ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}) });
+  const r = await readLiveRecordsCached(port, read, {
+    previous,
+    forceFull: settings.refresh === 'full',
+    ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}),
+    ...(settings.verifyRequests !== undefined ? { verifyRequests: settings.verifyRequests } : {}),
+    ...(settings.maxCacheAgeMs !== undefined ? { maxCacheAgeMs: settings.maxCacheAgeMs } : {}),
+  });
   const diagnostics: Diagnostic[] = [];
   try {
     // Written now, right after the read: it is the state at the cursor, whatever the run does next
