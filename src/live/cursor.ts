@@ -9,7 +9,8 @@
  * - The bound is the cursor less an overlap window (OVERLAP_MS): an event the log shows late, with
  *   an earlier timestamp than the cursor, is still read. Events of the window the snapshot already
  *   reflects are skipped by id (`seen`), and so is everything at or before the newest event when
- *   the last full read began (`floor`: that read saw every write logged up to then, late or not).
+ *   the last full read began (`floor`: that read saw every write logged up to then, late or not;
+ *   the bound is never before it, so a warm run right after a full read does not read the window).
  * - A cursor newer than the API's `Date`, or than the log's newest event, was not written by a
  *   run against this log (forged, or of a log that lost events): the caller reads everything.
  * - In a quiet organization the cursor may be older than the log's retention while nothing since
@@ -68,7 +69,11 @@ export function futureCursorReason(cursor: EventCursor | null, serverNow: Date |
  * the snapshot was taken, and no server date to start from).
  */
 export function readBound(cursor: EventCursor | null, freshness: Freshness, opts: { serverNow?: Date; retentionDays?: number }): string | undefined {
-  const fromCursor = cursor ? toNanos(cursor.timestamp) - BigInt(OVERLAP_MS) * NS_PER_MS : undefined;
+  const overlap = cursor ? toNanos(cursor.timestamp) - BigInt(OVERLAP_MS) * NS_PER_MS : undefined;
+  // Never before the floor: the full read saw every write up to it, logged late or not, and
+  // reading that part of the window again would cost pages of events (an apply's) for nothing.
+  const floor = freshness.floor !== undefined ? toNanos(freshness.floor) : undefined;
+  const fromCursor = overlap !== undefined && floor !== undefined && floor > overlap ? floor : overlap;
   const began = freshness.serverReadAt ? BigInt(Date.parse(freshness.serverReadAt) - OVERLAP_MS) * NS_PER_MS : undefined;
   if (fromCursor === undefined) return began === undefined ? undefined : nanosToIso(began);
   if (began !== undefined && opts.serverNow && opts.retentionDays !== undefined) {

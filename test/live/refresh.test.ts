@@ -155,10 +155,17 @@ describe('readLiveRecordsCached', () => {
     const r = await readLiveRecordsCached(w.api, read, { previous: quiet, now });
     expect(r.reader).toBe('refresh');
     expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:50:00.000000000Z');
-    // A recent cursor is used as it is, less the overlap window (late events are read again).
+    // After a full read, from its cursor: it saw every write up to then, logged late or not.
     w.api.calls.length = 0;
     await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
-    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(snapshot.cursor!.timestamp) - 600_000_000_000n);
+    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(snapshot.cursor!.timestamp));
+    // After a refresh, from its cursor less the overlap window: late events are read again.
+    clockMs += 20 * 60_000;
+    w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
+    const refreshed = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    w.api.calls.length = 0;
+    await readLiveRecordsCached(w.api, read, { previous: refreshed.snapshot, now });
+    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(refreshed.snapshot.cursor!.timestamp) - 600_000_000_000n);
   });
 
   it('an environment variable makes every variable list of the environment stale (they inherit it)', async () => {
