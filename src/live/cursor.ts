@@ -19,8 +19,12 @@
  */
 import { toNanos, type AuditEvent, type EventCursor } from './audit-log.js';
 
-/** How late an event may appear in the log (after events with later timestamps) and still be read at once. */
-export const OVERLAP_MS = 10 * 60_000;
+/**
+ * How late an event may appear in the log (after events with later timestamps) and still be read
+ * at once. Every warm run reads the window again (one page per 100 events written in it), so it is
+ * a trade: a later event is found by the rotation of ./verify.ts instead, within ceil(lists / N) runs.
+ */
+export const OVERLAP_MS = 5 * 60_000;
 /** The API's `Date` has whole seconds, and the log's clock may run a little apart from it. */
 export const CLOCK_TOLERANCE_MS = 2_000;
 /** A quiet-organization bound is used once the cursor's window comes this close to the retention. */
@@ -65,16 +69,28 @@ export function futureCursorReason(cursor: EventCursor | null, serverNow: Date |
 }
 
 /**
+ * Why the floor cannot be right: every run leaves it at or before its cursor (a full read sets
+ * both to the log's newest event), so a floor after the cursor was not written by driftless, and
+ * would hide every event up to it.
+ */
+export function floorReason(cursor: EventCursor | null, freshness: Freshness): string | undefined {
+  if (freshness.floor === undefined) return undefined;
+  if (cursor && toNanos(freshness.floor) <= toNanos(cursor.timestamp)) return undefined;
+  return `the cache's floor (${freshness.floor}) is after its event cursor (${cursor ? cursor.timestamp : 'none'})`;
+}
+
+/**
  * The instant to read the log from (inclusive), or undefined for the whole log (an empty log when
  * the snapshot was taken, and no server date to start from).
  */
-export function readBound(cursor: EventCursor | null, freshness: Freshness, opts: { serverNow?: Date; retentionDays?: number }): string | undefined {
-  const overlap = cursor ? toNanos(cursor.timestamp) - BigInt(OVERLAP_MS) * NS_PER_MS : undefined;
+export function readBound(cursor: EventCursor | null, freshness: Freshness, opts: { serverNow?: Date; retentionDays?: number; overlapMs?: number }): string | undefined {
+  const window = BigInt(opts.overlapMs ?? OVERLAP_MS) * NS_PER_MS;
+  const overlap = cursor ? toNanos(cursor.timestamp) - window : undefined;
   // Never before the floor: the full read saw every write up to it, logged late or not, and
   // reading that part of the window again would cost pages of events (an apply's) for nothing.
   const floor = freshness.floor !== undefined ? toNanos(freshness.floor) : undefined;
   const fromCursor = overlap !== undefined && floor !== undefined && floor > overlap ? floor : overlap;
-  const began = freshness.serverReadAt ? BigInt(Date.parse(freshness.serverReadAt) - OVERLAP_MS) * NS_PER_MS : undefined;
+  const began = freshness.serverReadAt ? BigInt(Date.parse(freshness.serverReadAt)) * NS_PER_MS - window : undefined;
   if (fromCursor === undefined) return began === undefined ? undefined : nanosToIso(began);
   if (began !== undefined && opts.serverNow && opts.retentionDays !== undefined) {
     const retained = BigInt(opts.serverNow.getTime() - opts.retentionDays * 86_400_000 + RETENTION_MARGIN_MS) * NS_PER_MS;
@@ -112,14 +128,14 @@ export function unseenEvents(events: readonly AuditEvent[], freshness: Freshness
  * of the previous window not read again lies before this run's bound, and every later bound is
  * later still: it is never read again.)
  */
-export function advance(cursor: EventCursor | null, freshness: Freshness, events: readonly AuditEvent[]): { cursor: EventCursor | null; seen: string[] } {
+export function advance(cursor: EventCursor | null, freshness: Freshness, events: readonly AuditEvent[], overlapMs = OVERLAP_MS): { cursor: EventCursor | null; seen: string[] } {
   const newest = events.at(-1);
   const next: EventCursor | null =
     newest && (!cursor || toNanos(newest.timestamp) >= toNanos(cursor.timestamp))
       ? { timestamp: newest.timestamp, ids: events.filter((e) => toNanos(e.timestamp) === toNanos(newest.timestamp)).map((e) => e.id).sort() }
       : cursor;
   if (!next) return { cursor: null, seen: [] };
-  const windowStart = toNanos(next.timestamp) - BigInt(OVERLAP_MS) * NS_PER_MS;
+  const windowStart = toNanos(next.timestamp) - BigInt(overlapMs) * NS_PER_MS;
   const floor = freshness.floor !== undefined ? toNanos(freshness.floor) : undefined;
   const seen = events.filter((e) => toNanos(e.timestamp) >= windowStart && (floor === undefined || toNanos(e.timestamp) > floor)).map((e) => e.id);
   return { cursor: next, seen: [...new Set(seen)].sort() };

@@ -14,7 +14,7 @@
  */
 import { errorStatus, type ApiPort, type Query } from './api-port.js';
 import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
-import { advance, afterFullRead, cursorBeyondLogReason, futureCursorReason, legacyFreshness, readBound, unseenEvents, type Freshness } from './cursor.js';
+import { advance, afterFullRead, cursorBeyondLogReason, floorReason, futureCursorReason, legacyFreshness, readBound, unseenEvents, type Freshness } from './cursor.js';
 import { DEFAULT_VERIFY_REQUESTS, differenceOf, goneAddress, keysToVerify } from './verify.js';
 import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
@@ -48,6 +48,8 @@ export interface CachedReadOptions {
   verifyRequests?: number;
   /** `--max-cache-age`: a last full read older than this (milliseconds) means a full read (default 24h). */
   maxCacheAgeMs?: number;
+  /** The overlap window read again for late events (./cursor.ts OVERLAP_MS); tests of a busy log narrow it. */
+  overlapMs?: number;
 }
 
 export const DEFAULT_MAX_CACHE_AGE_MS = 24 * 3_600_000;
@@ -105,10 +107,10 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const maxAge = opts.maxCacheAgeMs ?? DEFAULT_MAX_CACHE_AGE_MS;
   const age = clockNow - Date.parse(freshness.fullReadAt);
   if (age > maxAge) return full(`the cache's last full read is ${spokenAge(age)} old, more than --max-cache-age ${spokenAge(maxAge)}`, orgResp);
-  const future = futureCursorReason(previous.cursor, serverNow);
+  const future = futureCursorReason(previous.cursor, serverNow) ?? floorReason(previous.cursor, freshness);
   if (future) return full(future, orgResp);
 
-  const bound = readBound(previous.cursor, freshness, { ...(serverNow ? { serverNow } : {}), ...(retentionDays !== undefined ? { retentionDays } : {}) });
+  const bound = readBound(previous.cursor, freshness, { ...(serverNow ? { serverNow } : {}), ...(retentionDays !== undefined ? { retentionDays } : {}), ...(opts.overlapMs !== undefined ? { overlapMs: opts.overlapMs } : {}) });
   let since;
   try {
     since = await readEventsSince(api, organization.id, bound === undefined ? undefined : { timestamp: bound, ids: [] });
@@ -145,7 +147,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
     if (e instanceof NotInSnapshot) return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold`, orgResp);
     throw e;
   }
-  const position = advance(previous.cursor, freshness, since.events);
+  const position = advance(previous.cursor, freshness, since.events, opts.overlapMs);
   const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
   return {
     records,

@@ -273,7 +273,7 @@ describe('the refresh cache, property', () => {
           // A cache written while the changes (and their deployments) are still going on.
           if (midway && i === Math.floor(ops.length / 2)) {
             try {
-              cache = (await readLiveRecordsCached(api, read, { previous: cache })).snapshot;
+              cache = (await readLiveRecordsCached(api, read, { previous: cache, overlapMs: 5_000 })).snapshot;
             } catch (e) {
               // A read racing a deletion in progress may meet a 404 (a full read would too): no cache then.
               if ((e as { status?: number }).status !== 404) throw e;
@@ -281,7 +281,9 @@ describe('the refresh cache, property', () => {
           }
         }
         await settled();
-        const refreshed = await readLiveRecordsCached(api, read, { previous: cache });
+        // Every event here is logged at once: a narrow overlap window (this log writes thousands of
+        // events a minute, which a 5-minute window would read again on every run).
+        const refreshed = await readLiveRecordsCached(api, read, { previous: cache, overlapMs: 5_000 });
         const full = await readLiveRecords(api, observed);
         readers[refreshed.reader]++;
         if (refreshed.fullReadReason) reasons.set(refreshed.fullReadReason, (reasons.get(refreshed.fullReadReason) ?? 0) + 1);
@@ -366,7 +368,8 @@ describe('the refresh cache, property: clock skew, late and unrecorded events', 
         const refresh = async () => {
           const skew = skews[run % skews.length]!;
           run++;
-          const r = await readLiveRecordsCached(log, read, { previous: cache, now: () => new Date(Date.now() + skew), verifyRequests: VERIFY });
+          // A late event shows within a minute of its timestamp here: the window is a minute wide.
+          const r = await readLiveRecordsCached(log, read, { previous: cache, now: () => new Date(Date.now() + skew), verifyRequests: VERIFY, overlapMs: 60_000 });
           warmRuns++;
           if (r.fullReadReason) reasons.set(r.fullReadReason, (reasons.get(r.fullReadReason) ?? 0) + 1);
           cache = r.snapshot;

@@ -154,7 +154,7 @@ describe('readLiveRecordsCached', () => {
     const quiet = { ...snapshot, cursor: { timestamp: '2026-10-16T16:00:00.000000001Z', ids: ['old'] }, freshness: { ...snapshot.freshness!, floor: '2026-10-16T16:00:00.000000001Z', serverReadAt: '2026-11-25T16:00:00.000Z' } };
     const r = await readLiveRecordsCached(w.api, read, { previous: quiet, now });
     expect(r.reader).toBe('refresh');
-    expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:50:00.000000000Z');
+    expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:55:00.000000000Z');
     // After a full read, from its cursor: it saw every write up to then, logged late or not.
     w.api.calls.length = 0;
     await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
@@ -165,7 +165,7 @@ describe('readLiveRecordsCached', () => {
     const refreshed = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
     w.api.calls.length = 0;
     await readLiveRecordsCached(w.api, read, { previous: refreshed.snapshot, now });
-    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(refreshed.snapshot.cursor!.timestamp) - 600_000_000_000n);
+    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(refreshed.snapshot.cursor!.timestamp) - 300_000_000_000n);
   });
 
   it('an environment variable makes every variable list of the environment stale (they inherit it)', async () => {
@@ -222,6 +222,11 @@ describe('readLiveRecordsCached', () => {
         'a forged cursor newer than the API\'s clock (Date)',
         (_w, s) => ({ previous: { ...s, cursor: { timestamp: new Date(clockMs + 86_400_000).toISOString(), ids: ['forged'] } } }),
         /the cache's event cursor \(.*\) is newer than the API's clock \(Date: .*\)/,
+      ],
+      [
+        'a floor after the cursor (it would hide every event up to it)',
+        (_w, s) => ({ previous: { ...s, freshness: { ...s.freshness!, floor: new Date(clockMs - 500).toISOString() }, cursor: { timestamp: new Date(clockMs - 1000).toISOString(), ids: [] } } }),
+        /the cache's floor \(.*\) is after its event cursor \(.*\)/,
       ],
       [
         'a cursor newer than the audit log\'s newest event',
