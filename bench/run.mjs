@@ -268,6 +268,10 @@ async function benchWarm(label, emu, dir, env, out) {
   };
   w.cold = await run(['plan', '--detailed-exitcode']);
   log(`${label}: cold plan filling the cache: ${fmtS(w.cold.wallMs)}, ${w.cold.requests} requests (${w.cold.fullRead ?? 'refreshed?'})`);
+  // The lists a warm run could answer from the cache (the organization and the clusters are read
+  // every run): the rotation of --verify-requests N re-reads each within ceil(lists / N) warm runs.
+  w.lists = cachedLists(cacheDir);
+  log(`${label}: ${w.lists} cached lists: an unlogged change is seen within ceil(${w.lists} / 5) = ${Math.ceil(w.lists / 5)} warm runs at the default --verify-requests 5`);
   for (let i = 0; i < RUNS; i++) {
     w.plan.push(await run(['plan', '--detailed-exitcode']));
     log(`${label}: warm no-op plan ${i + 1}/${RUNS}: ${fmtS(w.plan.at(-1).wallMs)}, ${w.plan.at(-1).requests} requests, exit ${w.plan.at(-1).exit}`);
@@ -281,6 +285,16 @@ async function benchWarm(label, emu, dir, env, out) {
     const r = await run(['drift']);
     w.consoleDrift.push({ ...r, edits });
     log(`${label}: drift after 3 console edits ${i + 1}/${RUNS}: ${fmtS(r.wallMs)}, ${r.requests} requests, exit ${r.exit}`);
+  }
+}
+
+/** How many lists the refresh cache in `dir` holds that a warm run may answer from it. */
+function cachedLists(dir) {
+  try {
+    const doc = JSON.parse(readFileSync(path.join(dir, 'driftless-live-state.json'), 'utf8'));
+    return Object.keys(doc.payload.responses).filter((k) => k !== '/organization' && !/^\/organization\/[^/]+\/cluster(\/|$)/.test(k)).length;
+  } catch {
+    return undefined;
   }
 }
 

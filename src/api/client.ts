@@ -121,6 +121,12 @@ export interface ApiClient {
   waitBeyondCap(): RateLimitWaitError | undefined;
   /** Requests holding a slot now, waiting for one, and the most ever held at once. */
   load(): { active: number; waiting: number; peak: number };
+  /**
+   * The API's clock: the `Date` header of the latest answer (second precision), or undefined
+   * before the first answer or when the server sends none. The refresh cache measures ages and
+   * checks its cursor against it, never against this machine's clock.
+   */
+  serverDate(): Date | undefined;
   readonly baseUrl: string;
   readonly parallelism: number;
   /** Closes the keep-alive pool. */
@@ -165,6 +171,7 @@ class HttpApiClient implements ApiClient {
   readonly #timeZone?: string;
   #announcedWaitUntil = 0;
   #settled = deferred();
+  #serverDate?: Date;
 
   constructor(o: ApiClientOptions) {
     if (typeof o.token !== 'string' || o.token.trim() === '') {
@@ -248,6 +255,10 @@ class HttpApiClient implements ApiClient {
     await this.#agent?.close();
   }
 
+  serverDate(): Date | undefined {
+    return this.#serverDate;
+  }
+
   get<T>(p: string, o?: RequestOptions): Promise<T> {
     return this.request<T>('GET', p, o);
   }
@@ -299,6 +310,8 @@ class HttpApiClient implements ApiClient {
         this.#budget.onSettled(outcome.type === 'response' ? parseRateLimitHeaders(outcome.headers, now) : undefined, now);
         this.#notifySettled();
         if (outcome.type === 'response') {
+          const date = Date.parse(outcome.headers.get('date') ?? '');
+          if (!Number.isNaN(date)) this.#serverDate = new Date(date);
           this.#emit({ type: 'response', method, path, status: outcome.status, attempt, durationMs: now - started });
           if (outcome.status === 429) this.#counter.recordRateLimited();
         }

@@ -25,17 +25,29 @@ export interface CacheSettings {
   keyOf: CacheKeyOf;
   /** Whether that is the fallback key (a seal anyone who knows the organization id can forge). */
   fallbackKey: boolean;
+  /** `--verify-requests` (default 5 in src/live/verify.ts). */
+  verifyRequests?: number;
+  /** `--max-cache-age`, milliseconds (default 24h in src/live/refresh.ts). */
+  maxCacheAgeMs?: number;
 }
 
 /** The cache directory of a run, or undefined when none is asked for. */
-export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
+export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode; verifyRequests?: number; maxCacheAge?: number }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
   const dir = args.cache ?? (env.DRIFTLESS_CACHE_DIR?.trim() || undefined);
   if (dir === undefined || dir === '') return undefined;
   const keyOf: CacheKeyOf = (organizationId) => {
     const k = resolveFingerprintKey(env, organizationId);
     return k.key === undefined ? undefined : { key: k.key, source: k.source };
   };
-  return { dir: isAbsolute(dir) ? dir : resolve(cwd, dir), refresh: args.refresh ?? 'auto', apiUrl, keyOf, fallbackKey: env.DRIFTLESS_FINGERPRINT_KEY === undefined };
+  return {
+    dir: isAbsolute(dir) ? dir : resolve(cwd, dir),
+    refresh: args.refresh ?? 'auto',
+    apiUrl,
+    keyOf,
+    fallbackKey: env.DRIFTLESS_FINGERPRINT_KEY === undefined,
+    ...(args.verifyRequests !== undefined ? { verifyRequests: args.verifyRequests } : {}),
+    ...(args.maxCacheAge !== undefined ? { maxCacheAgeMs: args.maxCacheAge } : {}),
+  };
 }
 
 export interface CachedRecords {
@@ -52,7 +64,13 @@ export interface CachedRecords {
 export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
   const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion(), keyOf: settings.keyOf };
   const previous = readCacheFile(settings.dir, identity);
-  const r = await readLiveRecordsCached(port, read, { previous, forceFull: settings.refresh === 'full', ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}) });
+  const r = await readLiveRecordsCached(port, read, {
+    previous,
+    forceFull: settings.refresh === 'full',
+    ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}),
+    ...(settings.verifyRequests !== undefined ? { verifyRequests: settings.verifyRequests } : {}),
+    ...(settings.maxCacheAgeMs !== undefined ? { maxCacheAgeMs: settings.maxCacheAgeMs } : {}),
+  });
   const diagnostics: Diagnostic[] = [];
   if (settings.fallbackKey) {
     diagnostics.push(

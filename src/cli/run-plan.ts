@@ -49,6 +49,9 @@ export interface RunPlanOptions {
   /** `--cache DIR` (DRIFTLESS_CACHE_DIR when unset) and `--refresh`. */
   cache?: string;
   refresh?: RefreshMode;
+  /** `--verify-requests N` and `--max-cache-age` (milliseconds), with the cache. */
+  verifyRequests?: number;
+  maxCacheAge?: number;
 }
 
 export interface RunPlanDeps {

@@ -5,11 +5,12 @@
 import type { Argv } from 'yargs';
 import type { ApiEvent } from '../api/index.js';
 import type { CliIO } from './io.js';
-import { choiceOption, integerOption, wordListOption } from './option-values.js';
+import { choiceOption, durationOption, integerOption, wordListOption } from './option-values.js';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { looksLikeAddress } from '../graph/target.js';
 import { MAX_WAIT_LIMIT_S } from './config.js';
+import { DEFAULT_VERIFY_REQUESTS } from '../live/verify.js';
 
 export interface ConnectionArgs {
   apiUrl?: string;
@@ -21,6 +22,10 @@ export interface ConnectionArgs {
   cache?: string;
   /** `--refresh full`: a full read even with a usable cache. */
   refresh?: RefreshMode;
+  /** `--verify-requests N`: cached lists a warm run re-reads, in rotation, to check the cache. */
+  verifyRequests?: number;
+  /** `--max-cache-age DURATION`, in milliseconds: an older last full read means a full read. */
+  maxCacheAge?: number;
 }
 
 export const REFRESH_MODES = ['full', 'auto'] as const;
@@ -36,7 +41,17 @@ export function connectionOptions(y: Argv): Argv<any> {
     .option('max-wait', maxWaitOption())
     // Every command that reads the live state takes the cache: they all pay for the same read.
     .option('cache', { type: 'string', requiresArg: true, describe: 'Refresh the live state from the audit log since the run that last used DIR, instead of reading it all (default: DRIFTLESS_CACHE_DIR)' })
-    .option('refresh', choiceOption('refresh', { allowed: REFRESH_MODES, describe: 'full: read the whole live state even with a usable --cache (default: auto)' }));
+    .option('refresh', choiceOption('refresh', { allowed: REFRESH_MODES, describe: 'full: read the whole live state even with a usable --cache (default: auto)' }))
+    // The cache is trusted only as far as it is checked (src/live/verify.ts, src/live/cursor.ts).
+    .option(
+      'verify-requests',
+      integerOption('verify-requests', {
+        min: 0,
+        max: 1000,
+        describe: `With --cache: lists a warm run re-reads in rotation and compares with the cache (0: none); a change the audit log did not explain is found within ceil(lists / N) warm runs. A warm no-op plan costs at most 10 requests plus N (default: ${DEFAULT_VERIFY_REQUESTS})`,
+      }),
+    )
+    .option('max-cache-age', durationOption('max-cache-age', { minMs: 0, maxMs: 3650 * 86_400_000, bounds: 'from 0s to 87600h', describe: "With --cache: a full read when the cache's last full read is older than DURATION, e.g. 12h (default: 24h)" }));
 }
 
 /**
@@ -54,7 +69,7 @@ export function pathsPositional(y: Argv<any>): Argv<any> {
 
 /** The connection settings runPlan takes, from the parsed arguments. */
 export function connectionOf(args: ConnectionArgs): ConnectionArgs {
-  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait, cache: args.cache, refresh: args.refresh };
+  return { apiUrl: args.apiUrl, authScheme: args.authScheme, parallelism: args.parallelism, maxWait: args.maxWait, cache: args.cache, refresh: args.refresh, verifyRequests: args.verifyRequests, maxCacheAge: args.maxCacheAge };
 }
 
 /**

@@ -245,6 +245,13 @@ export async function buildApp(ctx: EmulatorContext): Promise<FastifyInstance> {
 
   app.addHook('preSerialization', async (req, _reply, payload) => paginate(req.method, req.query, payload));
 
+  // The API's clock is the emulator's, which a test may set apart from this machine's (clock
+  // skew): its Date header says that clock, as a real server's says its own.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('date', ctx.clock.now().toUTCString());
+    return payload;
+  });
+
   // Before the commit below, so that the events are durable with the writes they describe.
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.auditWindow) closeWindow(ctx, req.auditWindow);

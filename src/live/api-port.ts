@@ -15,6 +15,8 @@ export interface ApiPort {
   delete(path: string, query?: Query): Promise<void>;
   /** Requests sent so far through this port (retries included). */
   readonly requestCount: number;
+  /** The API's clock: the `Date` header of the latest answer, when the server sent one. */
+  serverDate?(): Date | undefined;
 }
 
 /** The HTTP status of an API error, when the server answered at all. */
@@ -77,6 +79,7 @@ export interface ClientLike {
   put<T>(path: string, opts?: { body?: unknown }): Promise<T>;
   delete<T>(path: string, opts?: { query?: Query }): Promise<T>;
   stats(): { total: number };
+  serverDate?(): Date | undefined;
 }
 
 /**
@@ -94,5 +97,6 @@ export function portFromClient(client: ClientLike): ApiPort {
     get requestCount() {
       return client.stats().total;
     },
+    serverDate: () => client.serverDate?.(),
   };
 }

@@ -9,6 +9,7 @@
  * Timestamps are nanosecond-precise (`2026-11-25T16:30:00.123456789Z`): they are compared as
  * integers of nanoseconds, never as JavaScript dates (milliseconds would merge distinct events).
  */
+import { createHash } from 'node:crypto';
 import type { ApiPort, Query } from './api-port.js';
 
 export interface AuditEvent {
@@ -39,6 +40,13 @@ export interface EventCursor {
 export interface EventsSince {
   /** Oldest first; the events of `since.ids` left out. */
   events: AuditEvent[];
+  /**
+   * Events of the answer the reader could not use (no timestamp, an unreadable one, no event_type
+   * or target_type), each said in a few words: the reference requires none of these fields, so a
+   * page holding such an event is read, and the caller decides (the refresh gives way to a full
+   * read; drift attributes from the others).
+   */
+  unreadable: string[];
   /** The API says older events than asked for are gone (the organization's retention). */
   maxLimitReached: boolean;
   /** The cursor after these events (unchanged when there were none). */
@@ -61,38 +69,73 @@ export function eventsPath(organizationId: string): string {
  * Every event after `since` (all the log holds when undefined), following `links.next`.
  * Throws the port's error when the endpoint fails (a 403/404 tells the caller the log is not
  * available to this token), and AuditLogError on an answer it cannot read.
+ *
+ * It relies on no more than the reference promises: pages in any order and of any size (every
+ * page is sorted here), `links.next` followed with exactly the query the server wrote in it (the
+ * reference does not say whether `fromTimestamp` survives a `continueToken`: a server that drops it
+ * pages on towards older events, which are left out here, and the reading stops once the pages go
+ * newest first below the bound), and events that lack any field (an event without `id` is known by
+ * its content; one without a usable timestamp or type is reported in `unreadable`).
  */
 export async function readEventsSince(api: ApiPort, organizationId: string, since: EventCursor | undefined, opts: { maxPages?: number } = {}): Promise<EventsSince> {
   const maxPages = opts.maxPages ?? MAX_PAGES;
-    // The bound as the API wrote it (RFC 3339 with nanoseconds); it includes events at that instant.
-  const base: Query = { pageSize: PAGE_SIZE, ...(since ? { fromTimestamp: since.timestamp } : {}) };
+  // The bound as the API wrote it (RFC 3339 with nanoseconds); it includes events at that instant.
+  const first: Query = { pageSize: PAGE_SIZE, ...(since ? { fromTimestamp: since.timestamp } : {}) };
+  const bound = since ? toNanos(since.timestamp) : undefined;
   const seen = new Set(since?.ids ?? []);
   const byId = new Map<string, AuditEvent>();
+  const unreadable = new Map<string, string>();
   let maxLimitReached = false;
   let requests = 0;
-  let token: string | undefined;
+  let query = first;
   const tokensUsed = new Set<string>();
+  // Whether the pages come newest first, as far as they show it (undefined: not known yet).
+  let newestFirst: boolean | undefined;
+  let previousOldest: bigint | undefined;
   for (;;) {
     if (requests >= maxPages) throw new AuditLogError(`more than ${maxPages} pages of events since the last run`);
-    const page = await api.get<unknown>(eventsPath(organizationId), token === undefined ? base : { ...base, continueToken: token });
+    const page = parsePage(await api.get<unknown>(eventsPath(organizationId), query));
     requests++;
-    const parsed = parsePage(page);
-    if (parsed.maxLimitReached) maxLimitReached = true;
-    for (const e of parsed.events) {
+    if (page.maxLimitReached) maxLimitReached = true;
+    for (const [key, why] of page.unreadable) unreadable.set(key, why);
+    for (const e of page.events) {
       if (seen.has(e.id)) continue;
-      // Bound inclusive or not, an event before the cursor is not new.
-      if (since && toNanos(e.timestamp) < toNanos(since.timestamp)) continue;
+      // Bound inclusive or not (or ignored), an event before the cursor is not new.
+      if (bound !== undefined && toNanos(e.timestamp) < bound) continue;
       byId.set(e.id, e);
     }
-    const next = parsed.next === undefined ? undefined : continueTokenOf(parsed.next);
-    if (next === undefined || parsed.events.length === 0) break;
-    // A token already followed would loop forever.
-    if (tokensUsed.has(next)) throw new AuditLogError('the events endpoint returned the same page token twice');
-    tokensUsed.add(next);
-    token = next;
+    const order = orderOf(page.events);
+    if (order !== undefined) newestFirst = newestFirst === undefined || newestFirst === order ? order : undefined;
+    if (previousOldest !== undefined && page.events.length > 0 && newestFirst !== false) {
+      // Across pages too: this page entirely at or before the last one's oldest event.
+      if (page.newest! > previousOldest) newestFirst = undefined;
+    }
+    previousOldest = page.oldest;
+    if (page.next === undefined || page.events.length + page.unreadable.size === 0) break;
+    // Newest first and below the bound: every further page is older still.
+    if (bound !== undefined && newestFirst === true && page.oldest !== undefined && page.oldest < bound) break;
+    const next = nextQuery(page.next);
+    if (next === undefined) break;
+    const token = JSON.stringify(Object.entries(next).sort());
+    // A page asked for already would loop forever.
+    if (tokensUsed.has(token)) throw new AuditLogError('the events endpoint returned the same page token twice');
+    tokensUsed.add(token);
+    query = next;
   }
   const events = [...byId.values()].sort(compareEvents);
-  return { events, maxLimitReached, cursor: cursorAfter(since, events), requests };
+  return { events, unreadable: [...unreadable.values()], maxLimitReached, cursor: cursorAfter(since, events), requests };
+}
+
+/** true: newest first; false: oldest first; undefined: one instant, or no order. */
+function orderOf(events: readonly AuditEvent[]): boolean | undefined {
+  let down = false;
+  let up = false;
+  for (let i = 1; i < events.length; i++) {
+    const d = toNanos(events[i]!.timestamp) - toNanos(events[i - 1]!.timestamp);
+    if (d < 0n) down = true;
+    if (d > 0n) up = true;
+  }
+  return down && !up ? true : up && !down ? false : undefined;
 }
 
 /**
@@ -133,7 +176,12 @@ function cursorAfter(since: EventCursor | undefined, events: readonly AuditEvent
 }
 
 interface Page {
+  /** As the page listed them. */
   events: AuditEvent[];
+  /** Key (id, or content) -> what makes the event unusable. */
+  unreadable: Map<string, string>;
+  newest?: bigint;
+  oldest?: bigint;
   maxLimitReached: boolean;
   next?: string;
 }
@@ -143,22 +191,78 @@ function parsePage(body: unknown): Page {
     throw new AuditLogError('the events endpoint answered without an events list');
   }
   const b = body as { events: unknown[]; organization_max_limit_reached?: unknown; links?: { next?: unknown } };
-  const events = b.events.map((e, i) => {
-    const ev = e as Partial<AuditEvent> | null;
-    if (!ev || typeof ev.id !== 'string' || typeof ev.timestamp !== 'string' || typeof ev.event_type !== 'string' || typeof ev.target_type !== 'string') {
-      throw new AuditLogError(`event ${i} of a page lacks its id, timestamp, event_type or target_type`);
+  const events: AuditEvent[] = [];
+  const unreadable = new Map<string, string>();
+  let newest: bigint | undefined;
+  let oldest: bigint | undefined;
+  for (const raw of b.events) {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      unreadable.set(`content:${contentKey(raw)}`, 'an event that is not an object');
+      continue;
     }
-    toNanos(ev.timestamp);
-    return ev as AuditEvent;
-  });
+    const ev = raw as Record<string, unknown>;
+    // The reference requires no field: an event without an id is known by its content, so that
+    // the same event on two pages, or in two runs' overlapping windows, still counts once.
+    const id = typeof ev.id === 'string' && ev.id !== '' ? ev.id : `content:${contentKey(ev)}`;
+    const at = typeof ev.timestamp === 'string' ? nanosOrUndefined(ev.timestamp) : undefined;
+    const missing = [at === undefined ? 'a readable timestamp' : '', typeof ev.event_type === 'string' ? '' : 'an event_type', typeof ev.target_type === 'string' ? '' : 'a target_type'].filter(Boolean);
+    if (missing.length > 0) {
+      unreadable.set(id, `an event ${describeRaw(ev)}without ${missing.join(' or ')}`);
+      continue;
+    }
+    newest = newest === undefined || at! > newest ? at : newest;
+    oldest = oldest === undefined || at! < oldest ? at : oldest;
+    events.push({ ...(ev as unknown as AuditEvent), id });
+  }
   const next = typeof b.links?.next === 'string' && b.links.next !== '' ? b.links.next : undefined;
-  return { events, maxLimitReached: b.organization_max_limit_reached === true, ...(next ? { next } : {}) };
+  return { events, unreadable, ...(newest !== undefined ? { newest, oldest } : {}), maxLimitReached: b.organization_max_limit_reached === true, ...(next ? { next } : {}) };
 }
 
-/** `links.next` is a URL (absolute or relative) whose continueToken names the next page. */
-function continueTokenOf(next: string): string | undefined {
+function nanosOrUndefined(timestamp: string): bigint | undefined {
   try {
-    return new URL(next, 'http://relative.invalid').searchParams.get('continueToken') ?? undefined;
+    return toNanos(timestamp);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What little names an unusable event: its id or type, when it has them (never its change text). */
+function describeRaw(ev: Record<string, unknown>): string {
+  const parts = [typeof ev.event_type === 'string' ? ev.event_type : '', typeof ev.target_type === 'string' ? `of ${ev.target_type}` : '', typeof ev.id === 'string' ? `(id ${ev.id.slice(0, 64)})` : ''].filter(Boolean);
+  return parts.length > 0 ? `${parts.join(' ')} ` : '';
+}
+
+function contentKey(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 32);
+}
+
+/**
+ * JSON with the keys of every object sorted: one event, one text, whatever order the server wrote.
+ * Below a few levels a value is cut short: an event is shallow, and a hostile one must not exhaust
+ * the stack.
+ */
+function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > 16) return '"…"';
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The query of the next page: exactly the parameters `links.next` carries (a URL, absolute or
+ * relative; only its query is used, never its host). Undefined when it names no parameter.
+ */
+function nextQuery(next: string): Query | undefined {
+  try {
+    const params = new URL(next, 'http://relative.invalid').searchParams;
+    const q: Query = {};
+    for (const [k, v] of params) q[k] = v;
+    return Object.keys(q).length > 0 ? q : undefined;
   } catch {
     return undefined;
   }

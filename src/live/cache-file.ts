@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { LiveSnapshot } from './refresh.js';
 import { parseBoundedJson } from './bounded-json.js';
 import { cacheSealProblem, sealCache, type CacheKeyOf } from './cache-seal.js';
+import { readFreshness } from './cursor.js';
 
 export const CACHE_FILE_NAME = 'driftless-live-state.json';
 export const CACHE_KIND = 'driftless-refresh-cache';
@@ -39,6 +40,8 @@ interface CachePayload {
   cursor: LiveSnapshot['cursor'];
   read_at: string;
   responses: Record<string, unknown>;
+  /** The overlap window, the server's clock and the verification's rotation (src/live/cursor.ts). */
+  freshness?: LiveSnapshot['freshness'];
 }
 
 export function cacheFilePath(dir: string): string {
@@ -72,9 +75,11 @@ export function readCacheFile(dir: string, identity: CacheIdentity): LiveSnapsho
   const sealProblem = key ? cacheSealProblem(payloadText, doc.seal, key) : 'cannot be checked without a fingerprint key';
   if (sealProblem) return { unusable: `the cache ${file} ${sealProblem}` };
   if (p.cursor !== null && !(p.cursor && typeof p.cursor.timestamp === 'string' && Array.isArray(p.cursor.ids))) return corrupt('its event cursor is unreadable');
+  const freshness = readFreshness(p.freshness);
+  if (freshness && 'unreadable' in freshness) return corrupt(freshness.unreadable);
   if (p.driftless_version !== identity.driftlessVersion) return { unusable: `the cache was written by driftless ${p.driftless_version}, this is ${identity.driftlessVersion}` };
   if (p.api_url !== identity.apiUrl) return { unusable: `the cache is of another API URL (${p.api_url})` };
-  return { organizationId: p.organization_id, cursor: p.cursor ?? null, readAt: p.read_at, responses: p.responses };
+  return { organizationId: p.organization_id, cursor: p.cursor ?? null, readAt: p.read_at, responses: p.responses, ...(freshness ? { freshness } : {}) };
 }
 
 /** Writes the snapshot atomically (temporary file + rename in DIR, created when missing). */
@@ -88,6 +93,7 @@ export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: Ca
     cursor: snapshot.cursor,
     read_at: snapshot.readAt,
     responses: snapshot.responses,
+    ...(snapshot.freshness ? { freshness: snapshot.freshness } : {}),
   };
   const body = JSON.stringify(payload);
   mkdirSync(dir, { recursive: true });

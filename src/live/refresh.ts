@@ -8,13 +8,18 @@
  * another organization, a snapshot older than the audit log's retention, a log that says older
  * events are gone, an events endpoint that refuses (403/404) or answers what it cannot read, an
  * event it cannot place, or a manifest that needs a list the snapshot never held (for an object the
- * snapshot knew: the list of an object created since is simply read; the line names the lists).
+ * snapshot knew: the list of an object created since is simply read; the line names the lists); a
+ * cursor that cannot be this log's (./cursor.ts), a last full read older than --max-cache-age, or a
+ * list the rotation re-read (./verify.ts) that differs from the cache: the audit log did not explain
+ * that change.
  *
  * The snapshot it leaves is the union of what this run read and what the previous one held and is
  * still current (src/live/cache-union.ts): manifests sharing a cache never undo each other's.
  */
 import { errorStatus, type ApiPort, type Query } from './api-port.js';
-import { AuditLogError, latestEventCursor, readEventsSince, toNanos, type AuditEvent, type EventCursor } from './audit-log.js';
+import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
+import { advance, afterFullRead, cursorBeyondLogReason, floorReason, futureCursorReason, legacyFreshness, readBound, unseenEvents, type Freshness } from './cursor.js';
+import { DEFAULT_VERIFY_REQUESTS, differenceOf, goneAddress, keysToVerify } from './verify.js';
 import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { NEVER_CACHED_ORG_LISTS, requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
 import { describeLacking } from './cache-lacks.js';
@@ -25,10 +30,12 @@ export interface LiveSnapshot {
   organizationId: string;
   /** The newest event before the read began; null when the log was empty (every event is new). */
   cursor: EventCursor | null;
-  /** When the read began (ISO, this machine's clock): the retention is counted from it. */
+  /** When the read began (ISO, this machine's clock): only when the API sends no `Date`, ages are counted from it. */
   readAt: string;
   /** GET request key (src/live/touched.ts requestKey) -> its answer. */
   responses: Record<string, unknown>;
+  /** The overlap window, the server's clock and the verification's rotation (./cursor.ts); absent in an older file. */
+  freshness?: Freshness;
 }
 
 /** A reader of the live records through a port: readLiveRecords for a plan, readOrganization for an export. */
@@ -41,8 +48,17 @@ export interface CachedReadOptions {
   forceFull?: boolean;
   /** Who needs a list the snapshot lacks, as the full-read line says it: the manifest (plan, drift...) or the export. */
   neededBy?: string;
+  /** This machine's clock: used only when the API sends no `Date` header. */
   now?: () => Date;
+  /** `--verify-requests N`: cached lists re-read per warm run, in rotation (default 5; 0: none). */
+  verifyRequests?: number;
+  /** `--max-cache-age`: a last full read older than this (milliseconds) means a full read (default 24h). */
+  maxCacheAgeMs?: number;
+  /** The overlap window read again for late events (./cursor.ts OVERLAP_MS); tests of a busy log narrow it. */
+  overlapMs?: number;
 }
+
+export const DEFAULT_MAX_CACHE_AGE_MS = 24 * 3_600_000;
 
 export interface CachedReadResult {
   records: LiveRecords;
@@ -62,14 +78,22 @@ export interface CachedReadResult {
   cachedKeys: string[];
 }
 
+/** A list the rotation re-read differs from the cache (or is gone): no event explained it. */
+class Unexplained extends Error {
+  constructor(readonly address: string) {
+    super(`the audit log did not explain a change to ${address}`);
+  }
+}
+
 /** Reads the live records, from the snapshot and the audit log when it can prove them current. */
 export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, opts: CachedReadOptions): Promise<CachedReadResult> {
   const now = opts.now ?? (() => new Date());
-  const readAt = now().toISOString();
+  const machineNow = now();
+  const readAt = machineNow.toISOString();
   const start = api.requestCount;
   const full = async (reason: string, org?: unknown, keep?: KeepOfPrevious): Promise<CachedReadResult> => {
     const refreshRequests = api.requestCount - start;
-    const r = await fullRead(api, read, readAt, org, keep);
+    const r = await fullRead(api, read, readAt, machineNow, org, keep);
     return { ...r, reader: 'full', fullReadReason: reason, refreshRequests, events: [], cachedKeys: [] };
   };
 
@@ -78,16 +102,27 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   if ('unusable' in previous) return full(previous.unusable);
 
   const orgResp = await api.get<unknown>('/organization');
+  // The API's clock from here on: ages, the cursor's check and the bound never use this machine's.
+  const serverNow = api.serverDate?.();
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
   if (organization.id !== previous.organizationId) return full('the cache is of another organization', orgResp);
+  const freshness = previous.freshness ?? legacyFreshness(previous.cursor, previous.readAt);
+  const clockNow = (serverNow ?? machineNow).getTime();
   const retentionDays = retentionOf(organization);
-  if (retentionDays !== undefined && now().getTime() - Date.parse(previous.readAt) > retentionDays * 86_400_000) {
+  const lastRead = Date.parse(serverNow && freshness.serverReadAt ? freshness.serverReadAt : previous.readAt);
+  if (retentionDays !== undefined && clockNow - lastRead > retentionDays * 86_400_000) {
     return full(`the cache is older than the audit log's retention (${retentionDays} days)`, orgResp);
   }
+  const maxAge = opts.maxCacheAgeMs ?? DEFAULT_MAX_CACHE_AGE_MS;
+  const age = clockNow - Date.parse(freshness.fullReadAt);
+  if (age > maxAge) return full(`the cache's last full read is ${spokenAge(age)} old, more than --max-cache-age ${spokenAge(maxAge)}`, orgResp);
+  const future = futureCursorReason(previous.cursor, serverNow) ?? floorReason(previous.cursor, freshness);
+  if (future) return full(future, orgResp);
 
+  const bound = readBound(previous.cursor, freshness, { ...(serverNow ? { serverNow } : {}), ...(retentionDays !== undefined ? { retentionDays } : {}), ...(opts.overlapMs !== undefined ? { overlapMs: opts.overlapMs } : {}) });
   let since;
   try {
-    since = await readEventsSince(api, organization.id, lowerBound(previous));
+    since = await readEventsSince(api, organization.id, bound === undefined ? undefined : { timestamp: bound, ids: [] });
   } catch (e) {
     const status = errorStatus(e);
     if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`, orgResp);
@@ -95,40 +130,77 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
     throw e;
   }
   if (since.maxLimitReached) return full('the audit log no longer holds every event since the cache was written (organization_max_limit_reached)', orgResp);
+  if (since.unreadable.length > 0) return full(`the audit log holds ${since.unreadable[0]}`, orgResp);
+  const beyond = cursorBeyondLogReason(previous.cursor, bound, since.events);
+  if (beyond) return full(beyond, orgResp);
 
-  const staleness = stalenessOf(since.events, topologyOf(previous.responses));
+  // The window before the cursor is read again for late events; what the snapshot reflects is skipped.
+  const events = unseenEvents(since.events, freshness);
+  const staleness = stalenessOf(events, topologyOf(previous.responses));
   if ('reason' in staleness) return full(staleness.reason, orgResp);
+
+  // The rotation: a few lists the cache would answer are read again, live, and compared.
+  const verifyNow = keysToVerify(Object.keys(previous.responses).filter((k) => previous.responses[k] !== STALE), staleness, freshness.verifiedThrough, opts.verifyRequests ?? DEFAULT_VERIFY_REQUESTS);
 
   // Objects the events name: a list of theirs the snapshot lacks is needed because of a change
   // (the last service of an environment deleted: the environment's own variable list), not because
   // the manifest asks for more; it is read.
-  const touched = new Set(since.events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
+  const touched = new Set(events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
   const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
-  const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp });
+  const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp }, new Set(verifyNow));
   let records: LiveRecords | undefined;
   try {
     records = await read(port);
+    // The rotation covers the whole cache, also the lists other manifests sharing it need and this
+    // run did not ask for: those are read and compared here.
+    if (port.lacking.length === 0) await verifyUnasked(port, verifyNow);
   } catch (e) {
+    if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`, orgResp);
     // A reader given the empty answers that stand in for lacking lists may trip on them: the full
     // read below is what runs in any case.
     if (port.lacking.length === 0) throw e;
   }
+  const position = advance(previous.cursor, freshness, since.events, opts.overlapMs);
   if (port.lacking.length > 0 || records === undefined) {
     // What the snapshot held stays for the manifests that need it: current as of the events just
     // read, so the full read keeps their cursor (a later event is replayed by the next run).
     return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold ${describeLacking(port.lacking, previous.responses)}`, orgResp, {
-      responses: unionOfResponses(previous.responses, staleness, {}, deletedIdsOf(since.events)),
-      cursor: since.cursor ?? null,
+      responses: unionOfResponses(previous.responses, staleness, {}, deletedIdsOf(events)),
+      cursor: position.cursor,
     });
   }
+  const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
   return {
     records,
-    snapshot: { organizationId: organization.id, cursor: since.cursor ?? null, readAt, responses: unionOfResponses(previous.responses, staleness, port.used, deletedIdsOf(since.events)) },
+    snapshot: {
+      organizationId: organization.id,
+      cursor: position.cursor,
+      readAt,
+      responses: unionOfResponses(previous.responses, staleness, port.used, deletedIdsOf(events)),
+      freshness: {
+        ...(freshness.floor !== undefined ? { floor: freshness.floor } : {}),
+        seen: position.seen,
+        ...(serverNow ? { serverReadAt: serverNow.toISOString() } : {}),
+        fullReadAt: freshness.fullReadAt,
+        ...(lastVerified !== undefined ? { verifiedThrough: lastVerified } : {}),
+      },
+    },
     reader: 'refresh',
     refreshRequests: api.requestCount - start,
-    events: since.events,
+    events,
     cachedKeys: [...port.fromCache],
   };
+}
+
+/** Reads (and so compares, ./verify.ts) each key of the rotation the reader did not ask for. */
+async function verifyUnasked(port: SnapshotPort, keys: readonly string[]): Promise<void> {
+  for (const key of keys) {
+    if (key in port.used) continue;
+    const at = key.indexOf('?');
+    const path = at < 0 ? key : key.slice(0, at);
+    const query = at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1)));
+    await port.get(path, query);
+  }
 }
 
 /** The objects the events say were deleted: the cache forgets their lists. */
@@ -142,8 +214,9 @@ interface KeepOfPrevious {
   cursor: EventCursor | null;
 }
 
-async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgResp?: unknown, keep?: KeepOfPrevious): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events' | 'cachedKeys'>> {
+async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, machineNow: Date, orgResp?: unknown, keep?: KeepOfPrevious): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events' | 'cachedKeys'>> {
   const org = orgResp ?? (await api.get<unknown>('/organization'));
+  const serverNow = api.serverDate?.();
   const organization = (listResults(org)[0] ?? org) as ApiRecord;
   // The cursor first: a change made while the lists are read is replayed by the next run.
   let cursor: EventCursor | null = null;
@@ -158,22 +231,15 @@ async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, orgRe
   }
   const port = new SnapshotPort(api, {}, { isStale: () => true }, new Set(), { '/organization': org });
   const records = await read(port);
-  return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used } } };
+  return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used }, freshness: afterFullRead(cursor, serverNow, machineNow) } };
 }
 
-/** How far the API's clock may be behind this machine's. */
-const CLOCK_SKEW_MS = 15 * 60_000;
-
-/**
- * Where to read the log from. The cursor was the newest event when the previous read began, so
- * every event after it happened after that read began (give or take the clocks' skew): in a quiet
- * organization the cursor may be older than the log's retention while nothing since was lost, and
- * asking from it would make the API say older events are gone.
- */
-function lowerBound(previous: LiveSnapshot): EventCursor | undefined {
-  const began = Date.parse(previous.readAt) - CLOCK_SKEW_MS;
-  if (previous.cursor && toNanos(previous.cursor.timestamp) >= BigInt(began) * 1_000_000n) return previous.cursor;
-  return { timestamp: new Date(began).toISOString(), ids: [] };
+/** `45m`, `25h`, `3 days`: an age as the full-read line says it. */
+function spokenAge(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.round(ms / 3_600_000);
+  return hours < 72 ? `${hours}h` : `${Math.round(ms / 86_400_000)} days`;
 }
 
 function retentionOf(org: ApiRecord): number | undefined {
@@ -200,17 +266,25 @@ class SnapshotPort implements ApiPort {
     /** The objects the snapshot knew and no event touched since: a list of theirs it lacks was never read. */
     private readonly knownIds: ReadonlySet<string>,
     private readonly preloaded: Record<string, unknown>,
+    /** Keys of the rotation (./verify.ts): read live even though the snapshot holds them, and compared. */
+    private readonly verify: ReadonlySet<string> = new Set(),
   ) {}
 
   get requestCount(): number {
     return this.api.requestCount;
   }
 
+  serverDate(): Date | undefined {
+    return this.api.serverDate?.();
+  }
+
   async get<T = unknown>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
-    if (key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key)) {
+    const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
+    if (current && this.verify.has(key)) return (await this.verified(key, path, query)) as T;
+    if (current) {
       this.fromCache.add(key);
       return this.keep(key, structuredClone(this.snapshot[key])) as T;
     }
@@ -219,6 +293,21 @@ class SnapshotPort implements ApiPort {
     // the snapshot lacks (to name them), and spends no request.
     if (this.lacking.length > 0) return { results: [] } as T;
     return this.keep(key, await this.api.get<unknown>(path, query)) as T;
+  }
+
+  /** The live answer of a key of the rotation, once it is known to equal the cached one. */
+  private async verified(key: string, path: string, query: Query | undefined): Promise<unknown> {
+    let body: unknown;
+    try {
+      body = await this.api.get<unknown>(path, query);
+    } catch (e) {
+      // Gone, while the log said nothing of it (an event would have made the list stale).
+      if (errorStatus(e) === 404) throw new Unexplained(goneAddress(key, this.snapshot));
+      throw e;
+    }
+    const difference = differenceOf(key, keptAnswer(key, body), this.snapshot);
+    if (difference !== undefined) throw new Unexplained(difference);
+    return this.keep(key, body);
   }
 
   private neverRead(key: string): boolean {
@@ -239,9 +328,8 @@ class SnapshotPort implements ApiPort {
     }
   }
 
-  /** The answer as the cache keeps it: a variable list without its BUILT_INs, which no reader uses and which grow with every sibling service. */
   private keep(key: string, body: unknown): unknown {
-    this.used[key] = shapeOf(key).kind === 'variables' ? withoutBuiltIns(body) : body;
+    this.used[key] = keptAnswer(key, body);
     return body;
   }
 
@@ -254,6 +342,11 @@ class SnapshotPort implements ApiPort {
   delete(): Promise<void> {
     return Promise.reject(new Error('the live read does not write'));
   }
+}
+
+/** The answer as the cache keeps it: a variable list without its BUILT_INs, which no reader uses and which grow with every sibling service. */
+function keptAnswer(key: string, body: unknown): unknown {
+  return shapeOf(key).kind === 'variables' ? withoutBuiltIns(body) : body;
 }
 
 function withoutBuiltIns(body: unknown): unknown {

@@ -70,12 +70,18 @@ describe('the refresh cache', () => {
     const cold = await plan('cache');
     expect(cold.code, cold.stderr).toBe(0);
     expect(fullReadLine(cold.stderr)).toBe(`Full read of the live state: no cache in ${join(h!.dir, 'cache')} yet.`);
-    const warm = await plan('cache');
+    // What the log costs, without the rotation's re-reads (--verify-requests 0)...
+    const warm = await plan('cache', '--verify-requests', '0');
     expect(warm.code, warm.stderr).toBe(0);
     expect(fullReadLine(warm.stderr)).toBeUndefined();
     // The clusters are always read: an upgrade ends with no audit event.
     expect(usage(warm.stderr)).toEqual({ requests: 3, refresh: 3 });
     expect(JSON.parse(warm.stdout).request_count).toBe(3);
+    // ... and by default, N = 5 more: a few cached lists read again to check the cache.
+    const checked = await plan('cache');
+    expect(fullReadLine(checked.stderr)).toBeUndefined();
+    expect(usage(checked.stderr)).toEqual({ requests: 8, refresh: 8 });
+    expect(changesOf(checked.stdout)).toEqual(changesOf(warm.stdout));
     expect(changesOf(warm.stdout)).toEqual(changesOf((await fullPlan()).stdout));
     expect(JSON.parse(warm.stdout).summary).toMatchObject({ add: 0, change: 0, destroy: 0 });
   });
@@ -86,7 +92,8 @@ describe('the refresh cache', () => {
     await plan('cache');
     await consoleEdit(h!, (api, org) => editProjectVariable(api, org, 'e2e', 'LOG_LEVEL', 'debug'));
     await consoleEdit(h!, (api, org) => editApplicationCpu(api, org, 'e2e', 'dev', 'api', 500));
-    const warm = await plan('cache');
+    // The lists the two edits touched, without the rotation's re-reads.
+    const warm = await plan('cache', '--verify-requests', '0');
     expect(fullReadLine(warm.stderr)).toBeUndefined();
     const full = await fullPlan();
     expect(changesOf(warm.stdout)).toEqual(changesOf(full.stdout));
@@ -172,7 +179,9 @@ describe('the refresh cache', () => {
       await plan('cache');
       const dir = join(h!.dir, 'cache');
       const snap = readCacheFile(dir, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf }) as Exclude<ReturnType<typeof readCacheFile>, { unusable: string }>;
-      writeCacheFile(dir, { ...snap, readAt: new Date(Date.now() - 31 * 86_400_000).toISOString() }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf });
+      // Older by the API's clock (its Date header when the read began), whatever this machine's said.
+      const before = new Date(Date.now() - 31 * 86_400_000).toISOString();
+      writeCacheFile(dir, { ...snap, readAt: before, freshness: { ...snap.freshness!, serverReadAt: before } }, { apiUrl: h!.emu.url, driftlessVersion: packageVersion(), keyOf });
       expect(fullReadLine((await plan('cache')).stderr)).toBe("Full read of the live state: the cache is older than the audit log's retention (30 days).");
     });
 

@@ -99,6 +99,8 @@ async function setUp(): Promise<{ harness: Harness; proxy: Proxy; viaProxy: { en
   return { harness, proxy: p, viaProxy };
 }
 
+// The lists these scenarios count are those the audit log makes stale: the rotation of
+// --verify-requests (test/e2e/refresh-freshness.test.ts) is off here.
 describe('a warm drift after console edits', () => {
   it('reads the organization, the audit log once, the clusters and the 3 lists each edit touches, and names the console user', async () => {
     const s = await setUp();
@@ -107,7 +109,7 @@ describe('a warm drift after console edits', () => {
     const viaProxy = s.viaProxy;
 
     await consoleEdits(h);
-    const warm = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], viaProxy);
+    const warm = await h.run(['drift', 'm', '--cache', 'cache', '--verify-requests', '0', '--format', 'json'], viaProxy);
     expect(warm.code, warm.stderr).toBe(2);
     expect(warm.stderr).toMatch(/^\d+ API requests \(\d+ of them the refresh\); /);
 
@@ -135,7 +137,7 @@ describe('a warm drift after console edits', () => {
     // The edits are now older than the cache's cursor: the refresh reads no event about them, and
     // drift reads the log back to them rather than answer from the (empty) window.
     proxy.seen.length = 0;
-    const again = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], viaProxy);
+    const again = await h.run(['drift', 'm', '--cache', 'cache', '--verify-requests', '0', '--format', 'json'], viaProxy);
     // No list re-read; the log twice: the refresh's events since the cursor, then drift's since the edits.
     expect(proxy.seen.map((x) => `${x.method} ${symbolic(x.path, x.query)}`).sort()).toEqual(
       ['GET /organization', 'GET /organization/ORG/cluster', 'GET /organization/ORG/events?fromTimestamp=T&pageSize=100', 'GET /organization/ORG/events?fromTimestamp=T&pageSize=100'].sort(),
@@ -156,7 +158,7 @@ describe('a warm drift after console edits', () => {
     for (let i = 0; i < 100 && h.emu.state.services[svc.id]; i++) await new Promise((r) => setTimeout(r, 20));
     expect(h.emu.state.services[svc.id]).toBeUndefined();
 
-    const warm = await h.run(['drift', 'm', '--cache', 'cache', '--format', 'json'], s.viaProxy);
+    const warm = await h.run(['drift', 'm', '--cache', 'cache', '--verify-requests', '0', '--format', 'json'], s.viaProxy);
     expect(warm.code, warm.stderr).toBe(2);
     const seen = proxy.seen.map((x) => `${x.method} ${symbolicOf(h!)(x.path, x.query)}`);
     expect(seen.filter((r) => r.includes('deploymentHistory'))).toEqual([]);

@@ -16,6 +16,14 @@
  * by an apply with --no-deploy or in the console (the services are out of date: their statuses);
  * applies interrupted part-way. Every one of these is in the log: the cached plan must equal the
  * full one at once.
+ *
+ * The second property (issue 18) adds what a real log and a real machine do: this machine's clock
+ * off by up to a month either way on any run, events the log shows late (after the next run, with
+ * their own earlier timestamps) and events it never records. The plan from the cache equals the
+ * full one at once for everything the log records (late events included, once shown), and after
+ * at most 1 + ceil(lists / N) warm runs when an event was never recorded (the rotation of
+ * --verify-requests N re-reads every cached list within ceil(lists / N) runs; the 1 is the run in
+ * which the lists themselves changed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +33,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { buildGraph } from '../../src/graph/build.js';
-import { portFromClient, type ApiPort } from '../../src/live/api-port.js';
+import { portFromClient, type ApiPort, type Query } from '../../src/live/api-port.js';
 import { liveStateFromRecords } from '../../src/live/fetch.js';
 import { readLiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
+import { shapeOf } from '../../src/live/touched.js';
+import { record } from '../support/reliability.js';
 import type { DesiredGraph } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
@@ -326,7 +336,7 @@ describe('the refresh cache, property', () => {
           // A cache written while the changes (and their deployments) are still going on.
           if (midway && i === Math.floor(ops.length / 2)) {
             try {
-              cache = (await readLiveRecordsCached(api, read, { previous: cache })).snapshot;
+              cache = (await readLiveRecordsCached(api, read, { previous: cache, overlapMs: 5_000 })).snapshot;
             } catch (e) {
               // A read racing a deletion in progress may meet a 404 (a full read would too): no cache then.
               if ((e as { status?: number }).status !== 404) throw e;
@@ -334,7 +344,9 @@ describe('the refresh cache, property', () => {
           }
         }
         await settled();
-        const refreshed = await readLiveRecordsCached(api, read, { previous: cache });
+        // Every event here is logged at once: a narrow overlap window (this log writes thousands of
+        // events a minute, which a 5-minute window would read again on every run).
+        const refreshed = await readLiveRecordsCached(api, read, { previous: cache, overlapMs: 5_000 });
         const full = await readLiveRecords(api, observed);
         readers[refreshed.reader]++;
         if (refreshed.fullReadReason) reasons.set(refreshed.fullReadReason, (reasons.get(refreshed.fullReadReason) ?? 0) + 1);
@@ -367,4 +379,136 @@ describe('the refresh cache, property', () => {
       }
     }
   }, 600_000);
+});
+
+/**
+ * The API as a log that is late or forgetful shows it: events of `hidden` are left out of every
+ * events answer (a late one is shown again later, with its own timestamp; a dropped one never).
+ */
+class ForgetfulLog implements ApiPort {
+  readonly hidden = new Set<string>();
+  constructor(private readonly api: ApiPort) {}
+  get requestCount(): number {
+    return this.api.requestCount;
+  }
+  serverDate(): Date | undefined {
+    return this.api.serverDate?.();
+  }
+  async get<T>(path: string, query?: Query): Promise<T> {
+    const body = await this.api.get<any>(path, query);
+    if (!/^\/organization\/[^/]+\/events$/.test(path)) return body as T;
+    return { ...body, events: body.events.filter((e: { id: string }) => !this.hidden.has(e.id)) } as T;
+  }
+  post<T>(): Promise<T> {
+    return Promise.reject(new Error('read only'));
+  }
+  put<T>(): Promise<T> {
+    return Promise.reject(new Error('read only'));
+  }
+  delete(): Promise<void> {
+    return Promise.reject(new Error('read only'));
+  }
+}
+
+type Fate = 'logged' | 'late' | 'dropped';
+const fateArb: fc.Arbitrary<Fate> = fc.constantFrom<Fate>('logged', 'logged', 'logged', 'late', 'dropped');
+/** This machine's clock against the API's, on a run: up to a month either way. */
+const skewArb = fc.constantFrom(0, 20 * 60_000, -20 * 60_000, 2 * 3_600_000, -2 * 3_600_000, 31 * 86_400_000, -31 * 86_400_000);
+const VERIFY = 5;
+
+describe('the refresh cache, property: clock skew, late and unrecorded events', () => {
+  const runs = Math.max(20, Math.round(NUM_RUNS / 5));
+  it(`after ${runs} random sequences, the cached plan equals the full one at once for what the log records, and within 1 + ceil(lists / ${VERIFY}) runs otherwise`, async () => {
+    const log = new ForgetfulLog(api);
+    let cache: LiveSnapshot | { unusable: string } = { unusable: 'no cache yet' };
+    const reasons = new Map<string, number>();
+    let worst = 0;
+    let worstBound = 0;
+    let warmRuns = 0;
+    const cases = { late: 0, dropped: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ op: opArb, fate: fateArb }), { minLength: 1, maxLength: 4 }), fc.array(skewArb, { minLength: 16, maxLength: 16 }), async (steps, skews) => {
+        const late: string[] = [];
+        let dropped = false;
+        for (const { op, fate } of steps) {
+          const before = new Set(Object.keys(emu.state.auditEvents));
+          await perform(op);
+          const written = Object.keys(emu.state.auditEvents).filter((id) => !before.has(id));
+          if (fate === 'logged' || written.length === 0) continue;
+          for (const id of written) log.hidden.add(id);
+          if (fate === 'late') late.push(...written);
+          else dropped = true;
+        }
+        await settled();
+        if (late.length > 0) cases.late++;
+        if (dropped) cases.dropped++;
+        const full = await readLiveRecords(api, observed);
+        const expected = planOf(full).changes;
+        let run = 0;
+        const refresh = async () => {
+          const skew = skews[run % skews.length]!;
+          run++;
+          // A late event shows within a minute of its timestamp here: the window is a minute wide.
+          const r = await readLiveRecordsCached(log, read, { previous: cache, now: () => new Date(Date.now() + skew), verifyRequests: VERIFY, overlapMs: 60_000 });
+          warmRuns++;
+          if (r.fullReadReason) reasons.set(r.fullReadReason, (reasons.get(r.fullReadReason) ?? 0) + 1);
+          cache = r.snapshot;
+          return r;
+        };
+        const first = await refresh();
+        // What the log records is seen at once (the late events are not shown yet).
+        if (!dropped && late.length === 0) {
+          expect(planOf(first.records).changes).toEqual(expected);
+          expect(comparable(first.records)).toEqual(comparable(full));
+        }
+        // The late events show, with their own (earlier) timestamps: the overlap window reads them.
+        for (const id of late) log.hidden.delete(id);
+        if (late.length > 0) {
+          const second = await refresh();
+          if (!dropped) {
+            expect(planOf(second.records).changes).toEqual(expected);
+            expect(comparable(second.records)).toEqual(comparable(full));
+          }
+        }
+        if (dropped) {
+          const lists = Object.keys((cache as LiveSnapshot).responses).filter((k) => {
+            const s = shapeOf(k);
+            return s.kind !== 'organization' && s.kind !== 'other' && !(s.kind === 'org-list' && s.list.startsWith('cluster'));
+          }).length;
+          const bound = 1 + Math.ceil(lists / VERIFY);
+          let records = first.records;
+          let used = 1;
+          while (JSON.stringify(comparable(records)) !== JSON.stringify(comparable(full)) && used < bound + (late.length > 0 ? 1 : 0)) {
+            records = (await refresh()).records;
+            used++;
+          }
+          worst = Math.max(worst, used);
+          worstBound = Math.max(worstBound, bound);
+          expect(planOf(records).changes).toEqual(expected);
+          expect(comparable(records)).toEqual(comparable(full));
+        }
+      }),
+      { numRuns: runs, endOnFailure: true },
+    );
+    // Skewed clocks never cost a full read: the only reasons are the first run's and the rotation's.
+    expect([...reasons.keys()].filter((r) => r !== 'no cache yet' && !r.startsWith('the audit log did not explain a change to '))).toEqual([]);
+    expect(worst).toBeGreaterThan(0);
+    const rotation = [...reasons].filter(([r]) => r.startsWith('the audit log did not explain')).reduce((n, [, c]) => n + c, 0);
+    record('refresh-property-skew', {
+      title: `The refresh cache under clock skew (this machine's clock up to 31 days off the API's), late and unrecorded audit events: the cached plan equals the full one at once for what the log records, and within 1 + ceil(lists / ${VERIFY}) warm runs otherwise`,
+      file: 'test/live/refresh.property.test.ts',
+      command: 'npm test',
+      figures: {
+        sequences: runs,
+        'warm runs': warmRuns,
+        'sequences with a late event': cases.late,
+        'sequences with an unrecorded event': cases.dropped,
+        'most warm runs before an unrecorded change was seen': worst,
+        'largest bound 1 + ceil(lists / N) met': worstBound,
+        'full reads: the audit log did not explain a change': rotation,
+        'full reads for any other reason (skew, late events)': 0,
+        'wrong plans': 0,
+      },
+    });
+  }, 900_000);
 });

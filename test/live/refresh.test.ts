@@ -21,6 +21,10 @@ class WorldApi implements ApiPort {
   get requestCount(): number {
     return this.calls.length;
   }
+  /** The API's Date header: the same clock as the events' here. */
+  serverDate(): Date {
+    return new Date(Math.floor(clockMs / 1000) * 1000);
+  }
   async get<T>(path: string, query?: Query): Promise<T> {
     this.calls.push({ path, ...(query ? { query } : {}) });
     if (path === `/organization/${ORG}/events`) return this.events(query) as T;
@@ -101,7 +105,8 @@ describe('readLiveRecordsCached', () => {
     const w = world();
     w.emit({});
     const snapshot = await warm(w);
-    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    // The rotation's re-reads (src/live/verify.ts) are off: this counts what the log costs.
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
     expect(r.reader).toBe('refresh');
     expect(w.api.calls.map((c) => c.path)).toEqual(['/organization', `/organization/${ORG}/events`]);
     expect(r.refreshRequests).toBe(2);
@@ -123,7 +128,7 @@ describe('readLiveRecordsCached', () => {
     const snapshot = await warm(w);
     w.lists[requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
     w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
-    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
     expect(r.reader).toBe('refresh');
     expect(w.api.calls.map((c) => (c.path === '/variable' ? requestKey(c.path, c.query) : c.path))).toEqual([
       '/organization',
@@ -136,24 +141,31 @@ describe('readLiveRecordsCached', () => {
     expect(r.events).toHaveLength(1);
     // The next run starts after that event.
     w.api.calls.length = 0;
-    const again = await readLiveRecordsCached(w.api, read, { previous: r.snapshot, now });
+    const again = await readLiveRecordsCached(w.api, read, { previous: r.snapshot, now, verifyRequests: 0 });
     expect(again.refreshRequests).toBe(2);
     expect(again.records).toEqual(r.records);
   });
 
-  it('in a quiet organization, reads the log from when the previous read began, not from a cursor older than the retention', async () => {
+  it('in a quiet organization, reads the log from when the previous read began (the API\'s Date, less the overlap), not from a cursor older than the retention', async () => {
     const w = world();
     w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
     const snapshot = await warm(w);
-    // The newest event is 40 days old; the previous read began an hour ago.
-    const quiet = { ...snapshot, cursor: { timestamp: '2026-10-16T16:00:00.000000001Z', ids: ['old'] }, readAt: '2026-11-25T16:00:00.000Z' };
+    // The newest event is 40 days old; the previous read began an hour ago by the API's clock.
+    const quiet = { ...snapshot, cursor: { timestamp: '2026-10-16T16:00:00.000000001Z', ids: ['old'] }, freshness: { ...snapshot.freshness!, floor: '2026-10-16T16:00:00.000000001Z', serverReadAt: '2026-11-25T16:00:00.000Z' } };
     const r = await readLiveRecordsCached(w.api, read, { previous: quiet, now });
     expect(r.reader).toBe('refresh');
-    expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:45:00.000Z');
-    // A recent cursor is used as it is.
+    expect(w.api.calls[1]!.query?.fromTimestamp).toBe('2026-11-25T15:55:00.000000000Z');
+    // After a full read, from its cursor: it saw every write up to then, logged late or not.
     w.api.calls.length = 0;
     await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
-    expect(w.api.calls[1]!.query?.fromTimestamp).toBe(snapshot.cursor!.timestamp);
+    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(snapshot.cursor!.timestamp));
+    // After a refresh, from its cursor less the overlap window: late events are read again.
+    clockMs += 20 * 60_000;
+    w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
+    const refreshed = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    w.api.calls.length = 0;
+    await readLiveRecordsCached(w.api, read, { previous: refreshed.snapshot, now });
+    expect(toNanos(String(w.api.calls[1]!.query?.fromTimestamp))).toBe(toNanos(refreshed.snapshot.cursor!.timestamp) - 300_000_000_000n);
   });
 
   it('an environment variable makes every variable list of the environment stale (they inherit it)', async () => {
@@ -170,7 +182,7 @@ describe('readLiveRecordsCached', () => {
     (w.lists['/environment/e1/services'] as { results: unknown[] }).results.push({ id: 's3', name: 'worker', service_type: 'APPLICATION' });
     w.lists[requestKey('/variable', { parent_id: 's3', scope: 'APPLICATION' })] = { results: [] };
     w.emit({ event_type: 'CREATE', target_type: 'APPLICATION', target_id: 's3', project_id: 'p1', environment_id: 'e1' });
-    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
     expect(r.reader).toBe('refresh');
     expect(w.api.calls.map((c) => requestKey(c.path, c.query)).slice(2).sort()).toEqual(['/environment/e1/services', '/environment/e1/statuses', requestKey('/variable', { parent_id: 's3', scope: 'APPLICATION' })].sort());
     w.api.calls.length = 0;
@@ -178,11 +190,72 @@ describe('readLiveRecordsCached', () => {
   });
 
   describe('gives way to a full read, and says why', () => {
-    const cases: Array<[string, (w: ReturnType<typeof world>, s: LiveSnapshot) => { previous: LiveSnapshot | { unusable: string }; forceFull?: boolean; now?: () => Date }, RegExp]> = [
+    const cases: Array<[string, (w: ReturnType<typeof world>, s: LiveSnapshot) => { previous: LiveSnapshot | { unusable: string }; forceFull?: boolean; now?: () => Date; maxCacheAgeMs?: number }, RegExp]> = [
       ['--refresh full', (_w, s) => ({ previous: s, forceFull: true }), /--refresh full/],
       ['no usable cache file', () => ({ previous: { unusable: 'the cache x is corrupt or partial (not JSON)' } }), /corrupt or partial/],
       ['another organization', (_w, s) => ({ previous: { ...s, organizationId: 'org-2' } }), /another organization/],
-      ['a cache older than the retention', (_w, s) => ({ previous: s, now: () => new Date(Date.parse(s.readAt) + 31 * 86_400_000) }), /older than the audit log's retention \(30 days\)/],
+      [
+        'a cache older than the retention (by the API\'s clock)',
+        (_w, s) => {
+          clockMs += 31 * 86_400_000;
+          return { previous: s };
+        },
+        /older than the audit log's retention \(30 days\)/,
+      ],
+      [
+        'a last full read older than --max-cache-age (24h by default), by the API\'s clock',
+        (_w, s) => {
+          clockMs += 25 * 3_600_000;
+          return { previous: s };
+        },
+        /the cache's last full read is 25h old, more than --max-cache-age 24h/,
+      ],
+      [
+        '--max-cache-age given',
+        (_w, s) => {
+          clockMs += 2 * 3_600_000;
+          return { previous: s, maxCacheAgeMs: 3_600_000 };
+        },
+        /the cache's last full read is 2h old, more than --max-cache-age 1h/,
+      ],
+      [
+        'a forged cursor newer than the API\'s clock (Date)',
+        (_w, s) => ({ previous: { ...s, cursor: { timestamp: new Date(clockMs + 86_400_000).toISOString(), ids: ['forged'] } } }),
+        /the cache's event cursor \(.*\) is newer than the API's clock \(Date: .*\)/,
+      ],
+      [
+        'a floor after the cursor (it would hide every event up to it)',
+        (_w, s) => ({ previous: { ...s, freshness: { ...s.freshness!, floor: new Date(clockMs - 500).toISOString() }, cursor: { timestamp: new Date(clockMs - 1000).toISOString(), ids: [] } } }),
+        /the cache's floor \(.*\) is after its event cursor \(.*\)/,
+      ],
+      [
+        'a cursor newer than the audit log\'s newest event',
+        (_w, s) => {
+          clockMs += 60_000;
+          return { previous: { ...s, cursor: { timestamp: new Date(clockMs - 30_000).toISOString(), ids: [] } } };
+        },
+        /the cache's event cursor \(.*\) is newer than the audit log's newest event \(.*\)/,
+      ],
+      [
+        'an event without a timestamp',
+        (w, s) => {
+          const answer = w.api.events;
+          w.api.events = (q) => {
+            const page = answer(q) as { events: unknown[] };
+            return { ...page, events: [...page.events, { id: 'ev-undated', event_type: 'DELETE', target_type: 'DATABASE' }] };
+          };
+          return { previous: s };
+        },
+        /the audit log holds an event DELETE of DATABASE \(id ev-undated\) without a readable timestamp/,
+      ],
+      [
+        'a list the rotation re-read differs from the cache: the audit log did not explain it',
+        (w, s) => {
+          (w.lists['/environment/e1/services'] as { results: Array<{ name: string }> }).results[1]!.name = 'www';
+          return { previous: s };
+        },
+        /^the audit log did not explain a change to project\.shop\/environment\.prod\/application\.www$/,
+      ],
       [
         'organization_max_limit_reached',
         (w, s) => {
@@ -255,5 +328,104 @@ describe('readLiveRecordsCached', () => {
     w.emit({ target_type: 'APPLICATION', target_id: 's1', environment_id: 'e1', project_id: 'p1' });
     delete w.lists['/environment/e1/services'];
     await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now })).rejects.toMatchObject({ status: 404 });
+  });
+
+  describe('rolling verification (--verify-requests N)', () => {
+    /** Warm runs until one falls back to a full read; how many it took. */
+    async function runsUntilFull(w: ReturnType<typeof world>, snapshot: LiveSnapshot, n: number, limit: number): Promise<{ runs: number; reason?: string }> {
+      let previous = snapshot;
+      for (let run = 1; run <= limit; run++) {
+        const r = await readLiveRecordsCached(w.api, read, { previous, now, verifyRequests: n });
+        if (r.reader === 'full') return { runs: run, ...(r.fullReadReason ? { reason: r.fullReadReason } : {}) };
+        previous = r.snapshot;
+      }
+      return { runs: Infinity };
+    }
+
+    it('re-reads N lists per warm run, in rotation, and finds a change the log never recorded within ceil(lists / N) runs', async () => {
+      // 7 cached lists (projects, webhooks, environments, services, statuses, 2 variable lists), N = 2: 4 runs.
+      for (const changedKey of [requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' }), `/organization/${ORG}/project`, '/project/p1/environment']) {
+        const w = world();
+        const snapshot = await warm(w);
+        const readHook = async (port: ApiPort) => {
+          const r = await read(port);
+          r.lists.webhooks = listResults(await port.get(`/organization/${ORG}/webhook`));
+          return r;
+        };
+        const first = await readLiveRecordsCached(w.api, readHook, { previous: { unusable: 'x' }, now });
+        w.api.calls.length = 0;
+        const body = w.lists[changedKey] as { results: Array<Record<string, unknown>> };
+        body.results[0] = { ...body.results[0]!, name: 'renamed', key: 'RENAMED' };
+        let previous = first.snapshot;
+        let found = Infinity;
+        for (let run = 1; run <= 4; run++) {
+          const before = w.api.calls.length;
+          const r = await readLiveRecordsCached(w.api, readHook, { previous, now, verifyRequests: 2 });
+          if (r.reader === 'full') {
+            found = run;
+            expect(r.fullReadReason).toMatch(/^the audit log did not explain a change to /);
+            break;
+          }
+          // The organization, the log, and the two lists of the rotation.
+          expect(w.api.calls.length - before).toBe(4);
+          previous = r.snapshot;
+        }
+        expect(found, changedKey).toBeLessThanOrEqual(Math.ceil(7 / 2));
+        void snapshot;
+      }
+    });
+
+    it('names what changed as plan does: a variable by its key, under its service', async () => {
+      const w = world();
+      const snapshot = await warm(w);
+      w.lists[requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
+      const r = await runsUntilFull(w, snapshot, 3, 3);
+      expect(r.reason).toBe('the audit log did not explain a change to project.shop/environment.prod/application.web/variable.B');
+    });
+
+    it('0 turns it off: an unlogged change then stays unseen (the cost of trusting the log alone)', async () => {
+      const w = world();
+      const snapshot = await warm(w);
+      (w.lists['/environment/e1/services'] as { results: Array<{ name: string }> }).results[1]!.name = 'www';
+      expect((await runsUntilFull(w, snapshot, 0, 5)).runs).toBe(Infinity);
+    });
+
+    it('lists re-read because of an event are not counted in N; a list verified equal is used as read (one request, not two)', async () => {
+      const w = world();
+      const snapshot = await warm(w);
+      w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
+      const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 2 });
+      expect(r.reader).toBe('refresh');
+      const keys = w.api.calls.map((c) => requestKey(c.path, c.query));
+      expect(new Set(keys).size).toBe(keys.length);
+      // Organization, log, the 3 stale lists, and 2 of the rotation.
+      expect(keys).toHaveLength(7);
+    });
+  });
+
+  describe('the overlap window: late events', () => {
+    it('an event that appears after the run that passed its timestamp is still applied, once', async () => {
+      const w = world();
+      w.emit({});
+      const snapshot = await warm(w);
+      // A write logged late: its timestamp is before the newest event the next run sees.
+      w.lists[requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' })] = { results: [{ id: 'v1', key: 'A', value: 'late', scope: 'APPLICATION' }] };
+      clockMs += 300_000;
+      w.emit({ target_type: 'APPLICATION', target_id: 's2', environment_id: 'e1', project_id: 'p1' });
+      const r1 = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+      expect(r1.records.variables.get('s1')![0]!.value).toBe('1');
+      // Now the late event shows, timestamped before r1's cursor.
+      const lateAt = toNanos(r1.snapshot.cursor!.timestamp) - 60_000_000_000n;
+      const iso = new Date(Number(lateAt / 1_000_000n)).toISOString();
+      w.events.push({ id: 'late', timestamp: iso, event_type: 'UPDATE', target_type: 'APPLICATION', target_id: 's1', sub_target_type: 'VARIABLE', environment_id: 'e1', project_id: 'p1', origin: 'CONSOLE' });
+      w.events.sort((a, b) => (toNanos(a.timestamp) < toNanos(b.timestamp) ? -1 : 1));
+      const r2 = await readLiveRecordsCached(w.api, read, { previous: r1.snapshot, now, verifyRequests: 0 });
+      expect(r2.reader).toBe('refresh');
+      expect(r2.events.map((e) => e.id)).toEqual(['late']);
+      expect(r2.records.variables.get('s1')![0]!.value).toBe('late');
+      // Read again in the next window, it is not applied twice.
+      const r3 = await readLiveRecordsCached(w.api, read, { previous: r2.snapshot, now, verifyRequests: 0 });
+      expect(r3.events).toEqual([]);
+    });
   });
 });
