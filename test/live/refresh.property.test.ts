@@ -42,7 +42,6 @@ import { record } from '../support/reliability.js';
 import type { DesiredGraph } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { record } from '../support/reliability.js';
 
 const KEY = 'property-fingerprint-key-0123456789';
 const NUM_RUNS = Number(process.env.REFRESH_PROPERTY_RUNS ?? 500);
