@@ -14,6 +14,7 @@ import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanS
 import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
+import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
@@ -184,9 +185,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
   const summary = summarize(changes);
-  if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
+  // Every object that disappears counts, what goes with a parent and what a guard blocks for now included.
+  const destroying = destroyCount(changes);
+  if (options.maxDestroy !== undefined && destroying > options.maxDestroy) {
+    const blocked = destroying - summary.destroy;
     diagnostics.push(
-      error('plan.max-destroy', `The plan destroys ${summary.destroy} resources, more than --max-destroy ${options.maxDestroy}`, {
+      error('plan.max-destroy', `The plan destroys ${destroying} resources${blocked > 0 ? ` (${blocked} of them blocked for now)` : ''}, more than --max-destroy ${options.maxDestroy}`, {
         detail: 'Review the deletions and replacements above; raise --max-destroy if they are intended.',
       }),
     );
@@ -368,6 +372,8 @@ function undeclared(
   // Parents first to decide, then emitted children-first.
   const fate = new Map<Address, 'delete' | 'unmanaged' | 'hidden'>();
   const out: ResourceChange[] = [];
+  /** Deleted objects, parents first, with the guards of a replaced parent they go with. */
+  const deleted: Array<{ change: ResourceChange; inherited: GuardRequirement[] }> = [];
   for (const l of candidates) {
     const c: ResourceChange = {
       address: l.address,
@@ -399,7 +405,6 @@ function undeclared(
     if (parentFate === 'delete') {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}`;
-      inherited = inheritedRequirements(requiresOf.get(l.parent!) ?? [], l.parent!);
     } else if (l.parent !== undefined && recreatedLive.has(l.parent)) {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}, which is replaced`;
@@ -420,9 +425,15 @@ function undeclared(
     c.status = 'planned';
     c.reasons.push(deleteReason);
     if (viaParent !== undefined) c.via_parent = viaParent;
-    guardChange(c, [...inherited, ...dataLossOf(c)], flags);
-    requiresOf.set(l.address, c.requires ?? []);
+    deleted.push({ change: c, inherited });
     out.push(c);
+  }
+  // Guards once every fate is known: a deleted parent is guarded by the databases that go with it.
+  const held = databasesGoingWith(deleted.map((x) => x.change));
+  for (const { change: c, inherited: fromReplaced } of deleted) {
+    const inherited = c.via_parent !== undefined && requiresOf.has(c.via_parent) ? inheritedRequirements(requiresOf.get(c.via_parent)!, c.via_parent) : fromReplaced;
+    guardChange(c, [...inherited, ...dataLossOf(c), ...heldDataLoss(held.get(c.address))], flags);
+    requiresOf.set(c.address, c.requires ?? []);
   }
   return out.reverse();
 }
