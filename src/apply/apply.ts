@@ -340,8 +340,11 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         // Every name the new object refers to must resolve before the old one is deleted.
         checkReferences(d, ctx);
         if (isServiceKind(c.kind)) {
-          if (c.kind === 'database') await takeBackup(c);
-          await deleteServices(parentOf(c.address), [{ address: c.address, kind: c.kind, id: c.id ?? refs.id(c.address) }], ctx, true);
+          // A service of another kind under the same name (plan/kind-change.ts) is deleted as what it is.
+          const oldKind = c.replaces !== undefined && isServiceKind(c.replaces.kind) ? c.replaces.kind : c.kind;
+          if (oldKind === 'database') await takeBackup(c);
+          // Waits until it is gone: the API refuses a second service with its name meanwhile.
+          await deleteServices(parentOf(c.address), [{ address: c.address, kind: oldKind, id: c.id ?? refs.id(c.address) }], ctx, true);
         } else if (c.kind === 'environment') {
           await backUpWhatGoesWith(c);
           await deleteResource(c, ctx);

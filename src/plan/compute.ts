@@ -3,9 +3,9 @@
  * linear in the number of resources: every lookup goes through a Map.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error, warning } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
+import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
@@ -15,6 +15,7 @@ import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
 import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
+import { kindReplacement } from './kind-change.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
@@ -66,6 +67,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
    * under the guards of the replacement (a child of a blocked replacement is blocked too).
    */
   const recreated = new Map<Address, GuardRequirement[]>();
+  /** Desired service -> the live service of another kind it replaces (./kind-change.ts). */
+  const kindReplaced = new Map<Address, Address>();
   /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
   const owned = new Map<Address, DesiredResource>();
   let ignoredCount = 0;
@@ -92,14 +95,24 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     if (!l) {
       c.actions = ['create'];
       const clash = isServiceKind(d.kind) && d.parent ? servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`) : undefined;
-      if (clash && !claimed.has(clash.address)) {
-        diagnostics.push(
-          warning('plan.service-kind-changed', `${clash.address} exists live as a ${clash.kind}; the manifest declares a ${d.kind} with the same name`, {
-            detail: `The API refuses two services with one name in an environment, so creating ${address} fails while the ${clash.kind} exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
-            address,
-            range: d.source,
-          }),
-        );
+      if (clash && !claimed.has(clash.address) && !(d.parent !== undefined && recreated.has(d.parent))) {
+        // Another kind under the same name: a replacement (./kind-change.ts).
+        claimed.add(clash.address);
+        kindReplaced.set(address, clash.address);
+        const k = kindReplacement(d, clash);
+        c.actions = ['delete', 'create'];
+        c.id = clash.id;
+        c.version = clash.version;
+        c.replaces = { address: clash.address, kind: clash.kind };
+        c.before = clash.attrs;
+        c.reasons.push(k.reason);
+        diagnostics.push(...secretsNeededToCreate(d));
+        setFingerprints(c, d, key);
+        c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+        guardChange(c, k.requires, flags);
+        recreated.set(address, c.requires ?? []);
+        changes.push(c);
+        continue;
       }
       if (d.kind === 'alert_receiver' && d.attrs.type === 'EMAIL' && d.attrs.auth_password === undefined) {
         diagnostics.push(
@@ -140,7 +153,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames));
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), recreated);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -178,7 +191,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   }
 
   const outOfScope: OutOfScope['counts'] = {};
-  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
@@ -315,6 +328,23 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
   return out;
 }
 
+/**
+ * A stage's live members without the services of its environment that this plan replaces: the new
+ * service starts outside every stage, so a stage that lists it gains it again (apply moves it in
+ * once it is created).
+ */
+function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: Map<Address, GuardRequirement[]>): Record<string, unknown> {
+  if (d.kind !== 'deployment_stage' || !Array.isArray(attrs.services) || d.parent === undefined) return attrs;
+  const replaced = new Set<string>();
+  for (const a of recreated.keys()) {
+    const r = parseAddress(a);
+    const last = r.at(-1);
+    if (last?.name !== undefined && isServiceKind(last.kind) && a.startsWith(`${d.parent}/`) && r.length === parseAddress(d.parent).length + 1) replaced.add(last.name.toLowerCase());
+  }
+  if (replaced.size === 0) return attrs;
+  return { ...attrs, services: (attrs.services as unknown[]).filter((n) => typeof n !== 'string' || !replaced.has(n.toLowerCase())) };
+}
+
 /** A database deleted or replaced loses its data. */
 function dataLossOf(c: ResourceChange): GuardRequirement[] {
   return c.kind === 'database' ? [{ guard: 'allow_data_loss', reason: 'destroys the data of a database' }] : [];
@@ -351,6 +381,7 @@ function undeclared(
   claimed: Set<Address>,
   recreated: Map<Address, GuardRequirement[]>,
   liveOf: Map<Address, Address>,
+  kindReplaced: Map<Address, Address>,
   flags: GuardFlags,
   outOfScope: OutOfScope['counts'],
 ): ResourceChange[] {
@@ -361,7 +392,7 @@ function undeclared(
   /** Live address of a replaced object -> the guards of its replacement. */
   const recreatedLive = new Map<Address, { desired: Address; requires: GuardRequirement[] }>();
   for (const [d, requires] of recreated) {
-    const l = liveOf.get(d);
+    const l = liveOf.get(d) ?? kindReplaced.get(d);
     if (l) recreatedLive.set(l, { desired: d, requires });
   }
   /** Guards of each deleted live object, inherited by what is deleted with it. */
