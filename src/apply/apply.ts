@@ -344,7 +344,8 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
           const oldKind = c.replaces !== undefined && isServiceKind(c.replaces.kind) ? c.replaces.kind : c.kind;
           if (oldKind === 'database') await takeBackup(c);
           // Waits until it is gone: the API refuses a second service with its name meanwhile.
-          await deleteServices(parentOf(c.address), [{ address: c.address, kind: oldKind, id: c.id ?? refs.id(c.address) }], ctx, true);
+          // (Under its own address, which names resolve to until it is forgotten.)
+          await deleteServices(parentOf(c.address), [{ address: c.replaces?.address ?? c.address, kind: oldKind, id: c.id ?? refs.id(c.address) }], ctx, true);
         } else if (c.kind === 'environment') {
           await backUpWhatGoesWith(c);
           await deleteResource(c, ctx);
@@ -354,8 +355,9 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         } else {
           await deleteResource(c, ctx);
         }
-        // Gone from here on, whether or not the create below succeeds.
-        destroyed.add(c.address);
+        // Gone from here on, whether or not the create below succeeds (under its live address when
+        // it was of another kind: what went with it is counted through that address).
+        destroyed.add(c.replaces?.address ?? c.address);
         return (await createResource(c, d, ctx)).id;
       }
     }

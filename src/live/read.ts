@@ -240,6 +240,10 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       if (!isServiceKind(c.kind) || c.kind === 'database') continue;
       const rec = recordOf(byKindName, c);
       if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
+      // A live service of another kind under its name is replaced (plan/kind-change.ts): its
+      // variables go with it, so the plan lists them.
+      const other = rec ? undefined : otherKindNamed(services, c);
+      if (other) serviceReads.push({ id: other.rec.id, scope: variableScopeOf(other.kind), envId: t.rec.id, projectId: t.projectId });
     }
   });
 
@@ -264,6 +268,16 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   const deletedProjects = deletedProjectsOf(graph, out.lists.projects ?? [], new Set(projects.map((p) => p.rec.id)));
   await readWhatGoesWith(api, out, deletedProjects, deletedEnvs, limit);
   return out;
+}
+
+/** The live service named like the declared one but of another kind (not a database: it holds no variables). */
+function otherKindNamed(services: readonly ApiRecord[], d: DesiredResource): { rec: ApiRecord; kind: ResourceKind } | undefined {
+  const name = d.name.toLowerCase();
+  for (const s of services) {
+    const kind = serviceKindOf(s);
+    if (kind && kind !== d.kind && kind !== 'database' && String(s.name ?? '').toLowerCase() === name) return { rec: s, kind };
+  }
+  return undefined;
 }
 
 /** Live projects apply would delete: undeclared, where the top level prunes projects. */

@@ -61,6 +61,14 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const refNames = renamedReferences(graph, live, matched.renamed);
   const stageAdjust = stageLiveAttrs(graph, live, liveOf, refNames);
 
+  /** Desired services whose name a live service of another kind holds (./kind-change.ts), known before stages are compared. */
+  const kindClashes = new Map<Address, LiveResource>();
+  for (const d of graph.resources.values()) {
+    if (!isServiceKind(d.kind) || d.parent === undefined || liveOf.has(d.address)) continue;
+    const clash = servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`);
+    if (clash && !claimed.has(clash.address)) kindClashes.set(d.address, clash);
+  }
+
   const changes: ResourceChange[] = [];
   /**
    * Desired addresses created fresh while a live one existed: their live children go with them,
@@ -94,8 +102,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     }
     if (!l) {
       c.actions = ['create'];
-      const clash = isServiceKind(d.kind) && d.parent ? servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`) : undefined;
-      if (clash && !claimed.has(clash.address) && !(d.parent !== undefined && recreated.has(d.parent))) {
+      const clash = kindClashes.get(address);
+      if (clash && !(d.parent !== undefined && recreated.has(d.parent))) {
         // Another kind under the same name: a replacement (./kind-change.ts).
         claimed.add(clash.address);
         kindReplaced.set(address, clash.address);
@@ -153,7 +161,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), recreated);
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), [...recreated.keys(), ...kindClashes.keys()]);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -193,7 +201,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
-  stageBeforeLists(changes, live, liveOf);
+  stageBeforeLists(changes, live, liveOf, replacedServiceNames([...recreated.keys(), ...kindClashes.keys()]));
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
   markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
@@ -333,16 +341,22 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
  * service starts outside every stage, so a stage that lists it gains it again (apply moves it in
  * once it is created).
  */
-function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: Map<Address, GuardRequirement[]>): Record<string, unknown> {
+function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: readonly Address[]): Record<string, unknown> {
   if (d.kind !== 'deployment_stage' || !Array.isArray(attrs.services) || d.parent === undefined) return attrs;
-  const replaced = new Set<string>();
-  for (const a of recreated.keys()) {
-    const r = parseAddress(a);
-    const last = r.at(-1);
-    if (last?.name !== undefined && isServiceKind(last.kind) && a.startsWith(`${d.parent}/`) && r.length === parseAddress(d.parent).length + 1) replaced.add(last.name.toLowerCase());
-  }
+  const replaced = replacedServiceNames(recreated);
   if (replaced.size === 0) return attrs;
-  return { ...attrs, services: (attrs.services as unknown[]).filter((n) => typeof n !== 'string' || !replaced.has(n.toLowerCase())) };
+  return { ...attrs, services: (attrs.services as unknown[]).filter((n) => typeof n !== 'string' || !replaced.has(`${d.parent}\u0000${n.toLowerCase()}`)) };
+}
+
+/** `environment address NUL lower-cased name` of the services among these replaced addresses. */
+function replacedServiceNames(replaced: readonly Address[]): Set<string> {
+  const out = new Set<string>();
+  for (const a of replaced) {
+    const slash = a.lastIndexOf('/');
+    const last = parseAddress(a).at(-1);
+    if (slash > 0 && last?.name !== undefined && isServiceKind(last.kind)) out.add(`${a.slice(0, slash)}\u0000${last.name.toLowerCase()}`);
+  }
+  return out;
 }
 
 /** A database deleted or replaced loses its data. */
