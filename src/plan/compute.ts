@@ -75,6 +75,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
    * under the guards of the replacement (a child of a blocked replacement is blocked too).
    */
   const recreated = new Map<Address, GuardRequirement[]>();
+  /** Replacements not blocked: their old objects go (a stage loses a replaced member; ./stage-lists.ts). */
+  const replacing = new Set<Address>();
   /** Desired service -> the live service of another kind it replaces (./kind-change.ts). */
   const kindReplaced = new Map<Address, Address>();
   /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
@@ -119,6 +121,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
         c.after = sanitizedAttrs(d, c.fingerprints ?? {});
         guardChange(c, k.requires, flags);
         recreated.set(address, c.requires ?? []);
+        if (c.status === 'planned') replacing.add(address);
         changes.push(c);
         continue;
       }
@@ -157,11 +160,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
       recreated.set(address, c.requires ?? []);
+      if (c.status === 'planned') replacing.add(address);
       changes.push(c);
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), [...recreated.keys(), ...kindClashes.keys()]);
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), [...replacing]);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -188,6 +192,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
         guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
         recreated.set(address, c.requires ?? []);
+        if (c.status === 'planned') replacing.add(address);
       } else {
         c.actions = ['update'];
         if (d.kind === 'cluster' && d.attrs.upgrade_kubernetes === true) {
@@ -201,7 +206,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
-  stageBeforeLists(changes, live, liveOf, replacedServiceNames([...recreated.keys(), ...kindClashes.keys()]));
+  stageBeforeLists(changes, live, liveOf, replacedServiceNames([...replacing]));
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
   markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
@@ -337,9 +342,9 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
 }
 
 /**
- * A stage's live members without the services of its environment that this plan replaces: the new
- * service starts outside every stage, so a stage that lists it gains it again (apply moves it in
- * once it is created).
+ * A stage's live members without the services of its environment that this plan replaces (and
+ * does not block): the new service starts outside every stage, so a stage that lists it gains it
+ * again (apply moves it in once it is created). Services come before their stages in graph order.
  */
 function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: readonly Address[]): Record<string, unknown> {
   if (d.kind !== 'deployment_stage' || !Array.isArray(attrs.services) || d.parent === undefined) return attrs;
