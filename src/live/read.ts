@@ -236,14 +236,25 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       if (!kind) continue;
       byKindName.set(matchKey(addressOf(kind, String(s.name ?? ''), t.desired.address)), s);
     }
+    const claimed = new Set<string>();
+    const declaredNames = new Set<string>();
     for (const c of children.get(t.desired.address) ?? []) {
-      if (!isServiceKind(c.kind) || c.kind === 'database') continue;
+      if (!isServiceKind(c.kind)) continue;
+      declaredNames.add(c.name.toLowerCase());
       const rec = recordOf(byKindName, c);
+      if (rec) claimed.add(rec.id);
+      if (c.kind === 'database') continue;
       if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
-      // A live service of another kind under its name is replaced (plan/kind-change.ts): its
-      // variables go with it, so the plan lists them.
-      const other = rec ? undefined : otherKindNamed(services, c);
-      if (other) serviceReads.push({ id: other.rec.id, scope: variableScopeOf(other.kind), envId: t.rec.id, projectId: t.projectId });
+    }
+    // A live service the plan deletes (undeclared where the environment prunes its kind) or
+    // replaces (another kind under a declared name: plan/kind-change.ts): its variables go with
+    // it, so they are read for the plan to list and count them. A database holds none.
+    for (const s of services) {
+      const kind = serviceKindOf(s);
+      if (!kind || kind === 'database' || claimed.has(s.id)) continue;
+      if (t.desired.prune?.includes(kind) || declaredNames.has(String(s.name ?? '').toLowerCase())) {
+        serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: t.rec.id, projectId: t.projectId });
+      }
     }
   });
 
@@ -268,16 +279,6 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   const deletedProjects = deletedProjectsOf(graph, out.lists.projects ?? [], new Set(projects.map((p) => p.rec.id)));
   await readWhatGoesWith(api, out, deletedProjects, deletedEnvs, limit);
   return out;
-}
-
-/** The live service named like the declared one but of another kind (not a database: it holds no variables). */
-function otherKindNamed(services: readonly ApiRecord[], d: DesiredResource): { rec: ApiRecord; kind: ResourceKind } | undefined {
-  const name = d.name.toLowerCase();
-  for (const s of services) {
-    const kind = serviceKindOf(s);
-    if (kind && kind !== d.kind && kind !== 'database' && String(s.name ?? '').toLowerCase() === name) return { rec: s, kind };
-  }
-  return undefined;
 }
 
 /** Live projects apply would delete: undeclared, where the top level prunes projects. */

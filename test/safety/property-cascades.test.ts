@@ -17,7 +17,7 @@ import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
 import { disappeared, ownedObjects, settledObjects } from './guards-support.js';
 import { record } from '../support/reliability.js';
 
-const RUNS = Number(process.env.CASCADE_PROPERTY_RUNS ?? 8);
+const RUNS = Number(process.env.CASCADE_PROPERTY_RUNS ?? 12);
 const SEED = Number(process.env.CASCADE_PROPERTY_SEED ?? 20261127);
 
 type ServiceName = 'api' | 'web' | 'db';
@@ -30,11 +30,14 @@ type Removal =
   | { level: 'service'; p: number; e: number; s: number }
   | { level: 'kind'; p: number; e: number; s: number };
 
-function service(name: ServiceName, asContainer = false): Record<string, unknown> {
-  if (asContainer) return { type: 'container', name, registry: 'docker-hub', image_name: 'library/nginx', tag: '1.27', variables: [{ key: 'MODE', value: 'container' }] };
-  if (name === 'api') return { type: 'application', name, git_repository: { url: 'https://github.com/acme/api.git' }, dockerfile_path: 'Dockerfile', variables: [{ key: 'MODE', value: 'app' }] };
-  if (name === 'web') return { type: 'job', name, registry: 'docker-hub', image_name: 'library/busybox', tag: '1.36', schedule: { cron: '0 3 * * *' } };
-  return { type: 'database', name, database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', storage: 10 };
+const application = (name: string) => ({ type: 'application', name, git_repository: { url: 'https://github.com/acme/api.git' }, dockerfile_path: 'Dockerfile', variables: [{ key: 'MODE', value: 'app' }] });
+const container = (name: string) => ({ type: 'container', name, registry: 'docker-hub', image_name: 'library/nginx', tag: '1.27', variables: [{ key: 'MODE', value: 'container' }] });
+
+/** api: an application, web: a container, db: a database; `otherKind`: the same name as another kind. */
+function service(name: ServiceName, otherKind = false): Record<string, unknown> {
+  if (name === 'api') return otherKind ? container(name) : application(name);
+  if (name === 'web') return otherKind ? application(name) : container(name);
+  return otherKind ? container(name) : { type: 'database', name, database_type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', storage: 10 };
 }
 
 /** The manifest of a shape, with a removal (or a kind change) applied when given. */
@@ -112,7 +115,9 @@ describe('property: what goes with a deleted parent or a kind change is guarded 
           expect(plan.code, context).toBe(0);
           const planned = JSON.parse(plan.stdout);
           const r = await h.run(['apply', 'm', '--auto-approve', ...FAST, ...flagArgs]);
-          const gone = disappeared(before, await settledObjects(h.emu));
+          const settled = await settledObjects(h.emu);
+          for (const id of Object.keys(h.emu.state.projects)) settled.add(`project:${id}`);
+          const gone = disappeared(before, settled);
           const dbsGone = [...dbsBefore].filter((id) => gone.includes(`service:${id}`));
           tally.runs++;
 
