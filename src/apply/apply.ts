@@ -304,6 +304,21 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     emit({ type: 'backup_created', address: c.address, backup_name: b.name, backup_id: b.id });
   };
 
+  /**
+   * Databases deleted with a parent (undeclared in a deleted environment or project, or declared in
+   * a replaced one) send no delete of their own: each is backed up before the delete of every
+   * ancestor it goes with is sent, as a database deleted on its own is.
+   */
+  const goingWith = databasesGoingWithParents(plan.changes);
+  const backedUp = new Set<Address>();
+  const backUpWhatGoesWith = async (parent: ResourceChange): Promise<void> => {
+    for (const db of goingWith.get(parent.address) ?? []) {
+      if (backedUp.has(db.address)) continue;
+      await takeBackup(db);
+      backedUp.add(db.address);
+    }
+  };
+
   let liveById: Map<string, LiveResource> | undefined;
   const liveOf = (c: ResourceChange): LiveResource | undefined => {
     liveById ??= new Map([...deps.live.resources.values()].map((l) => [l.id, l]));
@@ -324,6 +339,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         // Fields under `ignore_changes` are written at creation only: an update writes them as they are live.
         return (await updateResource(c, afterCreation(desiredOf(c), liveOf(c)?.attrs ?? {}), ctx))?.id ?? c.id;
       case 'delete':
+        await backUpWhatGoesWith(c);
         await deleteResource(c, ctx);
         destroyed.add(c.address);
         return c.id;
@@ -335,9 +351,14 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         // Every name the new object refers to must resolve before the old one is deleted.
         checkReferences(d, ctx);
         if (isServiceKind(c.kind)) {
-          if (c.kind === 'database') await takeBackup(c);
-          await deleteServices(parentOf(c.address), [{ address: c.address, kind: c.kind, id: c.id ?? refs.id(c.address) }], ctx, true);
+          // A service of another kind under the same name (plan/kind-change.ts) is deleted as what it is.
+          const oldKind = c.replaces !== undefined && isServiceKind(c.replaces.kind) ? c.replaces.kind : c.kind;
+          if (oldKind === 'database') await takeBackup(c);
+          // Waits until it is gone: the API refuses a second service with its name meanwhile.
+          // (Under its own address, which names resolve to until it is forgotten.)
+          await deleteServices(parentOf(c.address), [{ address: c.replaces?.address ?? c.address, kind: oldKind, id: c.id ?? refs.id(c.address) }], ctx, true);
         } else if (c.kind === 'environment') {
+          await backUpWhatGoesWith(c);
           await deleteResource(c, ctx);
           // Counted before the wait: deleted even if waiting for it to be gone fails.
           destroyed.add(c.address);
@@ -345,8 +366,9 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         } else {
           await deleteResource(c, ctx);
         }
-        // Gone from here on, whether or not the create below succeeds.
-        destroyed.add(c.address);
+        // Gone from here on, whether or not the create below succeeds (under its live address when
+        // it was of another kind: what went with it is counted through that address).
+        destroyed.add(c.replaces?.address ?? c.address);
         return (await createResource(c, d, ctx)).id;
       }
     }
@@ -524,4 +546,28 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   emit({ type: 'change_summary', ...summary, requests: requestCount, ...(pending ? { pending_deploy: pending.length } : {}) });
   const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
   return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount, ...(stoppedBy !== undefined ? { stoppedBy } : {}), ...held };
+}
+
+/**
+ * Parent address -> the database changes that go with its delete or replacement, for every
+ * ancestor on the way up (`via_parent`, or the parent of a database replaced with its parent).
+ */
+function databasesGoingWithParents(changes: readonly ResourceChange[]): Map<Address, ResourceChange[]> {
+  const at = new Map(changes.map((c) => [c.address, c]));
+  const isReplace = (c: ResourceChange | undefined) => c !== undefined && c.actions[0] === 'delete' && c.actions[1] === 'create';
+  const upOf = (c: ResourceChange): Address | undefined => {
+    if (c.via_parent !== undefined) return c.via_parent;
+    const parent = c.parent === undefined ? undefined : at.get(c.parent);
+    return isReplace(c) && isReplace(parent) ? c.parent : undefined;
+  };
+  const out = new Map<Address, ResourceChange[]>();
+  for (const c of changes) {
+    if (c.kind !== 'database' || c.status !== 'planned' || c.actions[0] !== 'delete') continue;
+    const seen = new Set<Address>();
+    for (let up = upOf(c); up !== undefined && !seen.has(up); up = at.get(up) ? upOf(at.get(up)!) : undefined) {
+      seen.add(up);
+      out.set(up, [...(out.get(up) ?? []), c]);
+    }
+  }
+  return out;
 }

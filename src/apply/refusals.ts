@@ -89,10 +89,8 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
   if (plan.options.no_secret_values === true) out.push(noSecretValuesRefusal());
   if (!plan.applyable && out.length === 0) out.push(error('apply.not-applyable', 'The plan is marked as not applyable.', { detail: 'Run plan again and fix the problems it reports.' }));
   if (opts.maxDestroy !== undefined) {
-    const destroy = plan.changes.filter((c) => {
-      const a = stepActionOf(c);
-      return a === 'delete' || a === 'replace';
-    });
+    // What goes with a deleted parent disappears too: it counts, though it has no request of its own.
+    const destroy = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
     if (destroy.length > opts.maxDestroy) {
       out.push(
         error('apply.max-destroy', `The plan destroys ${destroy.length} resource(s), more than --max-destroy ${opts.maxDestroy} allows.`, {

@@ -32,6 +32,7 @@ function essence(c: ResourceChange): string {
     deploy: c.deploy ? { git_commit_id: c.deploy.git_commit_id, image_tag: c.deploy.image_tag } : undefined,
     clone_from: c.clone_from,
     via_parent: c.via_parent,
+    replaces: c.replaces,
     fingerprints: c.fingerprints,
   });
 }

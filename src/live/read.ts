@@ -14,6 +14,12 @@
  * the helm repository list only when it has helm services).
  * (An environment with stages and variables but no service with variables costs 4, paid for by
  * its project's variable list, which it then covers.)
+ *
+ * What a plan deletes with its parent is read as well (principle 5: it is listed, counted and
+ * guarded like an object deleted on its own): an undeclared project where the top level prunes
+ * projects costs its environment list, and each environment deleted (undeclared where its project
+ * prunes environments, or in a deleted project) 3 lists plus one variable list per service (see
+ * readWhatGoesWith). A manifest that prunes nothing pays nothing for this.
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
@@ -186,14 +192,21 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       return rec ? [{ desired: r, rec }] : [];
     });
   const envReads: Array<{ desired: DesiredResource; rec: ApiRecord; projectId: string }> = [];
+  /** Live environments apply would delete (undeclared where the project prunes environments). */
+  const deletedEnvs: Array<{ rec: ApiRecord; projectId: string }> = [];
   await mapWithLimit(projects, limit, async ({ desired, rec }) => {
     const envs = listResults(await api.get(`/project/${rec.id}/environment`));
     out.environments.set(rec.id, envs);
     const liveEnvs = byName(envs, 'environment', desired.address);
+    const claimed = new Set<string>();
     for (const e of (children.get(desired.address) ?? []).filter((c) => c.kind === 'environment')) {
       const envRec = recordOf(liveEnvs, e);
-      if (envRec) envReads.push({ desired: e, rec: envRec, projectId: rec.id });
+      if (envRec) {
+        envReads.push({ desired: e, rec: envRec, projectId: rec.id });
+        claimed.add(envRec.id);
+      }
     }
+    if (desired.prune?.includes('environment')) for (const e of envs) if (!claimed.has(e.id)) deletedEnvs.push({ rec: e, projectId: rec.id });
   });
 
   type EnvTask = { kind: 'services' | 'stages' | 'statuses'; desired: DesiredResource; rec: ApiRecord; projectId: string };
@@ -223,10 +236,25 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       if (!kind) continue;
       byKindName.set(matchKey(addressOf(kind, String(s.name ?? ''), t.desired.address)), s);
     }
+    const claimed = new Set<string>();
+    const declaredNames = new Set<string>();
     for (const c of children.get(t.desired.address) ?? []) {
-      if (!isServiceKind(c.kind) || c.kind === 'database') continue;
+      if (!isServiceKind(c.kind)) continue;
+      declaredNames.add(c.name.toLowerCase());
       const rec = recordOf(byKindName, c);
+      if (rec) claimed.add(rec.id);
+      if (c.kind === 'database') continue;
       if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
+    }
+    // A live service the plan deletes (undeclared where the environment prunes its kind) or
+    // replaces (another kind under a declared name: plan/kind-change.ts): its variables go with
+    // it, so they are read for the plan to list and count them. A database holds none.
+    for (const s of services) {
+      const kind = serviceKindOf(s);
+      if (!kind || kind === 'database' || claimed.has(s.id)) continue;
+      if (t.desired.prune?.includes(kind) || declaredNames.has(String(s.name ?? '').toLowerCase())) {
+        serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: t.rec.id, projectId: t.projectId });
+      }
     }
   });
 
@@ -248,7 +276,69 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     if (wants(desired, 'variable') && !covered.has(rec.id)) scopeReads.push({ id: rec.id, scope: 'PROJECT' });
   }
   await readVariableLists(api, out, [...serviceReads, ...scopeReads], covered, limit);
+  const deletedProjects = deletedProjectsOf(graph, out.lists.projects ?? [], new Set(projects.map((p) => p.rec.id)));
+  await readWhatGoesWith(api, out, deletedProjects, deletedEnvs, limit);
   return out;
+}
+
+/** Live projects apply would delete: undeclared, where the top level prunes projects. */
+function deletedProjectsOf(graph: DesiredGraph, live: readonly ApiRecord[], declared: ReadonlySet<string>): ApiRecord[] {
+  if (!graph.prune?.includes('project')) return [];
+  return live.filter((p) => !declared.has(p.id));
+}
+
+/**
+ * What goes with a deleted project or environment, read so that the plan lists it, guards it
+ * (its databases) and counts it: the environments of each deleted project, and for every deleted
+ * environment its services, their statuses (a database never deployed has no backup to take), its
+ * deployment stages and its variables. The same list endpoints as a declared environment, so the
+ * refresh cache knows them: per environment 3 requests plus one variable list per service (each
+ * also holds its environment's and project's variables; one environment or project list stands in
+ * when no service covers it).
+ */
+async function readWhatGoesWith(
+  api: ApiPort,
+  out: LiveRecords,
+  projects: readonly ApiRecord[],
+  envs: ReadonlyArray<{ rec: ApiRecord; projectId: string }>,
+  limit: number,
+): Promise<void> {
+  const allEnvs = [...envs];
+  await mapWithLimit([...projects], limit, async (p) => {
+    const list = listResults(await api.get(`/project/${p.id}/environment`));
+    out.environments.set(p.id, list);
+    for (const e of list) allEnvs.push({ rec: e, projectId: p.id });
+  });
+  const serviceReads: Array<{ id: string; scope: string; envId: string; projectId: string }> = [];
+  const tasks = allEnvs.flatMap((e) => (['services', 'statuses', 'stages'] as const).map((kind) => ({ kind, ...e })));
+  await mapWithLimit(tasks, limit, async (t) => {
+    const id = t.rec.id;
+    if (t.kind === 'stages') out.stages.set(id, listResults(await api.get(`/environment/${id}/deploymentStage`)));
+    else if (t.kind === 'statuses') out.statuses.set(id, await api.get(`/environment/${id}/statuses`));
+    else {
+      const services = listResults(await api.get(`/environment/${id}/services`));
+      out.services.set(id, services);
+      for (const s of services) {
+        const kind = serviceKindOf(s);
+        // A database holds no variables of its own.
+        if (kind && kind !== 'database') serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: id, projectId: t.projectId });
+      }
+    }
+  });
+  const deletedProjectIds = new Set(projects.map((p) => p.id));
+  const covered = new Map<string, { listOf: string; scope: string }>();
+  for (const s of serviceReads) {
+    if (!covered.has(s.envId)) covered.set(s.envId, { listOf: s.id, scope: 'ENVIRONMENT' });
+    if (deletedProjectIds.has(s.projectId) && !covered.has(s.projectId)) covered.set(s.projectId, { listOf: s.id, scope: 'PROJECT' });
+  }
+  const scopeReads: Array<{ id: string; scope: string }> = [];
+  for (const e of allEnvs) {
+    if (covered.has(e.rec.id)) continue;
+    scopeReads.push({ id: e.rec.id, scope: 'ENVIRONMENT' });
+    if (deletedProjectIds.has(e.projectId) && !covered.has(e.projectId)) covered.set(e.projectId, { listOf: e.rec.id, scope: 'PROJECT' });
+  }
+  for (const p of projects) if (!covered.has(p.id)) scopeReads.push({ id: p.id, scope: 'PROJECT' });
+  await readVariableLists(api, out, [...serviceReads, ...scopeReads], covered, limit);
 }
 
 /**

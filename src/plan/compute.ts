@@ -3,9 +3,9 @@
  * linear in the number of resources: every lookup goes through a Map.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import { error, warning } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey } from '../model/resource.js';
+import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
@@ -14,6 +14,8 @@ import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanS
 import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
+import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
+import { kindReplacement } from './kind-change.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
@@ -59,12 +61,24 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const refNames = renamedReferences(graph, live, matched.renamed);
   const stageAdjust = stageLiveAttrs(graph, live, liveOf, refNames);
 
+  /** Desired services whose name a live service of another kind holds (./kind-change.ts), known before stages are compared. */
+  const kindClashes = new Map<Address, LiveResource>();
+  for (const d of graph.resources.values()) {
+    if (!isServiceKind(d.kind) || d.parent === undefined || liveOf.has(d.address)) continue;
+    const clash = servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`);
+    if (clash && !claimed.has(clash.address)) kindClashes.set(d.address, clash);
+  }
+
   const changes: ResourceChange[] = [];
   /**
    * Desired addresses created fresh while a live one existed: their live children go with them,
    * under the guards of the replacement (a child of a blocked replacement is blocked too).
    */
   const recreated = new Map<Address, GuardRequirement[]>();
+  /** Replacements not blocked: their old objects go (a stage loses a replaced member; ./stage-lists.ts). */
+  const replacing = new Set<Address>();
+  /** Desired service -> the live service of another kind it replaces (./kind-change.ts). */
+  const kindReplaced = new Map<Address, Address>();
   /** Existing objects with `ignore_changes`, as owned once created (graph/ignore.ts): what is compared and deployed. */
   const owned = new Map<Address, DesiredResource>();
   /**
@@ -96,15 +110,26 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     }
     if (!l) {
       c.actions = ['create'];
-      const clash = isServiceKind(d.kind) && d.parent ? servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`) : undefined;
-      if (clash && !claimed.has(clash.address)) {
-        diagnostics.push(
-          warning('plan.service-kind-changed', `${clash.address} exists live as a ${clash.kind}; the manifest declares a ${d.kind} with the same name`, {
-            detail: `The API refuses two services with one name in an environment, so creating ${address} fails while the ${clash.kind} exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
-            address,
-            range: d.source,
-          }),
-        );
+      const clash = kindClashes.get(address);
+      if (clash && !(d.parent !== undefined && recreated.has(d.parent))) {
+        // Another kind under the same name: a replacement (./kind-change.ts).
+        claimed.add(clash.address);
+        kindReplaced.set(address, clash.address);
+        const k = kindReplacement(d, clash);
+        c.actions = ['delete', 'create'];
+        c.id = clash.id;
+        c.version = clash.version;
+        c.replaces = { address: clash.address, kind: clash.kind };
+        c.before = clash.attrs;
+        c.reasons.push(k.reason);
+        diagnostics.push(...secretsNeededToCreate(d));
+        setFingerprints(c, d, key);
+        c.after = sanitizedAttrs(d, c.fingerprints ?? {});
+        guardChange(c, k.requires, flags);
+        recreated.set(address, c.requires ?? []);
+        if (c.status === 'planned') replacing.add(address);
+        changes.push(c);
+        continue;
       }
       if (d.kind === 'alert_receiver' && d.attrs.type === 'EMAIL' && d.attrs.auth_password === undefined) {
         diagnostics.push(
@@ -142,11 +167,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
       guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
       recreated.set(address, c.requires ?? []);
+      if (c.status === 'planned') replacing.add(address);
       changes.push(c);
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames));
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), [...replacing]);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -174,6 +200,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
         for (const f of immutable) c.reasons.push(`${f.field} cannot be changed in place${f.sensitive ? '' : ` (${show(f.before)} -> ${show(f.after)})`}`);
         guardChange(c, [...replaceOf(c, l), ...dataLossOf(c)], flags);
         recreated.set(address, c.requires ?? []);
+        if (c.status === 'planned') replacing.add(address);
       } else {
         c.actions = ['update'];
         if (d.kind === 'cluster' && d.attrs.upgrade_kubernetes === true) {
@@ -185,16 +212,19 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   }
 
   const outOfScope: OutOfScope['counts'] = {};
-  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
-  stageBeforeLists(changes, live, liveOf);
+  stageBeforeLists(changes, live, liveOf, replacedServiceNames([...replacing]));
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
   markDeploys(changes, compared, live, liveOf, outOfDateIgnored);
 
   const summary = summarize(changes);
-  if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
+  // Every object that disappears counts, what goes with a parent and what a guard blocks for now included.
+  const destroying = destroyCount(changes);
+  if (options.maxDestroy !== undefined && destroying > options.maxDestroy) {
+    const blocked = destroying - summary.destroy;
     diagnostics.push(
-      error('plan.max-destroy', `The plan destroys ${summary.destroy} resources, more than --max-destroy ${options.maxDestroy}`, {
+      error('plan.max-destroy', `The plan destroys ${destroying} resources${blocked > 0 ? ` (${blocked} of them blocked for now)` : ''}, more than --max-destroy ${options.maxDestroy}`, {
         detail: 'Review the deletions and replacements above; raise --max-destroy if they are intended.',
       }),
     );
@@ -319,6 +349,29 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
   return out;
 }
 
+/**
+ * A stage's live members without the services of its environment that this plan replaces (and
+ * does not block): the new service starts outside every stage, so a stage that lists it gains it
+ * again (apply moves it in once it is created). Services come before their stages in graph order.
+ */
+function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: readonly Address[]): Record<string, unknown> {
+  if (d.kind !== 'deployment_stage' || !Array.isArray(attrs.services) || d.parent === undefined) return attrs;
+  const replaced = replacedServiceNames(recreated);
+  if (replaced.size === 0) return attrs;
+  return { ...attrs, services: (attrs.services as unknown[]).filter((n) => typeof n !== 'string' || !replaced.has(`${d.parent}\u0000${n.toLowerCase()}`)) };
+}
+
+/** `environment address NUL lower-cased name` of the services among these replaced addresses. */
+function replacedServiceNames(replaced: readonly Address[]): Set<string> {
+  const out = new Set<string>();
+  for (const a of replaced) {
+    const slash = a.lastIndexOf('/');
+    const last = parseAddress(a).at(-1);
+    if (slash > 0 && last?.name !== undefined && isServiceKind(last.kind)) out.add(`${a.slice(0, slash)}\u0000${last.name.toLowerCase()}`);
+  }
+  return out;
+}
+
 /** A database deleted or replaced loses its data. */
 function dataLossOf(c: ResourceChange): GuardRequirement[] {
   return c.kind === 'database' ? [{ guard: 'allow_data_loss', reason: 'destroys the data of a database' }] : [];
@@ -355,6 +408,7 @@ function undeclared(
   claimed: Set<Address>,
   recreated: Map<Address, GuardRequirement[]>,
   liveOf: Map<Address, Address>,
+  kindReplaced: Map<Address, Address>,
   flags: GuardFlags,
   outOfScope: OutOfScope['counts'],
 ): ResourceChange[] {
@@ -365,7 +419,7 @@ function undeclared(
   /** Live address of a replaced object -> the guards of its replacement. */
   const recreatedLive = new Map<Address, { desired: Address; requires: GuardRequirement[] }>();
   for (const [d, requires] of recreated) {
-    const l = liveOf.get(d);
+    const l = liveOf.get(d) ?? kindReplaced.get(d);
     if (l) recreatedLive.set(l, { desired: d, requires });
   }
   /** Guards of each deleted live object, inherited by what is deleted with it. */
@@ -376,6 +430,8 @@ function undeclared(
   // Parents first to decide, then emitted children-first.
   const fate = new Map<Address, 'delete' | 'unmanaged' | 'hidden'>();
   const out: ResourceChange[] = [];
+  /** Deleted objects, parents first, with the guards of a replaced parent they go with. */
+  const deleted: Array<{ change: ResourceChange; inherited: GuardRequirement[] }> = [];
   for (const l of candidates) {
     const c: ResourceChange = {
       address: l.address,
@@ -407,7 +463,6 @@ function undeclared(
     if (parentFate === 'delete') {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}`;
-      inherited = inheritedRequirements(requiresOf.get(l.parent!) ?? [], l.parent!);
     } else if (l.parent !== undefined && recreatedLive.has(l.parent)) {
       viaParent = l.parent;
       deleteReason = `deleted with ${l.parent}, which is replaced`;
@@ -428,9 +483,15 @@ function undeclared(
     c.status = 'planned';
     c.reasons.push(deleteReason);
     if (viaParent !== undefined) c.via_parent = viaParent;
-    guardChange(c, [...inherited, ...dataLossOf(c)], flags);
-    requiresOf.set(l.address, c.requires ?? []);
+    deleted.push({ change: c, inherited });
     out.push(c);
+  }
+  // Guards once every fate is known: a deleted parent is guarded by the databases that go with it.
+  const held = databasesGoingWith(deleted.map((x) => x.change));
+  for (const { change: c, inherited: fromReplaced } of deleted) {
+    const inherited = c.via_parent !== undefined && requiresOf.has(c.via_parent) ? inheritedRequirements(requiresOf.get(c.via_parent)!, c.via_parent) : fromReplaced;
+    guardChange(c, [...inherited, ...dataLossOf(c), ...heldDataLoss(held.get(c.address))], flags);
+    requiresOf.set(c.address, c.requires ?? []);
   }
   return out.reverse();
 }

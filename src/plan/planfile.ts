@@ -168,6 +168,8 @@ export function findStaleObjects(plan: Plan, live: LiveState): StaleObject[] {
   // plan as `previous_address`) is still live at its old address until the apply renames it.
   const previous = new Map<string, string>();
   for (const c of plan.changes) if (c.previous_address !== undefined) previous.set(c.address, c.previous_address);
+  // A service replacing one of another kind (plan/kind-change.ts) recorded that one's id and version.
+  for (const c of plan.changes) if (c.replaces !== undefined) previous.set(c.address, c.replaces.address);
   for (const [address, seen] of Object.entries(plan.live_objects)) {
     const now = live.resources.get(previous.get(address) ?? address);
     if (!now) stale.push({ address, planned: seen.version });

@@ -10,7 +10,8 @@ import type { ResourceChange } from './types.js';
 
 const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-export function stageBeforeLists(changes: ResourceChange[], live: LiveState, liveOf: Map<Address, Address>): void {
+/** `replaced`: `environment address NUL lower-cased name` of the services the plan replaces. */
+export function stageBeforeLists(changes: ResourceChange[], live: LiveState, liveOf: Map<Address, Address>, replaced: ReadonlySet<string> = new Set()): void {
   for (const c of changes) {
     if (c.kind !== 'deployment_stage' || c.status === 'unmanaged') continue;
     const f = c.fields.find((x) => x.field === 'services');
@@ -20,7 +21,9 @@ export function stageBeforeLists(changes: ResourceChange[], live: LiveState, liv
     // Owned members keep the manifest's spelling (apply compares them with the desired list).
     const ownedNames = names(f.before);
     const owned = new Set(ownedNames.map((n) => n.toLowerCase()));
-    const leftAlone = all.filter((n) => !owned.has(n.toLowerCase()));
+    // A member this plan replaces is not left alone: it goes, and its successor is not a member yet.
+    const goes = (n: string) => c.parent !== undefined && replaced.has(`${c.parent}\u0000${n.toLowerCase()}`);
+    const leftAlone = all.filter((n) => !owned.has(n.toLowerCase()) && !goes(n));
     f.before = [...ownedNames, ...leftAlone].sort();
     const after = names(f.after);
     const inAfter = new Set(after.map((n) => n.toLowerCase()));

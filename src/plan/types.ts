@@ -135,6 +135,12 @@ export interface ResourceChange {
   /** Databases: create through the clone operation of this database. */
   clone_from?: Address;
   /**
+   * A replace whose old half is a live object of another kind under the same name (a service
+   * re-declared as another kind, src/plan/kind-change.ts): `id` and `version` are that object's,
+   * and apply deletes it as that kind, waits until it is gone, then creates this one.
+   */
+  replaces?: { address: Address; kind: ResourceKind };
+  /**
    * The change happens as a consequence of its parent's delete (e.g. a variable of a replaced
    * environment): apply sends no request of its own for it.
    */

@@ -65,6 +65,8 @@ export interface JsonResourceChange {
     reasons?: string[];
   };
   via_parent?: string;
+  /** A replace whose old half is a live service of another kind under the same name: its address. */
+  replaces?: string;
   /**
    * Present when the change is blocked by a safety guard: why, and the flags that would allow it.
    * `change.actions` still says what the change would do; the summary does not count it.
@@ -214,6 +216,7 @@ function resourceChange(c: ResourceChange, options: Plan['options']): JsonResour
   if (replace.length > 0) out.change.replace_paths = replace;
   if (c.reasons.length > 0) out.change.reasons = c.reasons;
   if (c.via_parent !== undefined) out.via_parent = c.via_parent;
+  if (c.replaces !== undefined) out.replaces = c.replaces.address;
   const blocked = blockingOf(c, options);
   if (blocked) out.blocked = blocked;
   return out;

@@ -229,10 +229,11 @@ describe('moved: what the plan says about renames', () => {
     expect(kept.stderr).toContain('creates a second object next to the live one, which keeps running');
     expect(kept.stderr).toContain(entry);
 
-    // Prune on: the old one would be deleted.
+    // Prune on: the old one would be deleted, and its variable with it (listed since issue 18).
     h.write({ 'm/main.yaml': appRenamed('', true) });
     const pruned = await h.run(['plan', 'm']);
-    expect(pruned.stdout).toContain('1 to destroy');
+    expect(pruned.stdout).toContain('2 to destroy');
+    expect(pruned.stdout).toContain(`# ${APP_OLD}/variable.${OLD.appVar} will be destroyed`);
     expect(pruned.stderr).toContain(`${APP_NEW} (created) looks like a rename of ${APP_OLD} (deleted)`);
     expect(pruned.stderr).toContain(entry);
 

@@ -121,3 +121,69 @@ describe('fetchLiveState', () => {
     });
   });
 });
+
+describe('fetchLiveState: what goes with a deleted environment or project (issue 18)', () => {
+  const rec = (id: string, extra: Record<string, unknown>) => ({ id, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', ...extra });
+  /** shop (p1) holds prod (declared) and pr-1 (undeclared); p2 `other` is undeclared. */
+  const api = () =>
+    new FakeApi()
+      .on('GET', '/organization', () => rec(ORG, { name: 'Acme' }))
+      .on('GET', `/organization/${ORG}/project`, () => ({ results: [rec('p1', { name: 'shop' }), rec('p2', { name: 'other' })] }))
+      .on('GET', `/organization/${ORG}/cluster`, () => ({ results: [rec('c1', { name: 'production-cluster' })] }))
+      .on('GET', '/project/p1/environment', () => ({ results: [rec('e1', { name: 'prod', cluster_id: 'c1' }), rec('e2', { name: 'pr-1', cluster_id: 'c1' })] }))
+      .on('GET', '/project/p2/environment', () => ({ results: [rec('e3', { name: 'qa', cluster_id: 'c1' })] }))
+      .on('GET', '/environment/e1/services', () => ({ results: [] }))
+      .on('GET', '/environment/e1/statuses', () => ({}))
+      .on('GET', '/environment/e2/services', () => ({ results: [rec('s1', { name: 'api', service_type: 'APPLICATION' }), rec('s2', { name: 'db', service_type: 'DATABASE' })] }))
+      .on('GET', '/environment/e2/statuses', () => ({ databases: [{ id: 's2', state: 'DEPLOYED', service_deployment_status: 'UP_TO_DATE' }] }))
+      .on('GET', '/environment/e2/deploymentStage', () => ({ results: [rec('st1', { name: 'data', deployment_order: 1, services: [{ service_id: 's2' }] })] }))
+      .on('GET', '/environment/e3/services', () => ({ results: [] }))
+      .on('GET', '/environment/e3/statuses', () => ({}))
+      .on('GET', '/environment/e3/deploymentStage', () => ({ results: [] }))
+      .on('GET', '/variable', ({ query }) => {
+        if (query?.parent_id === 's1') return { results: [rec('v1', { key: 'MODE', value: 'x', scope: 'APPLICATION', variable_type: 'VALUE', is_secret: false }), rec('v2', { key: 'GREETING', value: 'hi', scope: 'ENVIRONMENT', variable_type: 'VALUE', is_secret: false })] };
+        if (query?.parent_id === 'e3') return { results: [rec('v3', { key: 'OWNER', value: 'b', scope: 'PROJECT', variable_type: 'VALUE', is_secret: false })] };
+        return { results: [] };
+      });
+  const manifest = (prune: boolean): Manifest =>
+    ({ version: 1, ...(prune ? { prune: { projects: true } } : {}), projects: [{ name: 'shop', ...(prune ? { prune: { environments: true } } : {}), environments: [{ name: 'prod', cluster: 'production-cluster', services: [] }] }] }) as Manifest;
+  const callsOf = (a: FakeApi) => a.calls.map((c) => `${c.method} ${c.path}${c.query ? ' ' + new URLSearchParams(c.query as Record<string, string>).toString() : ''}`).sort();
+
+  it('reads nothing below an undeclared environment or project that is not pruned', async () => {
+    const a = api();
+    await fetchLiveState(a, buildGraph(manifest(false)).graph, { parallelism: 1 });
+    expect(callsOf(a).filter((c) => c.includes('e2') || c.includes('p2') || c.includes('e3'))).toEqual([]);
+  });
+
+  it('reads the lists of a pruned environment and project, few of them: services, statuses, stages, one variable list per service', async () => {
+    const a = api();
+    const live = await fetchLiveState(a, buildGraph(manifest(true)).graph, { parallelism: 1 });
+    expect(callsOf(a).filter((c) => c.includes('e2') || c.includes('p2') || c.includes('e3') || c.includes('s1'))).toEqual(
+      [
+        'GET /environment/e2/services',
+        'GET /environment/e2/statuses',
+        'GET /environment/e2/deploymentStage',
+        // api's list also holds its environment's variables: no list of the environment's own
+        'GET /variable parent_id=s1&scope=APPLICATION',
+        'GET /project/p2/environment',
+        'GET /environment/e3/services',
+        'GET /environment/e3/statuses',
+        'GET /environment/e3/deploymentStage',
+        // no service in qa: its environment list stands in, and holds the project's variables too
+        'GET /variable parent_id=e3&scope=ENVIRONMENT',
+      ].sort(),
+    );
+    const addrs = [...live.resources.keys()];
+    for (const a of [
+      'project.shop/environment.pr-1/application.api',
+      'project.shop/environment.pr-1/application.api/variable.MODE',
+      'project.shop/environment.pr-1/variable.GREETING',
+      'project.shop/environment.pr-1/database.db',
+      'project.shop/environment.pr-1/deployment_stage.data',
+      'project.other/environment.qa',
+      'project.other/variable.OWNER',
+    ])
+      expect(addrs, a).toContain(a);
+    expect(live.resources.get('project.shop/environment.pr-1/database.db')!.status).toMatchObject({ service_deployment_status: 'UP_TO_DATE' });
+  });
+});

@@ -104,9 +104,10 @@ describe('computePlan: secret fields recorded on changes', () => {
 describe('computePlan: applyable', () => {
   it('stays applyable with warnings only', () => {
     const m = fullManifest();
-    m.projects![0]!.environments![0]!.services![1] = { type: 'application', name: 'web', git_repository: { url: 'https://github.com/acme/web.git' } };
+    // A `moved` entry whose source is not live: a warning (moved.stale), nothing else.
+    (m as { moved?: unknown }).moved = [{ from: 'project.shop/environment.production/container.ghost', to: 'project.shop/environment.production/container.web' }];
     const plan = planOf(m, liveFrom(apiRecords()));
-    expect(plan.diagnostics.map((d) => d.severity)).toEqual(['warning']);
+    expect(plan.diagnostics.map((d) => [d.severity, d.code])).toEqual([['warning', 'moved.stale']]);
     expect(plan.applyable).toBe(true);
   });
 });

@@ -17,15 +17,14 @@ describe('computePlan diagnostics, word for word', () => {
     expect(plan.applyable).toBe(false);
   });
 
-  it('explains why creating a service whose name is taken by another kind fails', () => {
+  it('explains why a service whose name is taken by another kind is a replacement, and what it needs', () => {
     const m = fullManifest();
     m.projects![0]!.environments![0]!.services![1] = { type: 'application', name: 'web', git_repository: { url: 'https://github.com/acme/web.git' } };
     const plan = computePlan(buildGraph(m).graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
-    expect(plan.diagnostics.map((d) => [d.summary, d.detail])).toEqual([
-      [
-        `${PROD}/container.web exists live as a container; the manifest declares a application with the same name`,
-        `The API refuses two services with one name in an environment, so creating ${PROD}/application.web fails while the container exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
-      ],
+    const c = plan.changes.find((x) => x.address === `${PROD}/application.web`)!;
+    expect(c.reasons).toEqual([
+      `${PROD}/container.web is a container: a service cannot change its kind in place, so it is deleted, then the application created`,
+      'replaces the deployed container "web" with an application: re-run with --allow-replace to permit it',
     ]);
   });
 

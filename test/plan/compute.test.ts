@@ -309,15 +309,26 @@ describe('computePlan: replace', () => {
     expect(change(plan, `${API}/variable.PORT`).reasons).toEqual(['variable_type cannot be changed in place (FILE -> VALUE)']);
   });
 
-  it('warns when a service changes kind (the API refuses two services with one name)', () => {
+  it('replaces a service that changes kind (the API refuses two services with one name), blocked without --allow-replace', () => {
     const m = fullManifest();
     const env = m.projects![0]!.environments![0]!;
     env.services![1] = { type: 'application', name: 'web', git_repository: { url: 'https://github.com/acme/web.git' } };
     const { graph } = buildGraph(m);
-    const plan = computePlan(graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
-    expect(change(plan, `${PROD}/application.web`).actions).toEqual(['create']);
-    expect(change(plan, `${PROD}/container.web`).status).toBe('unmanaged');
-    expect(plan.diagnostics.map((d) => [d.severity, d.code, d.address])).toEqual([['warning', 'plan.service-kind-changed', `${PROD}/application.web`]]);
+    const live = liveFrom(apiRecords());
+    const old = live.resources.get(`${PROD}/container.web`)!;
+    const plan = computePlan(graph, live, { fingerprintKey: KEY });
+    const c = change(plan, `${PROD}/application.web`);
+    expect(c.actions).toEqual(['delete', 'create']);
+    expect(c.replaces).toEqual({ address: `${PROD}/container.web`, kind: 'container' });
+    expect(c.id).toBe(old.id);
+    expect(c.status).toBe('blocked');
+    expect(c.requires?.map((r) => r.guard)).toEqual(['allow_replace']);
+    // The old container is the replace's old half: not also listed as unmanaged.
+    expect(plan.changes.some((x) => x.address === `${PROD}/container.web`)).toBe(false);
+    expect(plan.diagnostics).toEqual([]);
+    const allowed = computePlan(graph, live, { fingerprintKey: KEY, allowReplace: true });
+    expect(change(allowed, `${PROD}/application.web`).status).toBe('planned');
+    expect(allowed.summary).toMatchObject({ add: 1, destroy: 1, blocked: 0 });
   });
 
   it('replaces an alert rule whose target changed', () => {
