@@ -7,6 +7,7 @@ import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type {
   IgnoresChanges,
+  Protectable,
   AlertReceiverSpec,
   AlertRuleSpec,
   EnvironmentSpec,
@@ -25,6 +26,7 @@ import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
 import { checkMoved } from './moved.js';
+import { protectMarkRoom, protectOf } from './protect.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
@@ -43,8 +45,8 @@ export interface GraphBuilder {
   pendingVariables: PendingVariable[];
   /** Clone sources not yet declared when their clone was walked. */
   pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
-  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes`). */
-  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges): DesiredResource | undefined;
+  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes` and `protect`). */
+  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
 }
 
 export function buildGraph(manifest: Manifest): BuildResult {
@@ -124,6 +126,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
   const moved = checkMoved(m.moved, b.resources);
   b.diagnostics.push(...moved.diagnostics);
   if (moved.moved.length > 0) graph.moved = moved.moved;
+  if (moved.named.length > 0) graph.movedFrom = moved.named;
   return { graph, diagnostics: b.diagnostics };
 }
 
@@ -153,6 +156,11 @@ function newBuilder(): GraphBuilder {
       if (immutable && !res.immutableFields) res.immutableFields = immutable;
       const ignore = ignoreChangesOf(r.kind, spec?.ignore_changes, res.attrs, res.deploy);
       if (ignore) res.ignoreChanges = ignore;
+      const mark = protectOf(spec);
+      if (mark) {
+        res.protect = mark;
+        diagnostics.push(...protectMarkRoom(res));
+      }
       resources.set(r.address, res);
       return res;
     },

@@ -16,6 +16,7 @@ import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } 
 import { stageBeforeLists } from './stage-lists.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
+import { guardProtected, protectFieldChange } from './protect.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
@@ -151,6 +152,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       else delete c.secrets_not_compared;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
+    diff.fields.push(...protectFieldChange(d, l));
     if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
@@ -178,6 +180,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, flags, outOfScope));
+  // Protected objects and `moved` sources: never deleted or replaced, whatever the flags.
+  diagnostics.push(...guardProtected(changes, graph, live, liveOf));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf);
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
