@@ -163,27 +163,10 @@ export function checkMoved(
     parsed.push(entry);
   }
 
-  // 2. Across entries: one `to` once, one `from` once, no cycle.
-  const byTo = new Map<string, MovedEntry>();
-  const oneTo: MovedEntry[] = [];
-  for (const e of parsed) {
-    const first = byTo.get(matchKey(e.to));
-    if (first) {
-      // Two objects cannot become one: whichever the plan picked, the other would be deleted.
-      diagnostics.push(
-        error('moved.duplicate-to', `moved: two entries rename to ${e.to}: ${first.from} and ${e.from}${at(first.source)}`, {
-          detail: `One live object can take the address ${e.to}: keep the entry whose \`from\` is the live object's address and remove the other.`,
-          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
-        }),
-      );
-      continue;
-    }
-    byTo.set(matchKey(e.to), e);
-    oneTo.push(e);
-  }
+  // 2. Across entries: one `from` once, one `to` once, no cycle.
   const byFrom = new Map<string, MovedEntry>();
-  const unique: MovedEntry[] = [];
-  for (const e of oneTo) {
+  const oneFrom: MovedEntry[] = [];
+  for (const e of parsed) {
     const first = byFrom.get(matchKey(e.from));
     if (first) {
       diagnostics.push(
@@ -195,6 +178,24 @@ export function checkMoved(
       continue;
     }
     byFrom.set(matchKey(e.from), e);
+    oneFrom.push(e);
+  }
+  const byTo = new Map<string, MovedEntry>();
+  const unique: MovedEntry[] = [];
+  for (const e of oneFrom) {
+    const first = byTo.get(matchKey(e.to));
+    if (first) {
+      // Two objects cannot become one: whichever the plan picked, the other would be deleted.
+      diagnostics.push(
+        error('moved.duplicate-to', `moved: two entries rename to ${e.to}: ${first.from} and ${e.from}${at(first.source)}`, {
+          detail: `One live object can take the address ${e.to}: keep the entry whose \`from\` is the live object's address and remove the other.`,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
+        }),
+      );
+      byFrom.delete(matchKey(e.from));
+      continue;
+    }
+    byTo.set(matchKey(e.to), e);
     unique.push(e);
   }
   const inCycle = new Set<MovedEntry>();
