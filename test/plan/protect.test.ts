@@ -13,6 +13,7 @@ import { splitProtectMark, withProtectMark } from '../../src/plan/protect-mark.j
 import { withFingerprintMarker } from '../../src/plan/fingerprint.js';
 import { desiredToRequest } from '../../src/apply/bodies.js';
 import { blockingOf, refusedWithout } from '../../src/plan/guards.js';
+import { planToJson } from '../../src/render/json.js';
 import type { Diagnostic } from '../../src/diag/diagnostic.js';
 
 function graphOf(files: Record<string, string>): { graph: DesiredGraph; diagnostics: Diagnostic[] } {
@@ -145,6 +146,10 @@ projects:
     expect(api.deploy).toBeUndefined();
     expect(computePlan(graphOf({ 'main.yaml': manifest({ api: 'true' }) }).graph, marked).summary).toMatchObject({ add: 0, change: 0, destroy: 0 });
     expect(computePlan(graphOf({ 'main.yaml': manifest() }).graph, marked).summary).toMatchObject({ change: 0 });
+    // The JSON plan says it too, with a patch that applies to `before`.
+    const json = planToJson(record, { driftless_version: 't', timestamp: '2026-11-27T00:00:00Z' }).resource_changes.find((c) => c.address === `${E}/application.api`)!;
+    expect(json.change.actions).toEqual(['update']);
+    expect(json.change.patch).toEqual([{ op: 'add', path: '/protect', value: true }]);
     const clear = computePlan(graphOf({ 'main.yaml': manifest({ api: 'false' }) }).graph, marked).changes.find((c) => c.address === `${E}/application.api`)!;
     expect(clear.fields).toEqual([{ field: 'protect', before: true, after: false }]);
     // An environment cannot carry it: nothing to record.
