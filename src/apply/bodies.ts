@@ -11,6 +11,7 @@ import type { Address, DesiredResource, ResourceKind } from '../model/resource.j
 import { parseAddress, addressOf } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
+import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
 import type { ApiRecord } from '../live/read.js';
 import type { IdRegistry } from './refs.js';
@@ -204,6 +205,8 @@ export interface BodyContext {
   fingerprintKey: string;
   /** Fingerprints of secrets this request does not write (ignored), kept in the marker as the live record has them. */
   keptFingerprints?: Record<string, string>;
+  /** Projects and services: whether the description carries the protect mark (src/plan/protect-mark.ts). */
+  protectMark?: boolean;
 }
 
 /** Fingerprints of the desired secret values, keyed exactly as computePlan keys them. */
@@ -251,7 +254,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     delete a.services;
     delete a.after;
   }
-  const fps = { ...ctx.keptFingerprints, ...secretFingerprints(attrs, ctx.fingerprintKey) };
+  const fps = withProtectMark({ ...ctx.keptFingerprints, ...secretFingerprints(attrs, ctx.fingerprintKey) }, canCarryMark(kind) && ctx.protectMark === true);
   if (Object.keys(fps).length > 0) a.description = withFingerprintMarker(a.description as string | null | undefined, fps);
   return a;
 }
@@ -264,7 +267,9 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   // A manifest that does not own the description still gets the fingerprint marker written into
   // it: keep the description the record has (someone may have written it in the console).
   const liveDescription = attrs.description === undefined ? splitFingerprintMarker(record.description as string | null | undefined).description : null;
-  const desired = desiredToRequest(kind, liveDescription !== null ? { ...attrs, description: liveDescription } : attrs, ctx);
+  // A protect mark being cleared from a description that holds nothing else: sent empty, not kept.
+  const clearsMark = attrs.description === undefined && liveDescription === null && canCarryMark(kind) && typeof record.description === 'string' && record.description !== '';
+  const desired = desiredToRequest(kind, liveDescription !== null ? { ...attrs, description: liveDescription } : clearsMark ? { ...attrs, description: '' } : attrs, ctx);
   if (desired.ports !== undefined) desired.ports = portsWithIds(desired.ports, record.ports, true);
   // A service's storage; a database's `storage` is its size (a number), left as it is.
   if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
-import type { Guard, Plan, ResourceChange } from '../plan/types.js';
+import type { Guard, Plan, Protection, ResourceChange } from '../plan/types.js';
 import { GUARD_FLAGS } from '../plan/types.js';
 import { stepActionOf } from './steps.js';
 import { blockedRoots } from '../plan/guards.js';
@@ -21,6 +21,13 @@ export interface RefusalOptions {
 const ALLOWS: Record<Guard, string> = {
   allow_data_loss: 'deleting or replacing a database destroys its data (a backup is taken first)',
   allow_replace: 'replacing an environment or a deployed service deletes it, with what runs there, before creating it again',
+};
+
+/** What lifts a protection (no flag does). */
+const PROTECTED_ADVICE: Record<Protection['by'], string> = {
+  manifest: 'No flag allows it. Set `protect: false` on it (or remove the change that deletes or replaces it) and plan again.',
+  live: 'No flag allows it: its live record carries the protect mark. Declare it with `protect: false` and apply (that clears the mark), then delete it.',
+  moved: 'A `moved` entry only renames: fix the entry (its `to` must be declared, once) or remove it.',
 };
 
 function isDatabaseLoss(c: ResourceChange): boolean {
@@ -54,6 +61,10 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
       const guards = unlifted(c, opts);
       const needed: Guard[] = guards.length > 0 ? guards : (c.requires ?? []).map((r) => r.guard);
       const withIt = following > 0 ? ` (with ${following} object${following === 1 ? '' : 's'} that go${following === 1 ? 'es' : ''} with it)` : '';
+      if (c.protection) {
+        out.push(error('apply.protected', `${c.address}${withIt}: ${c.actions.join(' and ')} is blocked: ${c.protection.reason}`, { address: c.address, detail: PROTECTED_ADVICE[c.protection.by] }));
+        continue;
+      }
       out.push(
         error('apply.blocked', `${c.address}${withIt}: ${c.actions.join(' and ')} is blocked${c.reasons.length ? `: ${c.reasons.join('; ')}` : ''}`, {
           address: c.address,

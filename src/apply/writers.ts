@@ -12,6 +12,7 @@ import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
 import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
+import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody, type BodyContext } from './bodies.js';
@@ -119,7 +120,14 @@ function identityMatch(kind: ResourceKind, name: string): (r: ApiRecord) => bool
 
 function bodyContext(d: DesiredResource, ctx: WriteContext): BodyContext {
   const kept = keptFingerprints(d, ctx);
-  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey, ...(kept ? { keptFingerprints: kept } : {}) };
+  return { address: d.address, refs: ctx.refs, fingerprintKey: ctx.fingerprintKey, ...(kept ? { keptFingerprints: kept } : {}), protectMark: protectMarkOf(d, ctx) };
+}
+
+/** The protect mark to write: as the manifest says, else as the live record has it (never dropped by an unrelated update). */
+function protectMarkOf(d: DesiredResource, ctx: WriteContext): boolean {
+  if (d.protect !== undefined) return d.protect.value;
+  if (!ctx.refs.has(d.address)) return false;
+  return splitProtectMark(splitFingerprintMarker(ctx.refs.record(d.address)?.description as string | null | undefined).fingerprints).marked;
 }
 
 /** The live marker's fingerprints of the secrets an update does not write (`ignore_changes`): kept as they are. */

@@ -236,9 +236,10 @@ function project(p: LiveResource, ctx: Ctx): Doc {
   const doc = clean({
     name: p.name,
     description: p.attrs.description,
+    protect: protectOnExport(p),
     environments: kids.filter((k) => k.kind === 'environment').map((e) => environment(e, ctx, p.name)),
   });
-  return reorder({ ...doc, variables: variables(p, ctx, [p.name]) }, ['name', 'description', 'variables']);
+  return reorder({ ...doc, variables: variables(p, ctx, [p.name]) }, ['name', 'description', 'protect', 'variables']);
 }
 
 function environment(e: LiveResource, ctx: Ctx, projectName: string): Doc {
@@ -252,10 +253,11 @@ function environment(e: LiveResource, ctx: Ctx, projectName: string): Doc {
     name: e.name,
     cluster: e.attrs.cluster,
     ...withoutDefaults('environment', { mode: e.attrs.mode }),
+    protect: protectOnExport(e),
     deployment_stages: stages,
     services: services.map((s) => service(s, ctx, [projectName, e.name, s.name])),
   });
-  return reorder({ ...doc, variables: variables(e, ctx, [projectName, e.name]) }, ['name', 'cluster', 'mode', 'variables']);
+  return reorder({ ...doc, variables: variables(e, ctx, [projectName, e.name]) }, ['name', 'cluster', 'mode', 'protect', 'variables']);
 }
 
 function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
@@ -325,6 +327,16 @@ function storage(list: unknown): Doc[] | undefined {
   return list.map((st: Doc) => withoutDefaults('storage_volume', { type: st.type, size: st.size, mount_point: st.mount_point }));
 }
 
+/**
+ * `protect: true` on what is costly to lose: every database (its data) and every PRODUCTION
+ * environment, and on every object whose live record carries the protect mark (so that the
+ * exported manifest keeps it). Absent otherwise (the manifest then says nothing about it).
+ */
+function protectOnExport(r: LiveResource): true | undefined {
+  if (r.protected === true || r.kind === 'database') return true;
+  return r.kind === 'environment' && r.attrs.mode === 'PRODUCTION' ? true : undefined;
+}
+
 function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
   const a = s.attrs;
   const head: Doc = {
@@ -337,6 +349,7 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
     label_groups: a.labels_groups,
     // A service never deployed stays so (`deploy: false`): else the plan would deploy it ("never deployed").
     ...withoutDefaults('service', { deploy: s.status?.service_deployment_status !== 'NEVER_DEPLOYED' }),
+    protect: protectOnExport(s),
   };
   let body: Doc = {};
   const compute = (kind: 'application' | 'container') =>

@@ -120,9 +120,10 @@ export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
 /**
  * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename
  * (`moved`) changes what the API and the console call the object, not what runs (the platform's
- * workloads are named by id), so it deploys nothing by itself.
+ * workloads are named by id), so it deploys nothing by itself. `protect`: its mark is written into
+ * the description (src/plan/protect-mark.ts).
  */
-export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri', 'name']);
+export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri', 'name', 'protect']);
 
 export const IMMUTABLE_FIELDS: Partial<Record<ResourceKind, string[]>> = {
   environment: ['cluster'],

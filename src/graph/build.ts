@@ -22,6 +22,7 @@ import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
 import { checkMoved } from './moved.js';
+import { protectMarkRoom, protectOf } from './protect.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables } from './variables.js';
 import { checkDescription, secret, type GraphBuilder } from './builder.js';
@@ -111,6 +112,7 @@ export function buildGraph(manifest: Manifest): BuildResult {
   const moved = checkMoved(m.moved, b.resources);
   b.diagnostics.push(...moved.diagnostics);
   if (moved.moved.length > 0) graph.moved = moved.moved;
+  if (moved.named.length > 0) graph.movedFrom = moved.named;
   return { graph, diagnostics: b.diagnostics };
 }
 
@@ -140,6 +142,11 @@ function newBuilder(): GraphBuilder {
       if (immutable && !res.immutableFields) res.immutableFields = immutable;
       const ignore = ignoreChangesOf(r.kind, spec?.ignore_changes, res.attrs, res.deploy);
       if (ignore) res.ignoreChanges = ignore;
+      const mark = protectOf(spec);
+      if (mark) {
+        res.protect = mark;
+        diagnostics.push(...protectMarkRoom(res));
+      }
       resources.set(r.address, res);
       return res;
     },

@@ -6,7 +6,7 @@
  */
 import type { SourceRange } from '../diag/diagnostic.js';
 import { error, type Diagnostic } from '../diag/diagnostic.js';
-import type { IgnoresChanges, MaybeSecret, VariableSpec } from '../manifest/types.js';
+import type { IgnoresChanges, MaybeSecret, Protectable, VariableSpec } from '../manifest/types.js';
 import type { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
@@ -26,8 +26,8 @@ export interface GraphBuilder {
   pendingVariables: PendingVariable[];
   /** Clone sources not yet declared when their clone was walked. */
   pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
-  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes`). */
-  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges): DesiredResource | undefined;
+  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes` and `protect`). */
+  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
 }
 
 /** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */

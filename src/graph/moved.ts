@@ -100,9 +100,16 @@ export function originalAddress(address: Address, toFrom: ReadonlyMap<string, Ad
   return parent === undefined ? address : `${originalAddress(parent, toFrom, seen)}${address.slice(parent.length)}`;
 }
 
-export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: ReadonlyMap<Address, DesiredResource>): { moved: MovedEntry[]; diagnostics: Diagnostic[] } {
+/**
+ * `moved` checked: `moved`, the entries that pass; `named`, every well-formed entry (those refused
+ * too), whose `from` the plan never deletes (a refused rename must not turn into a deletion).
+ */
+export function checkMoved(
+  specs: readonly MovedSpec[] | undefined,
+  resources: ReadonlyMap<Address, DesiredResource>,
+): { moved: MovedEntry[]; named: MovedEntry[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  if (!specs || specs.length === 0) return { moved: [], diagnostics };
+  if (!specs || specs.length === 0) return { moved: [], named: [], diagnostics };
   const declared = new Map<string, Address>();
   for (const a of resources.keys()) declared.set(matchKey(a), a);
 
@@ -156,9 +163,9 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
     parsed.push(entry);
   }
 
-  // 2. Across entries: one `from` once, no cycle.
+  // 2. Across entries: one `from` once, one `to` once, no cycle.
   const byFrom = new Map<string, MovedEntry>();
-  const unique: MovedEntry[] = [];
+  const oneFrom: MovedEntry[] = [];
   for (const e of parsed) {
     const first = byFrom.get(matchKey(e.from));
     if (first) {
@@ -171,6 +178,24 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
       continue;
     }
     byFrom.set(matchKey(e.from), e);
+    oneFrom.push(e);
+  }
+  const byTo = new Map<string, MovedEntry>();
+  const unique: MovedEntry[] = [];
+  for (const e of oneFrom) {
+    const first = byTo.get(matchKey(e.to));
+    if (first) {
+      // Two objects cannot become one: whichever the plan picked, the other would be deleted.
+      diagnostics.push(
+        error('moved.duplicate-to', `moved: two entries rename to ${e.to}: ${first.from} and ${e.from}${at(first.source)}`, {
+          detail: `One live object can take the address ${e.to}: keep the entry whose \`from\` is the live object's address and remove the other.`,
+          range: sourceOf(specOf.get(e)!, 'to') ?? e.source,
+        }),
+      );
+      byFrom.delete(matchKey(e.from));
+      continue;
+    }
+    byTo.set(matchKey(e.to), e);
     unique.push(e);
   }
   const inCycle = new Set<MovedEntry>();
@@ -246,5 +271,5 @@ export function checkMoved(specs: readonly MovedSpec[] | undefined, resources: R
     }
     if (ok) moved.push(e);
   }
-  return { moved, diagnostics };
+  return { moved, named: parsed, diagnostics };
 }

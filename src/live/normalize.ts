@@ -13,6 +13,7 @@ import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/
 import { addressOf } from '../model/resource.js';
 import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
+import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
 
 export type ApiRecord = Record<string, any>;
 
@@ -119,6 +120,12 @@ export function normalizeLive(
     version: versionOf(record),
   };
   if (parent !== undefined) res.parent = parent;
+  if (n.fingerprints && canCarryMark(kind)) {
+    // The protect mark shares the marker with the secrets' fingerprints (src/plan/protect-mark.ts).
+    const m = splitProtectMark(n.fingerprints);
+    if (m.marked) res.protected = true;
+    n.fingerprints = m.fingerprints;
+  }
   if (n.fingerprints && Object.keys(n.fingerprints).length > 0) res.fingerprints = n.fingerprints;
   if (n.deployed) res.deployed = n.deployed;
   return res;
@@ -220,8 +227,11 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
         fingerprints: d.fingerprints,
       };
     }
-    case 'project':
-      return { attrs: { name: r.name, description: desc(r.description) } };
+    case 'project': {
+      // Its description may carry the protect mark (never shown, never compared).
+      const d = splitFingerprintMarker(r.description);
+      return { attrs: { name: r.name, description: desc(d.description) }, fingerprints: d.fingerprints };
+    }
     case 'environment':
       return {
         attrs: compact({
@@ -322,9 +332,11 @@ function registryName(r: ApiRecord, lookup: LiveLookup): string {
 }
 
 function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalized {
+  // Its description may carry driftless's marker: the protect mark, a terraform service's fingerprints.
+  const marker = splitFingerprintMarker(r.description);
   const a: Record<string, unknown> = {
     name: r.name,
-    description: desc(r.description),
+    description: desc(marker.description),
   };
   if (r.icon_uri !== undefined && r.icon_uri !== null) a.icon_uri = r.icon_uri;
   const ag = groupNames(r.annotations_groups, lookup.annotationsGroups);
@@ -438,8 +450,6 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
       break;
     }
     case 'terraform': {
-      const d = splitFingerprintMarker(r.description);
-      a.description = d.description;
       const files = r.terraform_files_source ?? {};
       a.terraform_files_source = { git_repository: gitRepo(files.git_repository) ?? {} };
       if (files.git_repository?.deployed_commit_id) deployed = { git_commit_id: files.git_repository.deployed_commit_id };
@@ -459,10 +469,10 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
       if (r.timeout_sec !== undefined) a.timeout_sec = num(r.timeout_sec);
       if (r.job_resources) a.job_resources = compact({ cpu_milli: num(r.job_resources.cpu_milli), ram_mib: num(r.job_resources.ram_mib), storage_gib: num(r.job_resources.storage_gib) });
       if (r.auto_deploy_config) a.auto_deploy_config = compact({ auto_deploy: r.auto_deploy_config.auto_deploy, terraform_action: r.auto_deploy_config.terraform_action });
-      return { attrs: a, fingerprints: d.fingerprints, deployed };
+      return { attrs: a, fingerprints: marker.fingerprints, deployed };
     }
   }
-  return deployed ? { attrs: a, deployed } : { attrs: a };
+  return deployed ? { attrs: a, fingerprints: marker.fingerprints, deployed } : { attrs: a, fingerprints: marker.fingerprints };
 }
 
 /**

@@ -180,7 +180,15 @@ export interface WebhookSpec extends Located, IgnoresChanges {
   environment_types_filter?: string[];
 }
 
-export interface ProjectSpec extends Located, IgnoresChanges {
+/**
+ * `protect: true` (Terraform's `prevent_destroy`) on a project, an environment or a service:
+ * driftless never deletes or replaces it, whatever the flags (src/plan/protect.ts).
+ */
+export interface Protectable {
+  protect?: boolean;
+}
+
+export interface ProjectSpec extends Located, IgnoresChanges, Protectable {
   name: string;
   description?: string;
   variables?: VariableSpec[];
@@ -202,7 +210,7 @@ export interface EnvironmentTemplateSpec extends Located {
 /** Any field of a service except `type` and `name`; lists of variables, ports and storage merge by key. */
 export type ServiceOverrideSpec = Located & Record<string, unknown>;
 
-export interface EnvironmentSpec extends Located, IgnoresChanges {
+export interface EnvironmentSpec extends Located, IgnoresChanges, Protectable {
   name: string;
   mode?: 'DEVELOPMENT' | 'STAGING' | 'PRODUCTION';
   /** Cluster name. Immutable once the environment exists (a change is a replace). */
@@ -257,7 +265,7 @@ export type ServiceSpec =
   | HelmSpec
   | TerraformSpec;
 
-interface ServiceCommon extends Located, IgnoresChanges {
+interface ServiceCommon extends Located, IgnoresChanges, Protectable {
   name: string;
   description?: string;
   /** Annotation / label group names. */

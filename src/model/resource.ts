@@ -159,6 +159,12 @@ export interface DesiredResource {
    * when an update rewrites its description.
    */
   keptFingerprints?: string[];
+  /**
+   * `protect:` as the manifest writes it on a project, an environment or a service, with where it
+   * is written: true, never deleted or replaced (src/plan/protect.ts); false, not protected, and a
+   * live mark is cleared. Absent: the manifest says nothing, a live mark stays as it is.
+   */
+  protect?: { value: boolean; source?: SourceRange };
   source?: SourceRange;
   /**
    * An object instantiated from a template: where it is defined there and where its environment
@@ -199,6 +205,11 @@ export interface DesiredGraph {
   scope?: ManifestScope;
   /** `moved:` renames, checked and in canonical address form (src/graph/moved.ts); matched by src/plan/moved.ts. */
   moved?: MovedEntry[];
+  /**
+   * Every well-formed `moved` entry, those refused by the checks included (two entries with one
+   * `to`, a cycle...): no live object one of them names as `from` is ever deleted (src/plan/protect.ts).
+   */
+  movedFrom?: MovedEntry[];
 }
 
 /** A rename in place: the live object at `from` is the desired object at `to`. */
@@ -228,6 +239,11 @@ export interface LiveResource {
    * wrote it (a console edit: src/live/stale-secrets.ts), unlike a secret driftless never wrote.
    */
   distrustedFingerprints?: string[];
+  /**
+   * Projects and services: their description carries driftless's protect mark (an apply with
+   * `protect: true` wrote it; src/plan/protect.ts): never deleted or replaced while it is there.
+   */
+  protected?: true;
   /** Services: what the live service last deployed (compared with the manifest's deploy pins). */
   deployed?: { git_commit_id?: string; image_tag?: string };
   /** Services: last deployment state and date, for drift attribution. */

@@ -18,6 +18,7 @@ import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
 import { kindReplacement } from './kind-change.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
+import { guardProtected, protectFieldChange } from './protect.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
@@ -184,6 +185,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       else delete c.secrets_not_compared;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
+    diff.fields.push(...protectFieldChange(d, l));
     if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
@@ -213,6 +215,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
 
   const outOfScope: OutOfScope['counts'] = {};
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
+  // Protected objects and `moved` sources: never deleted or replaced, whatever the flags.
+  diagnostics.push(...guardProtected(changes, graph, live, liveOf));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf, replacedServiceNames([...replacing]));
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };

@@ -54,9 +54,24 @@ function onePerGuard(requires: readonly GuardRequirement[]): GuardRequirement[] 
  */
 export function blockingOf(c: ResourceChange, options: { allow_data_loss?: boolean; allow_replace?: boolean }): { reasons: string[]; flags: string[] } | undefined {
   if (c.status !== 'blocked') return undefined;
+  // Protected (./protect.ts): no flag allows it.
+  if (c.protection) return { reasons: [c.protection.reason], flags: [] };
   const missing = (c.requires ?? []).filter((r) => options[r.guard] !== true);
   if (missing.length === 0) return { reasons: c.reasons.length > 0 ? [...c.reasons] : ['destroys the data of a database'], flags: [GUARD_FLAGS.allow_data_loss] };
   return { reasons: missing.map((r) => r.reason), flags: missing.map((r) => GUARD_FLAGS[r.guard]) };
+}
+
+/**
+ * What apply refuses a plan with blocked changes "without": the flags that would allow them, and
+ * "whatever the flags" for protected ones (`without --allow-replace`, `whatever the flags`,
+ * `without --allow-data-loss (and whatever the flags, for 1 protected change)`).
+ */
+export function refusedWithout(changes: readonly ResourceChange[], options: { allow_data_loss?: boolean; allow_replace?: boolean }): string {
+  const flags = blockingFlags(changes, options);
+  const protectedCount = changes.filter((c) => c.status === 'blocked' && c.protection).length;
+  if (protectedCount === 0) return `without ${flags.join(' and ')}`;
+  if (flags.length === 0) return 'whatever the flags (protected)';
+  return `without ${flags.join(' and ')} (and whatever the flags, for ${protectedCount} protected change${protectedCount === 1 ? '' : 's'})`;
 }
 
 /** The distinct flags that would allow every blocked change of a plan, in a stable order. */

@@ -130,6 +130,12 @@ export interface ResourceChange {
    * flags.
    */
   requires?: GuardRequirement[];
+  /**
+   * A deletion or replacement driftless never makes (src/plan/protect.ts): of an object marked
+   * `protect: true` (in the manifest, or recorded live), of what holds one, or of an object a
+   * `moved` entry names. `status` is `blocked`, and no flag lifts it.
+   */
+  protection?: Protection;
   /** Addresses this change waits for (parent and dependencies that are themselves in the plan). */
   depends_on: Address[];
   /** Databases: create through the clone operation of this database. */
@@ -145,6 +151,17 @@ export interface ResourceChange {
    * environment): apply sends no request of its own for it.
    */
   via_parent?: Address;
+}
+
+export interface Protection {
+  /** What is protected: this object, or the object inside it that would go with it. */
+  address: Address;
+  /** `manifest`: `protect: true`; `live`: the mark recorded on the live object; `moved`: the `from` of a `moved` entry. */
+  by: 'manifest' | 'live' | 'moved';
+  /** Where the mark or the entry is written, `file:line:col` (absent for a live mark of an undeclared object). */
+  at?: string;
+  /** Why it is blocked (display). */
+  reason: string;
 }
 
 export interface SensitivePlaceholder {

@@ -12,7 +12,7 @@ import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
-import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
+import { blockedRoots, blockingOf, refusedWithout } from '../plan/guards.js';
 
 export interface HumanOptions {
   palette?: Palette;
@@ -69,12 +69,11 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   }
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
   if (blocked.length > 0) {
-    const flags = blockingFlags(blocked, plan.options);
-    out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} not done and not counted below; apply refuses this plan without ${flags.join(' and ')}:`)));
+    out.push(p.red(p.bold(`Blocked: ${plural(blocked.length, 'change')} not done and not counted below; apply refuses this plan ${refusedWithout(blocked, plan.options)}:`)));
     for (const { change: c, following } of blockedRoots(blocked, plan.options)) {
       const b = blockingOf(c, plan.options)!;
       const withIt = following > 0 ? `, with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it` : '';
-      out.push(`  ${p.red('!')} ${escapeControl(c.address)}${withIt}: ${escapeControl(b.reasons.join('; '))} (needs ${b.flags.join(' and ')})`);
+      out.push(`  ${p.red('!')} ${escapeControl(c.address)}${withIt}: ${escapeControl(b.reasons.join('; '))} (${b.flags.length > 0 ? `needs ${b.flags.join(' and ')}` : 'no flag allows it'})`);
     }
     out.push('');
   }
@@ -108,7 +107,7 @@ function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => 
   lines.push(p.dim(`  # ${escapeControl(c.address)} ${VERB[label]}${deploys}`));
   for (const r of c.reasons) lines.push(p.dim(`  # (${escapeControl(r)})`));
   const blocked = blockingOf(c, options);
-  if (blocked) lines.push(p.red(`  # BLOCKED: needs ${blocked.flags.join(' and ')}`));
+  if (blocked) lines.push(p.red(`  # BLOCKED: ${blocked.flags.length > 0 ? `needs ${blocked.flags.join(' and ')}` : 'protected, no flag allows it'}`));
   lines.push(`  ${colour(label, MARKER[label])} ${escapeControl(titleOf(c))}`);
   const from = renamedFrom(c);
   if (from !== undefined) lines.push(`      ${colour('update', '~')} renamed from ${escapeControl(from)}`);

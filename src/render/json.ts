@@ -239,7 +239,12 @@ function fieldPatch(c: ResourceChange, before: Record<string, unknown>, after: R
       else if (inBefore) ops.push({ op: 'remove', path });
       continue;
     }
-    const fieldOps = jsonPatch.compare(inBefore ? { [f.field]: before[f.field] } : {}, inAfter ? { [f.field]: after[f.field] } : {});
+    // A field kept outside the attrs (`protect`, a mark in the description): added with its new value,
+    // so that the patch still applies to `before`.
+    const own = !inBefore && !inAfter;
+    const fieldOps = own
+      ? jsonPatch.compare({}, f.after !== undefined ? { [f.field]: f.after } : {})
+      : jsonPatch.compare(inBefore ? { [f.field]: before[f.field] } : {}, inAfter ? { [f.field]: after[f.field] } : {});
     ops.push(...fieldOps);
   }
   return ops;

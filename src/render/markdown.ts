@@ -17,7 +17,7 @@ import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
-import { blockedRoots, blockingFlags, blockingOf } from '../plan/guards.js';
+import { blockedRoots, blockingOf, refusedWithout } from '../plan/guards.js';
 
 export interface MarkdownOptions {
   /** Heading of the comment. */
@@ -116,8 +116,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   const blocked = plan.changes.filter((c) => c.status === 'blocked');
   if (blocked.length > 0) {
     head.push('> [!CAUTION]');
-    const flags = blockingFlags(blocked, plan.options).map((f) => `\`${f}\``);
-    head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan without ${flags.join(' and ')}.`);
+    head.push(`> ${plural(blocked.length, 'change')} ${blocked.length === 1 ? 'is' : 'are'} **blocked** (not done, not counted): apply refuses this plan ${refusedWithout(blocked, plan.options).replace(/--[a-z-]+/g, (f) => `\`${f}\``)}.`);
     const roots = blockedRoots(blocked, plan.options);
     const toName = roots.slice(0, limit).filter((r) => nameable(r.change.address));
     for (const { change: c, following } of toName) {

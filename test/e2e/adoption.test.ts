@@ -65,7 +65,11 @@ describe('export, then apply --no-deploy', () => {
     // A Write token: adopting needs no Deploy scope.
     const adopt = await run(['apply', dir, '--no-deploy', '--auto-approve', '--poll-interval', '20'], emu.env({}, 'WRITE'));
     expect(adopt.code, adopt.stdout + adopt.stderr).toBe(0);
-    expect(adopt.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed');
+    // The one write: the protect mark the export puts on the database (issue 18), recorded on it.
+    expect(adopt.stdout).toContain('~ protect: false -> true');
+    expect(adopt.stdout.match(/will be updated in place/g)).toEqual(['will be updated in place']);
+    expect(adopt.stdout).toContain('# project.shop/environment.production/database.orders-db will be updated in place');
+    expect(adopt.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 0 deployed');
 
     expect(await histories()).toEqual(before);
     // The secret is as the console wrote it: same record, same description (no marker written).

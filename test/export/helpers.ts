@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import type { Plan } from '../../src/plan/types.js';
 import { startEmulator, type RunningEmulator, type StartOptions } from '../../src/emulator/server.js';
 import { main } from '../../src/cli/main.js';
 
@@ -88,4 +89,19 @@ export async function expectValidAndInSync(file: string, env: NodeJS.ProcessEnv)
   const plan = await run(['plan', file, '--detailed-exitcode'], env);
   expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   expect(plan.stdout).toContain('No changes.');
+}
+
+/**
+ * An export writes `protect: true` on every database (issue 18): the first plan of the export
+ * records that mark on each live database that does not carry it yet (an update of the `protect`
+ * field alone, no deploy) and changes nothing else. Returns the addresses it records it on.
+ */
+export function protectMarksOnly(plan: Plan): string[] {
+  const changed = plan.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy !== undefined || c.status !== 'planned');
+  for (const c of changed) {
+    expect(c.kind, c.address).toBe('database');
+    expect({ actions: c.actions, status: c.status, deploy: c.deploy, fields: c.fields }, c.address).toEqual({ actions: ['update'], status: 'planned', deploy: undefined, fields: [{ field: 'protect', before: false, after: true }] });
+  }
+  expect(plan.summary).toMatchObject({ add: 0, destroy: 0, change: changed.length, deploy: 0, unmanaged: 0, blocked: 0 });
+  return changed.map((c) => c.address).sort();
 }

@@ -49,6 +49,14 @@ describe('driftless export: services never deployed', () => {
     expect(draft.match(/^\s*deploy: false$/gm)).toHaveLength(3);
     expect(text.slice(text.indexOf('name: running'))).not.toMatch(/^\s*deploy: false$/m);
 
+    // The export protects the database (issue 18): the first apply records that mark on it, one
+    // update that deploys nothing, and changes nothing else.
+    expect(draft).toMatch(/name: db\n\s+type: database\n(?:.*\n)*?\s+protect: true\n/);
+    const marked = await run(['apply', file, '--auto-approve', '--poll-interval', '40'], emu.env(), tmp.dir);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.stdout).toContain('~ protect: false -> true');
+    expect(marked.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 0 deployed.');
+
     const plan = await run(['plan', file, '--detailed-exitcode'], emu.env(), tmp.dir);
     expect(plan.stderr.match(/error/i), plan.stderr).toBeNull();
     expect(plan.stdout).toContain('No changes.');

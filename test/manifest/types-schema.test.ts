@@ -15,7 +15,7 @@ const everyVariableField = [
   { key: 'C', external_secret: { secret_manager_access_id: '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', reference: 'r' } },
 ];
 const prune = { projects: true, annotation_groups: true, label_groups: true, alert_receivers: true, alert_rules: true, webhooks: true, environments: true, services: true, deployment_stages: true, variables: true };
-const common = { description: 'd', ignore_changes: ['description'], annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, variables: everyVariableField, prune: { variables: true } };
+const common = { description: 'd', ignore_changes: ['description'], annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'app://x', deploy: false, protect: true, variables: everyVariableField, prune: { variables: true } };
 const compute = { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 2, ports: [{ name: 'http', internal_port: 80, external_port: 443, protocol: 'HTTP' as const, publicly_accessible: true }], arguments: ['a'], entrypoint: '/e', auto_deploy: true };
 
 const timings = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 };
@@ -45,6 +45,7 @@ const kitchenSink: Manifest = {
       name: 'p',
       ignore_changes: ['description'],
       description: 'd',
+      protect: false,
       variables: everyVariableField,
       prune,
       templates: [{ name: 't', description: 'd', variables: [{ key: 'A', value: 'v' }], deployment_stages: [{ name: 's', services: ['app'] }], services: [{ type: 'container', name: 'app', registry: 'docker-hub', image_name: 'nginx', tag: '1' }] }],
@@ -54,13 +55,14 @@ const kitchenSink: Manifest = {
           name: 'e',
           mode: 'PRODUCTION',
           cluster: 'c',
+          protect: true,
           variables: everyVariableField,
           prune,
           deployment_stages: [{ name: 's', description: 'd', services: ['app'] }],
           services: [
             { type: 'application', name: 'app', ...common, ...compute, ...appProbes, git_repository: git, build_mode: 'DOCKER', dockerfile_path: 'Dockerfile', git_commit_id: 'abcdef1' },
             { type: 'container', name: 'ctr', ...common, ...compute, ...ctrProbes, registry: 'docker-hub', image_name: 'nginx', tag: '1' },
-            { type: 'database', name: 'db', description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'x', deploy: true, database_type: 'POSTGRESQL', version: '16', mode: 'MANAGED', accessibility: 'PRIVATE', cpu: 250, memory: 256, storage: 10, instance_type: 't3.medium', disk_type: 'gp3', clone_from: { project: 'p', environment: 'e', database: 'db2' } },
+            { type: 'database', name: 'db', description: 'd', annotation_groups: ['g'], label_groups: ['l'], icon_uri: 'x', deploy: true, protect: true, database_type: 'POSTGRESQL', version: '16', mode: 'MANAGED', accessibility: 'PRIVATE', cpu: 250, memory: 256, storage: 10, instance_type: 't3.medium', disk_type: 'gp3', clone_from: { project: 'p', environment: 'e', database: 'db2' } },
             { type: 'job', name: 'cron', ...common, cpu: 1, memory: 1, max_nb_restart: 0, max_duration_seconds: 60, source: { image: { registry: 'docker-hub', image_name: 'i', tag: '1' } }, schedule: { cron: { scheduled_at: '0 3 * * *', timezone: 'Etc/UTC', arguments: ['a'], entrypoint: 'e' } }, git_commit_id: 'abcdef1' },
             { type: 'job', name: 'life', source: { git_repository: git, dockerfile_path: 'Dockerfile' }, schedule: { on_start: { arguments: ['a'], entrypoint: 'e' }, on_stop: {}, on_delete: {} } },
             { type: 'helm', name: 'h1', ...common, source: { helm_repository: { repository: 'bitnami', chart_name: 'redis', chart_version: '1.0.0' } }, values_override: { file: 'a: 1\n', set: { a: '1' }, set_string: { b: '2' } }, arguments: ['--wait'], timeout_sec: 600, allow_cluster_wide_resources: false, auto_deploy: true, git_commit_id: 'abcdef1' },

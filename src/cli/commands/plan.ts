@@ -19,7 +19,7 @@ import { renderFailureMarkdown } from '../../render/markdown-failure.js';
 import { renderPlanOutput } from '../../render/plan-output.js';
 import { renderPlanMarkdownParts } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
-import { blockingFlags } from '../../plan/guards.js';
+import { refusedWithout } from '../../plan/guards.js';
 import { plural } from '../../render/describe.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { palettesOf } from '../config.js';
@@ -108,8 +108,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       }
       if (args.detailedExitcode && plan.summary.blocked > 0) {
         // The apply of this change would be refused: a pull-request check must not go green on it.
-        const flags = blockingFlags(plan.changes, plan.options);
-        io.stderr.write(`driftless: exit 1: ${plural(plan.summary.blocked, 'change')} of this plan ${plan.summary.blocked === 1 ? 'is' : 'are'} blocked; apply refuses it without ${flags.join(' and ')}.\n`);
+        io.stderr.write(`driftless: exit 1: ${plural(plan.summary.blocked, 'change')} of this plan ${plan.summary.blocked === 1 ? 'is' : 'are'} blocked; apply refuses it ${refusedWithout(plan.changes, plan.options)}.\n`);
         return EXIT.error;
       }
       if (args.detailedExitcode && planHasChanges(plan)) return EXIT.changes;

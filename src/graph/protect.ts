@@ -1,0 +1,36 @@
+/**
+ * `protect:` of a manifest object, as a DesiredResource carries it (with where it is written, for
+ * the plan's error), and the room its live mark takes in the description (the API allows 255
+ * characters: a description that leaves none is an error before any request).
+ */
+import type { Diagnostic } from '../diag/diagnostic.js';
+import { error } from '../diag/diagnostic.js';
+import type { Protectable } from '../manifest/types.js';
+import { sourceOf } from '../manifest/types.js';
+import type { DesiredResource } from '../model/resource.js';
+import { DESCRIPTION_MAX_LENGTH, fingerprintMarker, markerLength } from '../plan/fingerprint.js';
+import { canCarryMark, PROTECT_MARK_FIELD, PROTECT_MARK_VALUE } from '../plan/protect-mark.js';
+
+export function protectOf(spec: Protectable | undefined): DesiredResource['protect'] | undefined {
+  if (spec === undefined || typeof spec.protect !== 'boolean') return undefined;
+  const source = sourceOf(spec, 'protect');
+  return source ? { value: spec.protect, source } : { value: spec.protect };
+}
+
+/** An error when the description leaves no room for the protect mark (and the secrets' marker). */
+export function protectMarkRoom(d: DesiredResource): Diagnostic[] {
+  const description = d.attrs.description;
+  if (d.protect?.value !== true || !canCarryMark(d.kind) || typeof description !== 'string') return [];
+  const secrets = d.sensitiveFields ?? [];
+  // The secrets' marker with the protect entry added (fingerprints are 16 characters each).
+  const withMark = secrets.length === 0 ? fingerprintMarker({ [PROTECT_MARK_FIELD]: PROTECT_MARK_VALUE }).length + 1 : markerLength(secrets) + `,${PROTECT_MARK_FIELD}=${PROTECT_MARK_VALUE}`.length;
+  const room = DESCRIPTION_MAX_LENGTH - withMark;
+  if (description.length <= room) return [];
+  return [
+    error('graph.description-too-long', `description is ${description.length} characters; with \`protect: true\` at most ${room} are allowed here`, {
+      detail: `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless records the protect mark on the live ${d.kind} at the end of its description (${withMark} characters).`,
+      address: d.address,
+      range: d.source,
+    }),
+  ];
+}
