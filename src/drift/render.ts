@@ -15,6 +15,7 @@ import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type Markdow
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { changedByLine } from './changed-by.js';
+import { plural } from '../render/words.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -110,7 +111,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   const scope = outOfScopeLine(r.out_of_scope);
   const secrets = secretsLine(r);
   const partial = partialReportLine(r);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${plural(r.checked, 'resource')} compared, ${plural(r.request_count, 'API request')}).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
   if (partial) lines.push(p.yellow(escapeControl(partial)), '');
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
@@ -214,7 +215,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     return {
       preamble,
       heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
-      head: `The live platform matches Git (${r.checked} resources compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
+      head: `The live platform matches Git (${plural(r.checked, 'resource')} compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
       blocks: [],
     };
   }
@@ -270,7 +271,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   if (r.summary.not_fixed_by_apply > 0) tail.push(`**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`, '');
   tail.push('To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
   if (scope) tail.push(md(scope), '');
-  tail.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
+  tail.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${plural(r.checked, 'resource')} compared · ${plural(r.request_count, 'API request')}</sub>`);
   blocks.push(textBlock(tail.join('\n')));
   return { preamble, heading: (part) => `${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`, head, blocks };
 }

@@ -28,6 +28,7 @@ import { checkMoved } from './moved.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables, type PendingVariable } from './variables.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
+import { withArticle } from '../render/words.js';
 
 export { pruneKinds } from './prune.js';
 
@@ -180,7 +181,7 @@ export function checkDescription(
       error('graph.description-too-long', `description is ${description.length} characters; at most ${room} are allowed here`, {
         detail:
           sensitive.length > 0
-            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends a ${markerLength(sensitive)}-character fingerprint marker to records holding secrets.`
+            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends ${withArticle(`${markerLength(sensitive)}-character`)} fingerprint marker to records holding secrets.`
             : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
         address,
         range,

@@ -19,6 +19,7 @@ import { matchLive } from './moved.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
+import { plural, withArticle } from '../render/words.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -99,7 +100,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       const clash = isServiceKind(d.kind) && d.parent ? servicesByName.get(`${liveOf.get(d.parent) ?? d.parent}\u0000${d.name.toLowerCase()}`) : undefined;
       if (clash && !claimed.has(clash.address)) {
         diagnostics.push(
-          warning('plan.service-kind-changed', `${clash.address} exists live as a ${clash.kind}; the manifest declares a ${d.kind} with the same name`, {
+          warning('plan.service-kind-changed', `${clash.address} exists live as ${withArticle(clash.kind)}; the manifest declares ${withArticle(d.kind)} with the same name`, {
             detail: `The API refuses two services with one name in an environment, so creating ${address} fails while the ${clash.kind} exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
             address,
             range: d.source,
@@ -194,7 +195,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const summary = summarize(changes);
   if (options.maxDestroy !== undefined && summary.destroy > options.maxDestroy) {
     diagnostics.push(
-      error('plan.max-destroy', `The plan destroys ${summary.destroy} resources, more than --max-destroy ${options.maxDestroy}`, {
+      error('plan.max-destroy', `The plan destroys ${plural(summary.destroy, 'resource')}, more than --max-destroy ${options.maxDestroy}`, {
         detail: 'Review the deletions and replacements above; raise --max-destroy if they are intended.',
       }),
     );

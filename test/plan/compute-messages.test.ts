@@ -23,7 +23,7 @@ describe('computePlan diagnostics, word for word', () => {
     const plan = computePlan(buildGraph(m).graph, liveFrom(apiRecords()), { fingerprintKey: KEY });
     expect(plan.diagnostics.map((d) => [d.summary, d.detail])).toEqual([
       [
-        `${PROD}/container.web exists live as a container; the manifest declares a application with the same name`,
+        `${PROD}/container.web exists live as a container; the manifest declares an application with the same name`,
         `The API refuses two services with one name in an environment, so creating ${PROD}/application.web fails while the container exists. Delete it first (or opt into pruning services for this environment and apply twice).`,
       ],
     ]);

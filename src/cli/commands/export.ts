@@ -205,12 +205,16 @@ export function secretsText(secrets: readonly SecretPlaceholder[]): string {
   const known = secrets.filter((s) => s.fingerprinted);
   const unknown = secrets.filter((s) => !s.fingerprinted);
   let out = '\nThe API never returns secret values.';
-  if (known.length > 0) out += ` Set these ${known.length} environment variables before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
+  if (known.length > 0) out += ` Set ${known.length === 1 ? 'this environment variable' : `these ${known.length} environment variables`} before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
   else out += '\n';
   if (unknown.length > 0) {
     out +=
-      `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
-      `(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):\n${unknown.map(line).join('\n')}\n`;
+      (unknown.length === 1
+        ? 'This secret was not written by driftless, so its value cannot be known: it is under ignore_changes ' +
+          '(never compared nor overwritten), and its variable is needed only to create the object again (or once you remove ignore_changes to take the secret over):'
+        : `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
+          '(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):') +
+      `\n${unknown.map(line).join('\n')}\n`;
   }
   return out;
 }
