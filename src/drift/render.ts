@@ -16,6 +16,7 @@ import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { changedByLine } from './changed-by.js';
 import { plural } from '../render/words.js';
+import { readableAddress } from '../model/resource.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -117,7 +118,7 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
     const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
-    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${originText(i)}]`)}`);
+    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(readableAddress(i.address))}`)}  ${p.dim(`[${originText(i)}]`)}`);
     lines.push(`    ${escapeControl(i.summary)}`);
     const who = changedByLine(i);
     if (who) lines.push(`    ${escapeControl(who)}`);
@@ -230,13 +231,13 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(readableAddress(i.address))} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
     }),
     close: '',
   });
   for (const i of r.items) {
     const who = changedByLine(i);
-    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
+    const lines = ['<details>', `<summary>${md(readableAddress(i.address))}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.
