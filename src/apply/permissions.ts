@@ -21,6 +21,7 @@ import { error } from '../diag/diagnostic.js';
 import type { Plan } from '../plan/types.js';
 import { errorStatus, type ApiPort } from '../live/api-port.js';
 import { stepActionOf } from './steps.js';
+import { plural } from '../render/words.js';
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -82,7 +83,7 @@ export async function tokenRefusals(plan: Plan, api: ApiPort): Promise<Diagnosti
   }
   if (missing.length === 0) return [];
   const needs: string[] = [];
-  if (missing.includes('Write')) needs.push(`Write (the plan creates, changes or deletes ${need.write} resource(s))`);
+  if (missing.includes('Write')) needs.push(`Write (the plan creates, changes or deletes ${plural(need.write, 'resource')})`);
   if (missing.includes('Deploy')) needs.push(`Deploy (the plan deploys ${need.deploy} service(s))`);
   return [
     error('apply.token-scope', `The API token lacks the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''} this plan needs. Nothing was changed.`, {

@@ -10,6 +10,7 @@ import type { Guard, Plan, Protection, ResourceChange } from '../plan/types.js';
 import { GUARD_FLAGS } from '../plan/types.js';
 import { stepActionOf } from './steps.js';
 import { blockedRoots } from '../plan/guards.js';
+import { plural } from '../render/words.js';
 
 export interface RefusalOptions {
   allowDataLoss?: boolean;
@@ -104,7 +105,7 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
     const destroy = plan.changes.filter((c) => c.status === 'planned' && c.actions[0] === 'delete');
     if (destroy.length > opts.maxDestroy) {
       out.push(
-        error('apply.max-destroy', `The plan destroys ${destroy.length} resource(s), more than --max-destroy ${opts.maxDestroy} allows.`, {
+        error('apply.max-destroy', `The plan destroys ${plural(destroy.length, 'resource')}, more than --max-destroy ${opts.maxDestroy} allows.`, {
           detail: `It would destroy: ${destroy.slice(0, 20).map((c) => c.address).join(', ')}${destroy.length > 20 ? ', ...' : ''}. Raise --max-destroy if this is intended.`,
         }),
       );

@@ -20,6 +20,7 @@ import { VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
 import { errorStatus, isAmbiguousFailure } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 import { StepError, type WriteContext } from './writers.js';
+import { withArticle } from '../render/words.js';
 
 export interface ImportItem {
   change: ResourceChange;
@@ -48,7 +49,7 @@ export async function importVariables(
 ): Promise<ImportOutcome[]> {
   const kind = parseAddress(service).pop()!.kind;
   const scope = VARIABLE_SCOPE_OF_KIND[kind];
-  if (!scope) throw new StepError(`${service}: variables cannot be declared on a ${kind}`);
+  if (!scope) throw new StepError(`${service}: variables cannot be declared on ${withArticle(kind)}`);
   const serviceId = ctx.refs.id(service);
   const one = (items: ImportItem[]) => createEach(items, createOne);
   if (!ctx.variableImport) return one(items);

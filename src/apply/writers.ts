@@ -19,6 +19,7 @@ import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateB
 import type { IdRegistry } from './refs.js';
 import type { Timing } from './deploy.js';
 import { parentOf } from './steps.js';
+import { withArticle } from '../render/words.js';
 
 export interface WriteContext {
   api: ApiPort;
@@ -108,7 +109,7 @@ function collection(kind: ResourceKind, address: Address, ctx: WriteContext): Co
         const eid = ctx.refs.id(parent, address);
         return { create: `/environment/${eid}/${kind}`, list: `/environment/${eid}/services`, item: (id) => `/${kind}/${id}` };
       }
-      throw new StepError(`${address}: driftless cannot create or delete a ${kind}`);
+      throw new StepError(`${address}: driftless cannot create or delete ${withArticle(kind)}`);
   }
 }
 
@@ -171,7 +172,7 @@ export async function createResource(c: ResourceChange, d: DesiredResource, ctx:
     case 'organization':
     case 'cluster':
     case 'container_registry':
-      throw new StepError(`${d.address}: a ${d.kind} cannot be created through the API; create it in the console and run plan again`);
+      throw new StepError(`${d.address}: ${withArticle(d.kind)} cannot be created through the API; create it in the console and run plan again`);
     default:
       rec = await createGeneric(d, ctx);
   }
@@ -338,7 +339,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   const parent = parentOf(d.address);
   const parentKind = parseAddress(parent).pop()!.kind;
   const scope = VARIABLE_SCOPE_OF_KIND[parentKind];
-  if (!scope) throw new StepError(`${d.address}: variables cannot be declared on a ${parentKind}`);
+  if (!scope) throw new StepError(`${d.address}: variables cannot be declared on ${withArticle(parentKind)}`);
   const parentId = ctx.refs.id(parent, d.address);
   const type = String(a.variable_type ?? 'VALUE');
   const description = variableDescription(d, ctx, a.description as string | null | undefined);

@@ -9,6 +9,7 @@
 import type { Diagnostic, RelatedLocation, Severity } from './diagnostic.js';
 import { formatRange } from './excerpt.js';
 import { createPalette, type Palette } from '../render/palette.js';
+import { readableAddress } from '../model/resource.js';
 
 // One palette for every human renderer (diagnostics use a subset of its colours).
 export { createPalette, type Palette } from '../render/palette.js';
@@ -61,7 +62,7 @@ export function renderDiagnostic(d: Diagnostic, p: Palette = createPalette(false
   }
   if (d.related?.length) lines.push(`${pad} ${p.cyan('=')} ${sanitize(relatedText(d.related))}`);
   if (d.detail) for (const l of sanitize(d.detail, true).split('\n')) lines.push(`${pad} ${p.cyan('=')} ${l}`);
-  if (d.address) lines.push(`${pad} ${p.cyan('=')} ${p.dim(`at ${sanitize(d.address)}`)}`);
+  if (d.address) lines.push(`${pad} ${p.cyan('=')} ${p.dim(`at ${sanitize(readableAddress(d.address))}`)}`);
   return lines.join('\n');
 }
 

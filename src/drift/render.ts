@@ -15,6 +15,8 @@ import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type Markdow
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { changedByLine } from './changed-by.js';
+import { plural } from '../render/words.js';
+import { readableAddress } from '../model/resource.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -110,13 +112,13 @@ export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Pal
   const scope = outOfScopeLine(r.out_of_scope);
   const secrets = secretsLine(r);
   const partial = partialReportLine(r);
-  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${r.checked} resources compared, ${r.request_count} API requests).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
+  if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${plural(r.checked, 'resource')} compared, ${plural(r.request_count, 'API request')}).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
   const lines: string[] = [];
   if (partial) lines.push(p.yellow(escapeControl(partial)), '');
   lines.push(p.bold(`Drift detected: ${r.summary.drifted} resource${r.summary.drifted === 1 ? '' : 's'} differ${r.summary.drifted === 1 ? 's' : ''} from Git.`), '');
   for (const i of r.items) {
     const colour = i.origin === 'outside_git' ? p.red : i.origin === 'git' ? p.yellow : p.cyan;
-    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(i.address)}`)}  ${p.dim(`[${originText(i)}]`)}`);
+    lines.push(`${colour(`${MARK[i.drift]} ${escapeControl(readableAddress(i.address))}`)}  ${p.dim(`[${originText(i)}]`)}`);
     lines.push(`    ${escapeControl(i.summary)}`);
     const who = changedByLine(i);
     if (who) lines.push(`    ${escapeControl(who)}`);
@@ -214,7 +216,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     return {
       preamble,
       heading: (part) => `### ✅ No drift${part ? ` (part ${part.index} of ${part.count})` : ''}`,
-      head: `The live platform matches Git (${r.checked} resources compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
+      head: `The live platform matches Git (${plural(r.checked, 'resource')} compared).${secrets ? `\n\n${secrets}` : ''}${scope ? `\n\n${md(scope)}` : ''}`,
       blocks: [],
     };
   }
@@ -229,13 +231,13 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
     open: () => '| | Resource | Drift | Origin | Since | Declared at |\n|---|---|---|---|---|---|',
     items: r.items.map((i) => {
       const w = where(i);
-      return `| ${ICON[i.drift]} | ${md(i.address)} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
+      return `| ${ICON[i.drift]} | ${md(readableAddress(i.address))} | ${DRIFT_TEXT[i.drift]} | ${md(originText(i))}${i.changed_by ? `: ${md(changedByLine(i)!)}` : ''} | ${i.since ? md(i.since) : '–'} | ${w ? md(w.replace(/^declared at /, '')) : 'live only'} |`;
     }),
     close: '',
   });
   for (const i of r.items) {
     const who = changedByLine(i);
-    const lines = ['<details>', `<summary>${md(i.address)}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
+    const lines = ['<details>', `<summary>${md(readableAddress(i.address))}</summary>`, '', md(i.summary), '', ...(who ? [`${md(who[0]!.toUpperCase() + who.slice(1))}.`, ''] : [])];
     if (i.fields.length > 0) {
       // A code block shows characters literally, so controls and bidi overrides are escaped as in
       // the human output: raw, they would reorder or hide the text of the issue.
@@ -270,7 +272,7 @@ function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: numbe
   if (r.summary.not_fixed_by_apply > 0) tail.push(`**${md(notFixedLine(r).replace('see "to fix it" above', 'see "To fix it" in the details'))}**`, '');
   tail.push('To keep a change made outside Git instead, write it into the manifest (`driftless export` shows the live values) and merge it.', '');
   if (scope) tail.push(md(scope), '');
-  tail.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${r.checked} resources compared · ${r.request_count} API requests</sub>`);
+  tail.push(`<sub>Drift fingerprint \`${r.fingerprint}\` · ${plural(r.checked, 'resource')} compared · ${plural(r.request_count, 'API request')}</sub>`);
   blocks.push(textBlock(tail.join('\n')));
   return { preamble, heading: (part) => `${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`, head, blocks };
 }

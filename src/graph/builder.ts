@@ -6,6 +6,7 @@
  */
 import type { SourceRange } from '../diag/diagnostic.js';
 import { error, type Diagnostic } from '../diag/diagnostic.js';
+import { withArticle } from '../render/words.js';
 import type { IgnoresChanges, MaybeSecret, Protectable, VariableSpec } from '../manifest/types.js';
 import type { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource } from '../model/resource.js';
@@ -51,7 +52,7 @@ export function checkDescription(
       error('graph.description-too-long', `description is ${description.length} characters; at most ${room} are allowed here`, {
         detail:
           sensitive.length > 0
-            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends a ${markerLength(sensitive)}-character fingerprint marker to records holding secrets.`
+            ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends ${withArticle(`${markerLength(sensitive)}-character`)} fingerprint marker to records holding secrets.`
             : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
         address,
         range,

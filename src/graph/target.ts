@@ -24,7 +24,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { addressOf, matchKey } from '../model/resource.js';
+import { addressOf, canonicalAddress, matchKey } from '../model/resource.js';
 import type { Manifest } from '../manifest/types.js';
 import { knownList, nearest } from '../manifest/suggest.js';
 
@@ -92,7 +92,8 @@ export function resolveTargets(graph: DesiredGraph, words: readonly string[]): {
     diagnostics.push(error('target.none', '--target was given manifest paths only, no address', { detail: 'Give the addresses of what to plan, as plan prints them, e.g. `--target project.shop/environment.staging`.' }));
   }
   for (const raw of words) {
-    const word = raw.trim().replace(/\/+$/, '');
+    // A webhook may be written as plan shows it (its URL's `/` as they are): nothing follows it.
+    const word = raw.trim().startsWith('webhook.') ? canonicalAddress(raw.trim()) : raw.trim().replace(/\/+$/, '');
     const hit = word === '' ? undefined : byKey.get(matchKey(word));
     if (hit !== undefined) {
       if (!targets.includes(hit)) targets.push(hit);

@@ -26,6 +26,7 @@ import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './s
 import { sourceOf, type Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
+import { withArticle } from '../render/words.js';
 
 // `projects` merge by name (below); `moved` entries concatenate like the other lists.
 const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'moved'] as const;
@@ -216,7 +217,7 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
         const at = keySourceOf(h.value, k) ?? fieldSourceOf(h.value, k);
         diagnostics.push(
           error('manifest.conflict', `\`${k}\` of ${what} is written in more than one file`, {
-            detail: `It is also written at ${placeOf(keySourceOf(holders[0]!.value, k) ?? fieldSourceOf(holders[0]!.value, k))}. A ${rule.kind} may be declared in several files, but each of its attributes in one of them only: keep one.`,
+            detail: `It is also written at ${placeOf(keySourceOf(holders[0]!.value, k) ?? fieldSourceOf(holders[0]!.value, k))}. ${capitalized(withArticle(rule.kind))} may be declared in several files, but each of its attributes in one of them only: keep one.`,
             ...(at ? { range: at } : {}),
             address,
           }),
@@ -296,3 +297,5 @@ function attachListField(into: Record<string, unknown>, key: string, from: Recor
 function placeOf(r: SourceRange | undefined): string {
   return r ? formatRange(r) : 'another file';
 }
+
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

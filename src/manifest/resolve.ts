@@ -47,7 +47,7 @@ export interface ResolveDeps {
 }
 
 /** Where each variable that was not available is used (missingEnv 'warning'), by name. */
-type Unavailable = Map<string, { ranges: Array<SourceRange | undefined>; address?: string }>;
+type Unavailable = Map<string, { ranges: Array<SourceRange | undefined>; address?: string; secret?: boolean }>;
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 
@@ -81,6 +81,8 @@ export function resolveString(
   out: Diagnostic[],
   address?: string,
   unavailable?: Unavailable,
+  /** The string is a secret field's: a default would be a secret in clear in Git, so none is suggested. */
+  secret = false,
 ): string | undefined {
   if (!s.includes('${')) return s;
   let failed = false;
@@ -112,6 +114,7 @@ export function resolveString(
       if (found.kind === 'unset' && deps.missingEnv === 'warning' && unavailable) {
         const seen = unavailable.get(name) ?? { ranges: [], ...(address ? { address } : {}) };
         seen.ranges.push(at(whole));
+        if (secret) seen.secret = true;
         unavailable.set(name, seen);
         return '';
       }
@@ -125,7 +128,15 @@ export function resolveString(
         );
         return '';
       }
-      out.push(error('ref.env-missing', `environment variable \`${name}\` is not set`, { detail: `The manifest reads it with \${env:${name}}; set it in the environment that runs driftless, or give a default: \${env:${name}:-default}.`, range: at(whole), address }));
+      out.push(
+        error('ref.env-missing', `environment variable \`${name}\` is not set`, {
+          detail: secret
+            ? `The manifest reads it with \${env:${name}} for a secret; set it in the environment that runs driftless (a secret takes no default: it would be written in clear in Git).`
+            : `The manifest reads it with \${env:${name}}; set it in the environment that runs driftless, or give a default: \${env:${name}:-default}.`,
+          range: at(whole),
+          address,
+        }),
+      );
       return '';
     }
     if (scheme === 'file') {
@@ -172,6 +183,9 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     }
   }
   const notice = deps.secretValues === 'unread' ? notReadNote : undefined;
+  /** Every secret field, by holder: what it reads must never be suggested a default. */
+  const secretOf = new WeakMap<object, Set<string>>();
+  for (const f of secretFields) secretOf.set(f.holder, (secretOf.get(f.holder) ?? new Set<string>()).add(f.field));
   /**
    * Secret fields under their object's `ignore_changes`: their value is needed only to create the
    * object, so an `${env:NAME}` that is not set leaves them unread (an UnreadSecret; plan refuses to
@@ -205,7 +219,7 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
         else out.push(...own);
       } else if (typeof v === 'string' && v.includes('${')) {
         const before = out.length;
-        const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable);
+        const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable, secretOf.get(node)?.has(k) === true);
         if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
         if (resolved !== undefined) rec[k] = resolved;
       } else if (typeof v === 'object') walk(v, depth + 1);
@@ -305,7 +319,9 @@ function unavailableWarnings(unavailable: Unavailable): Diagnostic[] {
   return [...unavailable].map(([name, u]) => {
     const places = u.ranges.filter((r): r is SourceRange => r !== undefined).map(formatRange);
     return warning('ref.env-missing', `environment variable \`${name}\` is not set: the values that read it were not checked`, {
-      detail: `Read at ${places.length ? places.join(', ') : 'one place'}. Checked without it here; plan and apply need it set and not empty (or a default: \${env:${name}:-default}).`,
+      detail: `Read at ${places.length ? places.join(', ') : 'one place'}. Checked without it here; plan and apply need it set and not empty${
+        u.secret ? ' (it is read for a secret: set it where driftless runs, never as a default, which would be a secret in clear in Git).' : ` (or a default: \${env:${name}:-default}).`
+      }`,
       ...(u.ranges[0] ? { range: u.ranges[0] } : {}),
       ...(u.address ? { address: u.address } : {}),
     });

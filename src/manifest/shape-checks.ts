@@ -8,6 +8,7 @@ import { error, warning } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf, keySourceOf } from './source-map.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';
+import { withArticle } from '../render/words.js';
 
 const present = (o: object, k: string) => (o as Record<string, unknown>)[k] !== undefined;
 const list = (keys: string[]) => keys.map((k) => `\`${k}\``).join(', ');
@@ -69,7 +70,7 @@ export function checkShapes(m: Manifest): Diagnostic[] {
     const address = addressOf('alert_receiver', r.name);
     const emailOnly = ['to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls'];
     const bad = r.type === 'SLACK' ? emailOnly.filter((k) => present(r, k)) : r.type === 'EMAIL' && present(r, 'webhook_url') ? ['webhook_url'] : [];
-    for (const k of bad) out.push(error('manifest.only-with', `\`${k}\` does not apply to a ${r.type} receiver (\`${r.name}\`)`, { range: at(r, k), address }));
+    for (const k of bad) out.push(error('manifest.only-with', `\`${k}\` does not apply to ${withArticle(String(r.type))} receiver (\`${r.name}\`)`, { range: at(r, k), address }));
   }
   for (const rule of m.alert_rules ?? []) {
     const t = rule.target as Record<string, unknown>;

@@ -60,6 +60,24 @@ export function unescapeName(name: string): string {
   return name.replace(/%2F/g, '/').replace(/%25/g, '%');
 }
 
+/**
+ * An address as people read it: a webhook's segment (its target URL, top level and without
+ * children, so nothing can follow it) with its `/` written as `/` (`webhook.https://hooks.example.com/x`
+ * rather than `webhook.https:%2F%2Fhooks.example.com%2Fx`). Every other address as it is. Human
+ * and markdown output show this form; `--target` takes either (canonicalAddress); JSON keeps the
+ * canonical one.
+ */
+export function readableAddress(address: Address): string {
+  return address.startsWith('webhook.') ? `webhook.${unescapeName(address.slice('webhook.'.length))}` : address;
+}
+
+/** The canonical address of a word written either way (readableAddress). */
+export function canonicalAddress(word: string): Address {
+  if (!word.startsWith('webhook.')) return word;
+  const name = word.slice('webhook.'.length);
+  return name.includes('/') ? addressOf('webhook', name) : word;
+}
+
 export function addressOf(kind: ResourceKind, name: string | undefined, parent?: Address): Address {
   const seg = name === undefined ? kind : `${kind}.${escapeName(name)}`;
   return parent ? `${parent}/${seg}` : seg;

@@ -22,6 +22,7 @@ import { guardProtected, protectFieldChange } from './protect.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
+import { plural, withArticle } from '../render/words.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -228,7 +229,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   if (options.maxDestroy !== undefined && destroying > options.maxDestroy) {
     const blocked = destroying - summary.destroy;
     diagnostics.push(
-      error('plan.max-destroy', `The plan destroys ${destroying} resources${blocked > 0 ? ` (${blocked} of them blocked for now)` : ''}, more than --max-destroy ${options.maxDestroy}`, {
+      error('plan.max-destroy', `The plan destroys ${plural(destroying, 'resource')}${blocked > 0 ? ` (${blocked} of them blocked for now)` : ''}, more than --max-destroy ${options.maxDestroy}`, {
         detail: 'Review the deletions and replacements above; raise --max-destroy if they are intended.',
       }),
     );

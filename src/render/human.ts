@@ -12,7 +12,8 @@ import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
-import { blockedRoots, blockingOf, refusedWithout } from '../plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf, refusedWithout } from '../plan/guards.js';
+import { readableAddress } from '../model/resource.js';
 
 export interface HumanOptions {
   palette?: Palette;
@@ -61,7 +62,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (unmanaged.length > 0) {
     out.push(p.bold(`Not in the manifest (${plural(unmanaged.length, 'resource')}, left untouched; opt into pruning to delete):`));
     for (const c of unmanaged) {
-      out.push(`  ${p.dim('?')} ${escapeControl(c.address)}`);
+      out.push(`  ${p.dim('?')} ${escapeControl(readableAddress(c.address))}`);
       // The reason names the prune key, and where to write it, that would delete it.
       for (const r of c.reasons) out.push(p.dim(`      # ${escapeControl(r)}`));
     }
@@ -73,7 +74,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     for (const { change: c, following } of blockedRoots(blocked, plan.options)) {
       const b = blockingOf(c, plan.options)!;
       const withIt = following > 0 ? `, with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it` : '';
-      out.push(`  ${p.red('!')} ${escapeControl(c.address)}${withIt}: ${escapeControl(b.reasons.join('; '))} (${b.flags.length > 0 ? `needs ${b.flags.join(' and ')}` : 'no flag allows it'})`);
+      out.push(`  ${p.red('!')} ${escapeControl(readableAddress(c.address))}${withIt}: ${escapeControl(b.reasons.join('; '))} (${b.flags.length > 0 ? `needs ${b.flags.join(' and ')}` : 'no flag allows it'})`);
     }
     out.push('');
   }
@@ -104,7 +105,7 @@ function renderChange(c: ResourceChange, colour: (l: ChangeLabel, s: string) => 
   const label = labelOf(c);
   const lines: string[] = [];
   const deploys = c.deploy !== undefined && label !== 'deploy' ? ', and deployed' : '';
-  lines.push(p.dim(`  # ${escapeControl(c.address)} ${VERB[label]}${deploys}`));
+  lines.push(p.dim(`  # ${escapeControl(readableAddress(c.address))} ${VERB[label]}${deploys}`));
   for (const r of c.reasons) lines.push(p.dim(`  # (${escapeControl(r)})`));
   const blocked = blockingOf(c, options);
   if (blocked) lines.push(p.red(`  # BLOCKED: ${blocked.flags.length > 0 ? `needs ${blocked.flags.join(' and ')}` : 'protected, no flag allows it'}`));

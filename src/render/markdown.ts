@@ -17,7 +17,8 @@ import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
-import { blockedRoots, blockingOf, refusedWithout } from '../plan/guards.js';
+import { blockedRoots, blockingFlags, blockingOf, refusedWithout } from '../plan/guards.js';
+import { readableAddress } from '../model/resource.js';
 
 export interface MarkdownOptions {
   /** Heading of the comment. */
@@ -107,7 +108,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
     const listed = toName.length;
     head.push(`> This plan **destroys or replaces ${plural(destructive.length, 'resource')}**${listed > 0 ? ':' : ', listed first below.'}`);
     for (const c of toName) {
-      head.push(`> - ${labelOf(c)} ${inlineCode(c.address)}`);
+      head.push(`> - ${labelOf(c)} ${inlineCode(readableAddress(c.address))}`);
       named.push(c.address);
     }
     if (destructive.length > listed && listed > 0) head.push(`> - and ${destructive.length - listed} more, listed first below`);
@@ -121,7 +122,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
     const toName = roots.slice(0, limit).filter((r) => nameable(r.change.address));
     for (const { change: c, following } of toName) {
       const withIt = following > 0 ? ` (with ${plural(following, 'object')} that ${following === 1 ? 'goes' : 'go'} with it)` : '';
-      head.push(`> - ${inlineCode(c.address)}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
+      head.push(`> - ${inlineCode(readableAddress(c.address))}${withIt}: ${escapeMarkdown(blockingOf(c, plan.options)!.reasons.join('; '))}`);
       named.push(c.address);
     }
     if (roots.length > toName.length) head.push(toName.length > 0 ? `> - and ${roots.length - toName.length} more, listed first below` : '> They are listed first below.');
@@ -193,7 +194,7 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
     blocks.push({
       kind: 'group',
       open: (n, continued) => `<details><summary>${continued ? `${plural(n, 'more resource')} of the ${unmanaged.length}` : plural(unmanaged.length, 'resource')} not in the manifest (left untouched)</summary>\n`,
-      items: unmanaged.map((c) => `- ${inlineCode(c.address)}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`),
+      items: unmanaged.map((c) => `- ${inlineCode(readableAddress(c.address))}${c.reasons.length > 0 ? `: ${escapeMarkdown(c.reasons.join('; '))}` : ''}`),
       close: '\n</details>',
     });
   }
@@ -236,7 +237,7 @@ function section(c: ResourceChange, maxChars: number): string {
   const status = c.status === 'blocked' ? ' — **blocked**' : '';
   const lines: string[] = [];
   lines.push(`<details><summary><code>${escapeMarkdown(sym)}</code> ${escapeMarkdown(c.kind)} <b>${escapeMarkdown(c.name)}</b> (${label}${extra})${status}</summary>`, '');
-  lines.push(`Address: <code>${escapeMarkdown(c.address)}</code>`, '');
+  lines.push(`Address: <code>${escapeMarkdown(readableAddress(c.address))}</code>`, '');
   const from = renamedFrom(c);
   if (from !== undefined) lines.push(`- ~ renamed from <code>${escapeMarkdown(from)}</code>`);
   for (const r of c.reasons) lines.push(`- ${escapeMarkdown(r)}`);

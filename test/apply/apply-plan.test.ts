@@ -110,7 +110,7 @@ describe('applyPlan', () => {
     expect(refusals(plan([db]), { allowDataLoss: true })).toEqual([]);
     expect(refusals(plan([{ ...db, status: 'blocked' }], { applyable: false }), { allowDataLoss: true }).map((d) => d.code)).toEqual(['apply.blocked']);
     const two = [change('webhook.a', 'webhook', ['delete'], { id: 'w1' }), change('webhook.b', 'webhook', ['delete'], { id: 'w2' })];
-    expect(refusals(plan(two), { maxDestroy: 1 })[0]!.summary).toBe('The plan destroys 2 resource(s), more than --max-destroy 1 allows.');
+    expect(refusals(plan(two), { maxDestroy: 1 })[0]!.summary).toBe('The plan destroys 2 resources, more than --max-destroy 1 allows.');
 
     const api = new FakeApi();
     const r = await applyPlan(plan([db]), { api, live: liveOf([]), desired: desiredOf([]), fingerprintKey: 'k', probeToken: false });

@@ -4,7 +4,7 @@
  * environment template; the factored export describes exactly what the plain export does (the same
  * desired graph), and plan on it is clean.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -140,5 +140,59 @@ describe('export --factor', () => {
     expect(factored.code).toBe(0);
     expect(factored.stdout).toBe(plain.stdout);
     expect(factored.stdout).not.toContain('template');
+  });
+
+  it('--base picks the environment the template is built from; no secret name is in the template; the stages are; plan is clean', async () => {
+    h = await startHarness();
+    // Staging's own worker deploys in a stage of its own, after the shared ones.
+    h.write({ 'built/org.yaml': ORGANIZATION.replace('            services: [api, web]\n', '            services: [api, web]\n          - name: jobs\n            services: [worker]\n') });
+    expect((await h.run(['apply', 'built', '--auto-approve', ...FAST], { env: SECRETS })).code).toBe(0);
+
+    const factored = await h.run(['export', '--project', 'shop', '--out', 'factored.yaml', '--factor', '--base', 'production']);
+    expect(factored.code, factored.stderr).toBe(0);
+    const text = readFileSync(path.join(h.dir, 'factored.yaml'), 'utf8');
+    const project = parse(text).projects[0];
+    const template = project.templates[0];
+    // Production's values, not a blend.
+    expect(template.services.find((s: { name: string }) => s.name === 'api').cpu).toBe(1000);
+    expect(template.services.find((s: { name: string }) => s.name === 'web').tag).toBe('1.28');
+    expect(template.variables.find((v: { key: string }) => v.key === 'LOG_LEVEL').value).toBe('warn');
+    // No secret in the template: each environment names its own.
+    expect(JSON.stringify(template)).not.toContain('${env:');
+    for (const e of project.environments as Array<{ name: string }>) {
+      const names = [...JSON.stringify(e).matchAll(/\$\{env:(\w+)\}/g)].map((m) => m[1]);
+      expect(names).toEqual([`SHOP_${e.name.toUpperCase()}_API_API_KEY`]);
+    }
+    // The shared stages once, in the template (the platform's DEFAULT stage first); staging adds its own.
+    expect(template.deployment_stages.map((st: { name: string }) => st.name)).toEqual(['DEFAULT', 'apps']);
+    expect(template.deployment_stages[1].services).toEqual(['api', 'web']);
+    const stagesOf = (n: string) => project.environments.find((e: { name: string }) => e.name === n).deployment_stages;
+    expect(stagesOf('production')).toBeUndefined();
+    expect(stagesOf('staging')).toEqual([{ name: 'jobs', services: ['worker'] }]);
+
+    const env = { SHOP_STAGING_API_API_KEY: SECRETS.STAGING_API_KEY, SHOP_PRODUCTION_API_API_KEY: SECRETS.PRODUCTION_API_KEY };
+    const plain = await h.run(['export', '--project', 'shop', '--out', 'plain.yaml']);
+    expect(plain.code).toBe(0);
+    expect(await desired(h, 'factored.yaml', env)).toEqual(await desired(h, 'plain.yaml', env));
+    const plan = await h.run(['plan', 'factored.yaml', '--detailed-exitcode'], { env });
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+
+    const staging = await h.run(['export', '--project', 'shop', '--factor', '--base', 'STAGING']);
+    expect(parse(staging.stdout).projects[0].templates[0].services.find((s: { name: string }) => s.name === 'api').cpu).toBe(250);
+  });
+
+  it('refuses --base without --factor, and a --base no exported project has, writing nothing', async () => {
+    h = await startHarness();
+    h.write({ 'built/org.yaml': ORGANIZATION });
+    expect((await h.run(['apply', 'built', '--auto-approve', ...FAST], { env: SECRETS })).code).toBe(0);
+    const alone = await h.run(['export', '--base', 'production']);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('--base needs --factor');
+    const nowhere = await h.run(['export', '--factor', '--base', 'prod', '--out', 'x.yaml']);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('--base prod: no exported project has an environment of that name; nothing was written');
+    expect(nowhere.stderr).toMatch(/Exported environments: (staging, production|production, staging)\./);
+    expect(existsSync(path.join(h.dir, 'x.yaml'))).toBe(false);
   });
 });

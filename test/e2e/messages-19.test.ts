@@ -41,3 +41,39 @@ describe('issue 19: one cause, one error', () => {
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
   });
 });
+
+describe('issue 19: no default is suggested for a secret', () => {
+  const manifest = `version: 1
+projects:
+  - name: shop
+    variables:
+      - { key: STRIPE_KEY, value: "\${env:STRIPE_KEY}", secret: true }
+      - { key: LOG_LEVEL, value: "\${env:LOG_LEVEL}" }
+    environments:
+      - name: staging
+        cluster: staging-cluster
+`;
+
+  it('validate: an unset secret variable is to be set, never given a default; a plain one may take a default', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': manifest });
+    const v = await h.run(['validate', 'm']);
+    expect(v.code, v.stderr).toBe(0);
+    const secret = v.stderr.split('\n\n').find((b) => b.includes('`STRIPE_KEY` is not set'))!;
+    const plain = v.stderr.split('\n\n').find((b) => b.includes('`LOG_LEVEL` is not set'))!;
+    expect(secret).toBeDefined();
+    expect(secret).not.toContain(':-default');
+    expect(secret).toContain('it is read for a secret: set it where driftless runs, never as a default, which would be a secret in clear in Git');
+    expect(plain).toContain('${env:LOG_LEVEL:-default}');
+  });
+
+  it('plan: the error for an unset secret variable suggests no default', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': manifest });
+    const p = await h.run(['plan', 'm'], { env: { LOG_LEVEL: 'info' } });
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain('error[ref.env-missing]: environment variable `STRIPE_KEY` is not set');
+    expect(p.stderr).not.toContain(':-default');
+    expect(p.stderr).toContain('a secret takes no default: it would be written in clear in Git');
+  });
+});

@@ -4,6 +4,7 @@ import { looksLikeAddress, narrowGraph, narrowLive, narrowManifest, resolveTarge
 import type { Manifest } from '../../src/manifest/types.js';
 import { SOURCE } from '../../src/manifest/types.js';
 import type { LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
+import { canonicalAddress, readableAddress } from '../../src/model/resource.js';
 
 const STAGING = 'project.shop/environment.staging';
 const WEB = `${STAGING}/container.web`;
@@ -127,5 +128,20 @@ describe('narrowManifest', () => {
     expect((env as any)[SOURCE]).toEqual({ file: 'm.yaml', start: { line: 9, col: 7 } });
     // The input is not changed.
     expect(m.projects![0]!.environments!.map((e) => e.name)).toEqual(['prod', 'staging']);
+  });
+});
+
+describe('a webhook address as plan shows it (issue 19: `webhook.https:%2F%2Fhooks...` was unreadable)', () => {
+  it('reads as its URL, and --target takes it in either form', () => {
+    const canonical = 'webhook.https:%2F%2Fhooks.example.com%2Fx';
+    expect(readableAddress(canonical)).toBe('webhook.https://hooks.example.com/x');
+    expect(readableAddress(WEB)).toBe(WEB);
+    expect(canonicalAddress('webhook.https://hooks.example.com/x')).toBe(canonical);
+    expect(canonicalAddress(canonical)).toBe(canonical);
+    for (const word of ['webhook.https://hooks.example.com/x', canonical]) {
+      const r = resolveTargets(graph(), [word]);
+      expect(r.diagnostics).toEqual([]);
+      expect(r.targets).toEqual([canonical]);
+    }
   });
 });

@@ -122,6 +122,11 @@ describe('a project declared in several files', () => {
       ['manifest.conflict', '`description` of project `shop` is written in more than one file', 'b.yaml:3:5', expect.stringContaining('It is also written at a.yaml:4:5.')],
       ['manifest.conflict', '`cluster` of environment `production` of project `shop` is written in more than one file', 'b.yaml:6:9', expect.stringContaining('It is also written at a.yaml:10:9.')],
     ]);
+    // With its article (issue 19: "A environment may be declared ...").
+    expect(r.diagnostics.map((d) => d.detail)).toEqual([
+      expect.stringContaining('. A project may be declared in several files, but each of its attributes in one of them only'),
+      expect.stringContaining('. An environment may be declared in several files, but each of its attributes in one of them only'),
+    ]);
   });
 
   it('a name spelled differently in two files is an error (names are case-insensitive)', async () => {

@@ -84,6 +84,15 @@ describe('computePlan: options recorded in the plan', () => {
     // At the limit the plan stands.
     expect(planOf(m, liveFrom(r), { maxDestroy: 2 }).diagnostics).toEqual([]);
   });
+
+  it('says "1 resource", not "1 resources" (issue 19)', () => {
+    const m = fullManifest();
+    m.projects![0]!.environments![0]!.prune = { variables: true };
+    const r = apiRecords();
+    r.variables[id('production')]!.push({ id: 'v-STRAY1', key: 'STRAY1', value: '1', scope: 'ENVIRONMENT', variable_type: 'VALUE', is_secret: false });
+    const plan = planOf(m, liveFrom(r), { maxDestroy: 0 });
+    expect(plan.diagnostics.map((d) => d.summary)).toEqual(['The plan destroys 1 resource, more than --max-destroy 0']);
+  });
 });
 
 describe('computePlan: secret fields recorded on changes', () => {

@@ -93,7 +93,7 @@ describe('human renderer', () => {
     expect(text).toMatch(/~ value:\n {10}  a: 1\n {10}- b: 3\n {10}- c: 4\n {10}\+ b: 2\n/);
     expect(text).toContain('  > job "nightly"\n      > deploy: variables CONFIG_FILE, API_KEY changed (tag 2.0)');
     expect(text).toContain('Project shop / environment production');
-    expect(text).toContain('  ? webhook.https:%2F%2Fold.example.com%2Fhook');
+    expect(text).toContain('  ? webhook.https://old.example.com/hook');
     expect(text).not.toContain('project.legacy');
     expect(text).toContain('\n1 project outside this manifest is not managed by it (scope: kinds, the default).\nPlan: ');
   });

@@ -22,7 +22,8 @@ import { manifestSchemaPathFrom, renderExport, type ExportLayout } from '../../e
 import { choiceOption } from '../option-values.js';
 
 const EXPORT_LAYOUTS: readonly ExportLayout[] = ['file', 'directory'];
-import { factorManifest } from '../../export/factor.js';
+import { environmentNames, factorManifest } from '../../export/factor.js';
+import { knownList } from '../../manifest/suggest.js';
 import type { SecretPlaceholder } from '../../export/placeholders.js';
 
 export interface ExportArgs extends ConnectionArgs {
@@ -33,6 +34,7 @@ export interface ExportArgs extends ConnectionArgs {
   layout?: ExportLayout;
   overwrite?: boolean;
   factor?: boolean;
+  base?: string;
   color?: boolean;
 }
 
@@ -47,13 +49,17 @@ export const exportCommand: CliCommand<ExportArgs> = {
       .option('out', { type: 'string', describe: 'Write to FILE (layout file) or into DIR (layout directory); default: stdout' })
       .option('layout', choiceOption('layout', { allowed: EXPORT_LAYOUTS, describe: 'One file, or a directory: organization.yaml, one file per project and one per environment (default: directory when --out is a directory)' }))
       .option('overwrite', { type: 'boolean', describe: 'Replace the manifest files --out already holds (refused otherwise, so that no edit is lost)' })
-      .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' }),
+      .option('factor', { type: 'boolean', default: false, describe: 'Write the services environments of a project share once, as an environment template, and per environment only what differs' })
+      .option('base', { type: 'string', requiresArg: true, describe: 'With --factor: the environment the template is built from (default: the one sharing the most services)' }),
   run: async (args: ExportArgs, io: CliIO): Promise<number> => {
     const errPalette = palettesOf(io, args).err;
     const fail = (diags: Diagnostic[]): number => {
       writeDiagnostics(io, diags, errPalette);
       return EXIT.error;
     };
+    if (args.base !== undefined && !args.factor) {
+      return fail([error('export.base-without-factor', '--base needs --factor', { detail: '--base ENV names the environment an environment template is built from; add --factor to write one.' })]);
+    }
     const layout = chooseLayout(args, io.cwd);
     if (layout === 'directory' && args.out === undefined) {
       return fail([error('export.out-required', '--layout directory needs --out DIR', { detail: 'Give the directory to write organization.yaml and the project files into, or use --layout file to print one file.' })]);
@@ -94,7 +100,17 @@ export const exportCommand: CliCommand<ExportArgs> = {
       // only its own services, the template's are still its services.
       const exported = result.manifest;
       // Opt-in: a factored export plans exactly as the plain one, but reads as a design (see docs/export.md).
-      if (args.factor) result = { ...result, manifest: factorManifest(result.manifest) };
+      if (args.factor) {
+        const names = environmentNames(result.manifest);
+        if (args.base !== undefined && !names.some((n) => n.toLowerCase() === args.base!.toLowerCase())) {
+          return fail([
+            error('export.base-not-found', `--base ${args.base}: no exported project has an environment of that name; nothing was written`, {
+              detail: `Exported environments: ${knownList(names, { none: 'none' })}.`,
+            }),
+          ]);
+        }
+        result = { ...result, manifest: factorManifest(result.manifest, { base: args.base }) };
+      }
       if (args.organization !== undefined && args.organization.toLowerCase() !== result.organizationName.toLowerCase()) {
         return fail([
           error('export.organization-mismatch', `the API token belongs to organization "${result.organizationName}", not "${args.organization}"`, {
@@ -208,12 +224,16 @@ export function secretsText(secrets: readonly SecretPlaceholder[]): string {
   const known = secrets.filter((s) => s.fingerprinted);
   const unknown = secrets.filter((s) => !s.fingerprinted);
   let out = '\nThe API never returns secret values.';
-  if (known.length > 0) out += ` Set these ${known.length} environment variables before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
+  if (known.length > 0) out += ` Set ${known.length === 1 ? 'this environment variable' : `these ${known.length} environment variables`} before \`driftless plan\`:\n${known.map(line).join('\n')}\n`;
   else out += '\n';
   if (unknown.length > 0) {
     out +=
-      `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
-      `(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):\n${unknown.map(line).join('\n')}\n`;
+      (unknown.length === 1
+        ? 'This secret was not written by driftless, so its value cannot be known: it is under ignore_changes ' +
+          '(never compared nor overwritten), and its variable is needed only to create the object again (or once you remove ignore_changes to take the secret over):'
+        : `These ${unknown.length} secrets were not written by driftless, so their values cannot be known: they are under ignore_changes ` +
+          '(never compared nor overwritten), and their variables are needed only to create the object again (or once you remove ignore_changes to take the secret over):') +
+      `\n${unknown.map(line).join('\n')}\n`;
   }
   return out;
 }
