@@ -156,6 +156,8 @@ function build(schema) {
   };
   const deletesOf = (s, field, prop, pointer) => {
     if (s.id === 'prune') return '**yes**, when `true`';
+    // `protect` is the opposite of a deletion: it forbids the object's deletion and replacement.
+    if (field === 'protect') return '**no**: `true` forbids deleting or replacing it, whatever the flags';
     if (field === 'prune' && (prop.$ref === '#/definitions/prune' || prop.properties)) return '**yes**: see [prune](#prune)';
     return REPLACES[pointer] ?? OWNS_LIST[pointer] ?? '';
   };

@@ -80,7 +80,11 @@ export interface CachedReadResult {
 
 /** A list the rotation re-read differs from the cache (or is gone): no event explained it. */
 class Unexplained extends Error {
-  constructor(readonly address: string) {
+  constructor(
+    readonly address: string,
+    /** The list answered 404: its object is gone. */
+    readonly gone = false,
+  ) {
     super(`the audit log did not explain a change to ${address}`);
   }
 }
@@ -149,11 +153,12 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
   const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp }, new Set(verifyNow));
   let records: LiveRecords | undefined;
+  const goneOwners = new Set<string>();
   try {
     records = await read(port);
     // The rotation covers the whole cache, also the lists other manifests sharing it need and this
     // run did not ask for: those are read and compared here.
-    if (port.lacking.length === 0) await verifyUnasked(port, verifyNow);
+    if (port.lacking.length === 0) await verifyUnasked(port, verifyNow, goneOwners);
   } catch (e) {
     if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`, orgResp);
     // A reader given the empty answers that stand in for lacking lists may trip on them: the full
@@ -176,7 +181,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
       organizationId: organization.id,
       cursor: position.cursor,
       readAt,
-      responses: unionOfResponses(previous.responses, staleness, port.used, deletedIdsOf(events)),
+      responses: unionOfResponses(previous.responses, staleness, port.used, new Set([...deletedIdsOf(events), ...goneOwners])),
       freshness: {
         ...(freshness.floor !== undefined ? { floor: freshness.floor } : {}),
         seen: position.seen,
@@ -192,15 +197,32 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   };
 }
 
-/** Reads (and so compares, ./verify.ts) each key of the rotation the reader did not ask for. */
-async function verifyUnasked(port: SnapshotPort, keys: readonly string[]): Promise<void> {
+/**
+ * Reads (and so compares, ./verify.ts) each key of the rotation the reader did not ask for. A list
+ * whose object is gone (404) is not a change the log failed to explain: this run does not need it
+ * (the reader did not reach it), and the object's removal is what the log or a parent's deletion
+ * says; its lists are forgotten, so a manifest that needs them reads them again.
+ */
+async function verifyUnasked(port: SnapshotPort, keys: readonly string[], gone: Set<string>): Promise<void> {
   for (const key of keys) {
     if (key in port.used) continue;
     const at = key.indexOf('?');
     const path = at < 0 ? key : key.slice(0, at);
     const query = at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1)));
-    await port.get(path, query);
+    try {
+      await port.get(path, query);
+    } catch (e) {
+      if (!(e instanceof Unexplained && e.gone)) throw e;
+      const owner = ownerIdOf(key);
+      if (owner !== undefined) gone.add(owner);
+    }
   }
+}
+
+/** The id of the object whose list `key` is (a project's environments, an environment's lists, a variable list's parent). */
+function ownerIdOf(key: string): string | undefined {
+  const s = shapeOf(key);
+  return s.kind === 'environments' ? s.project : s.kind === 'env-list' ? s.env : s.kind === 'variables' ? s.parent : undefined;
 }
 
 /** The objects the events say were deleted: the cache forgets their lists. */
@@ -302,7 +324,7 @@ class SnapshotPort implements ApiPort {
       body = await this.api.get<unknown>(path, query);
     } catch (e) {
       // Gone, while the log said nothing of it (an event would have made the list stale).
-      if (errorStatus(e) === 404) throw new Unexplained(goneAddress(key, this.snapshot));
+      if (errorStatus(e) === 404) throw new Unexplained(goneAddress(key, this.snapshot), true);
       throw e;
     }
     const difference = differenceOf(key, keptAnswer(key, body), this.snapshot);

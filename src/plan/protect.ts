@@ -125,7 +125,9 @@ export function guardProtected(changes: ResourceChange[], graph: DesiredGraph, l
   const diagnostics: Diagnostic[] = [];
   /** Live keys of the changes blocked on their own account, for what goes with them. */
   const blockedRoots = new Map<string, ResourceChange>();
-  const liveKey = (c: ResourceChange): string => matchKey(liveOf.get(c.address) ?? c.address);
+  // A service replacing one of another kind under its name (./kind-change.ts) is keyed by the live
+  // one it deletes: that is what the mark protects.
+  const liveKey = (c: ResourceChange): string => matchKey(c.replaces?.address ?? liveOf.get(c.address) ?? c.address);
   for (const c of changes) {
     if (c.actions[0] !== 'delete') continue;
     const key = liveKey(c);

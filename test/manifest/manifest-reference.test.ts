@@ -64,5 +64,9 @@ describe('docs/manifest-reference.md', () => {
     const notDeleting = new Set(['/definitions/variable/properties/enable_interpolation_in_file', '/definitions/job/properties/schedule/properties/on_delete', '/definitions/environment/properties/overrides']);
     const unclassified = rows.filter((r) => speaksOfDeleting.test(r.description) && r.deletes === '' && !notDeleting.has(r.pointer)).map((r) => r.pointer);
     expect(unclassified).toEqual([]);
+    // `protect` forbids a deletion rather than causing one, on every kind that takes it.
+    const protects = rows.filter((r) => r.pointer.endsWith('/properties/protect'));
+    expect(protects.length).toBeGreaterThanOrEqual(8);
+    for (const r of protects) expect(r.deletes, r.pointer).toMatch(/^\*\*no\*\*: `true` forbids/);
   });
 });
