@@ -24,11 +24,11 @@ export function unionOfResponses(
   const out: Record<string, unknown> = {};
   for (const [key, body] of Object.entries(held)) {
     if (key in read) continue;
+    const owner = ownerOf(key);
+    // The lists of a deleted object are forgotten, current or not: nothing can read them again.
+    if (owner !== undefined && deletedIds.has(owner)) continue;
     if (body !== STALE && !staleness.isStale(key)) out[key] = body;
-    else {
-      const owner = ownerOf(key);
-      if (owner !== undefined && !deletedIds.has(owner)) out[key] = STALE;
-    }
+    else if (owner !== undefined) out[key] = STALE;
   }
   return Object.assign(out, read);
 }

@@ -390,6 +390,37 @@ describe('readLiveRecordsCached', () => {
       expect((await runsUntilFull(w, snapshot, 0, 5)).runs).toBe(Infinity);
     });
 
+    it('the rotation also checks lists only another manifest sharing the cache uses, and forgets one whose object is gone', async () => {
+      const w = world();
+      await warm(w);
+      // Another manifest's run (it also needs the webhooks) leaves them in the cache.
+      const withHooks = async (port: ApiPort) => {
+        const r = await read(port);
+        r.lists.webhooks = listResults(await port.get(`/organization/${ORG}/webhook`));
+        return r;
+      };
+      const other = await readLiveRecordsCached(w.api, withHooks, { previous: { unusable: 'x' }, now });
+      // A webhook added with no event: only the rotation can find it, and this run never asks for webhooks.
+      (w.lists[`/organization/${ORG}/webhook`] as { results: unknown[] }).results.push({ id: 'h1', target_url: 'https://hooks.example.com/x' });
+      const found = await runsUntilFull(w, other.snapshot, 2, 4);
+      expect(found.runs).toBeLessThanOrEqual(Math.ceil(7 / 2));
+      expect(found.reason).toMatch(/^the audit log did not explain a change to /);
+
+      // A list of an object that is gone (404), which this run does not need: not a change the
+      // log failed to explain; its lists are dropped from the cache.
+      const w2 = world();
+      const second = await readLiveRecordsCached(w2.api, withHooks, { previous: { unusable: 'x' }, now });
+      const ghost = requestKey('/variable', { parent_id: 'gone', scope: 'APPLICATION' });
+      const previous: LiveSnapshot = { ...second.snapshot, responses: { ...second.snapshot.responses, [ghost]: { results: [] } } };
+      let snap = previous;
+      for (let run = 0; run < 4; run++) {
+        const r = await readLiveRecordsCached(w2.api, withHooks, { previous: snap, now, verifyRequests: 2 });
+        expect(r.reader, r.fullReadReason).toBe('refresh');
+        snap = r.snapshot;
+      }
+      expect(ghost in snap.responses).toBe(false);
+    });
+
     it('lists re-read because of an event are not counted in N; a list verified equal is used as read (one request, not two)', async () => {
       const w = world();
       const snapshot = await warm(w);
