@@ -125,7 +125,9 @@ export function guardProtected(changes: ResourceChange[], graph: DesiredGraph, l
   const diagnostics: Diagnostic[] = [];
   /** Live keys of the changes blocked on their own account, for what goes with them. */
   const blockedRoots = new Map<string, ResourceChange>();
-  const liveKey = (c: ResourceChange): string => matchKey(liveOf.get(c.address) ?? c.address);
+  // A kind change is planned at the new address with `replaces` naming the live service it deletes
+  // (./kind-change.ts): that live service is the one whose mark counts.
+  const liveKey = (c: ResourceChange): string => matchKey(liveOf.get(c.address) ?? c.replaces?.address ?? c.address);
   for (const c of changes) {
     if (c.actions[0] !== 'delete') continue;
     const key = liveKey(c);

@@ -121,7 +121,8 @@ describe('protect: true', () => {
     await planClean();
     h.write({ 'm/main.yaml': manifest({ apiProtect: 'true', apiKind: 'container', envPrune: true }) });
     // Line 9 of main.yaml: `protect: true` under the service.
-    await refusedWhateverTheFlags('project.shop/environment.prod/application.api', /m\/main\.yaml:12\b/);
+    // The replacement is planned at the new address (`replaces` names the live application).
+    await refusedWhateverTheFlags('project.shop/environment.prod/container.api', /m\/main\.yaml:12\b/);
   });
 
   it('a protected environment is not replaced (cluster change), whatever the flags; what goes with it neither', async () => {
