@@ -26,9 +26,9 @@ import { FAST, startHarness, type Harness } from '../e2e/helpers.js';
 import { disappeared, ownedObjects, settledObjects } from './guards-support.js';
 import { record } from '../support/reliability.js';
 
-const RUNS = Number(process.env.PROTECT_PROPERTY_RUNS ?? 8);
+const RUNS = Number(process.env.PROTECT_PROPERTY_RUNS ?? 12);
 const STEPS = Number(process.env.PROTECT_PROPERTY_STEPS ?? 3);
-const SEED = Number(process.env.PROTECT_PROPERTY_SEED ?? 20261127);
+const SEED = Number(process.env.PROTECT_PROPERTY_SEED ?? 7);
 
 type Kind = 'application' | 'container' | 'database';
 /** `protect` as written: true, false, or no key (undefined). */
