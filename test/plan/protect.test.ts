@@ -189,8 +189,10 @@ describe('guardProtected (through computePlan)', () => {
 
   it('takes the mark of a service declared again with another kind for the live one it would replace', () => {
     const plan = computePlan(graphOf({ 'main.yaml': manifest({ api: 'true', apiKind: 'container', prune: true }).replace('            git_repository: { url: https://github.com/acme/api.git }\n            dockerfile_path: Dockerfile\n', '            registry: docker-hub\n            image_name: nginx\n            tag: "1"\n') }).graph, liveOf(), ALL);
-    const app = plan.changes.find((c) => c.address === `${E}/application.api`)!;
-    expect(app).toMatchObject({ actions: ['delete'], status: 'blocked', protection: { by: 'manifest', at: 'main.yaml:12:22' } });
+    // The replacement is planned at the new address; `replaces` names the live application.
+    const replacement = plan.changes.find((c) => c.address === `${E}/container.api`)!;
+    expect(replacement).toMatchObject({ actions: ['delete', 'create'], replaces: { address: `${E}/application.api` }, status: 'blocked', protection: { by: 'manifest', at: 'main.yaml:12:22' } });
+    expect(plan.applyable).toBe(false);
   });
 
   it('lets `protect: false` lift a live mark, and blocks nothing when nothing is deleted', () => {
