@@ -141,8 +141,9 @@ export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
 
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   const diagnostics: Diagnostic[] = [];
-  // With a cache directory, files unchanged since the last run are not parsed again.
-  const manifestCache = manifestLoadCacheOf(options.cache, deps.env, deps.cwd);
+  // With a cache directory, files unchanged since the last run are not parsed again; a targeted
+  // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
+  const manifestCache = options.targets === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
   const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}) });
   diagnostics.push(...loaded.diagnostics);
   const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
