@@ -17,7 +17,10 @@ export function processIO(): CliIO {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    env: process.env,
+    // A plain copy, taken once: every read of `process.env` is a getenv() scan of the whole
+    // environment, and a CI job planning an exported organization sets one variable per secret
+    // (10,000 for 5,000 services): 10,000 `${env:}` references made that quadratic (0.4 s).
+    env: { ...process.env },
     cwd: process.cwd(),
   };
 }
