@@ -131,11 +131,22 @@ export function decodeLoadCacheEntry(data: string, key: string): Manifest | unde
     const file = files[r[0]]!;
     return r.length === 5 ? { file, start: { line: r[1], col: r[2] }, end: { line: r[3], col: r[4] } } : { file, start: { line: r[1], col: r[2] } };
   };
+  // The positions of an object's fields and keys are built when first asked for: a plan without
+  // a diagnostic asks for few of them, and building all (a million ranges at 5,000 services) was
+  // most of the decoding time and memory. The first read replaces the getter with the value, as
+  // the parser attached it (source-map.ts).
   const hide = (obj: object, sym: symbol, m: Record<string, EncRange> | undefined) => {
     if (!m) return;
-    const out: Record<string, SourceRange> = Object.create(null);
-    for (const k of Object.keys(m)) out[k] = range(m[k]!);
-    Object.defineProperty(obj, sym, { value: out, enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(obj, sym, {
+      enumerable: false,
+      configurable: true,
+      get() {
+        const out: Record<string, SourceRange> = Object.create(null);
+        for (const k of Object.keys(m)) out[k] = range(m[k]!);
+        Object.defineProperty(obj, sym, { value: out, enumerable: false, writable: true, configurable: true });
+        return out;
+      },
+    });
   };
   const byId = new Map<number, object>();
   const dec = (e: Enc): unknown => {
