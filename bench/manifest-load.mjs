@@ -69,6 +69,11 @@ try {
     cli.push({ wallMs: Math.round(r.wallMs), cpuMs: r.cpuMs, maxRssMb: r.maxRssMb });
   }
 
+  // The floor of any Node.js command, measured in the same run: validate's figure as a ratio to it
+  // (issue 21's target: at most 8 times for a 2 MB manifest).
+  const floor = [];
+  for (let i = 0; i < RUNS; i++) floor.push(Math.round((await runNode(['-e', '0'])).wallMs));
+
   const { loadManifestSync } = await dist('manifest/load.js');
   const load = () => {
     const t0 = performance.now();
@@ -91,6 +96,8 @@ try {
     median_cli_wall_ms: median(cli.map((x) => x.wallMs)),
     median_cli_cpu_ms: median(cli.map((x) => x.cpuMs)),
     max_cli_rss_mb: Math.max(...cli.map((x) => x.maxRssMb ?? 0)),
+    median_node_floor_ms: median(floor),
+    cli_to_floor: +(median(cli.map((x) => x.wallMs)) / median(floor)).toFixed(1),
     median_load_wall_ms: median(inProcess.map((x) => x.wallMs)),
     median_load_cpu_ms: median(inProcess.map((x) => x.cpuMs)),
     load_average: os.loadavg().map((x) => x.toFixed(1)).join(' '),
@@ -100,7 +107,7 @@ try {
     process.stdout.write(
       [
         `manifest: ${(size / 1e6).toFixed(2)} MB, 1 project, ${environments} environments, ${environments * 100} services; ${RUNS} runs (load average ${out.load_average})`,
-        `driftless validate (fresh process): median ${out.median_cli_wall_ms} ms wall, ${out.median_cli_cpu_ms} ms CPU, peak RSS ${out.max_cli_rss_mb} MB`,
+        `driftless validate (fresh process): median ${out.median_cli_wall_ms} ms wall, ${out.median_cli_cpu_ms} ms CPU, peak RSS ${out.max_cli_rss_mb} MB; ${out.cli_to_floor}x node -e 0 (${out.median_node_floor_ms} ms)`,
         `loadManifest alone (warm): median ${out.median_load_wall_ms} ms wall, ${out.median_load_cpu_ms} ms CPU`,
       ].join('\n') + '\n',
     );

@@ -12,6 +12,7 @@ import { error, hasErrors } from '../diag/diagnostic.js';
 import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import { loadManifest } from '../manifest/load.js';
+import { manifestLoadCacheOf } from './manifest-load-cache.js';
 import { instantiatedAt, relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
@@ -148,7 +149,10 @@ export function apiDiagnostic(e: unknown, doing: string): Diagnostic {
 
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   const diagnostics: Diagnostic[] = [];
-  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}) });
+  // With a cache directory, files unchanged since the last run are not parsed again; a targeted
+  // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
+  const manifestCache = options.targets === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
+  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}) });
   diagnostics.push(...loaded.diagnostics);
   const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
   if (!loaded.manifest || hasErrors(diagnostics)) return result;

@@ -29,6 +29,7 @@ import { checkShapes } from './shape-checks.js';
 import { checkNumbers } from './numbers.js';
 import { checkValues } from './value-checks.js';
 import { expandTemplates, relateDiagnostics, relateOverrideProblems } from './templates.js';
+import { decodeLoadCacheEntry, encodeLoadCacheEntry, loadCacheKey, type LoadCacheStore } from './load-cache.js';
 import type { Manifest } from './types.js';
 
 export { readReferencedFile };
@@ -59,6 +60,8 @@ export interface LoadOptions {
   missingEnv?: 'error' | 'warning';
   /** `unread`: secret fields' references are not resolved (plan --no-secret-values); see ResolveDeps.secretValues. */
   secretValues?: 'read' | 'unread';
+  /** Where what the files built is kept between runs (load-cache.ts); none: every load parses. */
+  cache?: LoadCacheStore;
 }
 
 export interface LoadResult {
@@ -98,6 +101,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     limits,
     ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
     ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
+    ...(opts.cache ? { cache: opts.cache } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -125,6 +129,8 @@ export interface SourceLoadOptions {
   secretValues?: 'read' | 'unread';
   /** Reads a `${file:...}` reference of the manifest file `from`. */
   readFile(ref: string, from: ManifestFile): FileReadResult;
+  /** See LoadOptions.cache. */
+  cache?: LoadCacheStore;
 }
 
 /**
@@ -146,7 +152,14 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   /** Some file is not even YAML: what it declares is unknown. */
   let unparsed = false;
 
-  for (const { file, text } of sources) {
+  // Files unchanged since the run that stored the cache: their manifest as the file-only stages
+  // left it, with no diagnostic (only a clean load is stored); resolution and the checks after it run.
+  const cacheKey = opts.cache ? loadCacheKey(opts.cache.identity, sources.map((s) => ({ path: s.file.path, display: s.file.display, text: s.text })), limits) : undefined;
+  const stored = opts.cache && cacheKey ? opts.cache.read() : undefined;
+  const cachedManifest = stored !== undefined && cacheKey ? decodeLoadCacheEntry(stored, cacheKey) : undefined;
+  if (cachedManifest) for (const { file, text } of sources) texts.set(file.display, { file, text, lineStarts: lineStartsOf(text) });
+
+  for (const { file, text } of cachedManifest ? [] : sources) {
     const parsed = parseYamlFile(text, file.display, limits);
     texts.set(file.display, { file, text, lineStarts: parsed.lineCounter.lineStarts });
     diagnostics.push(...parsed.diagnostics);
@@ -187,10 +200,13 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
 
   // What a file may leave to another (an environment's cluster), over every file that parsed, even
   // one that failed the schema; not when a file is not YAML: that one may be where it is written.
-  if (!unparsed) diagnostics.push(...checkCompleteness(parsedFiles));
+  if (!unparsed && !cachedManifest) diagnostics.push(...checkCompleteness(parsedFiles));
 
   let manifest: Manifest | undefined;
-  if (parts.length === 0 && sources.length > 0 && !hasErrors(diagnostics)) {
+  if (cachedManifest) {
+    manifest = cachedManifest;
+    diagnostics.push(...finishLoad(manifest, true, texts, opts));
+  } else if (parts.length === 0 && sources.length > 0 && !hasErrors(diagnostics)) {
     diagnostics.push(error('manifest.empty', 'the manifest declares nothing', { detail: 'Write at least `version: 1`.' }));
   } else if (parts.length > 0) {
     // The files that passed the schema are checked further even when another one did not, so that
@@ -205,21 +221,11 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // expanded manifest shows which values those are.
     if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
     diagnostics.push(...merged.diagnostics, ...expanded.diagnostics, ...findDuplicates(manifest), ...checkShapes(manifest));
+    // Stored before resolution writes values into it, and only when clean (see load-cache.ts).
+    const cacheable = opts.cache && cacheKey && complete && diagnostics.length === 0 && expanded.manifest === merged.manifest && secretRanges.length === 0;
+    if (cacheable) storeLoad(opts.cache!, cacheKey!, manifest);
     // A template that could not be instantiated leaves its environments without what it declares.
-    if (complete && !expanded.incomplete) diagnostics.push(...checkReferences(manifest, opts.references));
-    const resolved = resolveManifest(manifest, {
-      env: opts.env,
-      ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
-      ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
-      readFile: (ref, fromFile) => {
-        const from = texts.get(fromFile)?.file;
-        return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
-      },
-      refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
-    });
-    diagnostics.push(...resolved.diagnostics);
-    // After resolution: a schedule or time zone may come from ${env:...}.
-    diagnostics.push(...checkValues(manifest));
+    diagnostics.push(...finishLoad(manifest, complete && !expanded.incomplete, texts, opts));
   }
 
   // Indexed by file and line: an excerpt looks only at the redactions of its own line, so that
@@ -247,6 +253,52 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     manifest: hasErrors(withExcerpts) ? undefined : manifest,
     diagnostics: sortDiagnostics(withExcerpts, sources.map((s) => s.file.display)),
   };
+}
+
+/**
+ * The stages that depend on more than the files' bytes, run on every load (cached or not): the
+ * reference checks (names the API knows), resolution of `${env:}` / `${file:}` and the checks of
+ * resolved values. Resolution writes the values into `manifest`.
+ */
+function finishLoad(manifest: Manifest, checkRefs: boolean, texts: Map<string, FileText>, opts: SourceLoadOptions): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  if (checkRefs) diagnostics.push(...checkReferences(manifest, opts.references));
+  const resolved = resolveManifest(manifest, {
+    env: opts.env,
+    ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
+    ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
+    readFile: (ref, fromFile) => {
+      const from = texts.get(fromFile)?.file;
+      return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
+    },
+    refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
+  });
+  diagnostics.push(...resolved.diagnostics);
+  // After resolution: a schedule or time zone may come from ${env:...}.
+  diagnostics.push(...checkValues(manifest));
+  return diagnostics;
+}
+
+/** A failure to encode or write leaves the next run to parse, as without a cache. */
+function storeLoad(cache: LoadCacheStore, key: string, manifest: Manifest): void {
+  let data: string;
+  try {
+    data = encodeLoadCacheEntry(key, manifest);
+  } catch {
+    return;
+  }
+  try {
+    cache.write(data);
+  } catch {
+    // Not a problem of the manifest: the next run parses.
+  }
+}
+
+/** Offsets where each line of `text` starts, as the YAML library's LineCounter has them. */
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
 }
 
 /**

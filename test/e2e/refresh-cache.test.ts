@@ -238,7 +238,8 @@ describe('the refresh cache', () => {
     const results = await Promise.all(runs.map((c) => c.exited));
     for (const [i, r] of results.entries()) expect(r.code, runs[i]!.stderr()).toBe(0);
     for (const c of runs) expect(changesOf(c.stdout())).toEqual(changesOf(runs[0]!.stdout()));
-    expect(readdirSync(join(h!.dir, 'shared'))).toEqual(['driftless-live-state.json']);
+    // Whole files only (no temporary file left): the refresh cache and the manifest load cache.
+    expect(readdirSync(join(h!.dir, 'shared'))).toEqual(['driftless-live-state.json', 'driftless-manifest.json']);
     const after = await h!.run(['plan', 'm', '--format', 'json'], { env });
     expect(fullReadLine(after.stderr)).toBeUndefined();
     expect(changesOf(after.stdout)).toEqual(changesOf(runs[0]!.stdout()));

@@ -1,0 +1,187 @@
+/**
+ * The manifest load cache: what loading built from manifest files that have not changed since the
+ * last run, so that a warm `plan --cache DIR` parses nothing (issue 21).
+ *
+ * What is cached is the manifest as the file-only stages leave it (parse, schema, numbers,
+ * completeness, merge, duplicates, shapes), before `${env:}` / `${file:}` resolution: resolution,
+ * the reference checks and the checks of resolved values run on every load, so that neither an
+ * environment value nor a referenced file is ever stored or served stale. The key is a hash of the
+ * driftless version, the parse limits, and every file's path and bytes: a file changed in any byte
+ * is a miss, and is loaded afresh.
+ *
+ * Only a clean load is stored: no diagnostic at all (a diagnostic's excerpt and relations need the
+ * parsed text), no environment template (their relations live on hidden properties), and no secret
+ * written in clear in a file (a value marked secret, a webhook secret...: the cache holds only what
+ * a manifest without secrets in clear holds, names and `${env:NAME}` placeholders).
+ *
+ * The source positions every object carries (source-map.ts: hidden symbol properties) are stored
+ * with it, so that a diagnostic of a later stage (the graph, the plan) points where it always did.
+ */
+import { createHash } from 'node:crypto';
+import type { SourceRange } from '../diag/diagnostic.js';
+import { KEY_SOURCES } from './source-map.js';
+import { FIELD_SOURCES, SOURCE, type Manifest } from './types.js';
+
+/** Where a load cache entry is kept; the loader's core does no file access itself. */
+export interface LoadCacheStore {
+  /** What makes a cached load unusable besides the files (the driftless version). */
+  identity: string;
+  /** The stored entry, if any (any failure to read: undefined). */
+  read(): string | undefined;
+  /** Replaces the stored entry; a failure is ignored by the caller (the cache is an optimisation). */
+  write(data: string): void;
+}
+
+const FORMAT = 1;
+
+/** The key of a set of manifest files: their paths and bytes, in load order, and what else shapes the load. */
+export function loadCacheKey(identity: string, files: ReadonlyArray<{ path: string; display: string; text: string }>, limits: unknown): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ format: FORMAT, identity, limits, files: files.length }));
+  for (const f of files) {
+    // Lengths first: no two different lists of (path, text) hash the same concatenation.
+    h.update(`\n${f.path.length}:${f.path}\n${f.display.length}:${f.display}\n${f.text.length}:`);
+    h.update(f.text);
+  }
+  return h.digest('hex');
+}
+
+/** Encoded range: [file index, line, col] or [file index, line, col, end line, end col]. */
+type EncRange = [number, number, number] | [number, number, number, number, number];
+
+/**
+ * An encoded value: a primitive as itself; an object {o: [key, value, ...], s?, f?, k?, i?}; an
+ * array {a: [...], s?, f?, i?}; a value seen before {r: id} (a mapping merged into several places
+ * stays one object, as the parser built it).
+ */
+type Enc = string | number | boolean | null | EncNode;
+interface EncNode {
+  o?: unknown[];
+  a?: Enc[];
+  s?: EncRange;
+  f?: Record<string, EncRange>;
+  k?: Record<string, EncRange>;
+  i?: number;
+  r?: number;
+}
+
+type Sourced = { [SOURCE]?: SourceRange; [FIELD_SOURCES]?: Record<string, SourceRange>; [KEY_SOURCES]?: Record<string, SourceRange> };
+
+/** The entry for `key`: the manifest with its source positions, as JSON text. */
+export function encodeLoadCacheEntry(key: string, manifest: Manifest): string {
+  const files: string[] = [];
+  const fileIndex = new Map<string, number>();
+  const range = (r: SourceRange): EncRange => {
+    let i = fileIndex.get(r.file);
+    if (i === undefined) fileIndex.set(r.file, (i = files.push(r.file) - 1));
+    return r.end ? [i, r.start.line, r.start.col, r.end.line, r.end.col] : [i, r.start.line, r.start.col];
+  };
+  const ranges = (m: Record<string, SourceRange> | undefined): Record<string, EncRange> | undefined => {
+    if (!m) return undefined;
+    const out: Record<string, EncRange> = {};
+    for (const k of Object.keys(m)) out[k] = range(m[k]!);
+    return out;
+  };
+  const seen = new Map<object, { node: EncNode; id?: number }>();
+  let nextId = 0;
+  const enc = (v: unknown): Enc => {
+    if (v === null || typeof v !== 'object') {
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') throw new Error('not cacheable');
+      return v as string | number | boolean;
+    }
+    const before = seen.get(v);
+    if (before) {
+      before.id ??= nextId++;
+      before.node.i = before.id;
+      return { r: before.id };
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) throw new Error('not cacheable');
+    const node: EncNode = {};
+    seen.set(v, { node });
+    const src = v as Sourced;
+    if (Array.isArray(v)) node.a = v.map(enc);
+    else {
+      const o: unknown[] = [];
+      for (const k of Object.keys(v)) o.push(k, enc((v as Record<string, unknown>)[k]));
+      node.o = o;
+    }
+    if (src[SOURCE]) node.s = range(src[SOURCE]);
+    const f = ranges(src[FIELD_SOURCES]);
+    if (f) node.f = f;
+    const k = ranges(src[KEY_SOURCES]);
+    if (k) node.k = k;
+    return node;
+  };
+  const value = enc(manifest);
+  return JSON.stringify({ format: FORMAT, key, files, value });
+}
+
+/** The manifest of an entry stored for `key`, or undefined (another key, another format, damaged). */
+export function decodeLoadCacheEntry(data: string, key: string): Manifest | undefined {
+  let entry: { format?: unknown; key?: unknown; files?: unknown; value?: unknown };
+  try {
+    entry = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (entry === null || typeof entry !== 'object' || entry.format !== FORMAT || entry.key !== key || !Array.isArray(entry.files)) return undefined;
+  const files = entry.files as string[];
+  const range = (r: EncRange): SourceRange => {
+    const file = files[r[0]]!;
+    return r.length === 5 ? { file, start: { line: r[1], col: r[2] }, end: { line: r[3], col: r[4] } } : { file, start: { line: r[1], col: r[2] } };
+  };
+  // The positions of an object's fields and keys are built when first asked for: a plan without
+  // a diagnostic asks for few of them, and building all (a million ranges at 5,000 services) was
+  // most of the decoding time and memory. The first read replaces the getter with the value, as
+  // the parser attached it (source-map.ts).
+  const hide = (obj: object, sym: symbol, m: Record<string, EncRange> | undefined) => {
+    if (!m) return;
+    Object.defineProperty(obj, sym, {
+      enumerable: false,
+      configurable: true,
+      get() {
+        const out: Record<string, SourceRange> = Object.create(null);
+        for (const k of Object.keys(m)) out[k] = range(m[k]!);
+        Object.defineProperty(obj, sym, { value: out, enumerable: false, writable: true, configurable: true });
+        return out;
+      },
+    });
+  };
+  const byId = new Map<number, object>();
+  const dec = (e: Enc): unknown => {
+    if (e === null || typeof e !== 'object') return e;
+    if (e.r !== undefined) {
+      const v = byId.get(e.r);
+      if (!v) throw new Error('damaged');
+      return v;
+    }
+    let out: object;
+    if (e.a) {
+      const arr: unknown[] = [];
+      if (e.i !== undefined) byId.set(e.i, arr);
+      for (const x of e.a) arr.push(dec(x));
+      out = arr;
+    } else if (e.o) {
+      const obj: Record<string, unknown> = {};
+      if (e.i !== undefined) byId.set(e.i, obj);
+      for (let j = 0; j < e.o.length; j += 2) {
+        const k = e.o[j] as string;
+        const v = dec(e.o[j + 1] as Enc);
+        // As the parser does: `__proto__` stays an ordinary key.
+        if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else obj[k] = v;
+      }
+      out = obj;
+    } else throw new Error('damaged');
+    if (e.s) Object.defineProperty(out, SOURCE, { value: range(e.s), enumerable: false, writable: true, configurable: true });
+    hide(out, FIELD_SOURCES, e.f);
+    hide(out, KEY_SOURCES, e.k);
+    return out;
+  };
+  try {
+    return dec(entry.value as Enc) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
