@@ -314,7 +314,15 @@ class SnapshotPort implements ApiPort {
     // Once a list is lacking a full read follows: the rest of this read only looks for more lists
     // the snapshot lacks (to name them), and spends no request.
     if (this.lacking.length > 0) return { results: [] } as T;
-    return this.keep(key, await this.api.get<unknown>(path, query)) as T;
+    try {
+      return this.keep(key, await this.api.get<unknown>(path, query)) as T;
+    } catch (e) {
+      // In a refresh, the reader asks for a list of an object the cache (and the events read) say
+      // exists: gone (404) means the log did not record its removal (an event lost or late). The
+      // run gives way to a full read, which says so; a full read's own 404 stays the run's error.
+      if (Object.keys(this.snapshot).length > 0 && errorStatus(e) === 404) throw new Unexplained(goneAddress(key, this.snapshot), true);
+      throw e;
+    }
   }
 
   /** The live answer of a key of the rotation, once it is known to equal the cached one. */

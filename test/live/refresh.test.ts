@@ -421,6 +421,20 @@ describe('readLiveRecordsCached', () => {
       expect(ghost in snap.responses).toBe(false);
     });
 
+    it('a list of an object the log never said was deleted answers 404: a full read that names it, not a failed run', async () => {
+      const w = world();
+      const snapshot = await warm(w);
+      // The environment is deleted with no event of its own (lost); an event on one of its
+      // services (logged) makes its lists stale, so the refresh asks for them.
+      w.lists['/project/p1/environment'] = { results: [] };
+      for (const k of Object.keys(w.lists)) if (k.startsWith('/environment/e1/') || k.startsWith('/variable?')) delete w.lists[k];
+      w.emit({ target_type: 'APPLICATION', target_id: 's1', project_id: 'p1', environment_id: 'e1' });
+      const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+      expect(r.reader).toBe('full');
+      expect(r.fullReadReason).toBe('the audit log did not explain a change to project.shop/environment.prod');
+      expect(r.records.environments.get('p1')).toEqual([]);
+    });
+
     it('lists re-read because of an event are not counted in N; a list verified equal is used as read (one request, not two)', async () => {
       const w = world();
       const snapshot = await warm(w);
