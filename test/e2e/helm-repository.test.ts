@@ -73,7 +73,10 @@ describe('helm service from an organization helm repository', () => {
     expect(clean.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
     // organization, projects, clusters, helm repositories; the project's environments; the
     // environment's services and statuses.
-    expect(clean.request_count).toBe(7);
+    // With a warm cache (npm run test:warm): the refresh's budget, at most 10 requests plus the
+    // --verify-requests rotation (5), whichever lists the rotation picks this run.
+    if (WARM_CACHE) expect(clean.request_count).toBeLessThanOrEqual(10 + 5);
+    else expect(clean.request_count).toBe(7);
 
     h.write({ 'm/main.yaml': manifest('bitnami', '19.1.0') });
     const move = await h.run(['plan', 'm']);
