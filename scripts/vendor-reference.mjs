@@ -37,7 +37,7 @@ export function vendor(referencePath, selection) {
   const text = readFileSync(referencePath, 'utf8');
   const subset = extractSubset(parseYaml(text), selection);
   const provenance = {
-    source: 'qovery-openapi.yaml (../shared/reference/ beside the repository: the real API document)',
+    source: 'qovery-openapi.yaml (the real API document, kept beside the repository, outside it)',
     sha256: createHash('sha256').update(text).digest('hex'),
     generator: 'scripts/vendor-reference.mjs',
     refresh: 'node scripts/vendor-reference.mjs [path/to/qovery-openapi.yaml]; selection in test/fixtures/reference/selection.json',

@@ -1,5 +1,5 @@
 /**
- * Adversarial conformance review: what the seed (../shared/seed/infrastructure-api.md) says, and,
+ * Adversarial conformance review: what the seed (the seed specification, kept beside the repository: not read by any test) says, and,
  * where it is silent, what the real API's OpenAPI document (qovery-openapi.yaml, vendored in test/fixtures/reference/)
  * says, checked over real HTTP. Each case below failed before its fix.
  */

@@ -1,5 +1,5 @@
 /**
- * Conformance audit against the seed (../shared/seed/infrastructure-api.md), row by row of its
+ * Conformance audit against the seed (the seed specification, kept beside the repository: not read by any test), row by row of its
  * section 4.2, with the request bodies exactly as the seed gives them (no reference-only fields),
  * and the records of its section 2. Real HTTP on 127.0.0.1, one emulator, near-instant deployments.
  */

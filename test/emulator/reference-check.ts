@@ -1,6 +1,6 @@
 /**
  * The real API's OpenAPI document as vendored in test/fixtures/reference/ (written by
- * scripts/vendor-reference.mjs from ../shared/reference/qovery-openapi.yaml: no test reads outside
+ * scripts/vendor-reference.mjs from the real API document kept beside the repository: no test reads outside
  * the repository), and the check of recorded exchanges against it, with the differences the seed
  * sanctions (reference-differences.ts) told apart from unexplained failures.
  */

@@ -1,6 +1,6 @@
 /**
  * The ONE list of the differences from the real API's OpenAPI document (test/fixtures/reference/,
- * vendored from qovery-openapi.yaml) that the seed (../shared/seed/infrastructure-api.md, the law
+ * vendored from qovery-openapi.yaml) that the seed (the specification kept beside the repository, the law
  * where it speaks) sanctions: where the seed defines a field, a body or an enumeration otherwise,
  * the emulator and driftless follow the seed. Each entry names the operations, the part of the
  * exchange, the problem it explains (matched against the checker's detail line) and why.
