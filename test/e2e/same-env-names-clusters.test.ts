@@ -16,10 +16,10 @@ afterEach(async () => {
 
 // production-cluster: AWS, maximum_cpu 8000, a managed-database listing; staging-cluster: GCP,
 // maximum_cpu 4000, no listing (nothing to check a managed instance type against).
-const big = (name: string) => `  - name: ${name}
+const project = (name: string, cluster: string, instanceType: string) => `  - name: ${name}
     environments:
       - name: prod
-        cluster: production-cluster
+        cluster: ${cluster}
         services:
           - type: container
             name: web
@@ -32,30 +32,12 @@ const big = (name: string) => `  - name: ${name}
             database_type: POSTGRESQL
             version: "16"
             mode: MANAGED
-            instance_type: db.t3.micro
+            instance_type: ${instanceType}
             accessibility: PRIVATE
             storage: 10
 `;
-const small = (name: string) => `  - name: ${name}
-    environments:
-      - name: prod
-        cluster: staging-cluster
-        services:
-          - type: container
-            name: web
-            registry: docker-hub
-            image_name: library/nginx
-            tag: "1.27"
-            cpu: 6000
-          - type: database
-            name: db
-            database_type: POSTGRESQL
-            version: "16"
-            mode: MANAGED
-            instance_type: db.not-an-aws-type
-            accessibility: PRIVATE
-            storage: 10
-`;
+const big = (name: string) => project(name, 'production-cluster', 'db.t3.micro');
+const small = (name: string) => project(name, 'staging-cluster', 'db.not-an-aws-type');
 
 describe('same-named environments of two projects on different clusters', () => {
   for (const order of [['alpha-big', 'beta-small'], ['alpha-small', 'beta-big']] as const) {
