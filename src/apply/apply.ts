@@ -532,10 +532,12 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
 
   const summary = emptySummary();
   summary.destroy = destroyed.size;
+  // A protect mark recorded on an otherwise unchanged object is not a change (see `protect_mark`).
+  const marksOnly = new Set(plan.changes.filter((c) => c.actions[0] === 'no-op' && c.protect_mark !== undefined).map((c) => c.address));
   for (const r of stepReports) {
     if (r.status === 'applied') {
       if (r.action === 'create' || r.action === 'replace') summary.add++;
-      else if (r.action === 'update') summary.change++;
+      else if (r.action === 'update' && !marksOnly.has(r.address)) summary.change++;
       else if (r.action === 'deploy') summary.deploy++;
     } else if (r.status === 'failed') summary.failed++;
     else if (r.status === 'skipped') summary.skipped++;

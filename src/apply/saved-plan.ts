@@ -38,7 +38,7 @@ function essence(c: ResourceChange): string {
 }
 
 function actionable(c: ResourceChange): boolean {
-  return c.status !== 'unmanaged' && (c.actions[0] !== 'no-op' || c.deploy !== undefined);
+  return c.status !== 'unmanaged' && (c.actions[0] !== 'no-op' || c.deploy !== undefined || c.protect_mark !== undefined);
 }
 
 function secretFieldsChanged(saved: ResourceChange, fresh: ResourceChange): boolean {

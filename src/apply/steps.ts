@@ -36,7 +36,8 @@ export type PlannedStep =
 export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
   if (c.status !== 'planned' || c.via_parent !== undefined) return undefined;
   const [a, b] = c.actions;
-  if (a === 'no-op') return undefined;
+  // An otherwise unchanged object whose protect mark is recorded or cleared: one update of it.
+  if (a === 'no-op') return c.protect_mark !== undefined ? 'update' : undefined;
   if (a === 'delete' && b === 'create') return 'replace';
   return a;
 }

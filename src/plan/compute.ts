@@ -19,6 +19,7 @@ import { kindReplacement } from './kind-change.js';
 import { knownList } from '../manifest/suggest.js';
 import { matchLive } from './moved.js';
 import { guardProtected, protectFieldChange } from './protect.js';
+import { PROTECT_MARK_FIELD } from './protect-mark.js';
 import { renameHints } from './rename-hints.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
@@ -192,6 +193,13 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
       c.actions = ['no-op'];
+    } else if (diff.fields.every((f) => f.field === PROTECT_MARK_FIELD)) {
+      // Only the mark differs: recorded by apply, not a change to the object (see `protect_mark`).
+      c.actions = ['no-op'];
+      c.protect_mark = diff.fields[0]!.after === true;
+      c.fields = [];
+      c.before = l.attrs;
+      c.after = sanitizedAttrs(o, diff.fingerprints);
     } else {
       c.before = l.attrs;
       c.after = sanitizedAttrs(o, diff.fingerprints);
@@ -511,6 +519,7 @@ function summarize(changes: ResourceChange[]): PlanSummary {
       continue;
     }
     if (c.deploy) s.deploy++;
+    if (c.protect_mark !== undefined) s.marks = (s.marks ?? 0) + 1;
     const [a, b] = c.actions;
     if (a === 'create') s.add++;
     else if (a === 'update') s.change++;
@@ -536,7 +545,7 @@ function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Add
   };
   for (const l of live.resources.values()) if (REFERENCE_KINDS.has(l.kind)) out[l.address] = { id: l.id, version: l.version };
   for (const c of changes) {
-    if (c.status === 'unmanaged' || (c.actions[0] === 'no-op' && !c.deploy)) continue;
+    if (c.status === 'unmanaged' || (c.actions[0] === 'no-op' && !c.deploy && c.protect_mark === undefined)) continue;
     if (c.id !== undefined && c.version !== undefined) out[c.address] = { id: c.id, version: c.version };
     for (const d of c.depends_on) record(d);
     if (c.clone_from !== undefined) record(c.clone_from);

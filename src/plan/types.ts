@@ -151,6 +151,14 @@ export interface ResourceChange {
    * environment): apply sends no request of its own for it.
    */
   via_parent?: Address;
+  /**
+   * The protect mark to record on the live object (`true`) or to clear from it (`false`) when the
+   * mark is all that differs (src/plan/protect-mark.ts): driftless's own bookkeeping in the
+   * description, not a change to the object, so `actions` stay `["no-op"]` and the summary does not
+   * count it (a manifest from `export`, which writes `protect: true` on every database, plans "No
+   * changes"). Apply writes it; the plan says so in one line.
+   */
+  protect_mark?: boolean;
 }
 
 export interface Protection {
@@ -189,6 +197,8 @@ export interface PlanSummary {
   unmanaged: number;
   /** Changes refused without `allowDataLoss` or `allowReplace`: not counted in add, change, destroy or deploy. */
   blocked: number;
+  /** Protect marks to record or clear on objects otherwise unchanged (`protect_mark`); absent when none. */
+  marks?: number;
 }
 
 /** The services to deploy in one environment, stage by stage in deployment order. */
@@ -271,4 +281,9 @@ export interface OutOfScope {
 export function planHasChanges(plan: Plan): boolean {
   const s = plan.summary;
   return s.add + s.change + s.destroy + s.deploy + s.blocked > 0;
+}
+
+/** Whether apply has anything to write: a change, or a protect mark to record on an unchanged object. */
+export function planHasWrites(plan: Plan): boolean {
+  return planHasChanges(plan) || (plan.summary.marks ?? 0) > 0;
 }

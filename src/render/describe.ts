@@ -155,6 +155,23 @@ export function partialLine(targets: readonly string[] | undefined): string | un
   return `Partial plan (--target): only ${list}, what is under ${targets.length === 1 ? 'it' : 'them'} and what ${targets.length === 1 ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`;
 }
 
+/**
+ * The one line every rendering of a plan says about protect marks to record on otherwise unchanged
+ * objects (none when there are none): not changes, but apply writes them.
+ */
+export function protectMarksLine(plan: Plan): string | undefined {
+  const marks = plan.changes.filter((c) => c.protect_mark !== undefined && c.status === 'planned');
+  if (marks.length === 0) return undefined;
+  const record = marks.filter((c) => c.protect_mark === true).map((c) => c.address);
+  const clear = marks.filter((c) => c.protect_mark === false).map((c) => c.address);
+  const list = (xs: string[]) => (xs.length <= 5 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more`);
+  const parts = [
+    ...(record.length > 0 ? [`records the protect mark on ${plural(record.length, 'object')} (${list(record)})`] : []),
+    ...(clear.length > 0 ? [`clears it from ${plural(clear.length, 'object')} (${list(clear)})`] : []),
+  ];
+  return `Apply also ${parts.join(' and ')}: driftless's note in the description, no change to the object${marks.length === 1 ? '' : 's'}.`;
+}
+
 /** The one line every rendering of a plan says about `ignore_changes` (none when nothing was ignored). */
 export function ignoredFieldsLine(plan: Plan): string | undefined {
   const n = plan.ignored_fields ?? 0;

@@ -7,7 +7,7 @@ import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';
-import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
+import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, protectMarksLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
 import type { Palette } from './palette.js';
@@ -92,6 +92,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.join(' ')}.`));
   const ignored = ignoredFieldsLine(plan);
   if (ignored) out.push(p.dim(ignored));
+  const marks = protectMarksLine(plan);
+  if (marks) out.push(p.dim(marks));
   out.push(`${p.bold(summaryLine(plan))} ${requestLine(plan)}`);
   return out.join('\n') + '\n';
 }

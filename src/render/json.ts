@@ -61,6 +61,8 @@ export interface JsonResourceChange {
     patch?: Operation[];
     /** The service is deployed by this plan (not an action: a no-op service may deploy). */
     deploy?: ResourceChange['deploy'];
+    /** The protect mark apply records (true) or clears (false) on this otherwise unchanged object (not an action). */
+    protect_mark?: boolean;
     replace_paths?: string[];
     reasons?: string[];
   };
@@ -204,6 +206,7 @@ function resourceChange(c: ResourceChange, options: Plan['options']): JsonResour
   };
   if (before && after && c.fields.length > 0) out.change.patch = fieldPatch(c, before, after, sensitive);
   if (c.deploy) out.change.deploy = c.deploy;
+  if (c.protect_mark !== undefined) out.change.protect_mark = c.protect_mark;
   if (c.parent !== undefined) out.parent = c.parent;
   if (c.previous_address !== undefined) out.previous_address = c.previous_address;
   if (c.ignored && c.ignored.length > 0) out.change.ignored_fields = [...c.ignored];

@@ -12,7 +12,7 @@
 import { diffLines } from 'diff';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
+import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, protectMarksLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
@@ -203,6 +203,8 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   if (scope) blocks.push(textBlock(escapeMarkdown(scope)));
   const ignored = ignoredFieldsLine(plan);
   if (ignored) blocks.push(textBlock(escapeMarkdown(ignored)));
+  const marks = protectMarksLine(plan);
+  if (marks) blocks.push(textBlock(escapeMarkdown(marks)));
 
   return {
     heading: (part) => `### ${title}${part ? ` (part ${part.index} of ${part.count})` : ''}`,

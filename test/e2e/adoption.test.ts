@@ -65,17 +65,22 @@ describe('export, then apply --no-deploy', () => {
     // A Write token: adopting needs no Deploy scope.
     const adopt = await run(['apply', dir, '--no-deploy', '--auto-approve', '--poll-interval', '20'], emu.env({}, 'WRITE'));
     expect(adopt.code, adopt.stdout + adopt.stderr).toBe(0);
-    // The one write: the protect mark the export puts on the database (issue 18), recorded on it.
-    expect(adopt.stdout).toContain('~ protect: false -> true');
-    expect(adopt.stdout.match(/will be updated in place/g)).toEqual(['will be updated in place']);
-    expect(adopt.stdout).toContain('# project.shop/environment.production/database.orders-db will be updated in place');
-    expect(adopt.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 0 deployed');
+    // No change: the one write is the protect mark the export puts on the database (issue 18),
+    // driftless's note in its description, said in one line and recorded on it.
+    expect(adopt.stdout).toContain('No changes.');
+    expect(adopt.stdout).not.toContain('will be updated in place');
+    expect(adopt.stdout).toContain('Apply also records the protect mark on 1 object (project.shop/environment.production/database.orders-db)');
+    expect(adopt.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed');
+    const db = (await emu.api('GET', `/environment/${org.envIds.production}/database`)).results.find((d: any) => d.name === 'orders-db');
+    expect(db.description).toContain('[driftless:v1 protect=true]');
 
     expect(await histories()).toEqual(before);
     // The secret is as the console wrote it: same record, same description (no marker written).
     expect(await emu.api('GET', `/variable?parent_id=${org.projectId}&scope=PROJECT`)).toEqual(secretBefore);
     const doc = await planJson();
     expect(doc.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
+    // Recorded: nothing left to record.
+    expect(doc.summary.marks).toBeUndefined();
     expect(doc.ignored_fields).toBeGreaterThan(0);
   }, 60_000);
 

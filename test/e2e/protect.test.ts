@@ -91,6 +91,8 @@ async function planClean(): Promise<void> {
   const r = await h.run(['plan', 'm', '--detailed-exitcode']);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   expect(r.stdout).toContain('No changes.');
+  // Every mark recorded too: nothing left for an apply to write.
+  expect(r.stdout).not.toContain('protect mark');
 }
 
 /** plan and apply, with every guard flag: both refused, nothing deleted; the plan names the mark's line. */
@@ -201,11 +203,13 @@ describe('protect: true', () => {
     expect(refused.code).toBe(1);
     expect(ids()).toEqual(before);
 
-    // protect: false clears the mark (one update, shown as such), and the next plan is clean.
+    // protect: false clears the mark (driftless's note, said in one line, not a change to the
+    // service), and the next plan is clean.
     h.write({ 'm/main.yaml': manifest({ apiProtect: 'false', envPrune: true }) });
-    const clearing = await h.run(['plan', 'm']);
-    expect(clearing.stdout).toContain('protect: true -> false');
-    expect(clearing.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy, 0 to deploy.');
+    const clearing = await h.run(['plan', 'm', '--detailed-exitcode']);
+    expect(clearing.stdout).toContain('Apply also clears it from 1 object (project.shop/environment.prod/application.api)');
+    expect(clearing.stdout).toContain('No changes.');
+    expect(clearing.code).toBe(0);
     await applyOk();
     await planClean();
     expect(String(h.emu.state.services[api.id as string]!.description ?? '')).not.toContain('protect');

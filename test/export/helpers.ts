@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { Plan } from '../../src/plan/types.js';
+import { planHasChanges, type Plan } from '../../src/plan/types.js';
 import { startEmulator, type RunningEmulator, type StartOptions } from '../../src/emulator/server.js';
 import { main } from '../../src/cli/main.js';
 
@@ -92,16 +92,20 @@ export async function expectValidAndInSync(file: string, env: NodeJS.ProcessEnv)
 }
 
 /**
- * An export writes `protect: true` on every database (issue 18): the first plan of the export
- * records that mark on each live database that does not carry it yet (an update of the `protect`
- * field alone, no deploy) and changes nothing else. Returns the addresses it records it on.
+ * An export writes `protect: true` on every database (issue 18): the first plan of the export has
+ * no changes ("No changes.", all counts 0), and notes only that apply records that mark on each
+ * live database that does not carry it yet (`protect_mark`, no field change, no deploy). Returns
+ * the addresses it records it on.
  */
 export function protectMarksOnly(plan: Plan): string[] {
-  const changed = plan.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy !== undefined || c.status !== 'planned');
-  for (const c of changed) {
+  const other = plan.changes.filter((c) => c.actions[0] !== 'no-op' || c.deploy !== undefined || c.status !== 'planned' || c.fields.length > 0);
+  expect(other.map((c) => c.address)).toEqual([]);
+  const marked = plan.changes.filter((c) => c.protect_mark !== undefined);
+  for (const c of marked) {
     expect(c.kind, c.address).toBe('database');
-    expect({ actions: c.actions, status: c.status, deploy: c.deploy, fields: c.fields }, c.address).toEqual({ actions: ['update'], status: 'planned', deploy: undefined, fields: [{ field: 'protect', before: false, after: true }] });
+    expect(c.protect_mark, c.address).toBe(true);
   }
-  expect(plan.summary).toMatchObject({ add: 0, destroy: 0, change: changed.length, deploy: 0, unmanaged: 0, blocked: 0 });
-  return changed.map((c) => c.address).sort();
+  expect(plan.summary).toMatchObject({ add: 0, destroy: 0, change: 0, deploy: 0, unmanaged: 0, blocked: 0 });
+  expect(planHasChanges(plan)).toBe(false);
+  return marked.map((c) => c.address).sort();
 }

@@ -49,13 +49,16 @@ describe('driftless export: services never deployed', () => {
     expect(draft.match(/^\s*deploy: false$/gm)).toHaveLength(3);
     expect(text.slice(text.indexOf('name: running'))).not.toMatch(/^\s*deploy: false$/m);
 
-    // The export protects the database (issue 18): the first apply records that mark on it, one
-    // update that deploys nothing, and changes nothing else.
+    // The export protects the database (issue 18): its plan has no changes, and its first apply
+    // records that mark on it (driftless's note, not a change), deploying nothing.
     expect(draft).toMatch(/name: db\n\s+type: database\n(?:.*\n)*?\s+protect: true\n/);
+    const first = await run(['plan', file, '--detailed-exitcode'], emu.env(), tmp.dir);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout).toContain('No changes.');
+    expect(first.stdout).toContain('Apply also records the protect mark on 1 object (project.lab/environment.draft/database.db)');
     const marked = await run(['apply', file, '--auto-approve', '--poll-interval', '40'], emu.env(), tmp.dir);
     expect(marked.code, marked.stderr).toBe(0);
-    expect(marked.stdout).toContain('~ protect: false -> true');
-    expect(marked.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed; 0 deployed.');
+    expect(marked.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.');
 
     const plan = await run(['plan', file, '--detailed-exitcode'], emu.env(), tmp.dir);
     expect(plan.stderr.match(/error/i), plan.stderr).toBeNull();

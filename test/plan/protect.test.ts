@@ -14,6 +14,9 @@ import { withFingerprintMarker } from '../../src/plan/fingerprint.js';
 import { desiredToRequest } from '../../src/apply/bodies.js';
 import { blockingOf, refusedWithout } from '../../src/plan/guards.js';
 import { planToJson } from '../../src/render/json.js';
+import { protectMarksLine, summaryLine } from '../../src/render/describe.js';
+import { planHasChanges, planHasWrites } from '../../src/plan/types.js';
+import { stepActionOf } from '../../src/apply/steps.js';
 import type { Diagnostic } from '../../src/diag/diagnostic.js';
 
 function graphOf(files: Record<string, string>): { graph: DesiredGraph; diagnostics: Diagnostic[] } {
@@ -136,24 +139,53 @@ projects:
     expect(graph.resources.get(`${P}/environment.dev/database.pg`)!.protect?.value).toBe(false);
   });
 
-  it('adds a `protect` field change when the live mark differs, and none when the manifest says nothing', () => {
+  it('notes a protect mark to record when the live mark is all that differs: not a change, but apply writes it', () => {
     const marked = liveOf({ apiDescription: '[driftless:v1 protect=true]' });
     const record = computePlan(graphOf({ 'main.yaml': manifest({ api: 'true' }) }).graph, liveOf());
     const api = record.changes.find((c) => c.address === `${E}/application.api`)!;
-    expect(api.actions).toEqual(['update']);
-    expect(api.fields).toEqual([{ field: 'protect', before: false, after: true }]);
-    // Recording the mark deploys nothing.
+    // Driftless's own note in the description: the object is unchanged, the plan says "No changes".
+    expect(api.actions).toEqual(['no-op']);
+    expect(api.fields).toEqual([]);
+    expect(api.protect_mark).toBe(true);
     expect(api.deploy).toBeUndefined();
-    expect(computePlan(graphOf({ 'main.yaml': manifest({ api: 'true' }) }).graph, marked).summary).toMatchObject({ add: 0, change: 0, destroy: 0 });
-    expect(computePlan(graphOf({ 'main.yaml': manifest() }).graph, marked).summary).toMatchObject({ change: 0 });
-    // The JSON plan says it too, with a patch that applies to `before`.
+    expect(record.summary).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0, marks: 1 });
+    expect(planHasChanges(record)).toBe(false);
+    expect(planHasWrites(record)).toBe(true);
+    expect(summaryLine(record)).toBe('No changes.');
+    expect(protectMarksLine(record)).toBe(`Apply also records the protect mark on 1 object (${E}/application.api): driftless's note in the description, no change to the object.`);
+    // ... and apply makes one update of it (saved plans included).
+    expect(stepActionOf(api)).toBe('update');
+    // Nothing to record once the mark is live, nor when the manifest says nothing.
+    for (const plan of [computePlan(graphOf({ 'main.yaml': manifest({ api: 'true' }) }).graph, marked), computePlan(graphOf({ 'main.yaml': manifest() }).graph, marked)]) {
+      expect(plan.summary).toMatchObject({ add: 0, change: 0, destroy: 0 });
+      expect(plan.summary.marks).toBeUndefined();
+      expect(plan.changes.some((c) => c.protect_mark !== undefined)).toBe(false);
+      expect(planHasWrites(plan)).toBe(false);
+    }
+    // The JSON plan says it as a no-op carrying the mark.
     const json = planToJson(record, { driftless_version: 't', timestamp: '2026-11-27T00:00:00Z' }).resource_changes.find((c) => c.address === `${E}/application.api`)!;
-    expect(json.change.actions).toEqual(['update']);
-    expect(json.change.patch).toEqual([{ op: 'add', path: '/protect', value: true }]);
-    const clear = computePlan(graphOf({ 'main.yaml': manifest({ api: 'false' }) }).graph, marked).changes.find((c) => c.address === `${E}/application.api`)!;
-    expect(clear.fields).toEqual([{ field: 'protect', before: true, after: false }]);
+    expect(json.change.actions).toEqual(['no-op']);
+    expect(json.change.protect_mark).toBe(true);
+    expect(json.change.changed_fields).toEqual([]);
+    // `protect: false` clears a live mark the same way.
+    const clearing = computePlan(graphOf({ 'main.yaml': manifest({ api: 'false' }) }).graph, marked);
+    const clear = clearing.changes.find((c) => c.address === `${E}/application.api`)!;
+    expect({ actions: clear.actions, fields: clear.fields, protect_mark: clear.protect_mark }).toEqual({ actions: ['no-op'], fields: [], protect_mark: false });
+    expect(protectMarksLine(clearing)).toContain('clears it from 1 object');
     // An environment cannot carry it: nothing to record.
-    expect(computePlan(graphOf({ 'main.yaml': manifest({ env: 'true' }) }).graph, liveOf()).summary.change).toBe(0);
+    const env = computePlan(graphOf({ 'main.yaml': manifest({ env: 'true' }) }).graph, liveOf());
+    expect(env.summary.change).toBe(0);
+    expect(env.summary.marks).toBeUndefined();
+  });
+
+  it('shows the mark as a field of an update when something else of the object changes too', () => {
+    const record = computePlan(graphOf({ 'main.yaml': manifest({ api: 'true' }).replace('dockerfile_path: Dockerfile', 'dockerfile_path: build/Dockerfile') }).graph, liveOf());
+    const api = record.changes.find((c) => c.address === `${E}/application.api`)!;
+    expect(api.actions).toEqual(['update']);
+    expect(api.fields.map((f) => f.field).sort()).toEqual(['dockerfile_path', 'protect']);
+    expect(api.protect_mark).toBeUndefined();
+    const json = planToJson(record, { driftless_version: 't', timestamp: '2026-11-27T00:00:00Z' }).resource_changes.find((c) => c.address === `${E}/application.api`)!;
+    expect(json.change.patch).toContainEqual({ op: 'add', path: '/protect', value: true });
   });
 });
 
