@@ -24,6 +24,11 @@ export default defineConfig({
       // and the precompiled validator's equivalence with the runtime one (8 s of ajv compilation).
       'test/manifest/hostile.test.ts',
       'test/manifest/precompiled-validator.test.ts',
+      // The refresh's property test drives the emulator over HTTP for 40 s: with perTest coverage it
+      // would re-run for every mutant of read/refresh/normalize. The writers' test spawns the built
+      // dist/, which a mutant of src/ never reaches.
+      'test/live/refresh.property.test.ts',
+      'test/live/cache-file-writers.test.ts',
     ],
     testTimeout: 30_000,
     pool: 'forks',
