@@ -95,6 +95,13 @@ describe('--target words', () => {
     expect(d[0]!.detail).toBe(`Did you mean \`${WORKER}\`? Known under ${PROD}: ${API}, ${WORKER}.`);
   });
 
+  it('lists the addresses under a project when the environment segment is wrong, whatever follows it, and not those of a project whose name starts the same', () => {
+    for (const word of ['project.shop/environment.nope', 'project.shop/environment.nope/container.api']) {
+      const d = resolveTargets(built(), [word]).diagnostics;
+      expect(d[0]!.detail, word).toMatch(/Known under project\.shop: project\.shop\/variable\.TOKEN, project\.shop\/environment\.staging, project\.shop\/environment\.prod\.$/);
+    }
+  });
+
   it('says what an empty address is, with no guess', () => {
     const d = resolveTargets(built(), ['  ']).diagnostics;
     expect(d).toHaveLength(1);
