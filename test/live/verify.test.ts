@@ -34,6 +34,7 @@ describe('the rotation of --verify-requests', () => {
     expect(fullRotationRuns(0, 5)).toBe(1);
     expect(fullRotationRuns(10, 0)).toBe(Infinity);
     expect(fullRotationRuns(10, -1)).toBe(Infinity);
+    expect(fullRotationRuns(0, 0)).toBe(Infinity);
   });
 
   it('re-reads only lists answered from the cache: not the organization, not the lists never cached, not a stale one', () => {
@@ -77,6 +78,7 @@ describe('the rotation of --verify-requests', () => {
   it('re-reads all of them when there are no more than N, and none with N = 0', () => {
     const keys = ['/project/b/environment', '/project/a/environment'];
     expect(keysToVerify(keys, nothingStale, keys[0], 2)).toEqual(['/project/a/environment', '/project/b/environment']);
+    expect(keysToVerify(keys, nothingStale, '/project/a/environment', 2)).toEqual(['/project/a/environment', '/project/b/environment']);
     expect(keysToVerify(keys, nothingStale, undefined, 0)).toEqual([]);
     expect(keysToVerify(keys, nothingStale, undefined, -3)).toEqual([]);
   });
