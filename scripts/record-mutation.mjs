@@ -2,13 +2,18 @@
 /**
  * Records the score of a StrykerJS run (`npm run test:mutation`) for RELIABILITY.md:
  *
- *   node scripts/record-mutation.mjs [REPORT...] [--command "what was run"] [--note "what to know"]
+ *   node scripts/record-mutation.mjs [REPORT...] [--command "what was run"] [--note "what to know"] [--keep-earlier]
  *
  * Each REPORT is a Stryker JSON report (default reports/mutation/mutation.json; the incremental file
  * has the same shape); several (runs over parts of the scope) are merged, the last one winning for
  * a file in more than one. Writes test/support/results/mutation.json (tracked: run it on purpose, then
  * `npm run reliability`). Each surviving mutant is listed with the explanation given for it in
  * test/support/mutation-equivalents.json (keyed "file:line:column Mutator -> replacement"), or as not yet killed.
+ *
+ * Scores are given per directory, per file, and per area of AREAS (what issue 18 holds to 85% each).
+ * `--keep-earlier`: the record already there (and the earlier ones it kept) stays in `earlier`, with
+ * its own command and date, when none of its files was measured again: a run over a part of the
+ * scope does not erase what an earlier run measured of another part.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,25 +22,43 @@ const ROOT = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const commandAt = args.indexOf('--command');
 const command = commandAt >= 0 ? args.splice(commandAt, 2)[1] : 'npm run test:mutation';
+const keepAt = args.indexOf('--keep-earlier');
+const keepEarlier = keepAt >= 0 && args.splice(keepAt, 1).length > 0;
 const noteAt = args.indexOf('--note');
 const note = noteAt >= 0 ? args.splice(noteAt, 2)[1] : undefined;
 const reportPaths = (args.length > 0 ? args : ['reports/mutation/mutation.json']).map((a) => resolve(ROOT, a));
 const report = { files: {} };
 for (const path of reportPaths) Object.assign(report.files, JSON.parse(readFileSync(path, 'utf8')).files);
+/** Parts of the scope held to the target each (issue 18): a directory (prefix ending in `/`) or files. */
+const AREAS = [
+  { name: 'src/live', files: (f) => f.startsWith('src/live/') },
+  { name: 'src/graph/target.ts', files: (f) => f === 'src/graph/target.ts' },
+  { name: 'src/manifest (merge, templates, completeness)', files: (f) => ['src/manifest/merge.ts', 'src/manifest/templates.ts', 'src/manifest/completeness.ts'].includes(f) },
+];
 const equivalents = JSON.parse(readFileSync(join(ROOT, 'test/support/mutation-equivalents.json'), 'utf8'));
 
 const counts = { Killed: 0, Survived: 0, Timeout: 0, NoCoverage: 0, Ignored: 0, RuntimeError: 0, CompileError: 0 };
 /** Per directory (src/plan, src/graph, ...): killed + timeout, and the mutants that count. */
 const byDir = {};
+/** Per file, the same. */
+const byFile = {};
 const survivors = [];
 const files = Object.keys(report.files).sort();
 for (const file of files) {
-  for (const m of report.files[file].mutants) {
+  for (const reported of report.files[file].mutants) {
+    // A static mutant (a module-level constant, `static: true` in the report) is in effect only if
+    // the module is loaded with it active; the vitest runner activates a mutant per test, after the
+    // module was loaded, so one Stryker runs anyway (it is also covered by tests) is never in effect
+    // and its "Survived" says nothing of the tests. It counts as ignored, as `ignoreStatic` intends.
+    const m = reported.static ? { ...reported, status: 'Ignored' } : reported;
     counts[m.status] = (counts[m.status] ?? 0) + 1;
     const dir = file.split('/').slice(0, -1).join('/');
     byDir[dir] ??= { detected: 0, valid: 0 };
-    if (m.status === 'Killed' || m.status === 'Timeout') byDir[dir].detected++;
-    if (['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(m.status)) byDir[dir].valid++;
+    byFile[file] ??= { detected: 0, valid: 0 };
+    for (const tally of [byDir[dir], byFile[file]]) {
+      if (m.status === 'Killed' || m.status === 'Timeout') tally.detected++;
+      if (['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(m.status)) tally.valid++;
+    }
     if (m.status === 'Survived' || m.status === 'NoCoverage') {
       const key = `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${(m.replacement ?? '').replace(/\s+/g, ' ')}`;
       survivors.push({ key, status: m.status, replacement: m.replacement ?? '', equivalent: equivalents[key] ?? null });
@@ -46,6 +69,27 @@ for (const file of files) {
 const detected = counts.Killed + counts.Timeout;
 const valid = detected + counts.Survived + counts.NoCoverage;
 const equivalent = survivors.filter((s) => s.equivalent).length;
+const scored = (x) => ({ ...x, score: x.valid ? Math.round((1000 * x.detected) / x.valid) / 10 : 0 });
+const byArea = {};
+for (const area of AREAS) {
+  const mine = files.filter(area.files);
+  if (mine.length === 0) continue;
+  byArea[area.name] = scored({ files: mine.length, detected: mine.reduce((n, f) => n + byFile[f].detected, 0), valid: mine.reduce((n, f) => n + byFile[f].valid, 0) });
+}
+const target = join(ROOT, 'test/support/results/mutation.json');
+let earlier = [];
+if (keepEarlier) {
+  let previous;
+  try {
+    previous = JSON.parse(readFileSync(target, 'utf8'));
+  } catch {
+    previous = undefined;
+  }
+  if (previous) {
+    const { earlier: older = [], ...last } = previous;
+    earlier = [last, ...older].filter((run) => !run.files.some((f) => files.includes(f)));
+  }
+}
 const out = {
   command,
   ...(note ? { note } : {}),
@@ -61,10 +105,12 @@ const out = {
   errors: counts.RuntimeError + counts.CompileError,
   score: valid ? Math.round((1000 * detected) / valid) / 10 : 0,
   score_without_equivalent: valid - equivalent ? Math.round((1000 * detected) / (valid - equivalent)) / 10 : 0,
-  by_directory: Object.fromEntries(Object.entries(byDir).map(([d, x]) => [d, { ...x, score: x.valid ? Math.round((1000 * x.detected) / x.valid) / 10 : 0 }])),
+  by_directory: Object.fromEntries(Object.entries(byDir).map(([d, x]) => [d, scored(x)])),
+  by_area: byArea,
+  by_file: Object.fromEntries(Object.entries(byFile).map(([f, x]) => [f, scored(x)])),
   survivors,
+  ...(earlier.length > 0 ? { earlier } : {}),
 };
-const target = join(ROOT, 'test/support/results/mutation.json');
 const tmp = `${target}.${process.pid}.tmp`;
 writeFileSync(tmp, JSON.stringify(out, null, 2) + '\n');
 renameSync(tmp, target);

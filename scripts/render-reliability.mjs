@@ -14,6 +14,18 @@ const RESULTS = join(ROOT, 'test/support/results');
 
 const MUTATION = 'mutation.json';
 
+/** What one recorded run measured: its command, scope, counts and scores. */
+function runLines(m) {
+  return [
+    `- command: \`${m.command}\`, ${m.date} (Node ${m.node})`,
+    ...(m.note ? [`- ${m.note}`] : []),
+    `- scope: ${m.files.map((f) => `\`${f}\``).join(', ')}`,
+    `- mutants: **${m.mutants}**; killed **${m.killed}**, survived **${m.survived}**, timeout **${m.timeout}**, no coverage **${m.no_coverage}**, ignored (static) **${m.ignored_static}**, errors **${m.errors}**`,
+    `- mutation score: **${m.score}%** ((killed + timeout) / (killed + timeout + survived + no coverage)); **${m.score_without_equivalent}%** without the survivors explained as equivalent below`,
+    ...Object.entries(m.by_directory ?? {}).map(([dir, x]) => `- \`${dir}\`: **${x.score}%** (${x.detected} of ${x.valid})`),
+  ];
+}
+
 /** The mutation testing section, from results/mutation.json when it exists. */
 function mutationSection() {
   let m;
@@ -31,19 +43,25 @@ function mutationSection() {
     'recorded with `node scripts/record-mutation.mjs` after the run. Static mutants (module-level constants, which would',
     're-run every test) are ignored (`ignoreStatic`) and not in the score. Target: 85% of the mutants killed.',
     '',
-    `- command: \`${m.command}\`, ${m.date} (Node ${m.node})`,
-    ...(m.note ? [`- ${m.note}`] : []),
-    `- scope: ${m.files.map((f) => `\`${f}\``).join(', ')}`,
-    `- mutants: **${m.mutants}**; killed **${m.killed}**, survived **${m.survived}**, timeout **${m.timeout}**, no coverage **${m.no_coverage}**, ignored (static) **${m.ignored_static}**, errors **${m.errors}**`,
-    `- mutation score: **${m.score}%** ((killed + timeout) / (killed + timeout + survived + no coverage)); **${m.score_without_equivalent}%** without the survivors explained as equivalent below`,
+    ...runLines(m),
   ];
-  for (const [dir, x] of Object.entries(m.by_directory ?? {})) out.push(`- \`${dir}\`: **${x.score}%** (${x.detected} of ${x.valid})`);
-  const explained = m.survivors.filter((x) => x.equivalent);
+  const areas = Object.entries(m.by_area ?? {});
+  if (areas.length > 0) {
+    out.push('', 'Per area held to the target (issue 18), and per file:', '');
+    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'})`);
+    out.push('', '| file | score | killed of |', '|---|---|---|');
+    for (const [file, x] of Object.entries(m.by_file ?? {})) out.push(`| \`${file}\` | ${x.score}% | ${x.detected} of ${x.valid} |`);
+  }
+  for (const run of m.earlier ?? []) {
+    out.push('', `Measured by an earlier run, not re-run since (its own command and date):`, '', ...runLines(run));
+  }
+  const all = [m, ...(m.earlier ?? [])].flatMap((run) => run.survivors);
+  const explained = all.filter((x) => x.equivalent);
   if (explained.length > 0) {
     out.push('', 'Surviving mutants that are equivalent (no test can tell them from the original):', '');
     for (const x of explained) out.push(`- \`${x.key.split(' -> ')[0]}\` (\`${x.replacement.replace(/\s+/g, ' ').slice(0, 80)}\`): ${x.equivalent}`);
   }
-  const open = m.survivors.length - explained.length;
+  const open = all.length - explained.length;
   if (open > 0) out.push('', `${open} other surviving mutants are not yet killed (listed in \`test/support/results/mutation.json\`).`);
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toNanos, type AuditEvent } from '../../src/live/audit-log.js';
-import { OVERLAP_MS, advance, cursorBeyondLogReason, floorReason, futureCursorReason, readBound, readFreshness, unseenEvents, type Freshness } from '../../src/live/cursor.js';
+import { OVERLAP_MS, advance, afterFullRead, legacyFreshness, cursorBeyondLogReason, floorReason, futureCursorReason, readBound, readFreshness, unseenEvents, type Freshness } from '../../src/live/cursor.js';
 
 const at = (iso: string) => ({ timestamp: iso, ids: [] as string[] });
 const ev = (id: string, timestamp: string): AuditEvent => ({ id, timestamp, event_type: 'UPDATE', target_type: 'APPLICATION' });
@@ -85,5 +85,51 @@ describe('readFreshness', () => {
     for (const bad of [null, [], { ...good, seen: 'a' }, { ...good, floor: 'yesterday' }, { ...good, fullReadAt: 3 }, { ...good, verifiedThrough: 1 }, { ...good, serverReadAt: 'x' }]) {
       expect(readFreshness(bad), JSON.stringify(bad)).toHaveProperty('unreadable');
     }
+  });
+});
+
+describe('the freshness a snapshot starts with', () => {
+  it('of a snapshot written before freshness existed: the cursor is its floor and its ids are what it had seen', () => {
+    expect(legacyFreshness({ timestamp: '2026-11-25T16:00:00Z', ids: ['a', 'b'] }, '2026-11-25T16:00:01Z')).toStrictEqual({ floor: '2026-11-25T16:00:00Z', seen: ['a', 'b'], fullReadAt: '2026-11-25T16:00:01Z' });
+    expect(legacyFreshness(null, '2026-11-25T16:00:01Z')).toStrictEqual({ seen: [], fullReadAt: '2026-11-25T16:00:01Z' });
+  });
+
+  it("of a full read: the log's newest event is the floor, and the read began at the API's clock when it said it", () => {
+    const server = new Date('2026-11-25T16:00:05Z');
+    const machine = new Date('2026-11-25T15:59:00Z');
+    expect(afterFullRead(at('2026-11-25T16:00:00Z'), server, machine)).toStrictEqual({ floor: '2026-11-25T16:00:00Z', seen: [], serverReadAt: '2026-11-25T16:00:05.000Z', fullReadAt: '2026-11-25T16:00:05.000Z' });
+    expect(afterFullRead(null, undefined, machine)).toStrictEqual({ seen: [], fullReadAt: '2026-11-25T15:59:00.000Z' });
+  });
+
+  it('reads back without the optional fields a run did not write', () => {
+    expect(readFreshness({ seen: [], fullReadAt: '2026-11-25T16:00:00.000Z' })).toStrictEqual({ seen: [], fullReadAt: '2026-11-25T16:00:00.000Z' });
+    expect(readFreshness({ seen: [1], fullReadAt: '2026-11-25T16:00:00.000Z' })).toStrictEqual({ unreadable: 'its freshness record is unreadable (seen)' });
+    expect(readFreshness('x')).toStrictEqual({ unreadable: 'its freshness record is unreadable (not an object)' });
+  });
+});
+
+describe('more of the window', () => {
+  it('takes the overlap asked for', () => {
+    expect(nanos(readBound(at('2026-11-25T16:00:00Z'), fresh(), { overlapMs: 60_000 }))).toBe(toNanos('2026-11-25T16:00:00Z') - MIN);
+    const events = [ev('a', '2026-11-25T15:58:00Z'), ev('b', '2026-11-25T15:59:30Z'), ev('c', '2026-11-25T16:00:00Z')];
+    expect(advance(null, fresh(), events, 60_000).seen).toEqual(['b', 'c']);
+  });
+
+  it('a quiet organization whose previous read began before the cursor keeps the cursor bound', () => {
+    const opts = { serverNow: new Date('2026-11-25T17:00:00Z'), retentionDays: 30 };
+    expect(nanos(readBound(at('2026-10-26T18:00:00Z'), fresh({ serverReadAt: '2026-10-26T17:00:00Z' }), opts))).toBe(toNanos('2026-10-26T18:00:00Z') - 5n * MIN);
+  });
+
+  it('never moves the cursor back to an older event, and has none with no cursor and no event', () => {
+    const c = { timestamp: '2026-11-25T16:00:00Z', ids: ['x'] };
+    expect(advance(c, fresh(), [ev('old', '2026-11-25T15:59:00Z')]).cursor).toEqual(c);
+    expect(advance(null, fresh(), [])).toEqual({ cursor: null, seen: [] });
+    expect(advance(null, fresh(), [ev('b', '2026-11-25T16:00:00Z'), ev('a', '2026-11-25T16:00:00Z')])).toEqual({ cursor: { timestamp: '2026-11-25T16:00:00Z', ids: ['a', 'b'] }, seen: ['a', 'b'] });
+  });
+
+  it('an event at the floor itself is reflected; one a nanosecond later is not', () => {
+    const events = [ev('at', '2026-11-25T16:00:00Z'), ev('after', '2026-11-25T16:00:00.000000001Z')];
+    expect(unseenEvents(events, fresh({ floor: '2026-11-25T16:00:00Z' })).map((e) => e.id)).toEqual(['after']);
+    expect(unseenEvents(events, fresh()).map((e) => e.id)).toEqual(['at', 'after']);
   });
 });
