@@ -308,7 +308,11 @@ class SnapshotPort implements ApiPort {
     if (current && this.verify.has(key)) return (await this.verified(key, path, query)) as T;
     if (current) {
       this.fromCache.add(key);
-      return this.keep(key, structuredClone(this.snapshot[key])) as T;
+      // The next snapshot keeps the held answer itself (already a kept answer: it was kept so),
+      // which the cache file writes back as the bytes it was read from (src/live/cache-bytes.ts);
+      // the reader gets a copy of its own.
+      this.used[key] = this.snapshot[key];
+      return structuredClone(this.snapshot[key]) as T;
     }
     if (!(key in this.snapshot) && this.neverRead(key)) this.lacking.push(key);
     // Once a list is lacking a full read follows: the rest of this read only looks for more lists
