@@ -210,3 +210,14 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
 }
+
+/**
+ * A copy of a held answer, for a reader that may change it: parsed again from the bytes it was
+ * read from when it comes from a file (about twice as fast as structuredClone on API answers),
+ * else structuredClone. Both give a fresh value equal to the answer.
+ */
+export function copyOfAnswer<T>(answer: T): T {
+  const from = answer !== null && typeof answer === 'object' ? readFrom.get(answer) : undefined;
+  if (!from) return structuredClone(answer);
+  return JSON.parse(Buffer.from(from.buf.buffer, from.buf.byteOffset + from.valueStart, from.end - from.valueStart).toString('utf8')) as T;
+}

@@ -24,6 +24,7 @@ import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { NEVER_CACHED_ORG_LISTS, requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
 import { describeLacking } from './cache-lacks.js';
 import { STALE, unionOfResponses } from './cache-union.js';
+import { copyOfAnswer } from './cache-bytes.js';
 
 /** What a run leaves for the next one: the answers its read used, and where the log stood. */
 export interface LiveSnapshot {
@@ -312,7 +313,7 @@ class SnapshotPort implements ApiPort {
       // which the cache file writes back as the bytes it was read from (src/live/cache-bytes.ts);
       // the reader gets a copy of its own.
       this.used[key] = this.snapshot[key];
-      return structuredClone(this.snapshot[key]) as T;
+      return copyOfAnswer(this.snapshot[key]) as T;
     }
     if (!(key in this.snapshot) && this.neverRead(key)) this.lacking.push(key);
     // Once a list is lacking a full read follows: the rest of this read only looks for more lists
