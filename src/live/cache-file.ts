@@ -12,10 +12,11 @@
  * read with its reason, never a crash.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveSnapshot } from './refresh.js';
-import { parseBoundedJson } from './bounded-json.js';
+import { MAX_JSON_DEPTH, parseBoundedJson } from './bounded-json.js';
+import { pieceBytes, rememberAnswers, responsesPieces, scanPayload, splitCacheBytes, writePieces, type Piece } from './cache-bytes.js';
 import { cacheSealProblem, sealCache, type CacheKeyOf } from './cache-seal.js';
 import { readFreshness } from './cursor.js';
 
@@ -51,29 +52,68 @@ export function cacheFilePath(dir: string): string {
 /** The snapshot in DIR, or why it cannot be used (said to the user on one line). */
 export function readCacheFile(dir: string, identity: CacheIdentity): LiveSnapshot | { unusable: string } {
   const file = cacheFilePath(dir);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return { unusable: code === 'ENOENT' ? `no cache in ${dir} yet` : `the cache ${file} cannot be read (${code ?? 'error'})` };
   }
+  // The file as driftless wrote it, checked over its bytes; anything else is judged from its text.
+  return readWrittenBytes(bytes, identity) ?? readText(file, bytes.toString('utf8'), identity);
+}
+
+/**
+ * The snapshot of a file whose checksum and seal hold over the payload's exact bytes (what
+ * writeCacheFile writes), or undefined: the text path then judges the file and says why.
+ */
+function readWrittenBytes(bytes: Buffer, identity: CacheIdentity): LiveSnapshot | { unusable: string } | undefined {
+  const split = splitCacheBytes(bytes);
+  if (!split || checksumOf([split.payload]) !== split.checksum) return undefined;
+  const scan = scanPayload(split.payload, MAX_JSON_DEPTH);
+  if (!scan) return undefined;
+  let p: Partial<CachePayload>;
+  try {
+    p = JSON.parse(Buffer.from(split.payload.buffer, split.payload.byteOffset, split.payload.length).toString('utf8')) as Partial<CachePayload>;
+  } catch {
+    return undefined;
+  }
+  if (!p || typeof p !== 'object') return undefined;
+  const checked = checkPayload(p, identity, (key) => cacheSealProblem(split.payload, split.seal, key));
+  if ('problem' in checked) return undefined;
+  if ('unusable' in checked) return checked;
+  rememberAnswers(split.payload, scan, checked.responses);
+  return checked;
+}
+
+function readText(file: string, text: string, identity: CacheIdentity): LiveSnapshot | { unusable: string } {
   const corrupt = (why: string) => ({ unusable: `the cache ${file} is corrupt or partial (${why})` });
   const parsed = parseBoundedJson(text);
   if ('problem' in parsed) return corrupt(parsed.problem);
   const doc = parsed.value as { checksum?: unknown; seal?: unknown; payload?: unknown } | null;
   if (!doc || typeof doc !== 'object' || typeof doc.checksum !== 'string' || !doc.payload || typeof doc.payload !== 'object') return corrupt('no checksum or content');
   const payloadText = JSON.stringify(doc.payload);
-  if (checksumOf(payloadText) !== doc.checksum) return corrupt('its checksum does not match its content');
-  const p = doc.payload as Partial<CachePayload>;
+  if (checksumOf([payloadText]) !== doc.checksum) return corrupt('its checksum does not match its content');
+  const checked = checkPayload(doc.payload as Partial<CachePayload>, identity, (key) => cacheSealProblem(payloadText, doc.seal, key));
+  if ('problem' in checked) return checked.problem.corrupt ? corrupt(checked.problem.why) : { unusable: `the cache ${file} ${checked.problem.why}` };
+  return checked;
+}
+
+/** The checks after the checksum, in order: format, fields, the seal (before anything is believed), cursor, identity. */
+function checkPayload(
+  p: Partial<CachePayload>,
+  identity: CacheIdentity,
+  sealProblem: (key: NonNullable<ReturnType<CacheKeyOf>>) => string | undefined,
+): LiveSnapshot | { unusable: string } | { problem: { corrupt: boolean; why: string } } {
+  const corrupt = (why: string) => ({ problem: { corrupt: true, why } });
   if (p.kind !== CACHE_KIND || p.format_version !== FORMAT) return corrupt(`not a driftless cache of format ${FORMAT}`);
   if (typeof p.driftless_version !== 'string' || typeof p.api_url !== 'string' || typeof p.organization_id !== 'string' || typeof p.read_at !== 'string' || !p.responses || typeof p.responses !== 'object' || Number.isNaN(Date.parse(p.read_at))) {
     return corrupt('a field is missing');
   }
   // Before anything in it is believed: a file edited by hand (its checksum recomputed) stops here.
   const key = identity.keyOf(p.organization_id);
-  const sealProblem = key ? cacheSealProblem(payloadText, doc.seal, key) : 'cannot be checked without a fingerprint key';
-  if (sealProblem) return { unusable: `the cache ${file} ${sealProblem}` };
+  const seal = key ? sealProblem(key) : 'cannot be checked without a fingerprint key';
+  if (seal) return { problem: { corrupt: false, why: seal } };
   if (p.cursor !== null && !(p.cursor && typeof p.cursor.timestamp === 'string' && Array.isArray(p.cursor.ids))) return corrupt('its event cursor is unreadable');
   const freshness = readFreshness(p.freshness);
   if (freshness && 'unreadable' in freshness) return corrupt(freshness.unreadable);
@@ -82,9 +122,15 @@ export function readCacheFile(dir: string, identity: CacheIdentity): LiveSnapsho
   return { organizationId: p.organization_id, cursor: p.cursor ?? null, readAt: p.read_at, responses: p.responses, ...(freshness ? { freshness } : {}) };
 }
 
-/** Writes the snapshot atomically (temporary file + rename in DIR, created when missing). */
+/**
+ * Writes the snapshot atomically (temporary file + rename in DIR, created when missing). The
+ * payload is JSON.stringify's text of it, written in pieces: an answer kept as it was read from
+ * the previous file is its bytes there (src/live/cache-bytes.ts), so a warm run does not
+ * stringify the whole snapshot again.
+ */
 export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: CacheIdentity): void {
-  const payload: CachePayload = {
+  // The fields of CachePayload in its order, responses and freshness last.
+  const head = JSON.stringify({
     kind: CACHE_KIND,
     format_version: FORMAT,
     driftless_version: identity.driftlessVersion,
@@ -92,17 +138,16 @@ export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: Ca
     organization_id: snapshot.organizationId,
     cursor: snapshot.cursor,
     read_at: snapshot.readAt,
-    responses: snapshot.responses,
-    ...(snapshot.freshness ? { freshness: snapshot.freshness } : {}),
-  };
-  const body = JSON.stringify(payload);
+  } satisfies Omit<CachePayload, 'responses' | 'freshness'>);
+  const body: Piece[] = [`${head.slice(0, -1)},"responses":`, ...responsesPieces(snapshot.responses), snapshot.freshness ? `,"freshness":${JSON.stringify(snapshot.freshness)}}` : '}'];
+  const bodyBytes = body.map(pieceBytes);
   mkdirSync(dir, { recursive: true });
   // Unique per writer: two runs never write into the same temporary file.
   const tmp = join(dir, `.${CACHE_FILE_NAME}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const key = identity.keyOf(snapshot.organizationId);
     if (!key) throw Object.assign(new Error('no fingerprint key to seal the cache with'), { code: 'ENOKEY' });
-    writeFileSync(tmp, `{"checksum":"${checksumOf(body)}","seal":${JSON.stringify(sealCache(body, key))},"payload":${body}}\n`, { mode: 0o600 });
+    writePieces(tmp, [`{"checksum":"${checksumOf(bodyBytes)}","seal":${JSON.stringify(sealCache(bodyBytes, key))},"payload":`, ...body, '}\n']);
     renameSync(tmp, cacheFilePath(dir));
   } catch (e) {
     rmSync(tmp, { force: true });
@@ -110,6 +155,11 @@ export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: Ca
   }
 }
 
-function checksumOf(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+function checksumOf(parts: ReadonlyArray<string | Uint8Array>): string {
+  const h = createHash('sha256');
+  for (const p of parts) {
+    if (typeof p === 'string') h.update(p, 'utf8');
+    else h.update(p);
+  }
+  return `sha256:${h.digest('hex')}`;
 }

@@ -41,17 +41,29 @@ function keyIdOf(sealKey: Buffer): string {
   return createHmac('sha256', sealKey).update(CACHE_KEY_ID_LABEL, 'utf8').digest('hex').slice(0, 16);
 }
 
-export function sealCache(payloadText: string, key: CacheKey): CacheSeal {
+/** The payload as written: its text, its bytes, or the pieces it is written in, in order (src/live/cache-bytes.ts). */
+export type PayloadBytes = string | Uint8Array | ReadonlyArray<string | Uint8Array>;
+
+function macOf(sk: Buffer, payload: PayloadBytes): string {
+  const h = createHmac('sha256', sk);
+  for (const p of typeof payload === 'string' || payload instanceof Uint8Array ? [payload] : payload) {
+    if (typeof p === 'string') h.update(p, 'utf8');
+    else h.update(p);
+  }
+  return h.digest('hex');
+}
+
+export function sealCache(payload: PayloadBytes, key: CacheKey): CacheSeal {
   const sk = sealKeyOf(key);
-  return { key_id: keyIdOf(sk), mac: createHmac('sha256', sk).update(payloadText, 'utf8').digest('hex') };
+  return { key_id: keyIdOf(sk), mac: macOf(sk, payload) };
 }
 
 /** undefined when the seal holds; else why not, said after "the cache ... ". */
-export function cacheSealProblem(payloadText: string, seal: unknown, key: CacheKey): string | undefined {
+export function cacheSealProblem(payload: PayloadBytes, seal: unknown, key: CacheKey): string | undefined {
   const s = seal as Partial<CacheSeal> | null | undefined;
   if (!s || typeof s !== 'object' || typeof s.mac !== 'string' || typeof s.key_id !== 'string') return 'is not sealed';
   const sk = sealKeyOf(key);
-  const expected = Buffer.from(createHmac('sha256', sk).update(payloadText, 'utf8').digest('hex'), 'utf8');
+  const expected = Buffer.from(macOf(sk, payload), 'utf8');
   const given = Buffer.from(s.mac, 'utf8');
   if (given.length === expected.length && timingSafeEqual(given, expected)) return undefined;
   // Only now is the key id looked at: a matching MAC is all that counts.

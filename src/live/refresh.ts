@@ -24,6 +24,7 @@ import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { NEVER_CACHED_ORG_LISTS, requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
 import { describeLacking } from './cache-lacks.js';
 import { STALE, unionOfResponses } from './cache-union.js';
+import { copyOfAnswer } from './cache-bytes.js';
 
 /** What a run leaves for the next one: the answers its read used, and where the log stood. */
 export interface LiveSnapshot {
@@ -308,7 +309,11 @@ class SnapshotPort implements ApiPort {
     if (current && this.verify.has(key)) return (await this.verified(key, path, query)) as T;
     if (current) {
       this.fromCache.add(key);
-      return this.keep(key, structuredClone(this.snapshot[key])) as T;
+      // The next snapshot keeps the held answer itself (already a kept answer: it was kept so),
+      // which the cache file writes back as the bytes it was read from (src/live/cache-bytes.ts);
+      // the reader gets a copy of its own.
+      this.used[key] = this.snapshot[key];
+      return copyOfAnswer(this.snapshot[key]) as T;
     }
     if (!(key in this.snapshot) && this.neverRead(key)) this.lacking.push(key);
     // Once a list is lacking a full read follows: the rest of this read only looks for more lists

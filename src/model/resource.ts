@@ -109,8 +109,25 @@ export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<Resourc
 
 const CASE_INSENSITIVE_SEGMENT = new RegExp(`(^|/)(${[...CASE_INSENSITIVE_KINDS].join('|')})\\.`);
 
+/**
+ * Folded addresses already computed: a plan asks for the key of each of its (tens of thousands
+ * of) addresses several times (pairing, moved, targets, stages), and folding splits and joins the
+ * address each time. Pure, so remembered; cleared when it grows past any plan's size.
+ */
+const matchKeys = new Map<Address, string>();
+const MATCH_KEYS_KEPT = 1_000_000;
+
 /** The address with case-insensitive names folded, used to pair live and desired resources. */
 export function matchKey(address: Address): string {
+  let key = matchKeys.get(address);
+  if (key === undefined) {
+    if (matchKeys.size >= MATCH_KEYS_KEPT) matchKeys.clear();
+    matchKeys.set(address, (key = foldedAddress(address)));
+  }
+  return key;
+}
+
+function foldedAddress(address: Address): string {
   if (!CASE_INSENSITIVE_SEGMENT.test(address)) return address;
   return address
     .split('/')

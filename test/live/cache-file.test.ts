@@ -86,3 +86,55 @@ describe('the cache file', () => {
     expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} is corrupt or partial (nested deeper than 128 levels (at character 129))` });
   });
 });
+
+describe('the cache file read and written as bytes (issue 21)', () => {
+  const bigger = (): LiveSnapshot => ({
+    ...snapshot(),
+    responses: {
+      '/organization/org-1/project': { results: [{ id: 'p1', name: 'projé "one"', note: 'a\u2028b\\c' }] },
+      '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
+      '/environment/e1/service': { results: [{ id: 's1', name: 'api', ports: [{ n: 1.5e-7, big: 1e21 }] }] },
+      '/environment/e1/service/status': null,
+      '/variable?environment_id=e1': { results: [] },
+    },
+    freshness: { seen: [], fullReadAt: '2026-11-25T16:00:00.000Z', verifiedThrough: '/environment/e1/service' },
+  });
+
+  it('writes, after a read, the bytes JSON.stringify would write, with answers kept, replaced, added and dropped', () => {
+    const a = tempDir();
+    const b = tempDir();
+    writeCacheFile(a, bigger(), identity);
+    const read = readCacheFile(a, identity) as LiveSnapshot;
+    expect(read).toEqual(bigger());
+    // What the next snapshot holds: most answers the very objects read, one answer replaced, one
+    // dropped, one added, in another order.
+    const { ['/project/p1/environment']: _dropped, ...kept } = read.responses;
+    const next: LiveSnapshot = { ...read, readAt: '2026-11-25T17:00:00.000Z', responses: { '/new': { results: [1] }, ...kept, '/environment/e1/service': { results: [] } } };
+    writeCacheFile(a, next, identity);
+    // The same snapshot with no object from a read: everything stringified.
+    writeCacheFile(b, structuredClone(next), identity);
+    expect(readFileSync(cacheFilePath(a), 'utf8')).toBe(readFileSync(cacheFilePath(b), 'utf8'));
+    expect(readCacheFile(a, identity)).toEqual(next);
+  });
+
+  it('still reads a file whose payload was reformatted without a change (the checksum and seal are of its JSON)', () => {
+    const dir = tempDir();
+    writeCacheFile(dir, bigger(), identity);
+    const doc = JSON.parse(readFileSync(cacheFilePath(dir), 'utf8'));
+    writeFileSync(cacheFilePath(dir), JSON.stringify(doc, null, 2));
+    expect(readCacheFile(dir, identity)).toEqual(bigger());
+  });
+
+  it('refuses a file whose bytes were edited with the checksum recomputed over them, and one cut after its header', () => {
+    const dir = tempDir();
+    writeCacheFile(dir, bigger(), identity);
+    const whole = readFileSync(cacheFilePath(dir), 'utf8');
+    const at = whole.indexOf('"payload":') + '"payload":'.length;
+    const payload = whole.slice(at, -2).replace('"api"', '"web"');
+    const checksum = `sha256:${createHash('sha256').update(payload).digest('hex')}`;
+    writeFileSync(cacheFilePath(dir), `${whole.slice(0, at).replace(/sha256:[0-9a-f]{64}/, checksum)}${payload}}\n`);
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} fails its seal: it was edited after driftless wrote it` });
+    writeFileSync(cacheFilePath(dir), `${whole.slice(0, at)}}\n`);
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} is corrupt or partial (not JSON)` });
+  });
+});
