@@ -7,6 +7,8 @@
  * - pg removed from the manifest while the alias names it: validate and plan say so, naming both;
  *   an alias written with the hashed key is a plan error naming both when the plan deletes pg.
  * - export writes the `{service, builtin}` form, and a plan of the export is clean.
+ * - pg deleted in the console takes the alias with it: a plan from the refresh cache creates both
+ *   again, pg first, as a full read's plan does; pg replaced (another engine) replaces the alias.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +75,9 @@ function servicesNamed(harness: Harness, name: string, env: string): any {
   return Object.values(harness.emu.state.services).find((s: any) => s.name === name && s.environment?.id === e.id);
 }
 
+/** The key an alias record points at (a secret's alias says `aliased_secret`). */
+const aliasedKey = (v: any): string | undefined => v?.aliased_secret?.key ?? v?.aliased_variable?.key;
+
 /** The alias DATABASE_URL of `api` in environment `env`, as the API answers it. */
 async function aliasOf(harness: Harness, env: string): Promise<any> {
   const api = servicesNamed(harness, 'api', env);
@@ -98,7 +103,7 @@ describe('an alias of a service built-in, by name', () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const staging = await aliasOf(h, 'staging');
     expect(staging?.variable_type).toBe('ALIAS');
-    expect(staging.aliased_secret?.key ?? staging.aliased_variable?.key).toBe(hashed(servicesNamed(h, 'pg', 'staging'), 'DATABASE_URL_INTERNAL'));
+    expect(aliasedKey(staging)).toBe(hashed(servicesNamed(h, 'pg', 'staging'), 'DATABASE_URL_INTERNAL'));
     const clean = await h.run(['plan', 'm.yaml', '--detailed-exitcode']);
     expect(clean.stdout, clean.stderr).toContain('No changes.');
     expect(clean.code).toBe(0);
@@ -108,9 +113,9 @@ describe('an alias of a service built-in, by name', () => {
     const second = await h.run(['apply', 'm.yaml', '--auto-approve', ...FAST]);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     const preview = await aliasOf(h, 'pr-7');
-    const previewKey = preview.aliased_secret?.key ?? preview.aliased_variable?.key;
+    const previewKey = aliasedKey(preview);
     expect(previewKey).toBe(hashed(servicesNamed(h, 'pg', 'pr-7'), 'DATABASE_URL_INTERNAL'));
-    expect(previewKey).not.toBe(staging.aliased_secret?.key ?? staging.aliased_variable?.key);
+    expect(previewKey).not.toBe(aliasedKey(staging));
     const cleanAgain = await h.run(['plan', 'm.yaml', '--detailed-exitcode']);
     expect(cleanAgain.stdout, cleanAgain.stderr).toContain('No changes.');
     expect(cleanAgain.code).toBe(0);
@@ -167,5 +172,67 @@ describe('an alias of a service built-in, by name', () => {
     expect(apply.code).toBe(1);
     expect(apply.stdout + apply.stderr).toContain('which this plan deletes');
     expect(servicesNamed(h, 'pg', 'staging')).toBeDefined();
+  });
+});
+
+describe('an alias of a service built-in, when its service changes outside the alias', () => {
+  const planJson = (harness: Harness, extra: string[] = []) => harness.run(['plan', 'm.yaml', '--format', 'json', ...extra], { env: { DRIFTLESS_CACHE_DIR: '' } });
+  const actionsOf = (stdout: string) =>
+    Object.fromEntries((JSON.parse(stdout).resource_changes as any[]).filter((c) => c.change.actions[0] !== 'no-op').map((c) => [c.address, c.change.actions.join('+')]));
+
+  it('pg deleted in the console: the cached plan creates pg and the alias again, as a full read does; apply makes it clean', async () => {
+    h = await startHarness();
+    const cache = ['--cache', join(h.dir, 'cache')];
+    h.write({ 'm.yaml': manifest() });
+    expect((await h.run(['apply', 'm.yaml', '--auto-approve', ...FAST])).code).toBe(0);
+    const warmed = await planJson(h, cache);
+    expect(warmed.code, warmed.stderr).toBe(0);
+
+    const env = Object.values(h.emu.state.environments).find((e: any) => e.name === 'staging') as any;
+    const pg = servicesNamed(h, 'pg', 'staging');
+    const res = await fetch(`${h.emu.url}/environment/${env.id}/service/delete`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ database_ids: [pg.id] }),
+    });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 200 && h.emu.state.services[pg.id]; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await aliasOf(h, 'staging')).toBeUndefined();
+
+    const warm = await planJson(h, cache);
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stderr).not.toContain('Full read of the live state');
+    const full = await planJson(h);
+    const want = { 'project.shop/environment.staging/database.pg': 'create', 'project.shop/environment.staging/application.api/variable.DATABASE_URL': 'create' };
+    expect(actionsOf(full.stdout)).toEqual(want);
+    expect(actionsOf(warm.stdout)).toEqual(want);
+
+    const applied = await h.run(['apply', 'm.yaml', '--auto-approve', ...cache, ...FAST]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(aliasedKey(await aliasOf(h, 'staging'))).toBe(hashed(servicesNamed(h, 'pg', 'staging'), 'DATABASE_URL_INTERNAL'));
+    const clean = await h.run(['plan', 'm.yaml', '--detailed-exitcode', ...cache]);
+    expect(clean.stdout, clean.stderr).toContain('No changes.');
+  });
+
+  it('pg replaced (another engine): the alias is replaced with it, after it, and points at the new key', async () => {
+    h = await startHarness();
+    h.write({ 'm.yaml': manifest() });
+    expect((await h.run(['apply', 'm.yaml', '--auto-approve', ...FAST])).code).toBe(0);
+    const oldKey = aliasedKey(await aliasOf(h, 'staging'));
+    h.write({ 'm.yaml': manifest().replace('database_type: POSTGRESQL', 'database_type: MYSQL').replace('version: "16"', 'version: "8.0"') });
+    const plan = await planJson(h, ['--allow-data-loss']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const alias = (JSON.parse(plan.stdout).resource_changes as any[]).find((c) => c.address.endsWith('variable.DATABASE_URL'));
+    expect(alias.change.actions).toEqual(['delete', 'create']);
+    const blocked = await h.run(['plan', 'm.yaml']);
+    expect(blocked.stdout).toMatch(/variable\.DATABASE_URL[\s\S]*goes with project\.shop\/environment\.staging\/database\.pg/);
+
+    const applied = await h.run(['apply', 'm.yaml', '--auto-approve', '--allow-data-loss', '--allow-replace', ...FAST]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const key = aliasedKey(await aliasOf(h, 'staging'));
+    expect(key).toMatch(/^QOVERY_MYSQL_Z[0-9A-F]{8}_DATABASE_URL_INTERNAL$/);
+    expect(key).not.toBe(oldKey);
+    const clean = await h.run(['plan', 'm.yaml', '--detailed-exitcode']);
+    expect(clean.stdout, clean.stderr).toContain('No changes.');
   });
 });
