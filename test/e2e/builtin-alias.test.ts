@@ -25,8 +25,8 @@ interface Options {
   environments?: string[];
   /** pg is left out of the template. */
   withoutPg?: boolean;
-  /** The alias as written (default: the by-name form). */
-  alias?: string;
+  /** The alias as written (default: the by-name form); null: api has no variables. */
+  alias?: string | null;
 }
 
 function manifest(o: Options = {}): string {
@@ -52,10 +52,10 @@ ${o.withoutPg ? '' : `          - type: database
             dockerfile_path: Dockerfile
             cpu: 250
             memory: 256
-            variables:
+${o.alias === null ? '' : `            variables:
               - key: DATABASE_URL
                 alias: ${o.alias ?? '{ service: pg, builtin: DATABASE_URL_INTERNAL }'}
-    environments:
+`}    environments:
 ${envs
   .map(
     (name) => `      - name: ${name}
@@ -157,10 +157,16 @@ describe('an alias of a service built-in, by name', () => {
     expect(plan.stdout + plan.stderr).toContain('service `pg` does not exist in environment `staging`');
     expect(plan.stdout + plan.stderr).toContain(aliasAddress);
     expect(servicesNamed(h, 'pg', 'staging')).toBeDefined();
+  });
 
-    // The same alias written with pg's hashed key: a plan that deletes pg is refused, naming both.
+  it('written with the hashed key, is an error naming both when the plan deletes its service (the apply would lose it)', async () => {
+    h = await startHarness();
+    h.write({ 'm.yaml': manifest({ alias: null }) });
+    expect((await h.run(['apply', 'm.yaml', '--auto-approve', ...FAST])).code).toBe(0);
+    const aliasAddress = 'project.shop/environment.staging/application.api/variable.DATABASE_URL';
     const key = hashed(servicesNamed(h, 'pg', 'staging'), 'DATABASE_URL_INTERNAL');
     h.write({ 'm.yaml': manifest({ alias: key }) });
+    expect((await h.run(['apply', 'm.yaml', '--auto-approve', ...FAST])).code).toBe(0);
     const same = await h.run(['plan', 'm.yaml', '--detailed-exitcode']);
     expect(same.stdout, same.stderr).toContain('No changes.');
     h.write({ 'm.yaml': manifest({ alias: key, withoutPg: true }) });
@@ -172,6 +178,7 @@ describe('an alias of a service built-in, by name', () => {
     expect(apply.code).toBe(1);
     expect(apply.stdout + apply.stderr).toContain('which this plan deletes');
     expect(servicesNamed(h, 'pg', 'staging')).toBeDefined();
+    expect(aliasedKey(await aliasOf(h, 'staging'))).toBe(key);
   });
 });
 
