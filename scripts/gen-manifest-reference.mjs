@@ -100,6 +100,8 @@ function build(schema) {
     if (node.const !== undefined) return code(json(node.const));
     if (node.enum) return node.enum.map((v) => code(json(v))).join(' or ');
     if (node.if && node.then && node.else) return `${typeOf(node.then, where, pointer)} or ${typeOf(node.else, where, pointer)}`;
+    // `if: {type: object}, then: ...` alone: the then schema, for the values the if selects.
+    if (node.if && node.then) return typeOf(node.then, where, pointer);
     const alternatives = node.oneOf ?? node.anyOf;
     if (alternatives) return alternatives.map((a, i) => typeOf(a, where, `${pointer}/${node.oneOf ? 'oneOf' : 'anyOf'}/${i}`)).join(' or ');
     const type = node.type;

@@ -19,6 +19,7 @@ import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateB
 import type { IdRegistry } from './refs.js';
 import type { Timing } from './deploy.js';
 import { parentOf } from './steps.js';
+import { builtInHash, parseBuiltInKey } from '../model/builtins.js';
 import { withArticle } from '../render/words.js';
 
 export interface WriteContext {
@@ -347,7 +348,10 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   if (type === 'ALIAS' || type === 'OVERRIDE') {
     const targetScope = String(type === 'ALIAS' ? a.aliased_scope : a.overridden_scope);
     const targetKey = String(type === 'ALIAS' ? a.aliased_key : a.key);
-    const targetId = await variableTargetId(d, targetScope, targetKey, parentId, scope, ctx);
+    const targetId =
+      type === 'ALIAS' && typeof a.aliased_service === 'string'
+        ? await builtInTargetId(d, a.aliased_service, String(a.aliased_builtin), parentId, scope, ctx)
+        : await variableTargetId(d, targetScope, targetKey, parentId, scope, ctx);
     const body =
       type === 'ALIAS'
         ? compact({ key: a.key, alias_scope: scope, alias_parent_id: parentId, description })
@@ -384,6 +388,26 @@ async function variableTargetId(d: DesiredResource, targetScope: string, key: st
   // includes every variable it inherits.
   const found = await findIn(ctx, '/variable', (r) => r.key === key && r.scope === targetScope, { parent_id: parentId, scope });
   if (!found) throw new StepError(`${d.address}: there is no ${targetScope} variable ${key} to ${d.attrs.variable_type === 'ALIAS' ? 'alias' : 'override'}`);
+  return found.id;
+}
+
+/**
+ * The id of the built-in an `alias: {service, builtin}` points to, found in the alias's own list
+ * (it holds the environment's built-ins): the one of that service (by `service_id`, else by the
+ * hash of its key) with that suffix. The service may have been created by this apply: its step
+ * ran first (the alias depends on it), and the platform creates its built-ins with it.
+ */
+async function builtInTargetId(d: DesiredResource, service: string, builtin: string, parentId: string, scope: string, ctx: WriteContext): Promise<string> {
+  const env = scopeAddress(d.address, 'ENVIRONMENT');
+  const svc = ctx.refs.serviceAddress(env, service);
+  if (svc === undefined) throw new StepError(`${d.address}: service ${service} of ${env} does not exist: there is no built-in ${builtin} to alias`);
+  const serviceId = ctx.refs.id(svc, d.address);
+  const found = await findIn(ctx, '/variable', (r) => {
+    const k = typeof r.key === 'string' ? parseBuiltInKey(r.key) : undefined;
+    if (r.scope !== 'BUILT_IN' || k?.suffix !== builtin) return false;
+    return typeof r.service_id === 'string' ? r.service_id === serviceId : k.hash === builtInHash(serviceId);
+  }, { parent_id: parentId, scope });
+  if (!found) throw new StepError(`${d.address}: ${svc} has no built-in ${builtin} to alias (yet)`);
   return found.id;
 }
 

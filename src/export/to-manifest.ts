@@ -268,7 +268,9 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
     const isSecret = a.is_secret === true;
     const doc: Doc = { key: v.name };
     if (type === 'ALIAS') {
-      doc.alias = a.aliased_key;
+      // A built-in of a service of this environment by name (live/normalize.ts found it): its
+      // hashed key would tie the manifest to this one environment.
+      doc.alias = typeof a.aliased_service === 'string' ? { service: a.aliased_service, builtin: a.aliased_builtin } : a.aliased_key;
     } else if (type === 'EXTERNAL_SECRET') {
       doc.external_secret = clean({ secret_manager_access_id: a.secret_manager_access_id, reference: a.reference });
     } else if (type === 'VALUE' || type === 'FILE' || type === 'OVERRIDE') {

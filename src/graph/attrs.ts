@@ -95,10 +95,13 @@
  *   variable_type VALUE|FILE|ALIAS|OVERRIDE|EXTERNAL_SECRET, is_secret, value (string, or SecretValue
  *   when is_secret: sensitive field `value`; absent for ALIAS and EXTERNAL_SECRET), mount_path (FILE),
  *   description, enable_interpolation_in_file, aliased_key + aliased_scope (ALIAS: the key it points
- *   to and the scope that declares it: PROJECT | ENVIRONMENT | BUILT_IN), overridden_scope (OVERRIDE),
+ *   to and the scope that declares it: PROJECT | ENVIRONMENT | BUILT_IN), aliased_service +
+ *   aliased_builtin (ALIAS of a service's built-in by name, `alias: {service, builtin}`: no
+ *   aliased_key, whose hash differs per environment; live aliases of a `QOVERY_<KIND>_Z<HASH>_*` key
+ *   of a service of their environment carry both too), overridden_scope (OVERRIDE),
  *   secret_manager_access_id + reference (EXTERNAL_SECRET).
  *   Immutable (replace): is_secret, variable_type, mount_path, aliased_key, aliased_scope,
- *   overridden_scope. Requests: POST /variable {key, value, mount_path, is_secret, variable_scope,
+ *   aliased_service, aliased_builtin, overridden_scope. Requests: POST /variable {key, value, mount_path, is_secret, variable_scope,
  *   variable_parent_id, description (with marker when secret), enable_interpolation_in_file};
  *   ALIAS: POST /variable/{targetId}/alias {key, alias_scope, alias_parent_id};
  *   OVERRIDE: POST /variable/{targetId}/override {value, override_scope, override_parent_id};
@@ -129,7 +132,7 @@ export const IMMUTABLE_FIELDS: Partial<Record<ResourceKind, string[]>> = {
   environment: ['cluster'],
   database: ['type', 'mode'],
   alert_rule: ['target'],
-  variable: ['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'overridden_scope'],
+  variable: ['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'aliased_service', 'aliased_builtin', 'overridden_scope'],
 };
 
 /** Sorted copy of a list of names (set-like lists). */

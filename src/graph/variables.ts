@@ -5,10 +5,11 @@
  * order in the files does not matter.
  */
 import { error } from '../diag/diagnostic.js';
-import type { VariableSpec } from '../manifest/types.js';
+import type { BuiltInAliasSpec, VariableSpec } from '../manifest/types.js';
 import { sourceOf } from '../manifest/types.js';
-import type { DesiredResource } from '../model/resource.js';
-import { addressOf } from '../model/resource.js';
+import type { Address, DesiredResource, ServiceKind } from '../model/resource.js';
+import { addressOf, isServiceKind } from '../model/resource.js';
+import { builtInOfKind, builtInsOfKind } from '../model/builtins.js';
 import { isSecretValue } from '../model/secret.js';
 import { VARIABLE_SCOPE_OF_KIND, desc, put } from './attrs.js';
 import { checkDescription, secret, type GraphBuilder, type PendingVariable } from './builder.js';
@@ -59,9 +60,15 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
 
 /** Links every alias and override to the variable it refers to (attrs and dependsOn). */
 export function resolveVariables(b: GraphBuilder): void {
+  let services: ServicesByEnvironment | undefined;
   for (const p of b.pendingVariables) {
-    const isAlias = p.spec.alias !== undefined;
-    const targetKey = isAlias ? p.spec.alias! : p.spec.key;
+    const alias = p.spec.alias;
+    if (alias !== undefined && typeof alias === 'object') {
+      resolveBuiltInAlias(b, p, alias, (services ??= servicesByEnvironment(b)));
+      continue;
+    }
+    const isAlias = alias !== undefined;
+    const targetKey = isAlias ? alias : p.spec.key;
     const chain = scopeChain(b, p.scope);
     // An override always points above its own scope; an alias may point to a sibling key.
     const candidates = isAlias ? chain : chain.slice(1);
@@ -142,6 +149,60 @@ export function resolveVariables(b: GraphBuilder): void {
     }
   }
   b.pendingVariables.length = 0;
+}
+
+/** Environment address -> lower-cased service name -> the service. */
+type ServicesByEnvironment = Map<Address, Map<string, DesiredResource>>;
+
+function servicesByEnvironment(b: GraphBuilder): ServicesByEnvironment {
+  const out: ServicesByEnvironment = new Map();
+  for (const r of b.resources.values()) {
+    if (!isServiceKind(r.kind) || r.parent === undefined) continue;
+    let m = out.get(r.parent);
+    if (!m) out.set(r.parent, (m = new Map()));
+    m.set(r.name.toLowerCase(), r);
+  }
+  return out;
+}
+
+/**
+ * `alias: {service, builtin}`: an alias of a built-in of a service of the alias's environment.
+ * Its key (`QOVERY_<KIND>_Z<HASH>_<SUFFIX>`) is known only once the service exists, so the graph
+ * keeps the names (`aliased_service`, `aliased_builtin`), which live aliases are normalised to
+ * (src/live/normalize.ts), and the alias depends on the service: apply creates it after.
+ * (src/manifest/references.ts reports an unknown service or built-in at its place; these errors
+ * are for a manifest that did not go through it.)
+ */
+function resolveBuiltInAlias(b: GraphBuilder, p: PendingVariable, alias: BuiltInAliasSpec, services: ServicesByEnvironment): void {
+  const env = scopeChain(b, p.scope).find((s) => s.kind === 'environment');
+  const target = env === undefined ? undefined : services.get(env.address)?.get(String(alias.service).toLowerCase());
+  const builtIn = target === undefined ? undefined : builtInOfKind(target.kind as ServiceKind, alias.builtin);
+  if (!target || !builtIn) {
+    b.diagnostics.push(
+      error('ref.unresolved', `variable ${p.spec.key}: alias of ${target ? `built-in ${alias.builtin}, which ${target.kind} ${target.name} does not have` : `a built-in of service ${alias.service}, which ${env ? `${env.address} does not declare` : 'is not in an environment'}`}`, {
+        detail: target ? `A ${target.kind} has ${builtInsOfKind(target.kind as ServiceKind).map((x) => x.suffix).join(', ')}.` : undefined,
+        address: p.resource.address,
+        range: sourceOf(p.spec, 'alias'),
+      }),
+    );
+    return;
+  }
+  const attrs = p.resource.attrs;
+  if (p.spec.secret !== undefined && p.spec.secret !== builtIn.secret) {
+    b.diagnostics.push(
+      error('ref.alias-secret', `variable ${p.spec.key}: \`secret: ${String(p.spec.secret)}\` on an alias of ${builtIn.secret ? 'a secret' : 'a plain variable'}`, {
+        detail: `An alias is a secret exactly when the variable it points to is (${alias.builtin} of ${target.address} ${builtIn.secret ? 'is' : 'is not'}): remove \`secret\` from ${p.spec.key}.`,
+        address: p.resource.address,
+        range: sourceOf(p.spec, 'secret'),
+      }),
+    );
+    return;
+  }
+  attrs.is_secret = builtIn.secret;
+  attrs.aliased_scope = 'BUILT_IN';
+  attrs.aliased_service = target.name;
+  attrs.aliased_builtin = builtIn.suffix;
+  p.resource.dependsOn.push(target.address);
 }
 
 /** The scope itself, then its enclosing scopes that hold variables (service -> environment -> project). */

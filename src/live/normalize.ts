@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/resource.js';
-import { addressOf } from '../model/resource.js';
+import { addressOf, parseAddress } from '../model/resource.js';
+import { builtInHash, parseBuiltInKey } from '../model/builtins.js';
 import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
@@ -110,6 +111,7 @@ export function normalizeLive(
 ): LiveResource {
   const name = nameFor(kind, record);
   const n = normalizeAttrs(kind, record, lookup, extra);
+  if (kind === 'variable' && parent !== undefined) Object.assign(n.attrs, builtInTarget(n.attrs, parent, lookup));
   const res: LiveResource = {
     address: kind === 'organization' ? 'organization' : addressOf(kind, name, parent),
     kind,
@@ -129,6 +131,41 @@ export function normalizeLive(
   if (n.fingerprints && Object.keys(n.fingerprints).length > 0) res.fingerprints = n.fingerprints;
   if (n.deployed) res.deployed = n.deployed;
   return res;
+}
+
+/**
+ * An alias of a service's built-in (`QOVERY_POSTGRESQL_Z5E9B62FB_DATABASE_URL_INTERNAL`) as a
+ * manifest names it: `aliased_service` (the service of the alias's environment whose id gives that
+ * hash) and `aliased_builtin` (the suffix), compared with `alias: {service, builtin}`. Nothing
+ * when no service of the environment has the hash (its service is gone: the alias went with it).
+ */
+function builtInTarget(attrs: Record<string, unknown>, parent: Address, lookup: LiveLookup): Record<string, unknown> {
+  if (attrs.variable_type !== 'ALIAS' || attrs.aliased_scope !== 'BUILT_IN' || typeof attrs.aliased_key !== 'string') return {};
+  const key = parseBuiltInKey(attrs.aliased_key);
+  const [project, environment] = parseAddress(parent);
+  if (!key || project?.kind !== 'project' || environment?.kind !== 'environment') return {};
+  const service = servicesByHash(lookup).get(key.hash)?.find(
+    (s) => s.project.toLowerCase() === project.name!.toLowerCase() && s.environment.toLowerCase() === environment.name!.toLowerCase(),
+  );
+  return service ? { aliased_service: service.name, aliased_builtin: key.suffix } : {};
+}
+
+const hashIndex = new WeakMap<Map<string, LiveServiceRef>, Map<string, LiveServiceRef[]>>();
+
+/** The lookup's services by the hash of their built-in keys, built once per lookup. */
+function servicesByHash(lookup: LiveLookup): Map<string, LiveServiceRef[]> {
+  let index = hashIndex.get(lookup.services);
+  if (!index) {
+    index = new Map();
+    for (const [id, ref] of lookup.services) {
+      const h = builtInHash(id);
+      const list = index.get(h);
+      if (list) list.push(ref);
+      else index.set(h, [ref]);
+    }
+    hashIndex.set(lookup.services, index);
+  }
+  return index;
 }
 
 function nameFor(kind: ResourceKind, r: ApiRecord): string {

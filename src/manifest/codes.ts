@@ -55,6 +55,7 @@ export type ManifestCode =
   | 'ref.self'
   | 'ref.alias-of-alias'
   | 'ref.alias-cycle'
+  | 'ref.builtin-alias-scope'
   | 'ref.override-mount-path'
   | 'ref.env-missing'
   | 'ref.env-empty'

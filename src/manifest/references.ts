@@ -9,7 +9,8 @@ import { error } from './codes.js';
 import { addressOf, unescapeName } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
 import { knownList, nearestTypo, uniqueNames } from './suggest.js';
-import type { EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
+import type { BuiltInAliasSpec, EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
+import { builtInsOfKind } from '../model/builtins.js';
 import { sourceOf } from './types.js';
 
 export interface ReferenceContext {
@@ -111,7 +112,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
     checkVariableRefs(p.variables, [], pa, 'project', unresolved, out);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out);
+      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out, { environment: e, address: ea });
       const serviceNames = (e.services ?? []).map((s) => s.name);
       for (const st of e.deployment_stages ?? []) {
         checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``, (n) => `If \`${n}\` was removed from the manifest, remove it from stage \`${st.name}\` too.`);
@@ -121,7 +122,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
         checkList(s, 'annotation_groups', s.annotation_groups, annotationGroups, 'annotation group', sa, 'under `annotation_groups`');
         checkList(s, 'label_groups', s.label_groups, labelGroups, 'label group', sa, 'under `label_groups`');
         if ('variables' in s) {
-          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out);
+          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out, { environment: e, address: ea });
         }
         if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
       }
@@ -208,6 +209,55 @@ function checkClusterLimits(s: ServiceSpec, address: string, cluster: string, li
   return out;
 }
 
+/**
+ * `alias: {service, builtin}`: the service is declared in the alias's environment, and has that
+ * built-in. A service removed from the manifest while an alias still names it is said here (the
+ * plan would delete it, and the platform the alias with it).
+ */
+function checkBuiltInAlias(
+  v: VariableSpec,
+  alias: BuiltInAliasSpec,
+  address: string,
+  env: { environment: EnvironmentSpec; address: string } | undefined,
+  unresolved: Unresolved,
+  out: Diagnostic[],
+): void {
+  if (!env) {
+    out.push(
+      error('ref.builtin-alias-scope', `variable \`${v.key}\`: an alias of a service's built-in is declared in an environment or a service, not in a project`, {
+        detail: 'A built-in belongs to one service of one environment: declare the alias in that environment (or in one of its services, or in a template).',
+        range: fieldSourceOf(v, 'alias'),
+        address,
+      }),
+    );
+    return;
+  }
+  const e = env.environment;
+  if (typeof alias.service !== 'string' || typeof alias.builtin !== 'string') {
+    // An override of a template's alias may say only one of the two; the merged alias must say both.
+    const missing = typeof alias.service !== 'string' ? 'service' : 'builtin';
+    out.push(
+      error('schema.missing-key', `variable \`${v.key}\`: the alias names no ${missing === 'service' ? 'service' : 'built-in'} (\`${missing}\`)`, {
+        detail: 'An alias of a built-in says both: `alias: {service: pg, builtin: DATABASE_URL_INTERNAL}`.',
+        range: fieldSourceOf(v, 'alias'),
+        address,
+      }),
+    );
+    return;
+  }
+  const services = e.services ?? [];
+  const target = findByName(services, alias.service);
+  if (!target) {
+    unresolved('service', alias.service, services.map((x) => x.name), fieldSourceOf(alias, 'service') ?? fieldSourceOf(v, 'alias'), address, `in environment \`${e.name}\``,
+      `If \`${alias.service}\` was removed from the manifest, deleting it would delete ${address} with it (the alias of its ${alias.builtin}): remove the alias too, or keep the service.`);
+    return;
+  }
+  const names = builtInsOfKind(target.type).map((b) => b.suffix);
+  if (!names.includes(alias.builtin)) {
+    unresolved(`built-in`, alias.builtin, names, fieldSourceOf(alias, 'builtin') ?? fieldSourceOf(v, 'alias'), address, `for ${target.type} \`${target.name}\``);
+  }
+}
+
 /** `ifRemoved`: what to do when the name is that of an object removed from the manifest (said when no typo fits). */
 type Unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string, ifRemoved?: string) => void;
 
@@ -218,6 +268,8 @@ function checkVariableRefs(
   scope: string,
   unresolved: Unresolved,
   out: Diagnostic[],
+  /** The environment of an environment's or a service's variables (absent for a project's). */
+  env?: { environment: EnvironmentSpec; address: string },
 ): void {
   const keysOf = (vs: VariableSpec[] | undefined) => (vs ?? []).map((v) => v.key).filter((k): k is string => typeof k === 'string');
   const higherKeys = higher.flatMap((h) => keysOf(h.vars));
@@ -242,6 +294,7 @@ function checkVariableRefs(
   const reportedCycles = new Set<string>();
   for (const v of vars ?? []) {
     const address = addressOf('variable', v.key, parent);
+    if (v.alias !== null && typeof v.alias === 'object') checkBuiltInAlias(v, v.alias, address, env, unresolved, out);
     if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) {
       // An alias points at a variable of this scope (another key) or of a higher one.
       const candidates = () => [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];

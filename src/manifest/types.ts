@@ -244,8 +244,11 @@ export interface DeploymentStageSpec extends Located, IgnoresChanges {
 export interface VariableSpec extends Located, IgnoresChanges {
   key: string;
   value?: MaybeSecret;
-  /** Key of a higher-scope variable this one is an alias of. */
-  alias?: string;
+  /**
+   * Key of a higher-scope variable (or a `QOVERY_*` built-in) this one is an alias of, or a
+   * built-in of a service of the same environment by name (the key is found on the platform).
+   */
+  alias?: string | BuiltInAliasSpec;
   /** This entry overrides the same key declared at a higher scope. */
   override?: boolean;
   secret?: boolean;
@@ -255,6 +258,14 @@ export interface VariableSpec extends Located, IgnoresChanges {
   enable_interpolation_in_file?: boolean;
   /** EXTERNAL_SECRET: the secret manager access the value is read from. */
   external_secret?: { secret_manager_access_id: string; reference?: string };
+}
+
+/** `alias: {service: pg, builtin: DATABASE_URL_INTERNAL}`: a built-in of a service of the same environment. */
+export interface BuiltInAliasSpec extends Located {
+  /** A service of the variable's environment. */
+  service: string;
+  /** The part of the built-in's key after the service's hash (src/model/builtins.ts). */
+  builtin: string;
 }
 
 export type ServiceSpec =

@@ -21,6 +21,7 @@ import { matchLive } from './moved.js';
 import { guardProtected, protectFieldChange } from './protect.js';
 import { PROTECT_MARK_FIELD } from './protect-mark.js';
 import { renameHints } from './rename-hints.js';
+import { aliasedService, aliasesOfDeletedServices } from './builtin-aliases.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
 import { plural, withArticle } from '../render/words.js';
@@ -159,16 +160,18 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     c.id = l.id;
     c.version = l.version;
     if (matchKey(l.address) !== matchKey(address)) c.previous_address = l.address;
-    if (d.parent && recreated.has(d.parent)) {
-      // The parent is replaced: this object is deleted with it and created again.
+    // The parent is replaced, or the service whose built-in this alias points at (./builtin-aliases.ts).
+    const replacedWith = d.parent && recreated.has(d.parent) ? d.parent : aliasedServiceIn(d, recreated);
+    if (replacedWith !== undefined) {
+      // This object is deleted with it and created again.
       c.actions = ['delete', 'create'];
-      c.reasons.push(`replaced with its parent ${d.parent}`);
+      c.reasons.push(replacedWith === d.parent ? `replaced with its parent ${d.parent}` : `replaced with ${replacedWith}, whose built-in it aliases`);
       c.before = l.attrs;
-      if (replacedOnError.has(d.parent)) replacedOnError.add(address);
+      if (replacedOnError.has(replacedWith)) replacedOnError.add(address);
       else diagnostics.push(...secretsNeededToCreate(d));
       setFingerprints(c, d, key);
       c.after = sanitizedAttrs(d, c.fingerprints ?? {});
-      guardChange(c, [...inheritedRequirements(recreated.get(d.parent)!, d.parent), ...dataLossOf(c)], flags);
+      guardChange(c, [...inheritedRequirements(recreated.get(replacedWith)!, replacedWith), ...dataLossOf(c)], flags);
       recreated.set(address, c.requires ?? []);
       if (c.status === 'planned') replacing.add(address);
       changes.push(c);
@@ -226,6 +229,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
   // Protected objects and `moved` sources: never deleted or replaced, whatever the flags.
   diagnostics.push(...guardProtected(changes, graph, live, liveOf));
+  diagnostics.push(...aliasesOfDeletedServices(graph, live, liveOf, changes));
   diagnostics.push(...renameHints(graph, live, changes, liveOf, key));
   stageBeforeLists(changes, live, liveOf, replacedServiceNames([...replacing]));
   const compared: DesiredGraph = owned.size === 0 ? graph : { ...graph, resources: new Map([...graph.resources, ...owned]) };
@@ -328,6 +332,12 @@ function sanitizedAttrs(d: DesiredResource, fps: Record<string, string>): Record
   return out;
 }
 
+/** The service an alias of a built-in points at, when this plan replaces it. */
+function aliasedServiceIn(d: DesiredResource, recreated: ReadonlyMap<Address, unknown>): Address | undefined {
+  const s = aliasedService(d);
+  return s !== undefined && recreated.has(s) ? s : undefined;
+}
+
 /** For kinds named case-insensitively, a name that differs only in case is the same name. */
 function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
   const out = sameNameRefs(d, attrs);
@@ -348,7 +358,7 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
     return live;
   };
   let out = attrs;
-  for (const f of ['annotations_groups', 'labels_groups', 'alert_receivers', 'after']) {
+  for (const f of ['annotations_groups', 'labels_groups', 'alert_receivers', 'after', 'aliased_service']) {
     if (attrs[f] === undefined || d.attrs[f] === undefined) continue;
     const v = fold(attrs[f], d.attrs[f]);
     if (v !== attrs[f]) out = { ...out, [f]: v };

@@ -57,6 +57,12 @@ export function withRenamedReferences(d: DesiredResource, attrs: Record<string, 
     const key = scope === undefined ? undefined : refs.variables.get(`${matchKey(scope)}\u0000${attrs.aliased_key}`);
     if (key !== undefined) out = { ...out, aliased_key: key };
   }
+  // An alias of a built-in names its service, renamed in place (same id, same key) by a `moved` entry.
+  if (d.kind === 'variable' && typeof attrs.aliased_service === 'string' && refs.services.size > 0) {
+    const env = d.address.split('/').slice(0, 2).join('/');
+    const name = refs.services.get(`${matchKey(env)}\u0000${attrs.aliased_service.toLowerCase()}`);
+    if (name !== undefined) out = { ...out, aliased_service: name };
+  }
   const target = attrs.target as Record<string, unknown> | undefined;
   if (d.kind === 'alert_rule' && target && typeof target.project === 'string' && typeof target.environment === 'string') {
     const project = refs.project.get(target.project.toLowerCase()) ?? target.project;

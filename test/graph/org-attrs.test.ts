@@ -185,7 +185,7 @@ describe('immutable fields and limits', () => {
     expect(f('project.p/environment.e')).toEqual(['cluster']);
     expect(f('project.p/environment.e/database.db')).toEqual(['type', 'mode']);
     expect(f('alert_rule.r')).toEqual(['target']);
-    expect(f('project.p/variable.K')).toEqual(['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'overridden_scope']);
+    expect(f('project.p/variable.K')).toEqual(['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'aliased_service', 'aliased_builtin', 'overridden_scope']);
     expect(f('project.p')).toBeUndefined();
     expect(f('project.p/environment.e/container.w')).toBeUndefined();
   });

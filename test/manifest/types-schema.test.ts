@@ -12,6 +12,7 @@ const git = { url: 'https://github.com/acme/x.git', branch: 'main', root_path: '
 const everyVariableField = [
   { key: 'A', ignore_changes: ['value'], value: 'v', override: false, secret: true, mount_path: '/etc/a', description: 'd', enable_interpolation_in_file: true },
   { key: 'B', alias: 'A' },
+  { key: 'D', alias: { service: 'app', builtin: 'HOST_INTERNAL' } },
   { key: 'C', external_secret: { secret_manager_access_id: '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a', reference: 'r' } },
 ];
 const prune = { projects: true, annotation_groups: true, label_groups: true, alert_receivers: true, alert_rules: true, webhooks: true, environments: true, services: true, deployment_stages: true, variables: true };

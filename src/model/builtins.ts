@@ -1,0 +1,62 @@
+/**
+ * The BUILT_IN variables the platform gives every service, and how their keys are spelled:
+ * `QOVERY_<KIND>_Z<HASH>_<SUFFIX>`, e.g. `QOVERY_POSTGRESQL_Z5E9B62FB_DATABASE_URL_INTERNAL`, where
+ * KIND is the service type (a database's engine: POSTGRESQL, MYSQL...), HASH the first 8 hex
+ * digits of the service's id (PRIOR-ART: the Terraform provider finds hosts the same way), and
+ * SUFFIX the name a manifest uses: `alias: {service: pg, builtin: DATABASE_URL_INTERNAL}`.
+ *
+ * The hash differs in every environment, so a manifest (a template, a preview) names the service
+ * and the suffix; the key is found on the platform once the service exists. This table is what
+ * `validate` and `plan` check the suffix against (test/emulator/builtin-names.test.ts holds the
+ * emulator to it).
+ */
+import type { ServiceKind } from './resource.js';
+
+export interface BuiltInName {
+  /** The part of the key after the service's hash. */
+  suffix: string;
+  /** The platform keeps it as a secret (an alias of it is a secret too). */
+  secret: boolean;
+}
+
+const SERVICE_BUILT_INS: readonly BuiltInName[] = [
+  { suffix: 'HOST_INTERNAL', secret: false },
+  { suffix: 'NAME', secret: false },
+];
+
+const DATABASE_BUILT_INS: readonly BuiltInName[] = [
+  { suffix: 'HOST_INTERNAL', secret: false },
+  { suffix: 'PORT', secret: false },
+  { suffix: 'LOGIN', secret: false },
+  { suffix: 'DEFAULT_DATABASE_NAME', secret: false },
+  { suffix: 'PASSWORD', secret: true },
+  { suffix: 'DATABASE_URL_INTERNAL', secret: true },
+];
+
+/** The built-ins a service of this kind has, by suffix. */
+export function builtInsOfKind(kind: ServiceKind): readonly BuiltInName[] {
+  return kind === 'database' ? DATABASE_BUILT_INS : SERVICE_BUILT_INS;
+}
+
+export function builtInOfKind(kind: ServiceKind, suffix: string): BuiltInName | undefined {
+  return builtInsOfKind(kind).find((b) => b.suffix === suffix);
+}
+
+/** `Z` + the first 8 hex digits of a service id, upper-cased: the hash in its built-in keys. */
+export function builtInHash(serviceId: string): string {
+  return `Z${serviceId.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+}
+
+const HASHED_KEY = /^QOVERY_([A-Z0-9]+)_(Z[0-9A-F]{8})_([A-Z0-9_]+)$/;
+
+/** The parts of a service's built-in key; undefined for any other key (QOVERY_ENVIRONMENT_ID...). */
+export function parseBuiltInKey(key: string): { kind: string; hash: string; suffix: string } | undefined {
+  const m = HASHED_KEY.exec(key);
+  return m ? { kind: m[1]!, hash: m[2]!, suffix: m[3]! } : undefined;
+}
+
+/** Whether `key` is the built-in `suffix` of the service with this id. */
+export function isBuiltInOf(key: string, serviceId: string, suffix: string): boolean {
+  const p = parseBuiltInKey(key);
+  return p !== undefined && p.hash === builtInHash(serviceId) && p.suffix === suffix;
+}
