@@ -13,7 +13,7 @@ import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { manifestLoadCacheOf } from './manifest-load-cache.js';
-import { instantiatedAt, relateDiagnostics } from '../manifest/templates.js';
+import { relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
@@ -158,9 +158,10 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   if (!loaded.manifest || hasErrors(diagnostics)) return result;
   result.manifest = loaded.manifest;
 
-  const built = buildGraph(loaded.manifest);
-  // Diagnostics about objects instantiated from a template also point at the template and the override.
-  diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
+  // Diagnostics about objects instantiated from a template also point at the template and the
+  // override; so do the objects themselves (drift shows both).
+  const built = buildGraph(loaded.manifest, { templates: loaded.templates });
+  diagnostics.push(...built.diagnostics);
   if (hasErrors(diagnostics)) return result;
   // --target: the rest of the pipeline sees only the targeted part (graph, reads, checks, plan).
   let graph = built.graph;
@@ -171,12 +172,6 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     if (!narrowed.graph || hasErrors(diagnostics)) return result;
     graph = narrowed.graph;
     targetScope = narrowed.scope;
-  }
-  // Objects instantiated from a template carry where the template defines them and where the
-  // environment overrides them (drift shows both).
-  for (const r of graph.resources.values()) {
-    const at = instantiatedAt(loaded.manifest, r.address);
-    if (at) r.related = at;
   }
   result.graph = graph;
 
@@ -264,7 +259,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     ...(apiUrl ? { apiUrl } : {}),
   });
   plan.request_count = result.requestCount;
-  plan.diagnostics = relateDiagnostics(loaded.manifest, plan.diagnostics);
+  plan.diagnostics = relateDiagnostics(loaded.templates, plan.diagnostics);
   if (targetScope) {
     plan.targets = [...targetScope.targets];
     // The organization-level objects kept for name resolution are not "outside the manifest".
