@@ -29,7 +29,8 @@ import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './eve
 
 export type { ApplySummary } from './events.js';
 import { IdRegistry } from './refs.js';
-import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, targetsOf, type ChangeAction } from './steps.js';
+import { emptySummary, summarizeApply, type StepReport } from './summary.js';
+import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, type ChangeAction } from './steps.js';
 
 export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
@@ -96,20 +97,7 @@ export interface PendingDeploy {
   reasons: string[];
 }
 
-export type StepStatus = 'applied' | 'failed' | 'skipped' | 'not_started';
-
-export interface StepReport {
-  address: Address;
-  action: StepAction;
-  status: StepStatus;
-  error?: string;
-  hint?: string;
-  /** For skipped steps: the failed step's address. */
-  because?: Address;
-  logs?: string[];
-  /** For applied steps: what else the user should know (e.g. another deployment started since). */
-  note?: string;
-}
+export type { StepReport, StepStatus } from './summary.js';
 
 export interface ApplyResult {
   status: 'applied' | 'failed' | 'interrupted' | 'refused';
@@ -169,10 +157,6 @@ export class AbortedError extends Error {
   }
 }
 
-function emptySummary(): ApplySummary {
-  return { add: 0, change: 0, destroy: 0, deploy: 0, failed: 0, skipped: 0, not_started: 0 };
-}
-
 export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOptions = {}): Promise<ApplyResult> {
   const pending = opts.noDeploy === true ? plannedDeploys(fullPlan) : undefined;
   // Without its deploys, the plan needs no Deploy scope and no step waits on a deployment.
@@ -214,16 +198,14 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     pollIntervalMs: opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
   };
   const backups: ApplyResult['backups'] = [];
-  const reports = new Map<string, StepReport>();
-  /** One report per action and address: a service changed and deployed has two. */
-  const keyOf = (t: { action: StepAction; address: Address }) => `${t.action} ${t.address}`;
-  const report = (r: StepReport) => reports.set(keyOf(r), r);
+  /** What the steps report as they end; summarizeApply makes the result's reports and counts of them. */
+  const reports: StepReport[] = [];
+  const report = (r: StepReport) => reports.push(r);
   /** Live objects this apply deleted (the old half of a replacement included), for the summary. */
   const destroyed = new Set<Address>();
 
   const planned = planSteps(plan);
   const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
-  const stepById = new Map(planned.map((p) => [p.id, p]));
 
   const runServiceDeletes = async (env: Address, list: ResourceChange[]): Promise<void> => {
     const started = timing.now();
@@ -479,70 +461,14 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
 
-  const targets = (id: string) => {
-    const st = stepById.get(id);
-    return st ? targetsOf(st) : [];
-  };
-  const primary = (stepId: string) => targets(stepId)[0]?.address ?? stepId;
-  for (const s of exec.skipped) {
-    for (const t of targets(s.id)) {
-      emit({ type: 'apply_skipped', address: t.address, action: t.action, because: primary(s.because) });
-      report({ address: t.address, action: t.action, status: 'skipped', because: primary(s.because) });
-    }
-  }
-  for (const id of exec.notStarted) {
-    for (const t of targets(id)) report({ address: t.address, action: t.action, status: 'not_started' });
-  }
-  // Objects deleted with their parent (no request of their own) share their parent's fate.
-  const viaParentOf = new Map(plan.changes.filter((c) => c.via_parent !== undefined).map((c) => [c.address, c.via_parent!]));
-  for (const c of plan.changes) {
-    if (c.status !== 'planned' || c.via_parent === undefined || c.actions[0] !== 'delete') continue;
-    let root: Address | undefined = c.via_parent;
-    while (root !== undefined && !byAddress.has(root)) root = viaParentOf.get(root);
-    const parentReport = root === undefined ? undefined : (reports.get(keyOf({ action: 'delete', address: root })) ?? reports.get(keyOf({ action: 'replace', address: root })));
-    if (parentReport?.status === 'applied') report({ address: c.address, action: 'delete', status: 'applied' });
-  }
-  // What went with a deleted parent is gone too, whatever became of the rest of the apply: the
-  // undeclared children of a deleted or replaced object, and the declared children of a replaced
-  // one (their old objects; their re-creation counts as an add only when it happened).
-  const changeAt = new Map(plan.changes.map((c) => [c.address, c]));
-  const gone = (address: Address): boolean => {
-    if (destroyed.has(address)) return true;
-    const c = changeAt.get(address);
-    if (!c || c.status !== 'planned' || c.actions[0] !== 'delete') return false;
-    const parent = c.parent === undefined ? undefined : changeAt.get(c.parent);
-    const replacedWithParent = c.actions[1] === 'create' && parent !== undefined && parent.actions[0] === 'delete' && parent.actions[1] === 'create';
-    const with_ = c.via_parent ?? (replacedWithParent ? c.parent : undefined);
-    return with_ !== undefined && gone(with_);
-  };
-  for (const c of plan.changes) if (gone(c.address)) destroyed.add(c.address);
-
-  // A step that threw before reporting anything (a bug or an unexpected error) still shows.
-  for (const f of exec.failed) {
-    for (const t of targets(f.id)) {
-      if (!reports.has(keyOf(t))) report({ address: t.address, action: t.action, status: 'failed', error: errorMessage(f.error) });
-    }
-  }
-
-  // Reports in plan order, deploys last.
-  const order = new Map<string, number>();
-  let n = 0;
-  for (const p of planned) for (const t of targetsOf(p)) order.set(keyOf(t), n++);
-  const stepReports = [...reports.values()].sort((a, b) => (order.get(keyOf(a)) ?? 0) - (order.get(keyOf(b)) ?? 0));
-
-  const summary = emptySummary();
-  summary.destroy = destroyed.size;
-  // A protect mark recorded on an otherwise unchanged object is not a change (see `protect_mark`).
-  const marksOnly = new Set(plan.changes.filter((c) => c.actions[0] === 'no-op' && c.protect_mark !== undefined).map((c) => c.address));
-  for (const r of stepReports) {
-    if (r.status === 'applied') {
-      if (r.action === 'create' || r.action === 'replace') summary.add++;
-      else if (r.action === 'update' && !marksOnly.has(r.address)) summary.change++;
-      else if (r.action === 'deploy') summary.deploy++;
-    } else if (r.status === 'failed') summary.failed++;
-    else if (r.status === 'skipped') summary.skipped++;
-    else summary.not_started++;
-  }
+  const { steps: stepReports, summary, skipped } = summarizeApply(plan, planned, {
+    reports,
+    destroyed,
+    skipped: exec.skipped,
+    notStarted: exec.notStarted,
+    failed: exec.failed.map((f) => ({ id: f.id, error: errorMessage(f.error) })),
+  });
+  for (const r of skipped) emit({ type: 'apply_skipped', address: r.address, action: r.action, because: r.because! });
   const requestCount = deps.api.requestCount - requestsBefore;
   for (const p of pending ?? []) emit({ type: 'deploy_pending', address: p.address, action: 'deploy', reasons: p.reasons });
   emit({ type: 'change_summary', ...summary, requests: requestCount, ...(pending ? { pending_deploy: pending.length } : {}) });

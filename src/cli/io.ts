@@ -22,7 +22,7 @@ export function processIO(): CliIO {
   };
 }
 
-/** Exit codes of the contract (docs/DESIGN.md). */
+/** Exit codes of the contract (the exit codes column of docs/commands.md). */
 export const EXIT = {
   ok: 0,
   error: 1,

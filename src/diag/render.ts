@@ -42,7 +42,7 @@ function severityLabel(sev: Severity, p: Palette): string {
  * One diagnostic, compiler style:
  *
  *   error[schema.unknown-key]: unknown key `dockerfile_pth` in application `api`
- *     --> examples/app.yaml:12:13
+ *     --> infra/app.yaml:12:13
  *      |
  *   12 |             dockerfile_pth: Dockerfile
  *      |             ^~~~~~~~~~~~~~

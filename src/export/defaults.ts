@@ -6,7 +6,7 @@
  * (OWNED_AT_DEFAULT): omitting a field means the manifest does not own it, and a console edit of it
  * would not be drift.
  *
- * test/export/defaults.test.ts checks this table against the schema, so the two cannot drift apart.
+ * test/export/units.test.ts ('defaults left out of an export') checks this table against the schema, so the two cannot drift apart.
  */
 export const MANIFEST_DEFAULTS = {
   alert_receiver: { send_resolved: true, require_tls: true },

@@ -15,6 +15,7 @@ import type {
   WebhookSpec,
 } from '../manifest/types.js';
 import { sourceOf } from '../manifest/types.js';
+import { instantiatedAt, relateDiagnostics, type TemplateLocations } from '../manifest/templates.js';
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
 import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
@@ -35,7 +36,15 @@ export interface BuildResult {
   diagnostics: Diagnostic[];
 }
 
-export function buildGraph(manifest: Manifest): BuildResult {
+export interface BuildOptions {
+  /**
+   * Where the objects instantiated from templates were written (the load result's `templates`):
+   * each such object carries them as `related` (drift shows the template and the override).
+   */
+  templates?: TemplateLocations;
+}
+
+export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildResult {
   const b = newBuilder();
   const m = manifest;
 
@@ -113,7 +122,13 @@ export function buildGraph(manifest: Manifest): BuildResult {
   b.diagnostics.push(...moved.diagnostics);
   if (moved.moved.length > 0) graph.moved = moved.moved;
   if (moved.named.length > 0) graph.movedFrom = moved.named;
-  return { graph, diagnostics: b.diagnostics };
+  if (opts.templates) {
+    for (const r of b.resources.values()) {
+      const at = instantiatedAt(opts.templates, r.address);
+      if (at) r.related = at;
+    }
+  }
+  return { graph, diagnostics: relateDiagnostics(opts.templates, b.diagnostics) };
 }
 
 function newBuilder(): GraphBuilder {

@@ -1,6 +1,7 @@
 /**
  * fetchLiveState(api, graph) -> LiveState: the live organization, normalised to the attrs shape of
  * the desired graph, read with the list endpoints only (see ./read.ts for the request budget).
+ * The plan pipeline's read stage (src/pipeline/plan.ts).
  *
  * Everything a read returned becomes a LiveResource, including objects the manifest does not
  * declare (computePlan lists them as unmanaged, or deletes them where the manifest prunes).
@@ -10,16 +11,34 @@ import { addressOf } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
 import { buildLiveLookup, normalizeLive, serviceKindOf } from './normalize.js';
 import { readLiveRecords, type ApiRecord, type LiveRecords, type ReadOptions } from './read.js';
+import type { RecordsReader } from './refresh.js';
 import { distrustStaleSecretFingerprints } from './stale-secrets.js';
 
-export type FetchOptions = ReadOptions;
+/**
+ * How the records are read: given the full read of the graph, either runs it or answers from
+ * somewhere it can prove current (the refresh cache, src/cli/live-cache.ts), with what it learnt
+ * on the way (`X`: the audit events, the keys answered from the cache...).
+ */
+export type RecordsVia<X extends object> = (api: ApiPort, read: RecordsReader) => Promise<{ records: LiveRecords } & X>;
 
-export async function fetchLiveState(api: ApiPort, graph: DesiredGraph, opts: FetchOptions = {}): Promise<LiveState> {
+export interface FetchOptions<X extends object = object> extends ReadOptions {
+  /** Default: the full read. */
+  via?: RecordsVia<X>;
+}
+
+/** The live state, and what the reader said besides its records. */
+export interface FetchedLiveState<X extends object = object> {
+  live: LiveState;
+  read: { records: LiveRecords } & X;
+}
+
+export async function fetchLiveState<X extends object = object>(api: ApiPort, graph: DesiredGraph, opts: FetchOptions<X> = {}): Promise<FetchedLiveState<X>> {
   const before = api.requestCount;
-  const records = await readLiveRecords(api, graph, opts);
-  const state = liveStateFromRecords(records, graph);
-  state.requestCount = api.requestCount - before;
-  return state;
+  const full: RecordsReader = (port) => readLiveRecords(port, graph, opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {});
+  const read = opts.via ? await opts.via(api, full) : ({ records: await full(api) } as { records: LiveRecords } & X);
+  const live = liveStateFromRecords(read.records, graph);
+  live.requestCount = api.requestCount - before;
+  return { live, read };
 }
 
 /** Pure: the LiveState of a set of records read by readLiveRecords. */

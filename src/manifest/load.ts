@@ -28,7 +28,7 @@ import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
 import { checkNumbers } from './numbers.js';
 import { checkValues } from './value-checks.js';
-import { expandTemplates, relateDiagnostics, relateOverrideProblems } from './templates.js';
+import { expandTemplates, relateDiagnostics, relateOverrideProblems, type TemplateLocations } from './templates.js';
 import { decodeLoadCacheEntry, encodeLoadCacheEntry, loadCacheKey, type LoadCacheStore } from './load-cache.js';
 import type { Manifest } from './types.js';
 
@@ -67,6 +67,11 @@ export interface LoadOptions {
 export interface LoadResult {
   /** Present when there is no error. */
   manifest?: Manifest;
+  /**
+   * Where each object the manifest instantiates from a template was written (the template, the
+   * environment's override): for relateDiagnostics and buildGraph. Absent without templates.
+   */
+  templates?: TemplateLocations;
   /** Errors and warnings, sorted by file, line and column, each with its excerpt. */
   diagnostics: Diagnostic[];
   /** The manifest files read, as shown in diagnostics (relative to cwd when inside it). */
@@ -108,6 +113,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
   const noFiles = discovered.files.length === 0;
   return {
     manifest: hasErrors(diagnostics) || noFiles ? undefined : result.manifest,
+    ...(result.templates ? { templates: result.templates } : {}),
     diagnostics: sortDiagnostics(diagnostics, discovered.files.map((f) => f.display)),
     files: discovered.files.map((f) => f.display),
   };
@@ -137,7 +143,7 @@ export interface SourceLoadOptions {
  * The loader's pure core: texts in, Manifest and diagnostics out (file access only through
  * `readFile`). Tests and fuzzers call it directly.
  */
-export function loadManifestFromSources(sources: readonly ManifestSource[], opts: SourceLoadOptions): { manifest?: Manifest; diagnostics: Diagnostic[] } {
+export function loadManifestFromSources(sources: readonly ManifestSource[], opts: SourceLoadOptions): Omit<LoadResult, 'files'> {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...opts.limits };
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, FileText>();
@@ -203,6 +209,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   if (!unparsed && !cachedManifest) diagnostics.push(...checkCompleteness(parsedFiles));
 
   let manifest: Manifest | undefined;
+  let templates: TemplateLocations | undefined;
   if (cachedManifest) {
     manifest = cachedManifest;
     diagnostics.push(...finishLoad(manifest, true, texts, opts));
@@ -217,6 +224,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // Templates are expanded before any other check: every later stage sees plain environments.
     const expanded = expandTemplates(merged.manifest);
     manifest = expanded.manifest;
+    templates = expanded.templates;
     // An override's value of a variable its template marks secret is a secret too: only the
     // expanded manifest shows which values those are.
     if (expanded.manifest !== merged.manifest) secretRanges.push(...findSecretRanges(expanded.manifest));
@@ -242,7 +250,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     }
   }
   // A problem of an object instantiated from a template also points at the template and the override.
-  const withExcerpts = collapseRepeats(relateOverrideProblems(parsedValues, relateDiagnostics(manifest, diagnostics))).map((d) => {
+  const withExcerpts = collapseRepeats(relateOverrideProblems(parsedValues, relateDiagnostics(templates, diagnostics))).map((d) => {
     if (!d.range || d.excerpt !== undefined) return d;
     const t = texts.get(d.range.file);
     if (t && !t.lines) t.lines = t.text.split('\n');
@@ -251,6 +259,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   });
   return {
     manifest: hasErrors(withExcerpts) ? undefined : manifest,
+    ...(templates ? { templates } : {}),
     diagnostics: sortDiagnostics(withExcerpts, sources.map((s) => s.file.display)),
   };
 }

@@ -6,9 +6,10 @@
  * later stage (duplicates, references, resolution, buildGraph, plan) sees the plain manifest it
  * sees without templates: environments with their services, variables and stages written out.
  * Each instantiated value keeps the source range of the place it was written (the template, or
- * the override that changed it), and the manifest records, per instantiated address, the other
- * places (`relatedLocations`): `relateDiagnostics` adds them to every diagnostic about the object,
- * whichever stage reports it.
+ * the override that changed it), and the expansion returns, per instantiated address, the other
+ * places (`TemplateLocations`, carried by the load result beside the manifest):
+ * `relateDiagnostics` adds them to every diagnostic about the object, whichever stage reports it,
+ * and buildGraph to the object itself (`DesiredResource.related`, which drift shows).
  *
  * The merge rule (a strategic merge, as Kubernetes calls it), applied to a template service and
  * its override:
@@ -31,21 +32,19 @@ import { FIELD_SOURCES, SOURCE, sourceOf, type Manifest } from './types.js';
 /** Lists merged item by item, by this field of their items (scripts/gen-override-schema.mjs says the same). */
 export const MERGE_KEYS: Readonly<Record<string, string>> = { variables: 'key', ports: 'name', storage: 'mount_point' };
 
-/** Where an instantiated object's other parts were written, by address. Hidden on the manifest. */
-const RELATED: unique symbol = Symbol('driftless.templateRelated');
-
 type Obj = Record<string, unknown>;
 /**
- * What the expansion recorded: by address, the other places of each instantiated object; and the
- * span of every template and override object, for diagnostics that carry a range but no address
- * (`${env:}` resolution walks the manifest without knowing what each value belongs to).
+ * Where the objects instantiated from templates were written, as the expansion recorded it: by
+ * address, the other places of each instantiated object; and the span of every template and
+ * override object, for diagnostics that carry a range but no address (`${env:}` resolution walks
+ * the manifest without knowing what each value belongs to).
  */
-interface Related {
+export interface TemplateLocations {
   byAddress: Map<Address, RelatedLocation[]>;
   regions: Array<{ range: SourceRange; related: RelatedLocation[] }>;
 }
 
-function record(related: Related, address: Address, locations: RelatedLocation[], ...objects: unknown[]): void {
+function record(related: TemplateLocations, address: Address, locations: RelatedLocation[], ...objects: unknown[]): void {
   related.byAddress.set(address, locations);
   for (const o of objects) {
     const range = sourceOf(o);
@@ -63,22 +62,21 @@ const lower = (s: unknown) => String(s).toLowerCase();
  * instantiated and declared by the environment, a template name declared twice, and whatever the
  * service schema says of a service once its override is applied.
  */
-export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[]; incomplete: boolean } {
+export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagnostics: Diagnostic[]; incomplete: boolean; templates?: TemplateLocations } {
   const diagnostics: Diagnostic[] = [];
-  const related: Related = { byAddress: new Map(), regions: [] };
+  const related: TemplateLocations = { byAddress: new Map(), regions: [] };
   const projects = manifest.projects as unknown as Obj[] | undefined;
   if (!projects?.some((p) => p.templates !== undefined || (p.environments as Obj[] | undefined)?.some(usesTemplate))) {
     return { manifest, diagnostics, incomplete: false };
   }
   const out = copyShallow(manifest as unknown as Obj);
   out.projects = mapList(projects, (p) => expandProject(p, diagnostics, related));
-  Object.defineProperty(out, RELATED, { value: related, enumerable: false });
   // An environment whose template is unknown lacks what the template declares.
   const incomplete = projects.some((p) => {
     const names = new Set(((p.templates as Obj[] | undefined) ?? []).map((t) => lower(t.name)));
     return ((p.environments as Obj[] | undefined) ?? []).some((e) => e.template !== undefined && !names.has(lower(e.template)));
   });
-  return { manifest: out as unknown as Manifest, diagnostics, incomplete };
+  return { manifest: out as unknown as Manifest, diagnostics, incomplete, templates: related };
 }
 
 /**
@@ -87,8 +85,7 @@ export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagn
  * the environment overrides it (or instantiates it). A place the diagnostic already points at is
  * not repeated.
  */
-export function relateDiagnostics(manifest: Manifest | undefined, diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const related = manifest ? (manifest as unknown as { [RELATED]?: Related })[RELATED] : undefined;
+export function relateDiagnostics(related: TemplateLocations | undefined, diagnostics: readonly Diagnostic[]): Diagnostic[] {
   if (!related || related.byAddress.size === 0) return [...diagnostics];
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
@@ -126,8 +123,7 @@ export function relateDiagnostics(manifest: Manifest | undefined, diagnostics: r
  * was written, template first: `defined` at the template, then `overridden` at the environment's
  * override (or `instantiated` at its `template:`). Undefined for an object written out in full.
  */
-export function instantiatedAt(manifest: Manifest | undefined, address: Address): RelatedLocation[] | undefined {
-  const related = manifest ? (manifest as unknown as { [RELATED]?: Related })[RELATED] : undefined;
+export function instantiatedAt(related: TemplateLocations | undefined, address: Address): RelatedLocation[] | undefined {
   if (!related) return undefined;
   for (let a: string = address; a; a = a.includes('/') ? a.slice(0, a.lastIndexOf('/')) : '') {
     const found = related.byAddress.get(a);
@@ -137,7 +133,7 @@ export function instantiatedAt(manifest: Manifest | undefined, address: Address)
 }
 
 /** The other places of the innermost template or override object written around `range` (every environment's, for a template's). */
-function regionRelated(related: Related, range: SourceRange): RelatedLocation[] | undefined {
+function regionRelated(related: TemplateLocations, range: SourceRange): RelatedLocation[] | undefined {
   const containing = related.regions.filter((r) => contains(r.range, range));
   if (containing.length === 0) return undefined;
   const inner = containing.reduce((a, b) => (before(a.range.start, b.range.start) ? b : a));
@@ -222,7 +218,7 @@ function usesTemplate(e: Obj): boolean {
   return e.template !== undefined || e.overrides !== undefined || e.exclude_services !== undefined;
 }
 
-function expandProject(project: Obj, diagnostics: Diagnostic[], related: Related): Obj {
+function expandProject(project: Obj, diagnostics: Diagnostic[], related: TemplateLocations): Obj {
   const templates = new Map<string, Obj>();
   for (const t of (project.templates as Obj[] | undefined) ?? []) {
     const name = String(t.name);
@@ -259,7 +255,7 @@ function expandProject(project: Obj, diagnostics: Diagnostic[], related: Related
 }
 
 /** One environment with its template's contents written out, overridden and added to. */
-function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Address, diagnostics: Diagnostic[], related: Related): Obj {
+function instantiate(env: Obj, templates: Map<string, Obj>, projectAddress: Address, diagnostics: Diagnostic[], related: TemplateLocations): Obj {
   const ea = addressOf('environment', String(env.name), projectAddress);
   const out = copyShallow(env);
   for (const k of ['template', 'overrides', 'exclude_services']) delete out[k];

@@ -151,7 +151,7 @@ export function parseAddress(address: Address): Array<{ kind: ResourceKind; name
 
 /**
  * One resource as the manifest wants it.
- * `attrs` holds only the fields the manifest owns, already normalised (see src/graph/normalize.ts);
+ * `attrs` holds only the fields the manifest owns, already normalised (see src/graph/attrs.ts);
  * secret values inside are `SecretValue`s and are never serialised.
  */
 export interface DesiredResource {

@@ -1,6 +1,6 @@
 /**
  * `plan --json` and `show --format json`: one document modelled on Terraform's plan JSON
- * (docs/DESIGN.md contract) so that policy tools (OPA/conftest) read it as they read Terraform's:
+ * (the design's contract; docs/commands.md) so that policy tools (OPA/conftest) read it as they read Terraform's:
  * format_version, driftless_version, timestamp, errored, summary {add, change, destroy, deploy},
  * resource_changes[] with address, mode, type, name, provider_name and change {actions, before,
  * after, after_unknown, before_sensitive, after_sensitive, patch}, plus request_count, the deploy

@@ -1,4 +1,4 @@
-/** `driftless serve`: option checks and the one-line JSON start-up message of docs/DESIGN.md. */
+/** `driftless serve`: option checks and the one-line JSON start-up message of docs/emulator.md. */
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';

@@ -69,7 +69,7 @@ describe('fetchLiveState', () => {
     const { graph, diagnostics } = buildGraph(manifest());
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const api = liveApi();
-    const live = await fetchLiveState(api, graph, { parallelism: 1 });
+    const { live } = await fetchLiveState(api, graph, { parallelism: 1 });
     const calls = api.calls.map((c) => `${c.method} ${c.path}${c.query ? ' ' + new URLSearchParams(c.query as Record<string, string>).toString() : ''}`);
     expect(calls.sort()).toEqual(
       [
@@ -91,7 +91,7 @@ describe('fetchLiveState', () => {
 
   it('normalises every record read under its address, keeping only each scope its own variables', async () => {
     const { graph } = buildGraph(manifest());
-    const live = await fetchLiveState(liveApi(), graph);
+    const { live } = await fetchLiveState(liveApi(), graph);
     expect(live.organizationId).toBe(ORG);
     const addrs = [...live.resources.keys()].sort();
     expect(addrs).toEqual(
@@ -157,7 +157,7 @@ describe('fetchLiveState: what goes with a deleted environment or project (issue
 
   it('reads the lists of a pruned environment and project, few of them: services, statuses, stages, one variable list per service', async () => {
     const a = api();
-    const live = await fetchLiveState(a, buildGraph(manifest(true)).graph, { parallelism: 1 });
+    const { live } = await fetchLiveState(a, buildGraph(manifest(true)).graph, { parallelism: 1 });
     expect(callsOf(a).filter((c) => c.includes('e2') || c.includes('p2') || c.includes('e3') || c.includes('s1'))).toEqual(
       [
         'GET /environment/e2/services',

@@ -391,7 +391,28 @@ describe('diagnostics', () => {
       diagError('api.some-check', 'a service of the environment itself', { address: 'project.shop/environment.prod/container.own' }),
     ];
     const both = [['defined', at(text, 'type: application')], ['overridden', at(text, 'api:')]];
-    expect(relateDiagnostics(r.manifest, later).map((d) => d.related?.map((x) => [x.message, x.range.start]))).toEqual([both, both, undefined]);
+    expect(relateDiagnostics(r.templates, later).map((d) => d.related?.map((x) => [x.message, x.range.start]))).toEqual([both, both, undefined]);
+  });
+
+  it('the template locations are a part of the load result, not hidden on the manifest; buildGraph puts them on the objects', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          services:
+            api: {cpu: 500}
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    // They do not ride on the manifest object (only the source ranges of its values do): a copy of
+    // it (narrowing, caching) loses nothing.
+    expect(Object.getOwnPropertySymbols(r.manifest!).map(String)).toEqual(['Symbol(driftless.source)', 'Symbol(driftless.fieldSources)', 'Symbol(driftless.keySources)']);
+    const both = [['defined', at(text, 'type: application')], ['overridden', at(text, 'api:')]];
+    expect([...r.templates!.byAddress.get('project.shop/environment.prod/application.api')!].map((x) => [x.message, x.range.start])).toEqual(both);
+    const graph = buildGraph(r.manifest!, { templates: r.templates }).graph;
+    expect(graph.resources.get('project.shop/environment.prod/application.api')!.related?.map((x) => [x.message, x.range.start])).toEqual(both);
+    // Without them, the same manifest builds the same objects with no locations.
+    expect(buildGraph(r.manifest!).graph.resources.get('project.shop/environment.prod/application.api')!.related).toBeUndefined();
   });
 
   it('the template is checked like written environments: a stage naming a service the template lacks', async () => {

@@ -12,7 +12,6 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { renderGraphDot, renderGraphMermaid } from '../../render/graph.js';
 import { loadManifest } from '../../manifest/load.js';
 import { buildGraph } from '../../graph/build.js';
-import { relateDiagnostics } from '../../manifest/templates.js';
 import type { DesiredGraph } from '../../model/resource.js';
 import type { Plan } from '../../plan/types.js';
 import { palettesOf } from '../config.js';
@@ -52,8 +51,9 @@ export const graphCommand: CliCommand<GraphArgs> = {
       const loaded = await loadManifest(paths, { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
       diagnostics = [...loaded.diagnostics];
       if (loaded.manifest && !hasErrors(diagnostics)) {
-        const built = buildGraph(loaded.manifest);
-        diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
+        // Diagnostics about objects instantiated from a template also point at the template and the override.
+        const built = buildGraph(loaded.manifest, { templates: loaded.templates });
+        diagnostics.push(...built.diagnostics);
         graph = built.graph;
         if (targets && !hasErrors(diagnostics)) {
           const narrowed = targetGraph(built.graph, targets);

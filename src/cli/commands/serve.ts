@@ -1,7 +1,7 @@
 /**
  * `driftless serve`: runs the local API emulator until SIGINT/SIGTERM.
  *
- * Contract (docs/DESIGN.md): exactly one JSON line on stdout once listening,
+ * Contract (docs/emulator.md): exactly one JSON line on stdout once listening,
  *   {"url":"http://127.0.0.1:41234","organization_id":"<uuid>","tokens":{"ADMIN":"…","WRITE":"…","DEPLOY":"…","READ":"…","CONSOLE":"<jwt>"}}
  * (CONSOLE: the console user's Bearer JWT, whose writes the audit log shows as origin CONSOLE), then logs on stderr (never a token or a secret).
  */

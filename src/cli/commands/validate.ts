@@ -31,7 +31,8 @@ import type { Manifest } from '../../manifest/types.js';
 import { fetchOrganizationFacts } from '../../manifest/remote-names.js';
 import { runOrganizationChecks } from '../../checks/index.js';
 import { palettesOf, resolveApiConfig } from '../config.js';
-import { apiDiagnostic, openSession } from '../run-plan.js';
+import { openSession } from '../run-plan.js';
+import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { choiceOption } from '../option-values.js';
 import { AUTH_SCHEMES, maxWaitOption, pathsAndTargets, targetOption } from '../shared-options.js';
@@ -90,10 +91,10 @@ function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: Validate
   // The checks plan makes while building the desired graph (description room for the secret
   // fingerprint marker, stage and alias resolution, cycles) are offline too: validate makes them,
   // and so the check of `--target` addresses (plan's own code and message).
-  const built = loaded.manifest ? buildGraph(loaded.manifest) : undefined;
+  const built = loaded.manifest ? buildGraph(loaded.manifest, { templates: loaded.templates }) : undefined;
   const graphDiagnostics = built ? [...built.diagnostics, ...(targets ? resolveTargets(built.graph, targets).diagnostics : [])] : [];
   // Those about objects instantiated from a template also point at the template and the override.
-  const result = { ...loaded, diagnostics: relateDiagnostics(loaded.manifest, [...loaded.diagnostics, ...graphDiagnostics]) };
+  const result = { ...loaded, diagnostics: relateDiagnostics(loaded.templates, [...loaded.diagnostics, ...graphDiagnostics]) };
   const invalid = hasErrors(result.diagnostics) || !result.manifest;
   const counts = summarizeDiagnostics(result.diagnostics);
   if (args.format === 'json') {
