@@ -474,3 +474,61 @@ describe('readLiveRecordsCached', () => {
     });
   });
 });
+
+describe('readLiveRecordsCached: the ages and limits of a cache', () => {
+  const fullReadAfter = async (ms: number, maxCacheAgeMs: number, org?: Record<string, unknown>) => {
+    const w = world();
+    if (org) (w.lists['/organization'] as { results: Array<Record<string, unknown>> }).results[0] = { id: ORG, name: 'acme', ...org };
+    const snapshot = await warm(w);
+    clockMs += ms;
+    return readLiveRecordsCached(w.api, read, { previous: snapshot, now, maxCacheAgeMs, verifyRequests: 0 });
+  };
+
+  it('says the age of the last full read in minutes, hours or days, as the limit too', async () => {
+    expect((await fullReadAfter(50 * 60_000, 30 * 60_000)).fullReadReason).toBe("the cache's last full read is 50m old, more than --max-cache-age 30m");
+    expect((await fullReadAfter(4 * 86_400_000, 3 * 86_400_000)).fullReadReason).toBe("the cache's last full read is 4 days old, more than --max-cache-age 3 days");
+    expect((await fullReadAfter(71 * 3_600_000, 70 * 3_600_000)).fullReadReason).toBe("the cache's last full read is 71h old, more than --max-cache-age 70h");
+  });
+
+  it('uses a cache exactly as old as --max-cache-age, not one a second older', async () => {
+    const at = await fullReadAfter(3_600_000, 3_600_000);
+    expect(at.reader).toBe('refresh');
+    expect(at.fullReadReason).toBeUndefined();
+    expect((await fullReadAfter(3_601_000, 3_600_000)).reader).toBe('full');
+  });
+
+  it("gives way to a full read past the audit log's retention, exactly; no retention without a usable plan figure", async () => {
+    const day = 86_400_000;
+    expect((await fullReadAfter(30 * day, 365 * day)).reader).toBe('refresh');
+    expect((await fullReadAfter(30 * day + 1000, 365 * day)).fullReadReason).toBe("the cache is older than the audit log's retention (30 days)");
+    for (const plan of [{}, { organization_plan: { audit_logs_retention_in_days: 0 } }, { organization_plan: { audit_logs_retention_in_days: -3 } }, { organization_plan: { audit_logs_retention_in_days: '30' } }]) {
+      const r = await fullReadAfter(40 * day, 365 * day, plan);
+      expect(r.fullReadReason ?? '', JSON.stringify(plan)).not.toMatch(/retention/);
+    }
+  });
+
+  it('counts the requests the refresh itself made, before a full read it gave way to', async () => {
+    const r = await fullReadAfter(2 * 3_600_000, 3_600_000);
+    expect(r.reader).toBe('full');
+    // The organization, to learn the cache's age by the API's clock.
+    expect(r.refreshRequests).toBe(1);
+  });
+});
+
+describe('readLiveRecordsCached: what a deletion makes the cache forget', () => {
+  it("the lists of a deleted service are dropped from the snapshot, the others' kept", async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    const s2Vars = requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' });
+    expect(s2Vars in snapshot.responses).toBe(true);
+    (w.lists['/environment/e1/services'] as { results: unknown[] }).results.splice(1, 1);
+    delete w.lists[s2Vars];
+    w.emit({ event_type: 'DELETE', target_type: 'APPLICATION', target_id: 's2', project_id: 'p1', environment_id: 'e1' });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader).toBe('refresh');
+    expect(s2Vars in r.snapshot.responses).toBe(false);
+    expect(requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' }) in r.snapshot.responses).toBe(true);
+    expect(r.events.map((e) => e.event_type)).toEqual(['DELETE']);
+  });
+});
