@@ -532,3 +532,24 @@ describe('readLiveRecordsCached: what a deletion makes the cache forget', () => 
     expect(r.events.map((e) => e.event_type)).toEqual(['DELETE']);
   });
 });
+
+describe('readLiveRecordsCached: lists the cache never held', () => {
+  const lacking = async (drop: string, neededBy?: string) => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    delete snapshot.responses[drop];
+    return readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0, ...(neededBy ? { neededBy } : {}) });
+  };
+
+  it('of an object the cache knows (a project, an environment, a service) are named on the full-read line', async () => {
+    expect((await lacking('/project/p1/environment')).fullReadReason).toBe('the manifest needs lists the cache does not hold (1: the environments of project "shop")');
+    expect((await lacking('/environment/e1/statuses')).fullReadReason).toBe('the manifest needs lists the cache does not hold (1: the service statuses of environment "prod")');
+    const vars = requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' });
+    const r = await lacking(vars, 'the manifest infra/prod');
+    expect(r.reader).toBe('full');
+    expect(r.fullReadReason).toBe('the manifest infra/prod needs lists the cache does not hold (1: the variables of service "api")');
+    // What the cache held is kept for the manifests that need it, the lacking list read by the full read.
+    expect(vars in r.snapshot.responses).toBe(true);
+  });
+});
