@@ -507,11 +507,31 @@ describe('readLiveRecordsCached: the ages and limits of a cache', () => {
     }
   });
 
-  it('counts the requests the refresh itself made, before a full read it gave way to', async () => {
-    const r = await fullReadAfter(2 * 3_600_000, 3_600_000);
-    expect(r.reader).toBe('full');
+  it('counts the requests the refresh itself made (not the port\'s earlier ones), before a full read it gave way to or on its own', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    await w.api.get('/organization');
+    clockMs += 2 * 3_600_000;
+    const full = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, maxCacheAgeMs: 3_600_000, verifyRequests: 0 });
+    expect(full.reader).toBe('full');
     // The organization, to learn the cache's age by the API's clock.
-    expect(r.refreshRequests).toBe(1);
+    expect(full.refreshRequests).toBe(1);
+    expect(full.events).toEqual([]);
+    expect(full.cachedKeys).toEqual([]);
+    const refreshed = await readLiveRecordsCached(w.api, read, { previous: full.snapshot, now, verifyRequests: 0 });
+    expect(refreshed.reader).toBe('refresh');
+    expect(refreshed.refreshRequests).toBe(2);
+    expect(refreshed.cachedKeys.length).toBeGreaterThan(0);
+  });
+
+  it('reads by this machine\'s clock when no clock is given', async () => {
+    const w = world();
+    const before = Date.now();
+    const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' } });
+    expect(r.reader).toBe('full');
+    expect(Date.parse(r.snapshot.readAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(r.snapshot.readAt)).toBeLessThanOrEqual(Date.now());
   });
 });
 
