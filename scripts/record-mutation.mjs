@@ -2,7 +2,7 @@
 /**
  * Records the score of a StrykerJS run (`npm run test:mutation`) for RELIABILITY.md:
  *
- *   node scripts/record-mutation.mjs [REPORT...] [--command "what was run"] [--note "what to know"] [--keep-earlier]
+ *   node scripts/record-mutation.mjs [REPORT[#FILE,...]...] [--command "what was run"] [--note "what to know"] [--keep-earlier]
  *
  * Each REPORT is a Stryker JSON report (default reports/mutation/mutation.json; the incremental file
  * has the same shape); several (runs over parts of the scope) are merged, the last one winning for
@@ -26,9 +26,24 @@ const keepAt = args.indexOf('--keep-earlier');
 const keepEarlier = keepAt >= 0 && args.splice(keepAt, 1).length > 0;
 const noteAt = args.indexOf('--note');
 const note = noteAt >= 0 ? args.splice(noteAt, 2)[1] : undefined;
-const reportPaths = (args.length > 0 ? args : ['reports/mutation/mutation.json']).map((a) => resolve(ROOT, a));
+// `REPORT#FILE,FILE`: only those files of that report (a run over one area also carries, from the
+// incremental file, what earlier runs measured of the others).
+const reportArgs = (args.length > 0 ? args : ['reports/mutation/mutation.json']).map((a) => {
+  const [path, only] = a.split('#');
+  return { path: resolve(ROOT, path), only: only ? only.split(',') : undefined };
+});
 const report = { files: {} };
-for (const path of reportPaths) Object.assign(report.files, JSON.parse(readFileSync(path, 'utf8')).files);
+const parsed = reportArgs.map(({ path, only }) => ({ files: JSON.parse(readFileSync(path, 'utf8')).files, only }));
+// A mutant Stryker marked static in any report stays static: a result reused from the incremental
+// file loses the mark.
+const mutantKey = (file, m) => `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${m.replacement ?? ''}`;
+const staticKeys = new Set(parsed.flatMap(({ files }) => Object.entries(files).flatMap(([f, x]) => x.mutants.filter((m) => m.static).map((m) => mutantKey(f, m)))));
+for (const { files, only } of parsed) {
+  for (const [file, x] of Object.entries(files)) {
+    if (only && !only.includes(file)) continue;
+    report.files[file] = { ...x, mutants: x.mutants.map((m) => (staticKeys.has(mutantKey(file, m)) ? { ...m, static: true } : m)) };
+  }
+}
 /** Parts of the scope held to the target each (issue 18): a directory (prefix ending in `/`) or files. */
 const AREAS = [
   { name: 'src/live', files: (f) => f.startsWith('src/live/') },
@@ -62,6 +77,7 @@ for (const file of files) {
     if (m.status === 'Survived' || m.status === 'NoCoverage') {
       const key = `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${(m.replacement ?? '').replace(/\s+/g, ' ')}`;
       survivors.push({ key, status: m.status, replacement: m.replacement ?? '', equivalent: equivalents[key] ?? null });
+      if (equivalents[key]) byFile[file].equivalent = (byFile[file].equivalent ?? 0) + 1;
     }
   }
 }
@@ -69,12 +85,14 @@ for (const file of files) {
 const detected = counts.Killed + counts.Timeout;
 const valid = detected + counts.Survived + counts.NoCoverage;
 const equivalent = survivors.filter((s) => s.equivalent).length;
-const scored = (x) => ({ ...x, score: x.valid ? Math.round((1000 * x.detected) / x.valid) / 10 : 0 });
+const pct = (d, v) => (v ? Math.round((1000 * d) / v) / 10 : 0);
+const scored = ({ equivalent = 0, ...x }) => ({ ...x, score: pct(x.detected, x.valid), ...(equivalent ? { equivalent, score_without_equivalent: pct(x.detected, x.valid - equivalent) } : {}) });
 const byArea = {};
 for (const area of AREAS) {
   const mine = files.filter(area.files);
   if (mine.length === 0) continue;
-  byArea[area.name] = scored({ files: mine.length, detected: mine.reduce((n, f) => n + byFile[f].detected, 0), valid: mine.reduce((n, f) => n + byFile[f].valid, 0) });
+  const sum = (k) => mine.reduce((n, f) => n + (byFile[f][k] ?? 0), 0);
+  byArea[area.name] = scored({ files: mine.length, detected: sum('detected'), valid: sum('valid'), equivalent: sum('equivalent') });
 }
 const target = join(ROOT, 'test/support/results/mutation.json');
 let earlier = [];

@@ -48,9 +48,10 @@ function mutationSection() {
   const areas = Object.entries(m.by_area ?? {});
   if (areas.length > 0) {
     out.push('', 'Per area held to the target (issue 18), and per file:', '');
-    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'})`);
-    out.push('', '| file | score | killed of |', '|---|---|---|');
-    for (const [file, x] of Object.entries(m.by_file ?? {})) out.push(`| \`${file}\` | ${x.score}% | ${x.detected} of ${x.valid} |`);
+    const without = (x) => (x.equivalent ? `; **${x.score_without_equivalent}%** without the ${x.equivalent} explained as equivalent` : '');
+    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'}${without(x)})`);
+    out.push('', '| file | score | killed of | without equivalents |', '|---|---|---|---|');
+    for (const [file, x] of Object.entries(m.by_file ?? {})) out.push(`| \`${file}\` | ${x.score}% | ${x.detected} of ${x.valid} | ${x.equivalent ? `${x.score_without_equivalent}% (${x.equivalent} explained)` : ''} |`);
   }
   for (const run of m.earlier ?? []) {
     out.push('', `Measured by an earlier run, not re-run since (its own command and date):`, '', ...runLines(run));

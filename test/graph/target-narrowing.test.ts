@@ -30,7 +30,7 @@ function manifest(): Manifest {
     projects: [
       {
         name: 'shop',
-        variables: [{ key: 'TOKEN', value: 's3cret', secret: true }],
+        variables: [{ key: 'TOKEN', value: 's3cret', secret: true }, { key: 'PLAIN', value: 'x' }],
         environments: [
           { name: 'staging', cluster: 'c2', services: [container('web')] },
           { name: 'prod', cluster: 'c1', prune: { services: true }, services: [{ ...container('api'), variables: [{ key: 'T', alias: 'TOKEN' }] }, container('worker')] },
@@ -98,7 +98,7 @@ describe('--target words', () => {
   it('lists the addresses under a project when the environment segment is wrong, whatever follows it, and not those of a project whose name starts the same', () => {
     for (const word of ['project.shop/environment.nope', 'project.shop/environment.nope/container.api']) {
       const d = resolveTargets(built(), [word]).diagnostics;
-      expect(d[0]!.detail, word).toMatch(/Known under project\.shop: project\.shop\/variable\.TOKEN, project\.shop\/environment\.staging, project\.shop\/environment\.prod\.$/);
+      expect(d[0]!.detail, word).toMatch(/Known under project\.shop: project\.shop\/variable\.TOKEN, project\.shop\/variable\.PLAIN, project\.shop\/environment\.staging, project\.shop\/environment\.prod\.$/);
     }
   });
 
@@ -223,7 +223,9 @@ describe('readGraphOf: what a targeted run reads', () => {
     const full = built();
     const { graph: narrowed } = narrowGraph(full, [API]);
     const read = readGraphOf(full, narrowed);
+    // Only the environments: not the project's other variables, nor the environments' services.
     expect([...read.resources.keys()].sort()).toEqual([...narrowed.resources.keys(), STAGING].sort());
+    expect(narrowed.resources.has(`${SHOP}/variable.PLAIN`)).toBe(false);
     expect(read.order).toEqual(full.order.filter((a) => read.resources.has(a)));
     const staging = read.resources.get(STAGING)!;
     expect(staging.kind).toBe('environment');

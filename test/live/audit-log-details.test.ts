@@ -127,3 +127,29 @@ describe('latestEventCursor', () => {
     expect(api.calls[0]!.query).toEqual({ pageSize: 1 });
   });
 });
+
+describe('readEventsSince on a server that ignores fromTimestamp', () => {
+  const t = (i: number) => `2026-11-25T16:00:0${i}Z`;
+  const all = Array.from({ length: 10 }, (_, i) => ev(`e${i}`, t(i)));
+  /** Pages of two, in the order given, linked by continueToken; fromTimestamp not applied. */
+  const paged = (order: AuditEvent[]) =>
+    new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+      const start = Number(query?.continueToken ?? 0);
+      const more = start + 2 < order.length;
+      return { events: order.slice(start, start + 2), links: more ? { next: `/organization/${ORG}/events?continueToken=${start + 2}` } : {} };
+    });
+
+  it('newest first: stops at the first page that reaches below the bound, and keeps only the events since it', async () => {
+    const api = paged([...all].reverse());
+    const r = await readEventsSince(api, ORG, { timestamp: t(5), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(['e5', 'e6', 'e7', 'e8', 'e9']);
+    expect(r.requests).toBe(3);
+  });
+
+  it('oldest first: reads every page (the newer events come last)', async () => {
+    const api = paged(all);
+    const r = await readEventsSince(api, ORG, { timestamp: t(5), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(['e5', 'e6', 'e7', 'e8', 'e9']);
+    expect(r.requests).toBe(5);
+  });
+});

@@ -474,3 +474,102 @@ describe('readLiveRecordsCached', () => {
     });
   });
 });
+
+describe('readLiveRecordsCached: the ages and limits of a cache', () => {
+  const fullReadAfter = async (ms: number, maxCacheAgeMs: number, org?: Record<string, unknown>) => {
+    const w = world();
+    if (org) (w.lists['/organization'] as { results: Array<Record<string, unknown>> }).results[0] = { id: ORG, name: 'acme', ...org };
+    const snapshot = await warm(w);
+    clockMs += ms;
+    return readLiveRecordsCached(w.api, read, { previous: snapshot, now, maxCacheAgeMs, verifyRequests: 0 });
+  };
+
+  it('says the age of the last full read in minutes, hours or days, as the limit too', async () => {
+    expect((await fullReadAfter(50 * 60_000, 30 * 60_000)).fullReadReason).toBe("the cache's last full read is 50m old, more than --max-cache-age 30m");
+    expect((await fullReadAfter(4 * 86_400_000, 3 * 86_400_000)).fullReadReason).toBe("the cache's last full read is 4 days old, more than --max-cache-age 3 days");
+    expect((await fullReadAfter(71 * 3_600_000, 70 * 3_600_000)).fullReadReason).toBe("the cache's last full read is 71h old, more than --max-cache-age 70h");
+  });
+
+  it('uses a cache exactly as old as --max-cache-age, not one a second older', async () => {
+    const at = await fullReadAfter(3_600_000, 3_600_000);
+    expect(at.reader).toBe('refresh');
+    expect(at.fullReadReason).toBeUndefined();
+    expect((await fullReadAfter(3_601_000, 3_600_000)).reader).toBe('full');
+  });
+
+  it("gives way to a full read past the audit log's retention, exactly; no retention without a usable plan figure", async () => {
+    const day = 86_400_000;
+    expect((await fullReadAfter(30 * day, 365 * day)).reader).toBe('refresh');
+    expect((await fullReadAfter(30 * day + 1000, 365 * day)).fullReadReason).toBe("the cache is older than the audit log's retention (30 days)");
+    for (const plan of [{}, { organization_plan: { audit_logs_retention_in_days: 0 } }, { organization_plan: { audit_logs_retention_in_days: -3 } }, { organization_plan: { audit_logs_retention_in_days: '30' } }]) {
+      const r = await fullReadAfter(40 * day, 365 * day, plan);
+      expect(r.fullReadReason ?? '', JSON.stringify(plan)).not.toMatch(/retention/);
+    }
+  });
+
+  it('counts the requests the refresh itself made (not the port\'s earlier ones), before a full read it gave way to or on its own', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    await w.api.get('/organization');
+    clockMs += 2 * 3_600_000;
+    const full = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, maxCacheAgeMs: 3_600_000, verifyRequests: 0 });
+    expect(full.reader).toBe('full');
+    // The organization, to learn the cache's age by the API's clock.
+    expect(full.refreshRequests).toBe(1);
+    expect(full.events).toEqual([]);
+    expect(full.cachedKeys).toEqual([]);
+    const refreshed = await readLiveRecordsCached(w.api, read, { previous: full.snapshot, now, verifyRequests: 0 });
+    expect(refreshed.reader).toBe('refresh');
+    expect(refreshed.refreshRequests).toBe(2);
+    expect(refreshed.cachedKeys.length).toBeGreaterThan(0);
+  });
+
+  it('reads by this machine\'s clock when no clock is given', async () => {
+    const w = world();
+    const before = Date.now();
+    const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' } });
+    expect(r.reader).toBe('full');
+    expect(Date.parse(r.snapshot.readAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(r.snapshot.readAt)).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('readLiveRecordsCached: what a deletion makes the cache forget', () => {
+  it("the lists of a deleted service are dropped from the snapshot, the others' kept", async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    const s2Vars = requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' });
+    expect(s2Vars in snapshot.responses).toBe(true);
+    (w.lists['/environment/e1/services'] as { results: unknown[] }).results.splice(1, 1);
+    delete w.lists[s2Vars];
+    w.emit({ event_type: 'DELETE', target_type: 'APPLICATION', target_id: 's2', project_id: 'p1', environment_id: 'e1' });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader).toBe('refresh');
+    expect(s2Vars in r.snapshot.responses).toBe(false);
+    expect(requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' }) in r.snapshot.responses).toBe(true);
+    expect(r.events.map((e) => e.event_type)).toEqual(['DELETE']);
+  });
+});
+
+describe('readLiveRecordsCached: lists the cache never held', () => {
+  const lacking = async (drop: string, neededBy?: string) => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    delete snapshot.responses[drop];
+    return readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0, ...(neededBy ? { neededBy } : {}) });
+  };
+
+  it('of an object the cache knows (a project, an environment, a service) are named on the full-read line', async () => {
+    expect((await lacking('/project/p1/environment')).fullReadReason).toBe('the manifest needs lists the cache does not hold (1: the environments of project "shop")');
+    expect((await lacking('/environment/e1/statuses')).fullReadReason).toBe('the manifest needs lists the cache does not hold (1: the service statuses of environment "prod")');
+    const vars = requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' });
+    const r = await lacking(vars, 'the manifest infra/prod');
+    expect(r.reader).toBe('full');
+    expect(r.fullReadReason).toBe('the manifest infra/prod needs lists the cache does not hold (1: the variables of service "api")');
+    // What the cache held is kept for the manifests that need it, the lacking list read by the full read.
+    expect(vars in r.snapshot.responses).toBe(true);
+  });
+});

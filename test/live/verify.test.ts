@@ -90,6 +90,8 @@ describe('what a re-read list that differs from the cache names', () => {
     expect(differenceOf('/project/p1/environment', { results: [{ name: 'prod', id: 'e1' }] }, c)).toBeUndefined();
     expect(canonical({ b: [1, { d: null, c: 'x' }], a: true })).toBe(canonical({ a: true, b: [1, { c: 'x', d: null }] }));
     expect(canonical([1, 2])).not.toBe(canonical([2, 1]));
+    expect(canonical([1, 2])).not.toBe(canonical([12]));
+    expect(canonical([[1], 2])).not.toBe(canonical([1, [2]]));
     expect(canonical({ a: [1] })).not.toBe(canonical({ a: 1 }));
     expect(canonical({ a: {} })).not.toBe(canonical({ a: [] }));
     expect(canonical({ a: undefined })).not.toBe(canonical({ a: null }));

@@ -166,6 +166,14 @@ describe('what two files may not both write', () => {
     expect(r.diagnostics.map((d) => d.detail)).toEqual(['It was first declared at another file; keep one of them.']);
   });
 
+  it('an attribute written twice, from values without source ranges, says "another file"', () => {
+    const r = mergeManifestFiles([
+      { file: 'a.yaml', value: { projects: [{ name: 'shop', description: 'one' }] } },
+      { file: 'b.yaml', value: { projects: [{ name: 'shop', description: 'two' }] } },
+    ]);
+    expect(r.diagnostics.map((d) => d.detail)).toEqual(['It is also written at another file. A project may be declared in several files, but each of its attributes in one of them only: keep one.']);
+  });
+
   it("an environment's `prune` (a mapping, one attribute) written in two files", () => {
     const a = 'version: 1\nprojects:\n  - name: shop\n    environments:\n      - name: prod\n        prune: {services: true}\n';
     const b = 'version: 1\nprojects:\n  - name: shop\n    environments:\n      - name: prod\n        prune: {variables: true}\n';
