@@ -17,6 +17,7 @@
  *   stages are still configured, and the executor writes first what the deployments wait for.
  */
 import type { Address, DesiredGraph, LiveResource, LiveState, ServiceKind } from '../model/resource.js';
+import { routes } from '../api/routes.js';
 import { afterCreation } from '../graph/ignore.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
@@ -361,7 +362,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     const projectId = refs.id(parentOf(c.address));
     let interval = ctx.pollIntervalMs;
     for (;;) {
-      const envs = listResults(await deps.api.get(`/project/${projectId}/environment`));
+      const envs = listResults(await deps.api.get(routes.environments(projectId)));
       if (!envs.some((e) => e.id === c.id)) return;
       if (timing.now() >= ctx.deadline) throw new StepError(`${c.address}: timed out waiting for the old environment to be deleted`);
       await timing.sleep(interval, deps.signal);
