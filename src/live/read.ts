@@ -24,7 +24,7 @@
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
-import { ORG_LISTS, routes, type OrgListName } from '../api/routes.js';
+import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
 import { serviceKindOf } from './normalize.js';
 import { previousNames } from '../plan/moved.js';
@@ -32,11 +32,6 @@ import { previousNames } from '../plan/moved.js';
 export type ApiRecord = Record<string, unknown> & { id: string };
 
 export type { OrgListName } from '../api/routes.js';
-
-/** The path of each organization-level list (src/api/routes.ts). */
-export const ORG_LIST_PATHS: Record<OrgListName, (orgId: string) => string> = Object.fromEntries(
-  (Object.keys(ORG_LISTS) as OrgListName[]).map((name) => [name, (org: string) => routes.orgList(org, name)]),
-) as Record<OrgListName, (orgId: string) => string>;
 
 export interface LiveRecords {
   organization: ApiRecord;
@@ -147,7 +142,7 @@ export async function readOrganizationLists(api: ApiPort, names: Iterable<OrgLis
     statuses: new Map(),
   };
   await mapWithLimit([...names], limit, async (name) => {
-    out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](organization.id)));
+    out.lists[name] = listResults(await api.get(routes.orgList(organization.id, name)));
   });
   return out;
 }
