@@ -9,4 +9,3 @@ export type { RequestStats } from './stats.js';
 export type { RateLimitSnapshot } from './rate-limit.js';
 export { RateLimitWaitError, isRateLimitWaitError, budgetText } from './rate-limit-cap.js';
 export type { CappedWait } from './rate-limit-cap.js';
-export * from './endpoints.js';

@@ -17,6 +17,7 @@
  *   stages are still configured, and the executor writes first what the deployments wait for.
  */
 import type { Address, DesiredGraph, LiveResource, LiveState, ServiceKind } from '../model/resource.js';
+import { routes } from '../api/routes.js';
 import { afterCreation } from '../graph/ignore.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
@@ -162,27 +163,16 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   // Without its deploys, the plan needs no Deploy scope and no step waits on a deployment.
   const plan = pending ? withoutDeploys(fullPlan) : fullPlan;
   const held = pending ? { pending_deploys: pending } : {};
-  const refused = refusals(plan, opts);
+  const requestsBefore = deps.api.requestCount;
+  const refused = await refusalsBeforeWriting(plan, deps, opts);
   if (refused.length > 0) {
-    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: 0, ...held };
-  }
-  // Before the first write: can this token write and deploy what the plan needs?
-  const probeRequestsBefore = deps.api.requestCount;
-  const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
-  if (denied.length > 0) {
-    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: denied, requestCount: deps.api.requestCount - probeRequestsBefore, ...held };
-  }
-  // Never delete on the cache's word alone.
-  const unconfirmed = deps.confirmDeletes === true ? await unconfirmedDeletes(plan, deps.live, deps.api, opts.parallelism) : [];
-  if (unconfirmed.length > 0) {
-    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: unconfirmed, requestCount: deps.api.requestCount - probeRequestsBefore, ...held };
+    return { status: 'refused', steps: [], summary: emptySummary(), backups: [], diagnostics: refused, requestCount: deps.api.requestCount - requestsBefore, ...held };
   }
   const timing = deps.timing ?? realTiming;
   const clock = deps.clock ?? (() => new Date());
   const emit = (e: ApplyEvent) => deps.onEvent?.(e);
   const startedAt = timing.now();
   const elapsed = (since: number) => Math.max(0, Math.round((timing.now() - since) / 1000));
-  const requestsBefore = probeRequestsBefore;
   const refs = new IdRegistry(plan.organization_id, deps.live, plan.live_objects);
   // Objects renamed (`moved`), or inside a renamed parent, are known to the live state by their
   // old address: requests for them use that record's id and fields.
@@ -361,7 +351,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     const projectId = refs.id(parentOf(c.address));
     let interval = ctx.pollIntervalMs;
     for (;;) {
-      const envs = listResults(await deps.api.get(`/project/${projectId}/environment`));
+      const envs = listResults(await deps.api.get(routes.environments(projectId)));
       if (!envs.some((e) => e.id === c.id)) return;
       if (timing.now() >= ctx.deadline) throw new StepError(`${c.address}: timed out waiting for the old environment to be deleted`);
       await timing.sleep(interval, deps.signal);
@@ -474,6 +464,20 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   emit({ type: 'change_summary', ...summary, requests: requestCount, ...(pending ? { pending_deploy: pending.length } : {}) });
   const status: ApplyResult['status'] = exec.interrupted ? 'interrupted' : summary.failed + summary.skipped + summary.not_started > 0 ? 'failed' : 'applied';
   return { status, steps: stepReports, summary, backups, diagnostics: [], requestCount, ...(stoppedBy !== undefined ? { stoppedBy } : {}), ...held };
+}
+
+/**
+ * Why the plan must not be applied, checked before the first write (nothing when it may be): the
+ * plan's own refusals (no request), then whether the token can write and deploy what it needs, then
+ * (the live state coming, even in part, from the refresh cache) whether every delete target is
+ * confirmed by a live read: never delete on the cache's word alone.
+ */
+async function refusalsBeforeWriting(plan: Plan, deps: ApplyDeps, opts: ApplyOptions): Promise<Diagnostic[]> {
+  const refused = refusals(plan, opts);
+  if (refused.length > 0) return refused;
+  const denied = deps.probeToken === false ? [] : await tokenRefusals(plan, deps.api);
+  if (denied.length > 0) return denied;
+  return deps.confirmDeletes === true ? await unconfirmedDeletes(plan, deps.live, deps.api, opts.parallelism) : [];
 }
 
 /**

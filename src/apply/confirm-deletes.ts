@@ -9,10 +9,11 @@
  * After a full read every record was read in this run, and nothing is asked again.
  */
 import { error, type Diagnostic } from '../diag/diagnostic.js';
+import { routes } from '../api/routes.js';
 import type { LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
-import { listResults, ORG_LIST_PATHS, variableScopeOf, type ApiRecord, type OrgListName } from '../live/read.js';
+import { listResults, variableScopeOf, type ApiRecord, type OrgListName } from '../live/read.js';
 import { serviceKindOf } from '../live/normalize.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { mapWithLimit } from '../live/limit.js';
@@ -33,13 +34,13 @@ const ORG_LIST_OF: Partial<Record<ResourceKind, OrgListName>> = {
 /** The list request that holds a live object, or undefined when driftless cannot tell which. */
 export function listRequestOf(l: LiveResource, live: LiveState): { path: string; query?: Record<string, string> } | undefined {
   const org = ORG_LIST_OF[l.kind];
-  if (org) return { path: ORG_LIST_PATHS[org](live.organizationId) };
+  if (org) return { path: routes.orgList(live.organizationId, org) };
   const parent = l.parent === undefined ? undefined : live.resources.get(l.parent);
   if (!parent) return undefined;
-  if (l.kind === 'environment') return { path: `/project/${parent.id}/environment` };
-  if (isServiceKind(l.kind)) return { path: `/environment/${parent.id}/services` };
-  if (l.kind === 'deployment_stage') return { path: `/environment/${parent.id}/deploymentStage` };
-  if (l.kind === 'variable') return { path: '/variable', query: { parent_id: parent.id, scope: variableScopeOf(parent.kind) } };
+  if (l.kind === 'environment') return { path: routes.environments(parent.id) };
+  if (isServiceKind(l.kind)) return { path: routes.environmentList(parent.id, 'services') };
+  if (l.kind === 'deployment_stage') return { path: routes.environmentList(parent.id, 'deploymentStage') };
+  if (l.kind === 'variable') return { path: routes.variables(), query: { parent_id: parent.id, scope: variableScopeOf(parent.kind) } };
   return undefined;
 }
 

@@ -7,6 +7,7 @@
  * deadline is a failure carrying the service's last log lines: never a silent success.
  */
 import type { Address, ServiceKind } from '../model/resource.js';
+import { routes } from '../api/routes.js';
 import { errorMessage, errorStatus, isAmbiguousFailure, isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import type { ApplyEventSink } from './events.js';
 import { compact } from '../graph/attrs.js';
@@ -183,7 +184,7 @@ export async function deployStage(
   // the deployment history is the one created from then on.
   const sentAt = timing.wallNow?.() ?? Date.now();
   let adoptedRequestId: string | undefined;
-  const send = () => api.post<{ deployment_request_id?: string | null }>(`/environment/${stage.environmentId}/service/deploy`, deployRequestBody(stage.services));
+  const send = () => api.post<{ deployment_request_id?: string | null }>(routes.environmentDeploy(stage.environmentId), deployRequestBody(stage.services));
   try {
     try {
       response = await send();
@@ -194,7 +195,7 @@ export async function deployStage(
         // else ask again, a few times (the API refuses a second one with 409 while one runs).
         let last: unknown = e;
         for (let tries = 1; ; tries++) {
-          const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+          const statuses = collectStatuses(await api.get<StatusesResponse>(routes.environmentList(stage.environmentId, 'statuses')));
           if (stage.services.every((s) => IN_PROGRESS.test(statuses.get(s.id)?.state ?? ''))) {
             // The deployment now running is taken as ours: its request id (one for the whole
             // batch) is the one the lost answer carried. Statuses of different requests mean one
@@ -252,7 +253,7 @@ export async function deployStage(
     }
     const delay = nextPollDelay(timing.now() - stageStarted, opts.pollIntervalMs, opts.maxPollIntervalMs);
     await timing.sleep(Math.min(delay, Math.max(0, opts.deadline - timing.now())), opts.signal);
-    const statuses = collectStatuses(await api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+    const statuses = collectStatuses(await api.get<StatusesResponse>(routes.environmentList(stage.environmentId, 'statuses')));
     own.learn(stage.services.map((s) => statuses.get(s.id)));
     // The environment's deployment history, read at most once per poll and only when a service
     // shows another request than ours: it holds the outcome of our request after another one
@@ -414,7 +415,7 @@ export function ourHistoryEntry(
 async function readHistory(api: ApiPort, environmentId: string): Promise<HistoryEntrySummary[]> {
   let resp: unknown;
   try {
-    resp = await api.get<unknown>(`/environment/${environmentId}/deploymentHistoryV2`);
+    resp = await api.get<unknown>(routes.deploymentHistory(environmentId));
   } catch {
     // Unreadable history: the outcome stays unknown and the service is treated as not ours yet.
     return [];
@@ -438,7 +439,7 @@ async function waitUntilIdle(stage: StageDeploy, deps: { api: ApiPort; timing: T
   while (deps.timing.now() < opts.deadline) {
     await deps.timing.sleep(Math.min(interval, Math.max(0, opts.deadline - deps.timing.now())), opts.signal);
     interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * POLL_BACKOFF));
-    const statuses = collectStatuses(await deps.api.get<StatusesResponse>(`/environment/${stage.environmentId}/statuses`));
+    const statuses = collectStatuses(await deps.api.get<StatusesResponse>(routes.environmentList(stage.environmentId, 'statuses')));
     const busy = [...ids].some((id) => {
       const state = statuses.get(id)?.state;
       return state !== undefined && IN_PROGRESS.test(state);
@@ -453,7 +454,7 @@ const IN_PROGRESS = /(QUEUED|ING)$/;
 async function lastLogLines(api: ApiPort, s: DeployTarget, n: number): Promise<string[]> {
   if (n <= 0) return [];
   try {
-    const resp = await api.get<unknown>(`/${s.kind}/${s.id}/log`, { tail: n });
+    const resp = await api.get<unknown>(routes.serviceLog(s.kind, s.id), { tail: n });
     const lines = Array.isArray(resp) ? resp : ((resp as { results?: unknown[] })?.results ?? []);
     return lines
       .slice(-n)

@@ -17,6 +17,7 @@
  * the probe narrows the half-done case, it never blocks an apply it cannot judge.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
+import { routes } from '../api/routes.js';
 import { error } from '../diag/diagnostic.js';
 import type { Plan } from '../plan/types.js';
 import { errorStatus, type ApiPort } from '../live/api-port.js';
@@ -50,8 +51,8 @@ export interface Probe {
 export function probesFor(plan: Plan): Probe[] {
   const need = capabilitiesNeeded(plan);
   const probes: Probe[] = [];
-  if (need.write > 0) probes.push({ capability: 'Write', method: 'DELETE', path: `/organization/${plan.organization_id}/labelsGroups/${NIL_UUID}` });
-  if (need.deploy > 0) probes.push({ capability: 'Deploy', method: 'POST', path: `/application/${NIL_UUID}/deploy`, body: {} });
+  if (need.write > 0) probes.push({ capability: 'Write', method: 'DELETE', path: routes.orgListItem(plan.organization_id, 'labelsGroups', NIL_UUID) });
+  if (need.deploy > 0) probes.push({ capability: 'Deploy', method: 'POST', path: routes.serviceDeploy('application', NIL_UUID), body: {} });
   return probes;
 }
 

@@ -14,6 +14,7 @@
  * Anything else (401, 403, ...) fails every variable of the batch.
  */
 import type { Address, DesiredResource } from '../model/resource.js';
+import { routes } from '../api/routes.js';
 import { parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
 import { VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
@@ -57,7 +58,7 @@ export async function importVariables(
   const body = { overwrite: false, vars: items.map((i) => ({ name: keyOf(i), value: valueOf(i), scope, is_secret: false })) };
   let answer: unknown;
   try {
-    answer = await ctx.api.post('/variable/import', body, { service_id: serviceId, service_type: scope });
+    answer = await ctx.api.post(routes.variableImport(), body, { service_id: serviceId, service_type: scope });
   } catch (e) {
     const status = errorStatus(e);
     if (status !== undefined && UNSUPPORTED.has(status)) {
@@ -85,7 +86,7 @@ async function settleUnknown(
 ): Promise<ImportOutcome[]> {
   let live: ApiRecord[];
   try {
-    live = listResults(await ctx.api.get('/variable', { parent_id: serviceId, scope })).filter((r) => r.scope === scope);
+    live = listResults(await ctx.api.get(routes.variables(), { parent_id: serviceId, scope })).filter((r) => r.scope === scope);
   } catch (e) {
     // Unknown outcome and no way to tell: creating now could duplicate, so stop here.
     return items.map((i) => ({ address: i.change.address, error: e }));

@@ -15,6 +15,7 @@ import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerpri
 import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
+import { routes } from '../api/routes.js';
 import { createBody, desiredToRequest, scopeAddress, secretFingerprints, updateBody, type BodyContext } from './bodies.js';
 import type { IdRegistry } from './refs.js';
 import type { Timing } from './deploy.js';
@@ -86,29 +87,29 @@ function collection(kind: ResourceKind, address: Address, ctx: WriteContext): Co
   const parent = parentOf(address);
   switch (kind) {
     case 'annotations_group':
-      return { create: `/organization/${org}/annotationsGroups`, list: `/organization/${org}/annotationsGroups`, item: (id) => `/organization/${org}/annotationsGroups/${id}` };
+      return { create: routes.orgList(org, 'annotationsGroups'), list: routes.orgList(org, 'annotationsGroups'), item: (id) => routes.orgListItem(org, 'annotationsGroups', id) };
     case 'labels_group':
-      return { create: `/organization/${org}/labelsGroups`, list: `/organization/${org}/labelsGroups`, item: (id) => `/organization/${org}/labelsGroups/${id}` };
+      return { create: routes.orgList(org, 'labelsGroups'), list: routes.orgList(org, 'labelsGroups'), item: (id) => routes.orgListItem(org, 'labelsGroups', id) };
     case 'alert_receiver':
-      return { create: '/alert-receivers', list: `/organization/${org}/alert-receivers`, item: (id) => `/alert-receivers/${id}` };
+      return { create: routes.alertReceivers(), list: routes.orgList(org, 'alertReceivers'), item: (id) => routes.alertReceiverItem(id) };
     case 'alert_rule':
-      return { create: '/alert-rules', list: `/organization/${org}/alert-rules`, item: (id) => `/alert-rules/${id}` };
+      return { create: routes.alertRules(), list: routes.orgList(org, 'alertRules'), item: (id) => routes.alertRuleItem(id) };
     case 'webhook':
-      return { create: `/organization/${org}/webhook`, list: `/organization/${org}/webhook`, item: (id) => `/organization/${org}/webhook/${id}` };
+      return { create: routes.orgList(org, 'webhooks'), list: routes.orgList(org, 'webhooks'), item: (id) => routes.orgListItem(org, 'webhooks', id) };
     case 'project':
-      return { create: `/organization/${org}/project`, list: `/organization/${org}/project`, item: (id) => `/project/${id}` };
+      return { create: routes.orgList(org, 'projects'), list: routes.orgList(org, 'projects'), item: (id) => routes.projectItem(id) };
     case 'environment': {
       const pid = ctx.refs.id(parent, address);
-      return { create: `/project/${pid}/environment`, list: `/project/${pid}/environment`, item: (id) => `/environment/${id}` };
+      return { create: routes.environments(pid), list: routes.environments(pid), item: (id) => routes.environmentItem(id) };
     }
     case 'deployment_stage': {
       const eid = ctx.refs.id(parent, address);
-      return { create: `/environment/${eid}/deploymentStage`, list: `/environment/${eid}/deploymentStage`, item: (id) => `/deploymentStage/${id}` };
+      return { create: routes.environmentList(eid, 'deploymentStage'), list: routes.environmentList(eid, 'deploymentStage'), item: (id) => routes.stageItem(id) };
     }
     default:
       if (isServiceKind(kind)) {
         const eid = ctx.refs.id(parent, address);
-        return { create: `/environment/${eid}/${kind}`, list: `/environment/${eid}/services`, item: (id) => `/${kind}/${id}` };
+        return { create: routes.environmentServices(eid, kind), list: routes.environmentList(eid, 'services'), item: (id) => routes.serviceItem(kind, id) };
       }
       throw new StepError(`${address}: driftless cannot create or delete ${withArticle(kind)}`);
   }
@@ -216,13 +217,13 @@ async function cloneDatabase(d: DesiredResource, ctx: WriteContext): Promise<Api
   const source = ctx.refs.id(d.cloneFrom!, d.address);
   const envId = ctx.refs.id(parentOf(d.address), d.address);
   const coll = collection('database', d.address, ctx);
-  const cloned = await createOnce(ctx, `/database/${source}/clone`, { name: d.name, environment_id: envId }, () =>
+  const cloned = await createOnce(ctx, routes.databaseClone(source), { name: d.name, environment_id: envId }, () =>
     findIn(ctx, coll.list, identityMatch('database', d.name)),
   );
   // The clone copies the source's configuration; what the manifest sets on top is applied now.
   const own = Object.keys(d.attrs).filter((k) => !['name', 'type', 'mode'].includes(k));
   if (own.length === 0) return cloned;
-  const updated = await ctx.api.put<ApiRecord>(`/database/${cloned.id}`, updateBody('database', d.attrs, cloned, bodyContext(d, ctx)));
+  const updated = await ctx.api.put<ApiRecord>(routes.serviceItem('database', cloned.id), updateBody('database', d.attrs, cloned, bodyContext(d, ctx)));
   return updated ?? cloned;
 }
 
@@ -234,7 +235,7 @@ function receiverBody(d: DesiredResource, ctx: WriteContext, base?: ApiRecord): 
 /** The API's validation call sends a test message; a receiver that fails it is not written. */
 async function validateReceiver(d: DesiredResource, body: Obj, ctx: WriteContext): Promise<void> {
   const validate = () =>
-    ctx.api.post('/alert-receivers/validate', {
+    ctx.api.post(routes.alertReceiverValidate(), {
       alert_receiver: { ...body, organization_id: ctx.organizationId },
       message: `driftless: test message for alert receiver "${d.name}" before it is saved`,
     });
@@ -306,7 +307,7 @@ async function createStage(d: DesiredResource, ctx: WriteContext): Promise<ApiRe
     if (!existing) throw e;
     rec = existing;
     if ((body.name !== undefined && body.name !== rec.name) || (body.description !== undefined && body.description !== rec.description)) {
-      rec = await ctx.api.put<ApiRecord>(`/deploymentStage/${rec.id}`, updateBody('deployment_stage', d.attrs, rec, bodyContext(d, ctx)));
+      rec = await ctx.api.put<ApiRecord>(routes.stageItem(rec.id), updateBody('deployment_stage', d.attrs, rec, bodyContext(d, ctx)));
     }
   }
   ctx.refs.set(d.address, rec);
@@ -323,7 +324,7 @@ async function orderStage(d: DesiredResource, rec: ApiRecord, liveAfter: unknown
   const after = d.attrs.after as string | undefined;
   if (after !== undefined && after !== liveAfter) {
     const afterId = ctx.refs.id(addressOf('deployment_stage', after, env), d.address);
-    await ctx.api.put(`/deploymentStage/${rec.id}/moveAfter/${afterId}`);
+    await ctx.api.put(routes.stageMoveAfter(rec.id, afterId));
   }
 }
 
@@ -332,7 +333,7 @@ export async function moveIntoStage(stage: ResourceChange, member: string, ctx: 
   const env = parentOf(stage.address);
   const svc = ctx.refs.serviceAddress(env, member);
   if (!svc) throw new StepError(`${stage.address}: service ${member} is not in ${env}`);
-  await ctx.api.put(`/deploymentStage/${ctx.refs.id(stage.address)}/service/${ctx.refs.id(svc, stage.address)}`);
+  await ctx.api.put(routes.stageService(ctx.refs.id(stage.address), ctx.refs.id(svc, stage.address)));
 }
 
 async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
@@ -344,7 +345,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   const parentId = ctx.refs.id(parent, d.address);
   const type = String(a.variable_type ?? 'VALUE');
   const description = variableDescription(d, ctx, a.description as string | null | undefined);
-  const find = () => findIn(ctx, '/variable', (r) => r.key === a.key && r.scope === scope, { parent_id: parentId, scope });
+  const find = () => findIn(ctx, routes.variables(), (r) => r.key === a.key && r.scope === scope, { parent_id: parentId, scope });
   if (type === 'ALIAS' || type === 'OVERRIDE') {
     const targetScope = String(type === 'ALIAS' ? a.aliased_scope : a.overridden_scope);
     const targetKey = String(type === 'ALIAS' ? a.aliased_key : a.key);
@@ -356,7 +357,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
       type === 'ALIAS'
         ? compact({ key: a.key, alias_scope: scope, alias_parent_id: parentId, description })
         : compact({ value: a.value, override_scope: scope, override_parent_id: parentId, description });
-    return createOnce(ctx, `/variable/${targetId}/${type === 'ALIAS' ? 'alias' : 'override'}`, body, find);
+    return createOnce(ctx, routes.variableDerived(targetId, type === 'ALIAS' ? 'alias' : 'override'), body, find);
   }
   const body = compact({
     key: a.key,
@@ -369,7 +370,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
     enable_interpolation_in_file: a.enable_interpolation_in_file,
     secret_manager_access_id: a.secret_manager_access_id,
   });
-  return createOnce(ctx, '/variable', body, find);
+  return createOnce(ctx, routes.variables(), body, find);
 }
 
 function variableDescription(d: DesiredResource, ctx: WriteContext, description: string | null | undefined): string | null | undefined {
@@ -386,7 +387,7 @@ async function variableTargetId(d: DesiredResource, targetScope: string, key: st
   }
   // Not declared in the manifest (or built in): the unified list of the variable's own parent
   // includes every variable it inherits.
-  const found = await findIn(ctx, '/variable', (r) => r.key === key && r.scope === targetScope, { parent_id: parentId, scope });
+  const found = await findIn(ctx, routes.variables(), (r) => r.key === key && r.scope === targetScope, { parent_id: parentId, scope });
   if (!found) throw new StepError(`${d.address}: there is no ${targetScope} variable ${key} to ${d.attrs.variable_type === 'ALIAS' ? 'alias' : 'override'}`);
   return found.id;
 }
@@ -420,21 +421,21 @@ export async function updateResource(c: ResourceChange, d: DesiredResource, ctx:
   let rec: ApiRecord | undefined;
   switch (d.kind) {
     case 'organization':
-      rec = await ctx.api.put<ApiRecord>(`/organization/${id}`, updateBody('organization', d.attrs, record, bc));
+      rec = await ctx.api.put<ApiRecord>(routes.organizationItem(id), updateBody('organization', d.attrs, record, bc));
       break;
     case 'cluster':
-      await ctx.api.post(`/cluster/${id}/upgrade`);
+      await ctx.api.post(routes.clusterUpgrade(id));
       return undefined;
     case 'environment':
-      rec = await ctx.api.put<ApiRecord>(`/environment/${id}`, updateBody('environment', d.attrs, record, bc));
+      rec = await ctx.api.put<ApiRecord>(routes.environmentItem(id), updateBody('environment', d.attrs, record, bc));
       break;
     case 'project':
-      rec = await ctx.api.put<ApiRecord>(`/project/${id}`, updateBody('project', d.attrs, record, bc));
+      rec = await ctx.api.put<ApiRecord>(routes.projectItem(id), updateBody('project', d.attrs, record, bc));
       break;
     case 'deployment_stage': {
       const changed = new Set(c.fields.map((f) => f.field));
       if (changed.has('name') || changed.has('description')) {
-        rec = await ctx.api.put<ApiRecord>(`/deploymentStage/${id}`, updateBody('deployment_stage', d.attrs, record, bc));
+        rec = await ctx.api.put<ApiRecord>(routes.stageItem(id), updateBody('deployment_stage', d.attrs, record, bc));
       }
       const liveAfter = changed.has('after') ? c.fields.find((f) => f.field === 'after')?.before : d.attrs.after;
       await orderStage(d, { ...record, id }, liveAfter, ctx);
@@ -446,7 +447,7 @@ export async function updateResource(c: ResourceChange, d: DesiredResource, ctx:
     case 'alert_receiver': {
       const body = receiverBody(d, ctx, record);
       await validateReceiver(d, body, ctx);
-      rec = await ctx.api.put<ApiRecord>(`/alert-receivers/${id}`, body);
+      rec = await ctx.api.put<ApiRecord>(routes.alertReceiverItem(id), body);
       break;
     }
     default: {
@@ -469,7 +470,7 @@ async function updateVariable(d: DesiredResource, record: ApiRecord, ctx: WriteC
     enable_interpolation_in_file: a.enable_interpolation_in_file,
     secret_manager_access_id: a.secret_manager_access_id,
   });
-  return ctx.api.put<ApiRecord>(`/variable/${record.id}`, body);
+  return ctx.api.put<ApiRecord>(routes.variableItem(record.id), body);
 }
 
 // ---- delete ----------------------------------------------------------------------------------
@@ -477,7 +478,7 @@ async function updateVariable(d: DesiredResource, record: ApiRecord, ctx: WriteC
 /** Deletes one non-service resource. Already gone (404) counts as deleted. */
 export async function deleteResource(c: ResourceChange, ctx: WriteContext): Promise<void> {
   const id = c.id ?? ctx.refs.id(c.address);
-  const path = c.kind === 'variable' ? `/variable/${id}` : collection(c.kind, c.address, ctx).item(id);
+  const path = c.kind === 'variable' ? routes.variableItem(id) : collection(c.kind, c.address, ctx).item(id);
   try {
     await ctx.api.delete(path);
   } catch (e) {
@@ -505,13 +506,13 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
   for (const f of Object.values(BATCH_FIELD)) body[f] = [];
   for (const s of services) body[BATCH_FIELD[s.kind]]!.push(s.id);
   try {
-    await ctx.api.post(`/environment/${envId}/service/delete`, body);
+    await ctx.api.post(routes.environmentDeleteServices(envId), body);
   } catch (e) {
     if (!isAmbiguousFailure(e)) throw e;
     // The answer was lost: the deletion may have been taken. Ask again only for what is still
     // there and not already on its way out.
-    const live = listResults(await ctx.api.get(`/environment/${envId}/services`));
-    const statuses = await ctx.api.get<Record<string, unknown>>(`/environment/${envId}/statuses`).catch(() => ({}));
+    const live = listResults(await ctx.api.get(routes.environmentList(envId, 'services')));
+    const statuses = await ctx.api.get<Record<string, unknown>>(routes.environmentList(envId, 'statuses')).catch(() => ({}));
     const deleting = new Set<string>();
     for (const v of Object.values(statuses)) {
       if (Array.isArray(v)) for (const st of v as ApiRecord[]) if (/^DELETE|DELETING$/.test(String(st.state ?? ''))) deleting.add(st.id);
@@ -521,7 +522,7 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
       const again: Record<string, string[]> = {};
       for (const f of Object.values(BATCH_FIELD)) again[f] = [];
       for (const s of remaining) again[BATCH_FIELD[s.kind]]!.push(s.id);
-      await ctx.api.post(`/environment/${envId}/service/delete`, again);
+      await ctx.api.post(routes.environmentDeleteServices(envId), again);
     }
   }
   for (const s of services) ctx.refs.forget(s.address);
@@ -529,7 +530,7 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
   const ids = new Set(services.map((s) => s.id));
   let interval = ctx.pollIntervalMs;
   for (;;) {
-    const live = listResults(await ctx.api.get(`/environment/${envId}/services`));
+    const live = listResults(await ctx.api.get(routes.environmentList(envId, 'services')));
     if (!live.some((r) => ids.has(r.id))) return;
     if (ctx.timing.now() >= ctx.deadline) throw new StepError(`${env}: timed out waiting for the deletion of ${services.map((s) => s.address).join(', ')}`);
     await ctx.timing.sleep(interval);
@@ -540,7 +541,7 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
 /** Takes a backup of a database before it is deleted or replaced; returns its name and id. */
 export async function backupDatabase(address: Address, id: string, ctx: WriteContext, at: Date): Promise<{ name: string; id: string }> {
   const name = `driftless-${parseAddress(address).pop()!.name}-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
-  const rec = await ctx.api.post<ApiRecord>(`/database/${id}/backup`, {
+  const rec = await ctx.api.post<ApiRecord>(routes.databaseBackup(id), {
     name,
     message: `Taken by driftless before ${address} is deleted or replaced (--allow-data-loss).`,
   });

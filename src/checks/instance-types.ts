@@ -15,6 +15,7 @@
  * warning, since nothing will be sent.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
+import { routes } from '../api/routes.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { nearest } from '../manifest/suggest.js';
 import type { DatabaseSpec } from '../manifest/types.js';
@@ -34,7 +35,7 @@ export interface ManagedDatabaseTarget {
 
 /** The managed-database instance-type listing of each cloud provider that has one. */
 export const MANAGED_DB_LISTINGS: Readonly<Record<string, (region: string, databaseType: string) => string>> = {
-  AWS: (region, type) => `/aws/managedDatabase/instanceType/${encodeURIComponent(region)}/${encodeURIComponent(type)}`,
+  AWS: (region, type) => routes.awsManagedDatabaseInstanceTypes(region, type),
 };
 
 /** Names offered by a listing: instance types carry `name` (managed databases) and/or `type` (nodes). */

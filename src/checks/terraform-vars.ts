@@ -14,6 +14,7 @@
  * silent pass. Values are never quoted: only keys, which the manifest and the API show anyway.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
+import { routes } from '../api/routes.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { nearest } from '../manifest/suggest.js';
 import type { TerraformSpec } from '../manifest/types.js';
@@ -36,7 +37,7 @@ export interface TerraformVariable {
 }
 
 export function parsePath(organizationId: string): string {
-  return `/organization/${encodeURIComponent(organizationId)}/parseTerraformVariablesFromGitRepo`;
+  return routes.terraformVariablesParse(organizationId);
 }
 
 /** The identity of a repository for the cache: url, branch and root path (`/` when omitted). */

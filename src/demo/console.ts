@@ -5,6 +5,7 @@
  * token), so the audit log shows each edit as made in the console by that person.
  */
 import type { ApiPort } from '../live/api-port.js';
+import { routes } from '../api/routes.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 
 export interface ConsoleChange {
@@ -13,7 +14,7 @@ export interface ConsoleChange {
 }
 
 async function findProject(api: ApiPort, orgId: string, name: string): Promise<ApiRecord> {
-  const p = listResults(await api.get(`/organization/${orgId}/project`)).find((x) => x.name === name);
+  const p = listResults(await api.get(routes.orgList(orgId, 'projects'))).find((x) => x.name === name);
   if (!p) throw new Error(`project ${name} not found`);
   return p;
 }
@@ -21,18 +22,18 @@ async function findProject(api: ApiPort, orgId: string, name: string): Promise<A
 /** Sets a project variable's value, as a person editing it in the console would. */
 export async function editProjectVariable(api: ApiPort, orgId: string, project: string, key: string, value: string): Promise<ConsoleChange> {
   const p = await findProject(api, orgId, project);
-  const v = listResults(await api.get('/variable', { parent_id: p.id, scope: 'PROJECT' })).find((x) => x.key === key && x.scope === 'PROJECT');
+  const v = listResults(await api.get(routes.variables(), { parent_id: p.id, scope: 'PROJECT' })).find((x) => x.key === key && x.scope === 'PROJECT');
   if (!v) throw new Error(`variable ${key} not found in project ${project}`);
-  await api.put(`/variable/${v.id}`, { key, value, description: v.description ?? null });
+  await api.put(routes.variableItem(v.id), { key, value, description: v.description ?? null });
   return { description: `project ${project}: variable ${key} set to "${value}"` };
 }
 
 /** Changes an application's CPU, keeping every other setting (the edit replaces the whole record). */
 export async function editApplicationCpu(api: ApiPort, orgId: string, project: string, environment: string, name: string, cpu: number): Promise<ConsoleChange> {
   const p = await findProject(api, orgId, project);
-  const env = listResults(await api.get(`/project/${p.id}/environment`)).find((e) => e.name === environment);
+  const env = listResults(await api.get(routes.environments(p.id))).find((e) => e.name === environment);
   if (!env) throw new Error(`environment ${environment} not found`);
-  const app = listResults(await api.get(`/environment/${env.id}/services`)).find((s) => s.name === name && s.service_type === 'APPLICATION');
+  const app = listResults(await api.get(routes.environmentList(env.id, 'services'))).find((s) => s.name === name && s.service_type === 'APPLICATION');
   if (!app) throw new Error(`application ${name} not found`);
   const git = (app.git_repository ?? {}) as ApiRecord;
   const body: Record<string, unknown> = {
@@ -61,6 +62,6 @@ export async function editApplicationCpu(api: ApiPort, orgId: string, project: s
     labels_groups: ((app.labels_groups ?? []) as ApiRecord[]).map((g) => ({ id: g.id })),
   };
   // Undefined fields are left out by the client's JSON serialisation.
-  await api.put(`/application/${app.id}`, body);
+  await api.put(routes.serviceItem('application', app.id), body);
   return { description: `${project}/${environment}: application ${name} cpu ${String(app.cpu)} -> ${cpu} millicores` };
 }

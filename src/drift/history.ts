@@ -5,6 +5,7 @@
  * refresh read): the log says who deleted it and when, so its history is not read.
  */
 import { isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
+import { routes } from '../api/routes.js';
 import type { Address, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
@@ -21,7 +22,7 @@ export async function servicesDeployedBefore(api: ApiPort, plan: Plan, live: Liv
     if (!envId) continue;
     let names: Set<string>;
     try {
-      names = historyNames(await api.get(`/environment/${envId}/deploymentHistoryV2`, { pageSize: 20 }));
+      names = historyNames(await api.get(routes.deploymentHistory(envId), { pageSize: 20 }));
     } catch (e) {
       // A wait beyond --max-wait stops the run (exit 1) as anywhere else.
       if (isRateLimitWaitRefusal(e)) throw e;

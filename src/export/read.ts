@@ -10,6 +10,7 @@
  * read again).
  */
 import type { ApiPort } from '../live/api-port.js';
+import { routes } from '../api/routes.js';
 import { mapWithLimit } from '../live/limit.js';
 import { serviceKindOf } from '../live/normalize.js';
 import { listResults, readOrganizationLists, readVariableLists, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
@@ -41,7 +42,7 @@ export async function readOrganization(api: ApiPort, scope: ExportScope = {}, op
 
   const envs: Array<{ env: ApiRecord; projectId: string }> = [];
   await mapWithLimit(projects, limit, async (p) => {
-    let list = listResults(await api.get(`/project/${p.id}/environment`));
+    let list = listResults(await api.get(routes.environments(p.id)));
     if (scope.environment !== undefined) list = list.filter((e) => e.name === scope.environment);
     out.environments.set(p.id, list);
     for (const env of list) envs.push({ env, projectId: p.id });
@@ -57,10 +58,10 @@ export async function readOrganization(api: ApiPort, scope: ExportScope = {}, op
   const variableReads: Array<{ id: string; scope: string; envId?: string; projectId: string }> = [];
   await mapWithLimit(envs, limit, async ({ env, projectId }) => {
     const [services, stages, statuses] = await Promise.all([
-      api.get(`/environment/${env.id}/services`).then(listResults),
-      api.get(`/environment/${env.id}/deploymentStage`).then(listResults),
+      api.get(routes.environmentList(env.id, 'services')).then(listResults),
+      api.get(routes.environmentList(env.id, 'deploymentStage')).then(listResults),
       // Which services were never deployed: they are exported with `deploy: false`.
-      api.get(`/environment/${env.id}/statuses`) as Promise<Record<string, unknown>>,
+      api.get(routes.environmentList(env.id, 'statuses')) as Promise<Record<string, unknown>>,
     ]);
     out.services.set(env.id, services);
     out.stages.set(env.id, stages);

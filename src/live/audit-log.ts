@@ -10,6 +10,7 @@
  * integers of nanoseconds, never as JavaScript dates (milliseconds would merge distinct events).
  */
 import { createHash } from 'node:crypto';
+import { routes } from '../api/routes.js';
 import type { ApiPort, Query } from './api-port.js';
 
 export interface AuditEvent {
@@ -62,7 +63,7 @@ const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
 
 export function eventsPath(organizationId: string): string {
-  return `/organization/${organizationId}/events`;
+  return routes.auditEvents(organizationId);
 }
 
 /**

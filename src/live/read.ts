@@ -24,36 +24,14 @@
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
 import type { ApiPort } from './api-port.js';
+import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
 import { serviceKindOf } from './normalize.js';
 import { previousNames } from '../plan/moved.js';
 
 export type ApiRecord = Record<string, unknown> & { id: string };
 
-export type OrgListName =
-  | 'projects'
-  | 'clusters'
-  | 'clusterStatuses'
-  | 'containerRegistries'
-  | 'helmRepositories'
-  | 'annotationsGroups'
-  | 'labelsGroups'
-  | 'alertReceivers'
-  | 'alertRules'
-  | 'webhooks';
-
-export const ORG_LIST_PATHS: Record<OrgListName, (orgId: string) => string> = {
-  projects: (o) => `/organization/${o}/project`,
-  clusters: (o) => `/organization/${o}/cluster`,
-  clusterStatuses: (o) => `/organization/${o}/cluster/status`,
-  containerRegistries: (o) => `/organization/${o}/containerRegistry`,
-  helmRepositories: (o) => `/organization/${o}/helmRepository`,
-  annotationsGroups: (o) => `/organization/${o}/annotationsGroups`,
-  labelsGroups: (o) => `/organization/${o}/labelsGroups`,
-  alertReceivers: (o) => `/organization/${o}/alert-receivers`,
-  alertRules: (o) => `/organization/${o}/alert-rules`,
-  webhooks: (o) => `/organization/${o}/webhook`,
-};
+export type { OrgListName } from '../api/routes.js';
 
 export interface LiveRecords {
   organization: ApiRecord;
@@ -152,7 +130,7 @@ export interface ReadOptions {
  * per-environment maps are still empty: the common start of the plan's and the export's readers.
  */
 export async function readOrganizationLists(api: ApiPort, names: Iterable<OrgListName>, limit: number): Promise<LiveRecords> {
-  const orgResp = await api.get<unknown>('/organization');
+  const orgResp = await api.get<unknown>(routes.organization());
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
   const out: LiveRecords = {
     organization,
@@ -164,7 +142,7 @@ export async function readOrganizationLists(api: ApiPort, names: Iterable<OrgLis
     statuses: new Map(),
   };
   await mapWithLimit([...names], limit, async (name) => {
-    out.lists[name] = listResults(await api.get(ORG_LIST_PATHS[name](organization.id)));
+    out.lists[name] = listResults(await api.get(routes.orgList(organization.id, name)));
   });
   return out;
 }
@@ -195,7 +173,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   /** Live environments apply would delete (undeclared where the project prunes environments). */
   const deletedEnvs: Array<{ rec: ApiRecord; projectId: string }> = [];
   await mapWithLimit(projects, limit, async ({ desired, rec }) => {
-    const envs = listResults(await api.get(`/project/${rec.id}/environment`));
+    const envs = listResults(await api.get(routes.environments(rec.id)));
     out.environments.set(rec.id, envs);
     const liveEnvs = byName(envs, 'environment', desired.address);
     const claimed = new Set<string>();
@@ -221,14 +199,14 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
   const serviceReads: Array<{ id: string; scope: string; envId: string; projectId: string }> = [];
   await mapWithLimit(envTasks, limit, async (t) => {
     if (t.kind === 'stages') {
-      out.stages.set(t.rec.id, listResults(await api.get(`/environment/${t.rec.id}/deploymentStage`)));
+      out.stages.set(t.rec.id, listResults(await api.get(routes.environmentList(t.rec.id, 'deploymentStage'))));
       return;
     }
     if (t.kind === 'statuses') {
-      out.statuses.set(t.rec.id, await api.get(`/environment/${t.rec.id}/statuses`));
+      out.statuses.set(t.rec.id, await api.get(routes.environmentList(t.rec.id, 'statuses')));
       return;
     }
-    const services = listResults(await api.get(`/environment/${t.rec.id}/services`));
+    const services = listResults(await api.get(routes.environmentList(t.rec.id, 'services')));
     out.services.set(t.rec.id, services);
     const byKindName = new Map<string, ApiRecord>();
     for (const s of services) {
@@ -305,7 +283,7 @@ async function readWhatGoesWith(
 ): Promise<void> {
   const allEnvs = [...envs];
   await mapWithLimit([...projects], limit, async (p) => {
-    const list = listResults(await api.get(`/project/${p.id}/environment`));
+    const list = listResults(await api.get(routes.environments(p.id)));
     out.environments.set(p.id, list);
     for (const e of list) allEnvs.push({ rec: e, projectId: p.id });
   });
@@ -313,10 +291,10 @@ async function readWhatGoesWith(
   const tasks = allEnvs.flatMap((e) => (['services', 'statuses', 'stages'] as const).map((kind) => ({ kind, ...e })));
   await mapWithLimit(tasks, limit, async (t) => {
     const id = t.rec.id;
-    if (t.kind === 'stages') out.stages.set(id, listResults(await api.get(`/environment/${id}/deploymentStage`)));
-    else if (t.kind === 'statuses') out.statuses.set(id, await api.get(`/environment/${id}/statuses`));
+    if (t.kind === 'stages') out.stages.set(id, listResults(await api.get(routes.environmentList(id, 'deploymentStage'))));
+    else if (t.kind === 'statuses') out.statuses.set(id, await api.get(routes.environmentList(id, 'statuses')));
     else {
-      const services = listResults(await api.get(`/environment/${id}/services`));
+      const services = listResults(await api.get(routes.environmentList(id, 'services')));
       out.services.set(id, services);
       for (const s of services) {
         const kind = serviceKindOf(s);
@@ -361,7 +339,7 @@ export async function readVariableLists(
   const coveringLists = new Set([...covered.values()].map((c) => c.listOf));
   const fullLists = new Map<string, ApiRecord[]>();
   await mapWithLimit(reads, limit, async ({ id, scope }) => {
-    const all = listResults(await api.get('/variable', { parent_id: id, scope }));
+    const all = listResults(await api.get(routes.variables(), { parent_id: id, scope }));
     if (coveringLists.has(id)) fullLists.set(id, all.filter((v) => v.scope === 'ENVIRONMENT' || v.scope === 'PROJECT'));
     // The list also returns inherited and built-in variables: each scope keeps its own.
     out.variables.set(id, all.filter((v) => v.scope === scope));

@@ -17,6 +17,7 @@
  * still current (src/live/cache-union.ts): manifests sharing a cache never undo each other's.
  */
 import { errorStatus, type ApiPort, type Query } from './api-port.js';
+import { routes } from '../api/routes.js';
 import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
 import { advance, afterFullRead, cursorBeyondLogReason, floorReason, futureCursorReason, legacyFreshness, readBound, unseenEvents, type Freshness } from './cursor.js';
 import { DEFAULT_VERIFY_REQUESTS, differenceOf, goneAddress, keysToVerify } from './verify.js';
@@ -106,7 +107,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const previous = opts.previous;
   if ('unusable' in previous) return full(previous.unusable);
 
-  const orgResp = await api.get<unknown>('/organization');
+  const orgResp = await api.get<unknown>(routes.organization());
   // The API's clock from here on: ages, the cursor's check and the bound never use this machine's.
   const serverNow = api.serverDate?.();
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
@@ -152,7 +153,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   // the manifest asks for more; it is read.
   const touched = new Set(events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
   const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
-  const port = new SnapshotPort(api, previous.responses, staleness, known, { '/organization': orgResp }, new Set(verifyNow));
+  const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow));
   let records: LiveRecords | undefined;
   const goneOwners = new Set<string>();
   try {
@@ -238,7 +239,7 @@ interface KeepOfPrevious {
 }
 
 async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, machineNow: Date, orgResp?: unknown, keep?: KeepOfPrevious): Promise<Omit<CachedReadResult, 'reader' | 'refreshRequests' | 'events' | 'cachedKeys'>> {
-  const org = orgResp ?? (await api.get<unknown>('/organization'));
+  const org = orgResp ?? (await api.get<unknown>(routes.organization()));
   const serverNow = api.serverDate?.();
   const organization = (listResults(org)[0] ?? org) as ApiRecord;
   // The cursor first: a change made while the lists are read is replayed by the next run.
@@ -252,7 +253,7 @@ async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, machi
       if (!(errorStatus(e) === 403 || errorStatus(e) === 404 || e instanceof AuditLogError)) throw e;
     }
   }
-  const port = new SnapshotPort(api, {}, { isStale: () => true }, new Set(), { '/organization': org });
+  const port = new SnapshotPort(api, {}, { isStale: () => true }, new Set(), { [routes.organization()]: org });
   const records = await read(port);
   return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used }, freshness: afterFullRead(cursor, serverNow, machineNow) } };
 }

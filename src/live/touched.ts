@@ -10,6 +10,7 @@
  */
 import type { AuditEvent } from './audit-log.js';
 import { listResults } from './read.js';
+import { listRouteOf, ORG_LISTS, type ListRoute } from '../api/routes.js';
 
 /** `GET path?query` as the cache stores it: the query sorted, so one request has one key. */
 export function requestKey(path: string, query?: Record<string, string | number | boolean | undefined>): string {
@@ -20,29 +21,13 @@ export function requestKey(path: string, query?: Record<string, string | number 
   return q.length === 0 ? path : `${path}?${new URLSearchParams(q as Array<[string, string]>).toString()}`;
 }
 
-/** What a request key reads, and the id of the object whose list it is. */
-export type KeyShape =
-  | { kind: 'organization' }
-  | { kind: 'org-list'; org: string; list: string }
-  | { kind: 'environments'; project: string }
-  | { kind: 'env-list'; env: string; list: 'services' | 'statuses' | 'deploymentStage' }
-  | { kind: 'variables'; parent: string }
-  | { kind: 'other' };
+/** What a request key reads, and the id of the object whose list it is (src/api/routes.ts). */
+export type KeyShape = ListRoute;
 
+/** The list a cached request key reads: the inverse of the route table the readers build paths with. */
 export function shapeOf(key: string): KeyShape {
   const [path = '', qs = ''] = key.split('?', 2);
-  if (path === '/organization') return { kind: 'organization' };
-  let m = /^\/organization\/([^/]+)\/(.+)$/.exec(path);
-  if (m) return { kind: 'org-list', org: m[1]!, list: m[2]! };
-  m = /^\/project\/([^/]+)\/environment$/.exec(path);
-  if (m) return { kind: 'environments', project: m[1]! };
-  m = /^\/environment\/([^/]+)\/(services|statuses|deploymentStage)$/.exec(path);
-  if (m) return { kind: 'env-list', env: m[1]!, list: m[2] as 'services' | 'statuses' | 'deploymentStage' };
-  if (path === '/variable') {
-    const parent = new URLSearchParams(qs).get('parent_id');
-    if (parent) return { kind: 'variables', parent };
-  }
-  return { kind: 'other' };
+  return listRouteOf(path, qs);
 }
 
 /** Who is whose parent, from the cached answers: environment -> project, service -> environment. */
@@ -76,7 +61,7 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
     } else if (s.kind === 'env-list' && s.list === 'statuses' && body && typeof body === 'object') {
       const all = Object.values(body as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v : [v]));
       if (all.some((st) => isInProgress((st as { state?: unknown } | null)?.state))) t.busyEnvs.add(s.env);
-    } else if (s.kind === 'org-list' && s.list === 'project') {
+    } else if (s.kind === 'org-list' && s.list === ORG_LISTS.projects) {
       for (const p of listResults(body)) t.ids.add(p.id);
     }
   }
@@ -121,17 +106,17 @@ const ORG_SUBTARGETS_NOT_READ = new Set(['API_TOKEN', 'MEMBER_ROLE', 'INVITATION
 
 /** The organization-level list (path tail) each organization sub-target lives in. */
 const ORG_SUBTARGET_LISTS: Record<string, string[]> = {
-  ALERT_RECEIVER: ['alert-receivers', 'alert-rules'],
-  ALERT_RULE: ['alert-rules'],
-  ANNOTATIONS_GROUP: ['annotationsGroups'],
-  LABELS_GROUP: ['labelsGroups'],
+  ALERT_RECEIVER: [ORG_LISTS.alertReceivers, ORG_LISTS.alertRules],
+  ALERT_RULE: [ORG_LISTS.alertRules],
+  ANNOTATIONS_GROUP: [ORG_LISTS.annotationsGroups],
+  LABELS_GROUP: [ORG_LISTS.labelsGroups],
 };
 
 /**
  * Lists never answered from the cache: clusters change by themselves (an upgrade ends, its version
  * and status move on) with no audit event to say so.
  */
-export const NEVER_CACHED_ORG_LISTS: ReadonlySet<string> = new Set(['cluster', 'cluster/status']);
+export const NEVER_CACHED_ORG_LISTS: ReadonlySet<string> = new Set([ORG_LISTS.clusters, ORG_LISTS.clusterStatuses]);
 
 export interface Staleness {
   /** True when the cached answer of this key may no longer be the live one. */
@@ -198,30 +183,30 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
     }
     switch (t) {
       case 'CLUSTER':
-        orgLists.add('cluster').add('cluster/status');
+        orgLists.add(ORG_LISTS.clusters).add(ORG_LISTS.clusterStatuses);
         // Environment records embed their cluster's name.
         if (e.event_type !== 'CREATE') allEnvironments = true;
         continue;
       case 'CONTAINER_REGISTRY':
-        orgLists.add('containerRegistry');
+        orgLists.add(ORG_LISTS.containerRegistries);
         // Service records embed their registry; a changed one makes its services out of date.
         if (e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
         continue;
       case 'HELM_REPOSITORY':
-        orgLists.add('helmRepository');
+        orgLists.add(ORG_LISTS.helmRepositories);
         // Helm service records embed their repository's name; a changed one makes them out of date.
         if (e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
         continue;
       case 'WEBHOOK':
-        orgLists.add('webhook');
+        orgLists.add(ORG_LISTS.webhooks);
         continue;
       case 'PROJECT': {
-        orgLists.add('project');
+        orgLists.add(ORG_LISTS.projects);
         const p = id ?? e.project_id;
         if (p) projectEnvs.add(p);
         if (e.event_type === 'DELETE' && p) varProjects.add(p);
         // Its services go with it: the groups and repositories they used count one user less.
-        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
+        if (e.event_type === 'DELETE') orgLists.add(ORG_LISTS.labelsGroups).add(ORG_LISTS.helmRepositories);
         continue;
       }
       case 'ENVIRONMENT': {
@@ -230,9 +215,9 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         if (!env || !p) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no project)` };
         projectEnvs.add(p);
         // Project records count their environments.
-        orgLists.add('project');
+        orgLists.add(ORG_LISTS.projects);
         envList(env, 'services', 'statuses', 'deploymentStage');
-        if (e.event_type === 'DELETE') orgLists.add('labelsGroups').add('helmRepository');
+        if (e.event_type === 'DELETE') orgLists.add(ORG_LISTS.labelsGroups).add(ORG_LISTS.helmRepositories);
         continue;
       }
     }
@@ -247,8 +232,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       if (gone && id) (varParents.add(id), varEnvs.add(env));
       // The organization's lists count their users: a labels group its services
       // (associated_items_count), a helm repository its helm services (associated_services_count).
-      if (sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'labels_groups')))) orgLists.add('labelsGroups');
-      if (t === 'HELM' && sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'source')))) orgLists.add('helmRepository');
+      if (sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'labels_groups')))) orgLists.add(ORG_LISTS.labelsGroups);
+      if (t === 'HELM' && sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'source')))) orgLists.add(ORG_LISTS.helmRepositories);
       continue;
     }
     return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };

@@ -9,6 +9,7 @@
  * Both read the same listings, so validate --remote and plan check the same facts.
  */
 import type { ApiPort } from '../live/api-port.js';
+import { routes } from '../api/routes.js';
 import { listResults } from '../live/read.js';
 import { addressOf, type LiveResource, type LiveState, type ResourceKind } from '../model/resource.js';
 import type { ClusterLimits, ReferenceContext } from './references.js';
@@ -64,7 +65,7 @@ export async function fetchReferenceNames(port: ApiPort): Promise<ReferenceConte
  * variables by organization) need, so that `validate --remote` runs them too.
  */
 export async function fetchOrganizationFacts(port: ApiPort): Promise<{ references: ReferenceContext; clusters: LiveState }> {
-  const orgBody = await port.get<unknown>('/organization');
+  const orgBody = await port.get<unknown>(routes.organization());
   // The seed returns one record, the real API a list.
   const orgs: Named[] = orgBody && typeof orgBody === 'object' && !Array.isArray(orgBody) && !('results' in orgBody) ? [orgBody as Named] : listResults(orgBody);
   if (orgs.length !== 1 || typeof orgs[0]!.id !== 'string') {
@@ -72,9 +73,9 @@ export async function fetchOrganizationFacts(port: ApiPort): Promise<{ reference
   }
   const org = encodeURIComponent(orgs[0]!.id as string);
   const [clusters, registries, helmRepositories] = await Promise.all([
-    port.get<unknown>(`/organization/${org}/cluster`),
-    port.get<unknown>(`/organization/${org}/containerRegistry`),
-    port.get<unknown>(`/organization/${org}/helmRepository`),
+    port.get<unknown>(routes.orgList(org, 'clusters')),
+    port.get<unknown>(routes.orgList(org, 'containerRegistries')),
+    port.get<unknown>(routes.orgList(org, 'helmRepositories')),
   ]);
   const clusterRecords = listResults(clusters);
   const resources = new Map<string, LiveResource>();

@@ -13,7 +13,8 @@
  */
 import { errorStatus, type ApiPort, type Query } from '../../src/live/api-port.js';
 import type { AuditEvent } from '../../src/live/audit-log.js';
-import { ORG_LIST_PATHS, listResults } from '../../src/live/read.js';
+import { listResults } from '../../src/live/read.js';
+import { ORG_LISTS, routes, type OrgListName } from '../../src/api/routes.js';
 import { requestKey, stalenessOf, topologyOf } from '../../src/live/touched.js';
 
 interface Request {
@@ -55,8 +56,8 @@ async function readAll(api: ApiPort, organizationId: string): Promise<Map<string
     out.set(requestKey(req.path, req.query), { req, body: asCached(req, got.body) });
     return got.body;
   };
-  await Promise.all([read({ path: '/organization' }), ...Object.values(ORG_LIST_PATHS).map((list) => read({ path: list(organizationId) }))]);
-  const projects = listResults(out.get(requestKey(ORG_LIST_PATHS.projects(organizationId)))?.body);
+  await Promise.all([read({ path: '/organization' }), ...(Object.keys(ORG_LISTS) as OrgListName[]).map((list) => read({ path: routes.orgList(organizationId, list) }))]);
+  const projects = listResults(out.get(requestKey(routes.orgList(organizationId, 'projects')))?.body);
   const environment = async (envId: string) => {
     const [services] = await Promise.all([
       read({ path: `/environment/${envId}/services` }),

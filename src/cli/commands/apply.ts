@@ -5,9 +5,6 @@
  *
  * Exit 0 applied (or nothing to do), 1 refused or failed, 130 interrupted (SIGINT).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
@@ -18,22 +15,19 @@ import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
 import { planHasWrites, type Plan } from '../../plan/types.js';
-import { readPlanFile, PLAN_FILE_KIND } from '../../plan/planfile.js';
-import { applyPlan, DEFAULT_TIMEOUT_MS, stepActionOf, type ApplyResult } from '../../apply/apply.js';
-import { savedPlanRefusals } from '../../apply/saved-plan.js';
-import { noSecretValuesRefusal } from '../../apply/refusals.js';
-import { authorityOf, savedPlanExceeds } from '../../apply/authority.js';
-import { fingerprintKeyProblem } from '../../plan/fingerprint.js';
-import { sealKeyFromEnv } from '../seal-key.js';
-import { palettesOf, resolveApiConfig } from '../config.js';
+import { applyPlan, DEFAULT_TIMEOUT_MS, type ApplyResult } from '../../apply/apply.js';
+import { authorityOf } from '../../apply/authority.js';
+import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, targetOption, type ConnectionArgs } from '../shared-options.js';
 import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
-import { escapeJsonText } from '../../render/escape.js';
 import { onInterrupt } from '../interrupt.js';
 import { durationOption, integerOption } from '../option-values.js';
+import { applyInputOf, savedPlanMismatch } from '../apply-input.js';
+import { approval, rateLimitRefusal } from '../apply-gates.js';
+import { diagnosticLine, noChangesLine, plannedChangeLines } from '../apply-json.js';
 
 export interface ApplyArgs extends ConnectionArgs {
   paths?: string[];
@@ -54,38 +48,8 @@ export interface ApplyArgs extends ConnectionArgs {
 /** Kept here for its callers; the definition is the shared one of option-values.ts. */
 export { parseDuration } from '../option-values.js';
 
-/** A saved plan is a JSON file of kind driftless-plan; manifests are YAML files or directories. */
-export function looksLikePlanFile(path: string, cwd: string): boolean {
-  const abs = isAbsolute(path) ? path : resolve(cwd, path);
-  if (/\.ya?ml$/i.test(path)) return false;
-  try {
-    if (!statSync(abs).isFile()) return false;
-    const head = readFileSync(abs, 'utf8').slice(0, 200);
-    return head.trimStart().startsWith('{') && head.includes(PLAN_FILE_KIND);
-  } catch {
-    return false;
-  }
-}
-
-/** One line of the machine-readable stream (same envelope as the progress events). */
-function jsonLine(message: string, fields: Record<string, unknown>, level: 'info' | 'warn' | 'error' = 'info'): string {
-  return escapeJsonText(JSON.stringify({ '@level': level, '@message': message, '@timestamp': new Date().toISOString(), ...fields })) + '\n';
-}
-
-async function askYes(io: CliIO, question: string): Promise<boolean> {
-  if (!io.stdin) return false;
-  const rl = createInterface({ input: io.stdin, terminal: false });
-  io.stdout.write(question);
-  try {
-    const answer = await new Promise<string>((res) => {
-      rl.once('line', res);
-      rl.once('close', () => res(''));
-    });
-    return answer.trim() === 'yes';
-  } finally {
-    rl.close();
-  }
-}
+/** Kept here for its callers; the definition is in apply-input.ts. */
+export { looksLikePlanFile } from '../apply-input.js';
 
 export const applyCommand: CliCommand<ApplyArgs> = {
   command: 'apply [paths..]',
@@ -109,7 +73,7 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   const json = args.json === true;
   const printDiags = (diags: Diagnostic[]) => {
     if (json) {
-      for (const d of diags) io.stdout.write(jsonLine(d.summary, { type: 'diagnostic', diagnostic: d }, d.severity === 'error' ? 'error' : 'warn'));
+      for (const d of diags) io.stdout.write(diagnosticLine(d));
       // The events are on stdout; in a GitHub Actions job the annotations still go to stderr.
       if (inGithubActions(io.env)) io.stderr.write(renderDiagnosticsGithub(diags));
       return;
@@ -146,184 +110,48 @@ interface RunContext {
 
 async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Promise<number> {
   const { json, palette, printDiags, onRateLimit, abort } = rc;
-
   const split = pathsAndTargets(args, io.cwd);
-  const paths = split.paths;
-  let targets = split.targets;
-  const planFiles = paths.filter((p) => looksLikePlanFile(p, io.cwd));
-  if (planFiles.length > 1) {
-    printDiags([{ severity: 'error', code: 'apply.several-plans', summary: `apply takes one saved plan file, got ${planFiles.length}: ${planFiles.join(', ')}`, detail: 'Apply them one after the other, each after a fresh `driftless plan --out FILE`.' }]);
-    return EXIT.error;
-  }
-  const planFile = planFiles[0];
-  let manifestPaths = paths.filter((p) => p !== planFile);
-
   // What this apply may destroy comes from its own flags, never from a plan file.
   const authority = authorityOf(args);
-  let saved: Plan | undefined;
-  if (planFile) {
-    const keyProblem = fingerprintKeyProblem(io.env);
-    if (keyProblem) {
-      printDiags([keyProblem]);
-      return EXIT.error;
-    }
-    const apiUrl = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme }, io.env).config?.baseUrl;
-    const read = await readPlanFile(isAbsolute(planFile) ? planFile : resolve(io.cwd, planFile), sealKeyFromEnv(io.env), apiUrl !== undefined ? { apiUrl } : {});
-    if (!read.plan) {
-      printDiags(read.diagnostics);
-      return EXIT.error;
-    }
-    saved = read.plan.plan;
-    // A saved plan is applied exactly: its part of the organization is the one it was planned for
-    // (its targets are under its seal); another --target would be another plan.
-    if (targets !== undefined) {
-      printDiags([
-        {
-          severity: 'error',
-          code: 'apply.target-with-plan',
-          summary: `--target cannot be given with the saved plan ${planFile}: a saved plan is applied exactly as it was planned${saved.targets ? ` (its targets: ${saved.targets.join(', ')})` : ' (it covers the whole manifest)'}`,
-          detail: 'Run `driftless apply PLANFILE` without --target, or make a new plan with the targets you want: `driftless plan --target ADDRESS... --out FILE`.',
-        },
-      ]);
-      return EXIT.error;
-    }
-    targets = saved.targets;
-    // Sealed with the rest of the plan, so the flag cannot be edited away; refused before any request.
-    if (saved.options?.no_secret_values === true) {
-      printDiags([noSecretValuesRefusal(planFile)]);
-      return EXIT.error;
-    }
-    const exceeds = savedPlanExceeds(saved, authority, planFile);
-    if (exceeds.length > 0) {
-      printDiags(exceeds);
-      return EXIT.error;
-    }
-    // Without explicit paths, re-read the manifest the plan was made from (CI applies the plan
-    // file from the same checkout), not whatever happens to be in the current directory.
-    if (manifestPaths.length === 0 && read.plan.manifest_paths) {
-      // Re-planning catches an edited plan, but not an edited list of manifests to re-plan from:
-      // with the fallback key, anyone who can edit the file can re-seal it, so the paths must come
-      // from the command line.
-      if (read.verifiedWith !== 'env') {
-        printDiags([manifestPathsUntrusted(planFile, read.plan.manifest_paths)]);
-        return EXIT.error;
-      }
-      manifestPaths = read.plan.manifest_paths;
-    }
+  const input = await applyInputOf(split.paths, split.targets, authority, { cwd: io.cwd, env: io.env, apiUrl: args.apiUrl, authScheme: args.authScheme });
+  if ('refused' in input) {
+    printDiags(input.refused);
+    return EXIT.error;
   }
+  const { saved } = input;
 
   const r: RunPlanResult = await runPlan(
-    manifestPaths,
-    {
-      ...connectionOf(args),
-      ...authority,
-      ...(targets ? { targets } : {}),
-    },
+    input.manifestPaths,
+    { ...connectionOf(args), ...authority, ...(input.targets ? { targets: input.targets } : {}) },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
   try {
     printDiags(r.diagnostics);
     if (!r.plan || !r.live || !r.graph || hasErrors(r.diagnostics)) return EXIT.error;
     const plan = r.plan;
-
     if (saved) {
-      const refusals = savedPlanRefusals(saved, plan, r.live, planFile!);
-      if (saved.organization_id !== plan.organization_id) {
-        refusals.unshift({ severity: 'error', code: 'planfile.wrong-target', summary: `${planFile} was planned for organization ${saved.organization_id}, not ${plan.organization_id}`, detail: 'Use a token of the organization the plan was made for.' });
-      }
-      if (refusals.length > 0) {
-        printDiags(refusals);
+      const mismatch = savedPlanMismatch(saved, plan, r.live);
+      if (mismatch.length > 0) {
+        printDiags(mismatch);
         return EXIT.error;
       }
-      // From here `plan` is identical to the saved one, and computed against the live records
-      // apply builds its request bodies from.
-      if (!json) io.stdout.write(`Applying the saved plan ${planFile}, unchanged since it was made. ${planSummaryLine(plan)}${saved.targets ? ` Partial plan: --target ${saved.targets.join(' ')}.` : ''}\n`);
-    } else if (!json) {
-      io.stdout.write(renderPlanHuman(plan, { palette }));
     }
-    if (!json && args.deploy === false && plan.summary.deploy > 0) {
-      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
-    }
+    showPlan(io, plan, { json, palette, savedFile: saved?.file, noDeploy: args.deploy === false });
+    if (!planHasWrites(plan)) return EXIT.ok;
 
-    if (!planHasWrites(plan)) {
-      if (json) io.stdout.write(jsonLine('No changes.', { type: 'change_summary', operation: 'plan', ...plan.summary }));
-      else io.stdout.write(`\n${palette.green(palette.bold('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.'))}\n`);
-      return EXIT.ok;
-    }
-    if (json) {
-      for (const c of plan.changes) {
-        const action = stepActionOf(c) ?? (c.deploy ? 'deploy' : undefined);
-        if (!action) continue;
-        const renamed = c.previous_address !== undefined ? ` (renamed from ${c.previous_address})` : '';
-        io.stdout.write(
-          jsonLine(`${c.address}: plan to ${action}${renamed}`, {
-            type: 'planned_change',
-            address: c.address,
-            ...(c.previous_address !== undefined ? { previous_address: c.previous_address } : {}),
-            action,
-            deploy: c.deploy !== undefined,
-          }),
-        );
-      }
-      io.stdout.write(jsonLine('Plan summary', { type: 'change_summary', operation: 'plan', ...plan.summary }));
-    }
-
-    // The plan's reads may have spent the rate-limit budget: when the first write would already
-    // wait longer than --max-wait, refuse now, before asking and before any write, rather than fail
-    // in the middle. (A wait met later stops the apply between steps: see applyPlan.)
-    const capped = r.session?.waitBeyondCap?.();
+    const capped = rateLimitRefusal(r.session?.waitBeyondCap?.());
     if (capped) {
-      printDiags([
-        {
-          severity: 'error',
-          code: 'apply.rate-limit-wait',
-          summary: `apply refused before its first write: ${capped.message}`,
-          detail: 'Nothing was changed. Run apply again after the reset, or allow a longer wait with --max-wait (or DRIFTLESS_MAX_WAIT).',
-        },
-      ]);
+      printDiags([capped]);
+      return EXIT.error;
+    }
+    const approved = await approval(io, { json, autoApprove: args.autoApprove === true, savedPlan: saved !== undefined, palette });
+    if (!approved.approved) {
+      if ('refused' in approved) printDiags([approved.refused]);
+      else io.stdout.write('\nApply cancelled. Nothing was changed.\n');
       return EXIT.error;
     }
 
-    if (!saved && !args.autoApprove) {
-      const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
-      if (!tty || json) {
-        printDiags([
-          {
-            severity: 'error',
-            code: 'apply.needs-approval',
-            summary: 'apply needs confirmation, and there is no terminal to ask on.',
-            detail: 'Run it with --auto-approve (in CI), or save a plan with `driftless plan --out FILE`, review it, and run `driftless apply FILE`.',
-          },
-        ]);
-        return EXIT.error;
-      }
-      const ok = await askYes(io, `\n${palette.bold('Do you want to perform these actions?')}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `);
-      if (!ok) {
-        io.stdout.write('\nApply cancelled. Nothing was changed.\n');
-        return EXIT.error;
-      }
-    }
-
-    const v = createApplyView({ json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
-    rc.setView(v);
-    let result: ApplyResult;
-    try {
-      io.stdout.write(json ? '' : '\n');
-      result = await applyPlan(
-        plan,
-        { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
-        {
-          parallelism: args.parallelism,
-          timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-          ...authority,
-          ...(args.deploy === false ? { noDeploy: true } : {}),
-          ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
-        },
-      );
-    } finally {
-      v.close();
-      rc.setView(undefined);
-    }
+    const result = await executePlan(args, io, rc, r, authority);
     if (result.status === 'refused') {
       printDiags(result.diagnostics);
       return EXIT.error;
@@ -338,16 +166,48 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
 }
 
 /**
- * A plan file sealed with the key derived from the organization id (which the file itself names)
- * could have been re-sealed by whoever edited it: its manifest paths are not taken.
+ * The plan as apply shows it before asking: in full (or one line for a saved plan, unchanged since
+ * it was made, whose review came before), the deploys --no-deploy holds back, and `No changes.`
+ * when there is nothing to do; with --json, the planned changes as lines of the stream.
  */
-function manifestPathsUntrusted(planFile: string, paths: string[]): Diagnostic {
-  return {
-    severity: 'error',
-    code: 'planfile.manifest-paths-untrusted',
-    summary: `${planFile} was sealed without DRIFTLESS_FINGERPRINT_KEY: apply does not take the manifest paths it names (${paths.join(', ')})`,
-    detail:
-      `Without DRIFTLESS_FINGERPRINT_KEY the seal's key is derived from the organization id written in the file, so anyone who can edit the file can re-seal it and point apply at another manifest. ` +
-      `Give the manifest paths on the command line (\`driftless apply ${planFile} PATH...\`), or set DRIFTLESS_FINGERPRINT_KEY (a long random string kept in your CI secrets) for both plan and apply. Nothing was changed.`,
-  };
+function showPlan(io: CliIO, plan: Plan, opts: { json: boolean; palette: Palette; savedFile?: string; noDeploy: boolean }): void {
+  const { json, palette } = opts;
+  if (!json) {
+    // From here a saved plan is identical to the plan made now, computed against the live records
+    // apply builds its request bodies from.
+    if (opts.savedFile !== undefined) io.stdout.write(`Applying the saved plan ${opts.savedFile}, unchanged since it was made. ${planSummaryLine(plan)}${plan.targets ? ` Partial plan: --target ${plan.targets.join(' ')}.` : ''}\n`);
+    else io.stdout.write(renderPlanHuman(plan, { palette }));
+    if (opts.noDeploy && plan.summary.deploy > 0) {
+      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
+    }
+  }
+  if (!planHasWrites(plan)) {
+    if (json) io.stdout.write(noChangesLine(plan));
+    else io.stdout.write(`\n${palette.green(palette.bold('Apply complete! Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.'))}\n`);
+    return;
+  }
+  if (json) io.stdout.write(plannedChangeLines(plan));
+}
+
+/** Runs applyPlan with the progress view (a live view on a terminal, events with --json). */
+async function executePlan(args: ApplyArgs, io: CliIO, rc: RunContext, r: RunPlanResult, authority: ReturnType<typeof authorityOf>): Promise<ApplyResult> {
+  const v = createApplyView({ json: rc.json, palette: rc.palette, live: !rc.json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
+  rc.setView(v);
+  try {
+    io.stdout.write(rc.json ? '' : '\n');
+    return await applyPlan(
+      r.plan!,
+      { api: r.session!.port, live: r.live!, desired: r.graph!, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: rc.abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
+      {
+        parallelism: args.parallelism,
+        timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
+        ...authority,
+        ...(args.deploy === false ? { noDeploy: true } : {}),
+        ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
+      },
+    );
+  } finally {
+    v.close();
+    rc.setView(undefined);
+  }
 }
