@@ -126,14 +126,24 @@ describe('an alias of a service built-in, by name', () => {
     const text = readFileSync(join(h.dir, 'exported.yaml'), 'utf8');
     expect(text).not.toMatch(/QOVERY_POSTGRESQL_Z/);
     expect(text).toMatch(/alias:\s*\n\s*service: pg\n\s*builtin: DATABASE_URL_INTERNAL/);
+    // Both environments now read alike: `--factor` writes the alias once, in the template.
+    const factored = await h.run(['export', '--project', 'shop', '--factor', '--out', 'factored.yaml']);
+    expect(factored.code, factored.stderr).toBe(0);
+    const factoredText = readFileSync(join(h.dir, 'factored.yaml'), 'utf8');
+    expect(factoredText.match(/builtin: DATABASE_URL_INTERNAL/g)).toHaveLength(1);
+    expect(factoredText.match(/template: /g)).toHaveLength(2);
     // (export marks databases `protect: true`: the one change its plan makes, none to the aliases.)
     const reExported = await h.run(['plan', 'exported.yaml', '--format', 'json']);
     expect(reExported.code, reExported.stderr).toBe(0);
     const touched = (JSON.parse(reExported.stdout).resource_changes as any[]).filter((c) => c.change.actions[0] !== 'no-op');
-    expect(touched.map((c) => [c.address, c.change.actions[0]]).sort()).toEqual([
+    const protectOnly = [
       ['project.shop/environment.pr-7/database.pg', 'update'],
       ['project.shop/environment.staging/database.pg', 'update'],
-    ]);
+    ];
+    expect(touched.map((c) => [c.address, c.change.actions[0]]).sort()).toEqual(protectOnly);
+    const factoredPlan = await h.run(['plan', 'factored.yaml', '--format', 'json']);
+    expect(factoredPlan.code, factoredPlan.stderr).toBe(0);
+    expect((JSON.parse(factoredPlan.stdout).resource_changes as any[]).filter((c) => c.change.actions[0] !== 'no-op').map((c) => [c.address, c.change.actions[0]]).sort()).toEqual(protectOnly);
     expect((await h.run(['apply', 'exported.yaml', '--auto-approve', ...FAST])).code).toBe(0);
     const exportedClean = await h.run(['plan', 'exported.yaml', '--detailed-exitcode']);
     expect(exportedClean.stdout, exportedClean.stderr).toContain('No changes.');
