@@ -1,8 +1,9 @@
 /**
  * Variables and secrets at project, environment and service scope. Aliases and overrides refer to
  * a key declared at a higher scope (an alias may also point to its own scope, or to a built-in
- * `QOVERY_*` variable); they are linked after the whole manifest is walked, so that declaration
- * order in the files does not matter.
+ * `QOVERY_*` variable, or by name to a built-in of a service of its environment: `alias: {service,
+ * builtin}`); they are linked after the whole manifest is walked, so that declaration order in the
+ * files does not matter.
  */
 import { error } from '../diag/diagnostic.js';
 import type { BuiltInAliasSpec, VariableSpec } from '../manifest/types.js';

@@ -135,6 +135,16 @@ describe('alias: {service, builtin} in the plan', () => {
     expect(elsewhere.fields.find((f) => f.field === 'aliased_service')).toMatchObject({ before: 'other', after: 'pg', forces_replace: true });
   });
 
+  it('follows its service renamed in place by a `moved` entry (same id, same key): no change to the alias', () => {
+    const m = manifest({ alias: { service: 'db', builtin: 'DATABASE_URL_INTERNAL' } });
+    const env = m.projects![0]!.environments![0]!;
+    env.services = env.services!.map((s) => (s.name === 'pg' ? { ...s, name: 'db' } : s));
+    m.moved = [{ from: PG, to: `${E}/database.db` }];
+    const plan = planOf(m, live(key(PG_ID)));
+    expect(changeOf(plan, `${E}/database.db`).previous_address).toBe(PG);
+    expect(changeOf(plan, ALIAS).actions).toEqual(['no-op']);
+  });
+
   it('is replaced with its service (a new key), with the service\'s guards', () => {
     const plan = planOf(manifest({ pgType: 'MYSQL' }), live(key(PG_ID)));
     expect(changeOf(plan, PG).actions).toEqual(['delete', 'create']);
