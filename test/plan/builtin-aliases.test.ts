@@ -104,6 +104,12 @@ describe('alias: {service, builtin} in the graph', () => {
     expect(host.attrs.is_secret).toBe(false);
   });
 
+  it('is refused outside a service\'s variables (the API aliases a built-in from a lower scope only)', () => {
+    const m = manifest();
+    m.projects![0]!.environments![0]!.variables = [{ key: 'E', alias: { service: 'pg', builtin: 'PASSWORD' } }];
+    expect(buildGraph(m).diagnostics.map((d) => [d.code, d.address])).toEqual([['ref.builtin-alias-scope', `${E}/variable.E`]]);
+  });
+
   it('refuses `secret:` that contradicts the built-in, and a built-in the kind does not have, listing those it has', () => {
     const wrong = buildGraph(manifest({ secret: false }));
     expect(wrong.diagnostics.map((d) => [d.code, d.address])).toEqual([['ref.alias-secret', ALIAS]]);
