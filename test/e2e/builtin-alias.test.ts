@@ -189,6 +189,23 @@ describe('an alias of a service built-in, by name', () => {
     expect(apply.stdout + apply.stderr).toContain('which this plan deletes');
     expect(servicesNamed(h, 'pg', 'staging')).toBeDefined();
     expect(aliasedKey(await aliasOf(h, 'staging'))).toBe(key);
+
+    // pg deleted in the console: the alias went with it, and the plan cannot make it again (pg
+    // comes back with another key): an error at the alias, not an apply that fails half-way.
+    h.write({ 'm.yaml': manifest({ alias: key }) });
+    const env = Object.values(h.emu.state.environments).find((e: any) => e.name === 'staging') as any;
+    const pg = servicesNamed(h, 'pg', 'staging');
+    const res = await fetch(`${h.emu.url}/environment/${env.id}/service/delete`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ database_ids: [pg.id] }),
+    });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 200 && h.emu.state.services[pg.id]; i++) await new Promise((r) => setTimeout(r, 20));
+    const gone = await h.run(['plan', 'm.yaml']);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout + gone.stderr).toContain(`${aliasAddress} aliases ${key}, a built-in of a service project.shop/environment.staging does not have`);
+    expect(gone.stdout + gone.stderr).toContain('alias: {service: NAME, builtin: DATABASE_URL_INTERNAL}');
   });
 });
 

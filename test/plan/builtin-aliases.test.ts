@@ -185,6 +185,17 @@ describe('a declared alias of a hashed key whose service the plan deletes', () =
     expect(kept.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
+  it('is an error when it is to be created and no service of its environment has the hash (its service is gone)', () => {
+    const ghost = key('ffffffff-0000-4000-8000-000000000000');
+    const plan = planOf(manifest({ alias: ghost }), live(undefined));
+    expect(plan.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.address, d.summary])).toEqual([
+      ['plan.alias-of-deleted-service', ALIAS, `${ALIAS} aliases ${ghost}, a built-in of a service ${E} does not have (none has the hash ZFFFFFFFF)`],
+    ]);
+    // Created with pg's key: nothing to say; and an environment-wide built-in is not a service's.
+    expect(planOf(manifest({ alias: key(PG_ID) }), live(undefined)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(planOf(manifest({ alias: 'QOVERY_KUBERNETES_NAMESPACE_NAME' }), live(undefined)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
   it('is an error too when the plan replaces the service: the hashed key does not follow it', () => {
     const plan = planOf(manifest({ alias: key(PG_ID), pgType: 'MYSQL' }), live(key(PG_ID)), { allowDataLoss: true });
     const errors = plan.diagnostics.filter((d) => d.code === 'plan.alias-of-deleted-service');
