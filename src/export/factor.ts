@@ -48,8 +48,12 @@ export function environmentNames(m: ExportedManifest): string[] {
 /** A value written from the environment (a secret's placeholder): never shared through a template. */
 const holdsEnvReference = (v: unknown): boolean => JSON.stringify(v ?? null).includes('${env:');
 
-/** A variable that is a secret, or reads the environment: each environment writes its own. */
-const isSecretVariable = (v: Doc) => v.secret === true || holdsEnvReference(v.value);
+/**
+ * A variable that is a secret, or reads the environment: each environment writes its own. An alias
+ * holds no value (a secret one points at a secret of its own environment: `{service, builtin}`
+ * names the same thing in every environment), so it may be shared.
+ */
+const isSecretVariable = (v: Doc) => (v.secret === true && v.alias === undefined) || holdsEnvReference(v.value);
 
 /** The template's copy of a service: its secrets left to each environment. */
 function withoutSecrets(service: Doc): Doc {

@@ -1,8 +1,9 @@
 /**
  * Variables and secrets at project, environment and service scope. Aliases and overrides refer to
  * a key declared at a higher scope (an alias may also point to its own scope, or to a built-in
- * `QOVERY_*` variable); they are linked after the whole manifest is walked, so that declaration
- * order in the files does not matter.
+ * `QOVERY_*` variable, or by name to a built-in of a service of its environment: `alias: {service,
+ * builtin}`); they are linked after the whole manifest is walked, so that declaration order in the
+ * files does not matter.
  */
 import { error } from '../diag/diagnostic.js';
 import type { BuiltInAliasSpec, VariableSpec } from '../manifest/types.js';
@@ -174,12 +175,15 @@ function servicesByEnvironment(b: GraphBuilder): ServicesByEnvironment {
  * are for a manifest that did not go through it.)
  */
 function resolveBuiltInAlias(b: GraphBuilder, p: PendingVariable, alias: BuiltInAliasSpec, services: ServicesByEnvironment): void {
-  const env = scopeChain(b, p.scope).find((s) => s.kind === 'environment');
+  // Only a service's variables: the API makes an alias at a lower scope than the built-in (the environment's).
+  const env = isServiceKind(p.scope.kind) ? scopeChain(b, p.scope).find((s) => s.kind === 'environment') : undefined;
   const target = env === undefined ? undefined : services.get(env.address)?.get(String(alias.service).toLowerCase());
   const builtIn = target === undefined ? undefined : builtInOfKind(target.kind as ServiceKind, alias.builtin);
   if (!target || !builtIn) {
     b.diagnostics.push(
-      error('ref.unresolved', `variable ${p.spec.key}: alias of ${target ? `built-in ${alias.builtin}, which ${target.kind} ${target.name} does not have` : `a built-in of service ${alias.service}, which ${env ? `${env.address} does not declare` : 'is not in an environment'}`}`, {
+      error(env ? 'ref.unresolved' : 'ref.builtin-alias-scope', !env
+        ? `variable ${p.spec.key}: an alias of a service's built-in is declared in a service's variables`
+        : `variable ${p.spec.key}: alias of ${target ? `built-in ${alias.builtin}, which ${target.kind} ${target.name} does not have` : `a built-in of service ${alias.service}, which ${env.address} does not declare`}`, {
         detail: target ? `A ${target.kind} has ${builtInsOfKind(target.kind as ServiceKind).map((x) => x.suffix).join(', ')}.` : undefined,
         address: p.resource.address,
         range: sourceOf(p.spec, 'alias'),

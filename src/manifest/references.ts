@@ -224,8 +224,8 @@ function checkBuiltInAlias(
 ): void {
   if (!env) {
     out.push(
-      error('ref.builtin-alias-scope', `variable \`${v.key}\`: an alias of a service's built-in is declared in an environment or a service, not in a project`, {
-        detail: 'A built-in belongs to one service of one environment: declare the alias in that environment (or in one of its services, or in a template).',
+      error('ref.builtin-alias-scope', `variable \`${v.key}\`: an alias of a service's built-in is declared in a service's \`variables\`, not in a project's or an environment's`, {
+        detail: "Built-ins are variables of the environment, and the API creates an alias only at a lower scope than the variable it points to: declare the alias in the variables of the service that reads it (in an environment or a template).",
         range: fieldSourceOf(v, 'alias'),
         address,
       }),
@@ -294,7 +294,7 @@ function checkVariableRefs(
   const reportedCycles = new Set<string>();
   for (const v of vars ?? []) {
     const address = addressOf('variable', v.key, parent);
-    if (v.alias !== null && typeof v.alias === 'object') checkBuiltInAlias(v, v.alias, address, env, unresolved, out);
+    if (v.alias !== null && typeof v.alias === 'object') checkBuiltInAlias(v, v.alias, address, scope === 'service' ? env : undefined, unresolved, out);
     if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) {
       // An alias points at a variable of this scope (another key) or of a higher one.
       const candidates = () => [...keysOf(vars).filter((k) => k !== v.key), ...higherKeys];

@@ -126,14 +126,24 @@ describe('an alias of a service built-in, by name', () => {
     const text = readFileSync(join(h.dir, 'exported.yaml'), 'utf8');
     expect(text).not.toMatch(/QOVERY_POSTGRESQL_Z/);
     expect(text).toMatch(/alias:\s*\n\s*service: pg\n\s*builtin: DATABASE_URL_INTERNAL/);
+    // Both environments now read alike: `--factor` writes the alias once, in the template.
+    const factored = await h.run(['export', '--project', 'shop', '--factor', '--out', 'factored.yaml']);
+    expect(factored.code, factored.stderr).toBe(0);
+    const factoredText = readFileSync(join(h.dir, 'factored.yaml'), 'utf8');
+    expect(factoredText.match(/builtin: DATABASE_URL_INTERNAL/g)).toHaveLength(1);
+    expect(factoredText.match(/template: /g)).toHaveLength(2);
     // (export marks databases `protect: true`: the one change its plan makes, none to the aliases.)
     const reExported = await h.run(['plan', 'exported.yaml', '--format', 'json']);
     expect(reExported.code, reExported.stderr).toBe(0);
     const touched = (JSON.parse(reExported.stdout).resource_changes as any[]).filter((c) => c.change.actions[0] !== 'no-op');
-    expect(touched.map((c) => [c.address, c.change.actions[0]]).sort()).toEqual([
+    const protectOnly = [
       ['project.shop/environment.pr-7/database.pg', 'update'],
       ['project.shop/environment.staging/database.pg', 'update'],
-    ]);
+    ];
+    expect(touched.map((c) => [c.address, c.change.actions[0]]).sort()).toEqual(protectOnly);
+    const factoredPlan = await h.run(['plan', 'factored.yaml', '--format', 'json']);
+    expect(factoredPlan.code, factoredPlan.stderr).toBe(0);
+    expect((JSON.parse(factoredPlan.stdout).resource_changes as any[]).filter((c) => c.change.actions[0] !== 'no-op').map((c) => [c.address, c.change.actions[0]]).sort()).toEqual(protectOnly);
     expect((await h.run(['apply', 'exported.yaml', '--auto-approve', ...FAST])).code).toBe(0);
     const exportedClean = await h.run(['plan', 'exported.yaml', '--detailed-exitcode']);
     expect(exportedClean.stdout, exportedClean.stderr).toContain('No changes.');
@@ -179,6 +189,23 @@ describe('an alias of a service built-in, by name', () => {
     expect(apply.stdout + apply.stderr).toContain('which this plan deletes');
     expect(servicesNamed(h, 'pg', 'staging')).toBeDefined();
     expect(aliasedKey(await aliasOf(h, 'staging'))).toBe(key);
+
+    // pg deleted in the console: the alias went with it, and the plan cannot make it again (pg
+    // comes back with another key): an error at the alias, not an apply that fails half-way.
+    h.write({ 'm.yaml': manifest({ alias: key }) });
+    const env = Object.values(h.emu.state.environments).find((e: any) => e.name === 'staging') as any;
+    const pg = servicesNamed(h, 'pg', 'staging');
+    const res = await fetch(`${h.emu.url}/environment/${env.id}/service/delete`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ database_ids: [pg.id] }),
+    });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 200 && h.emu.state.services[pg.id]; i++) await new Promise((r) => setTimeout(r, 20));
+    const gone = await h.run(['plan', 'm.yaml']);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout + gone.stderr).toContain(`${aliasAddress} aliases ${key}, a built-in of a service project.shop/environment.staging does not have`);
+    expect(gone.stdout + gone.stderr).toContain('alias: {service: NAME, builtin: DATABASE_URL_INTERNAL}');
   });
 });
 

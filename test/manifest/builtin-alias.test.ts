@@ -57,9 +57,13 @@ describe('alias: {service, builtin} in validate', () => {
     expect(removed.diagnostics[0]!.detail).toContain(`If \`pg\` was removed from the manifest, deleting it would delete ${ALIAS} with it`);
   });
 
-  it('refuses one in a project (a built-in belongs to one environment), and an object that is not {service, builtin}', async () => {
+  it('refuses one in a project or an environment (the API aliases a built-in from a service only), and an object that is not {service, builtin}', async () => {
     const project = await load(tempTree({ 'm.yaml': yaml('{service: pg, builtin: PASSWORD}', { projectAlias: '{service: pg, builtin: PASSWORD}' }) }), ['m.yaml']);
     expect(project.diagnostics).toMatchObject([{ code: 'ref.builtin-alias-scope', address: 'project.shop/variable.P', range: { start: { line: 5, col: 25 } } }]);
+    const envLevel = yaml('{service: pg, builtin: PASSWORD}').replace('        services:\n', '        variables:\n          - {key: E, alias: {service: pg, builtin: PASSWORD}}\n        services:\n');
+    const env = await load(tempTree({ 'm.yaml': envLevel }), ['m.yaml']);
+    expect(env.diagnostics).toMatchObject([{ code: 'ref.builtin-alias-scope', address: 'project.shop/environment.staging/variable.E', range: { start: { line: 8, col: 29 } } }]);
+    expect(env.diagnostics[0]!.summary).toBe("variable `E`: an alias of a service's built-in is declared in a service's `variables`, not in a project's or an environment's");
     for (const bad of ['{service: pg}', '{service: pg, builtin: PASSWORD, key: X}', '{service: pg, builtin: "database url"}']) {
       const r = await load(tempTree({ 'm.yaml': yaml(bad) }), ['m.yaml']);
       expect(r.diagnostics.length, bad).toBeGreaterThan(0);

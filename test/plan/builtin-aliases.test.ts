@@ -104,6 +104,12 @@ describe('alias: {service, builtin} in the graph', () => {
     expect(host.attrs.is_secret).toBe(false);
   });
 
+  it('is refused outside a service\'s variables (the API aliases a built-in from a lower scope only)', () => {
+    const m = manifest();
+    m.projects![0]!.environments![0]!.variables = [{ key: 'E', alias: { service: 'pg', builtin: 'PASSWORD' } }];
+    expect(buildGraph(m).diagnostics.map((d) => [d.code, d.address])).toEqual([['ref.builtin-alias-scope', `${E}/variable.E`]]);
+  });
+
   it('refuses `secret:` that contradicts the built-in, and a built-in the kind does not have, listing those it has', () => {
     const wrong = buildGraph(manifest({ secret: false }));
     expect(wrong.diagnostics.map((d) => [d.code, d.address])).toEqual([['ref.alias-secret', ALIAS]]);
@@ -133,6 +139,16 @@ describe('alias: {service, builtin} in the plan', () => {
     const elsewhere = changeOf(planOf(manifest(), live(key(OTHER_ID))), ALIAS);
     expect(elsewhere.actions).toEqual(['delete', 'create']);
     expect(elsewhere.fields.find((f) => f.field === 'aliased_service')).toMatchObject({ before: 'other', after: 'pg', forces_replace: true });
+  });
+
+  it('follows its service renamed in place by a `moved` entry (same id, same key): no change to the alias', () => {
+    const m = manifest({ alias: { service: 'db', builtin: 'DATABASE_URL_INTERNAL' } });
+    const env = m.projects![0]!.environments![0]!;
+    env.services = env.services!.map((s) => (s.name === 'pg' ? { ...s, name: 'db' } : s));
+    m.moved = [{ from: PG, to: `${E}/database.db` }];
+    const plan = planOf(m, live(key(PG_ID)));
+    expect(changeOf(plan, `${E}/database.db`).previous_address).toBe(PG);
+    expect(changeOf(plan, ALIAS).actions).toEqual(['no-op']);
   });
 
   it('is replaced with its service (a new key), with the service\'s guards', () => {
@@ -167,6 +183,17 @@ describe('a declared alias of a hashed key whose service the plan deletes', () =
     expect(plan.applyable).toBe(false);
     const kept = planOf(manifest({ alias: key(PG_ID), withPg: false }), live(key(PG_ID)));
     expect(kept.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('is an error when it is to be created and no service of its environment has the hash (its service is gone)', () => {
+    const ghost = key('ffffffff-0000-4000-8000-000000000000');
+    const plan = planOf(manifest({ alias: ghost }), live(undefined));
+    expect(plan.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.address, d.summary])).toEqual([
+      ['plan.alias-of-deleted-service', ALIAS, `${ALIAS} aliases ${ghost}, a built-in of a service ${E} does not have (none has the hash ZFFFFFFFF)`],
+    ]);
+    // Created with pg's key: nothing to say; and an environment-wide built-in is not a service's.
+    expect(planOf(manifest({ alias: key(PG_ID) }), live(undefined)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(planOf(manifest({ alias: 'QOVERY_KUBERNETES_NAMESPACE_NAME' }), live(undefined)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   it('is an error too when the plan replaces the service: the hashed key does not follow it', () => {
