@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeLacking } from '../../src/live/cache-lacks.js';
-import { ORG_LIST_PATHS } from '../../src/live/read.js';
+import { ORG_LISTS, routes, type OrgListName } from '../../src/api/routes.js';
 
 describe('describeLacking', () => {
   it('names every organization list the reader reads in words', () => {
-    const words = Object.fromEntries(Object.entries(ORG_LIST_PATHS).map(([name, path]) => [name, describeLacking([path('o1')], {})]));
+    const words = Object.fromEntries((Object.keys(ORG_LISTS) as OrgListName[]).map((name) => [name, describeLacking([routes.orgList('o1', name)], {})]));
     expect(words).toEqual({
       projects: "(1: the organization's projects)",
       clusters: "(1: the organization's clusters)",

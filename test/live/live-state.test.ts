@@ -127,7 +127,7 @@ describe('fetchLiveState', () => {
       delete: async () => undefined,
     };
     const state = await fetchLiveState(api as never, buildGraph({ version: 1, projects: [{ name: 'shop' }] } as never).graph);
-    expect(state.requestCount).toBe(count - 5);
-    expect(state.requestCount).toBeGreaterThan(0);
+    expect(state.live.requestCount).toBe(count - 5);
+    expect(state.live.requestCount).toBeGreaterThan(0);
   });
 });

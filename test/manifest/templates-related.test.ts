@@ -62,7 +62,7 @@ describe('instantiatedAt', () => {
   it("names the template's definition and the override, or the template line, of an instantiated service and of what is inside it", async () => {
     const r = await load(tempTree({ 'm.yaml': TEXT }));
     expect(r.diagnostics).toEqual([]);
-    const places = (a: string) => instantiatedAt(r.manifest, a)?.map((l) => `${l.message} ${at(l.range)}`);
+    const places = (a: string) => instantiatedAt(r.templates, a)?.map((l) => `${l.message} ${at(l.range)}`);
     expect(places('project.shop/environment.prod/container.api')).toEqual(['defined 12:13', 'overridden 37:13']);
     expect(places('project.shop/environment.staging/container.api')).toEqual(['defined 12:13', 'instantiated 30:9']);
     // Something inside an instantiated service: the service's places.
