@@ -10,6 +10,7 @@
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
 import { parseAddress, addressOf } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
+import { kindDescriptor } from '../model/kinds/index.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
@@ -20,50 +21,10 @@ type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
 
-/** Fields each request body accepts (used to reduce a live record to a PUT body). */
-export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = {
-  organization: ['name', 'description', 'website_url', 'repository', 'logo_url', 'icon_url', 'admin_emails'],
-  annotations_group: ['name', 'annotations', 'scopes'],
-  labels_group: ['name', 'labels'],
-  alert_receiver: [
-    'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',
-    'to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls',
-  ],
-  alert_rule: ['name', 'description', 'tag', 'condition', 'for_duration', 'severity', 'presentation', 'enabled', 'alert_receiver_ids'],
-  webhook: ['kind', 'target_url', 'target_secret', 'description', 'enabled', 'events', 'project_names_filter', 'environment_types_filter'],
-  project: ['name', 'description'],
-  environment: ['name', 'mode'],
-  deployment_stage: ['name', 'description'],
-  application: [
-    'name', 'description', 'git_repository', 'build_mode', 'dockerfile_path', 'docker_target_build_stage', 'cpu', 'memory',
-    'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
-    'auto_preview', 'auto_deploy', 'arguments', 'entrypoint', 'ports', 'storage', 'annotations_groups', 'labels_groups',
-    'icon_uri', 'autoscaling',
-  ],
-  container: [
-    'name', 'description', 'registry_id', 'image_name', 'tag', 'arguments', 'entrypoint', 'cpu', 'memory', 'gpu',
-    'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
-    'auto_preview', 'auto_deploy', 'ports', 'storage', 'annotations_groups', 'labels_groups', 'icon_uri', 'autoscaling',
-  ],
-  database: [
-    'name', 'description', 'version', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'annotations_groups',
-    'labels_groups', 'icon_uri', 'disk_type',
-  ],
-  job: [
-    'name', 'description', 'cpu', 'memory', 'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'max_nb_restart',
-    'max_duration_seconds', 'auto_preview', 'port', 'healthchecks', 'auto_deploy', 'annotations_groups', 'labels_groups',
-    'icon_uri', 'source', 'schedule',
-  ],
-  helm: [
-    'name', 'description', 'timeout_sec', 'auto_preview', 'auto_deploy', 'arguments', 'allow_cluster_wide_resources',
-    'icon_uri', 'source', 'values_override', 'ports', 'annotations_groups', 'labels_groups',
-  ],
-  terraform: [
-    'name', 'description', 'auto_deploy_config', 'terraform_files_source', 'terraform_variables_source', 'backend', 'engine',
-    'provider_version', 'job_resources', 'timeout_sec', 'use_cluster_credentials', 'action_extra_arguments',
-    'dockerfile_fragment', 'icon_uri',
-  ],
-};
+/** Fields each request body accepts (used to reduce a live record to a PUT body): the kind's descriptor's. */
+function requestFieldsOf(kind: ResourceKind): readonly string[] | undefined {
+  return kindDescriptor(kind).requestFields;
+}
 
 const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
 const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
@@ -112,7 +73,7 @@ function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: 
 
 /** The live record reduced to what the update request accepts, in request shape. */
 export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
-  const fields = REQUEST_FIELDS[kind] ?? [];
+  const fields = requestFieldsOf(kind) ?? [];
   const out = pick(record, fields);
   // A container-mode database answers `instance_type: null` (seed 2.4), which the edit request
   // types string: left out, it stays unset.
@@ -280,7 +241,7 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   if (kind === 'helm' && isObj(desired.values_override) && isObj(base.values_override)) {
     body.values_override = { ...base.values_override, ...desired.values_override };
   }
-  const fields = new Set(REQUEST_FIELDS[kind] ?? Object.keys(body));
+  const fields = new Set(requestFieldsOf(kind) ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
 }
 
@@ -302,35 +263,9 @@ function keepUnownedJobFields(body: Obj, base: Obj): void {
   }
 }
 
-/** Defaults for request fields the API requires but the manifest may leave out. */
+/** Defaults for request fields the API requires but the manifest may leave out (the kind's descriptor's; a copy). */
 function createDefaults(kind: ResourceKind): Obj {
-  switch (kind) {
-    case 'application':
-    case 'container':
-      return { healthchecks: {} };
-    case 'job':
-      return { healthchecks: {} };
-    case 'helm':
-      return { auto_deploy: false, arguments: [], values_override: {} };
-    case 'terraform':
-      return {
-        description: '',
-        auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
-        terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
-        backend: { kubernetes: {} },
-        engine: 'TERRAFORM',
-        provider_version: { read_from_terraform_block: true, explicit_version: '' },
-        job_resources: { cpu_milli: 500, ram_mib: 512, storage_gib: 1 },
-      };
-    case 'alert_rule':
-      return { description: '', tag: '', for_duration: 'PT5M', presentation: {}, enabled: true };
-    case 'alert_receiver':
-      return { description: '', send_resolved: false };
-    case 'webhook':
-      return { kind: 'STANDARD', enabled: true };
-    default:
-      return {};
-  }
+  return structuredClone({ ...kindDescriptor(kind).createDefaults }) as Obj;
 }
 
 /** A create body: defaults, then the desired attrs in request shape. */

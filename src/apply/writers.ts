@@ -8,9 +8,10 @@
  * asynchronous delete is done, because the new one takes the same name.
  */
 import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../model/resource.js';
-import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import { addressOf, isCaseInsensitiveKind, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
-import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
+import { compact } from '../graph/attrs.js';
+import { variableScopeOf } from '../model/kinds/index.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
@@ -42,9 +43,10 @@ export class StepError extends Error {
   }
 }
 
+/** A look-up by name folds case for the kinds whose names the API compares so (their descriptors). */
 function sameName(kind: ResourceKind, a: unknown, b: string): boolean {
   const x = String(a ?? '');
-  return kind === 'database' || kind === 'deployment_stage' ? x.toLowerCase() === b.toLowerCase() : x === b;
+  return isCaseInsensitiveKind(kind) ? x.toLowerCase() === b.toLowerCase() : x === b;
 }
 
 /** Tries of one create whose earlier tries failed ambiguously (each after a look-up by name). */
@@ -338,7 +340,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   const a = d.attrs;
   const parent = parentOf(d.address);
   const parentKind = parseAddress(parent).pop()!.kind;
-  const scope = VARIABLE_SCOPE_OF_KIND[parentKind];
+  const scope = variableScopeOf(parentKind);
   if (!scope) throw new StepError(`${d.address}: variables cannot be declared on ${withArticle(parentKind)}`);
   const parentId = ctx.refs.id(parent, d.address);
   const type = String(a.variable_type ?? 'VALUE');

@@ -21,7 +21,7 @@
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
-import { MANIFEST_DEFAULTS, withoutDefaults } from './defaults.js';
+import { PART_DEFAULTS, withoutDefaults } from './defaults.js';
 import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
 
 export interface ExportOptions {
@@ -485,7 +485,7 @@ function helm(a: Doc, s: LiveResource, ctx: Ctx): Doc {
     body.source = { helm_repository: { repository: h.repository, chart_name: h.chart_name, chart_version: h.chart_version } };
   } else {
     const g = obj(src.git_repository);
-    const chartPath = g.root_path !== undefined && g.root_path !== MANIFEST_DEFAULTS.git_repository.root_path ? g.root_path : undefined;
+    const chartPath = g.root_path !== undefined && g.root_path !== PART_DEFAULTS.git_repository.root_path ? g.root_path : undefined;
     body.source = clean({ git_repository: gitRepository(g, ['root_path']), chart_path: chartPath });
     body.git_commit_id = s.deployed?.git_commit_id;
   }

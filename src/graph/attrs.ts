@@ -106,17 +106,6 @@
  */
 import type { ResourceKind } from '../model/resource.js';
 
-/** The API's variable `scope` for a variable whose parent is of this kind. */
-export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
-  project: 'PROJECT',
-  environment: 'ENVIRONMENT',
-  application: 'APPLICATION',
-  container: 'CONTAINER',
-  job: 'JOB',
-  helm: 'HELM',
-  terraform: 'TERRAFORM',
-};
-
 /**
  * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename
  * (`moved`) changes what the API and the console call the object, not what runs (the platform's
@@ -124,13 +113,6 @@ export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
  * the description (src/plan/protect-mark.ts).
  */
 export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri', 'name', 'protect']);
-
-export const IMMUTABLE_FIELDS: Partial<Record<ResourceKind, string[]>> = {
-  environment: ['cluster'],
-  database: ['type', 'mode'],
-  alert_rule: ['target'],
-  variable: ['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'overridden_scope'],
-};
 
 /** Sorted copy of a list of names (set-like lists). */
 export function sortedSet(list: readonly string[]): string[] {

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf } from '../model/resource.js';
+import { serviceKindOfApiType } from '../model/kinds/index.js';
 import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
@@ -66,19 +67,10 @@ export function buildLiveLookup(input: LiveLookupInput): LiveLookup {
   };
 }
 
-const SERVICE_TYPE_TO_KIND: Record<string, ServiceKind> = {
-  APPLICATION: 'application',
-  CONTAINER: 'container',
-  DATABASE: 'database',
-  JOB: 'job',
-  HELM: 'helm',
-  TERRAFORM: 'terraform',
-};
-
 /** The service kind of a record from `GET /environment/{id}/services` (by `service_type`), if driftless manages it. */
 export function serviceKindOf(record: ApiRecord): ServiceKind | undefined {
   const t = typeof record.service_type === 'string' ? record.service_type.toUpperCase() : '';
-  return SERVICE_TYPE_TO_KIND[t];
+  return serviceKindOfApiType().get(t);
 }
 
 /** An id the lookup does not know stays visible (and diffs) instead of vanishing. */

@@ -1,0 +1,55 @@
+/**
+ * What every stage of the pipeline needs to know of one resource kind, in one place (issue 22):
+ * one module per kind in this folder, collected by ./index.ts. The stages derive their per-kind
+ * tables from the descriptors instead of keeping copies of them.
+ *
+ * A descriptor module holds data and functions only: nothing in it runs when it is imported (the
+ * registry is read lazily), so a stage module may import the registry and a descriptor may import
+ * the stage helpers its mappings use without an import cycle biting at start-up.
+ */
+import type { IgnoreTable } from '../ignore-table.js';
+import type { ResourceKind } from './index.js';
+
+/** How the audit log names an object of this kind (src/drift/changed-by.ts, src/live/touched.ts). */
+export type AuditTarget =
+  /** Its own `target_type` (a project, a service, a webhook...). */
+  | { type: string }
+  /** A `sub_target_type` of its parent (or of the organization): variables, stages, groups... */
+  | { subTypes: readonly string[] };
+
+export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
+  readonly kind: K;
+  /**
+   * The API's upper-case name of the kind: a service's `service_type`, the `scope` of the variables
+   * it holds, its audit `target_type` (the API spells the three the same). Absent: the API has none.
+   */
+  readonly apiType?: string;
+  readonly auditTarget?: AuditTarget;
+  /** The API's variable `scope` of the variables this kind holds (absent: it holds none). */
+  readonly variableScope?: string;
+  /**
+   * Names compared case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are the same object, so
+   * live and desired are paired on matchKey and a look-up by name after a lost answer folds case.
+   */
+  readonly caseInsensitiveName: boolean;
+  /** The kind of the resource it lives under (absent: the organization; a variable: any that holds variables). */
+  readonly parent?: ResourceKind;
+  /** Attrs whose change cannot be done in place (the plan shows a replace). */
+  readonly immutableFields?: readonly string[];
+  /** Fields the API's create/update request accepts (a live record is reduced to them for a PUT). */
+  readonly requestFields?: readonly string[];
+  /** Request fields the API requires that a manifest may leave out, sent by a create without them. */
+  readonly createDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * The defaults the manifest schema documents for this kind's top-level fields (manifest names),
+   * the ones a create without the field sends and an export leaves out (test/model/kind-defaults.test.ts).
+   */
+  readonly manifestDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * An export writes this kind's settings even at their default: a manifest owns only what it
+   * declares, so a service's cpu left out at 500 would not be drift when someone changes it.
+   */
+  readonly exportWritesDefaults?: true;
+  /** `ignore_changes` paths of the manifest -> the attrs (and deploy pins) they set. */
+  readonly ignorePaths?: IgnoreTable;
+}
