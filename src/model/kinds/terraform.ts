@@ -2,6 +2,15 @@
 import { git, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
 
+/**
+ * The resources of the job that runs Terraform when the manifest leaves `job_resources` (or a field
+ * of it) out: what the schema documents, what a create sends. 1000 millicores, 1024 MiB and 20 GiB
+ * are the platform's own defaults (the Terraform provider's terraformservice.DefaultCPU, DefaultRAM
+ * and DefaultStorage); the API document requires the object without giving defaults. A create used
+ * to send 500 / 512 / 1 while the schema (and so the editor's hover) said 1000 / 1024 / 20.
+ */
+const JOB_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, storage_gib: 20 } as const;
+
 export const terraformKind: KindDescriptor<'terraform'> = {
   kind: 'terraform',
   apiType: 'TERRAFORM',
@@ -21,9 +30,9 @@ export const terraformKind: KindDescriptor<'terraform'> = {
     backend: { kubernetes: {} },
     engine: 'TERRAFORM',
     provider_version: { read_from_terraform_block: true, explicit_version: '' },
-    job_resources: { cpu_milli: 500, ram_mib: 512, storage_gib: 1 },
+    job_resources: JOB_RESOURCES,
   },
-  manifestDefaults: { engine: 'TERRAFORM', timeout_sec: 1800, terraform_action: 'DEFAULT', job_resources: { cpu_milli: 1000, ram_mib: 1024, storage_gib: 20 } },
+  manifestDefaults: { engine: 'TERRAFORM', timeout_sec: 1800, terraform_action: 'DEFAULT', job_resources: JOB_RESOURCES },
   exportWritesDefaults: true,
   ignorePaths: {
     ...serviceCommon,
