@@ -8,6 +8,7 @@
  */
 import type { ApiClient } from './client.js';
 import type { ServiceKind } from '../model/resource.js';
+import { serviceMappings } from '../model/kinds/index.js';
 
 /** A record as the API returns it: loosely typed, with the fields driftless reads named. */
 export type ApiObject = { id: string; created_at?: string; updated_at?: string | null } & Record<string, unknown>;
@@ -372,24 +373,12 @@ export class InfraApi {
   deployService(kind: ServiceKind, id: string, opts: DeployOptions = {}): Promise<ServiceStatus> {
     const params = { id };
     const path = `/${kind}/{id}/deploy`;
-    switch (kind) {
-      case 'application':
-        return this.client.post(path, { params, body: pick(opts, ['git_commit_id']) });
-      case 'container':
-        return this.client.post(path, { params, body: pick(opts, ['image_tag']) });
-      case 'database':
-        return this.client.post(path, { params });
-      case 'job':
-        return this.client.post(path, { params, query: { forceEvent: opts.forceEvent }, body: pick(opts, ['image_tag', 'git_commit_id']) });
-      case 'helm':
-        return this.client.post(path, {
-          params,
-          query: { forceEvent: opts.forceEvent },
-          body: pick(opts, ['chart_version', 'git_commit_id', 'values_override_git_commit_id']),
-        });
-      case 'terraform':
-        return this.client.post(path, { params, body: { id, ...pick(opts, ['git_commit_id', 'action']) } });
-    }
+    // What each kind's deploy takes: its descriptor's (src/model/kinds).
+    const d = serviceMappings(kind).deploy;
+    const picked = pick(opts, d.bodyFields as Array<keyof DeployOptions>);
+    const body = d.idInBody ? { id, ...picked } : picked;
+    const query = d.forceEvent ? { query: { forceEvent: opts.forceEvent } } : {};
+    return this.client.post(path, { params, ...query, ...(d.bodyFields.length > 0 || d.idInBody ? { body } : {}) });
   }
 
   getServiceStatus(kind: ServiceKind, id: string): Promise<ServiceStatus> {

@@ -8,9 +8,9 @@
  * `SecretValue`s: the API client reveals them into the wire body only.
  */
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
-import { parseAddress, addressOf } from '../model/resource.js';
+import { parseAddress, addressOf, isServiceKind } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
-import { kindDescriptor } from '../model/kinds/index.js';
+import { kindDescriptor, serviceMappings } from '../model/kinds/index.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
@@ -19,7 +19,7 @@ import type { IdRegistry } from './refs.js';
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
 
 /** Fields each request body accepts (used to reduce a live record to a PUT body): the kind's descriptor's. */
 function requestFieldsOf(kind: ResourceKind): readonly string[] | undefined {
@@ -33,7 +33,7 @@ const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
 /** Top-level fields a record may answer null that the API's edit requests type without null. */
 const NULL_MEANS_UNSET = ['instance_type'];
 
-function pick(o: Obj, fields: readonly string[]): Obj {
+export function pick(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
   return out;
@@ -45,7 +45,7 @@ function pick(o: Obj, fields: readonly string[]): Obj {
  * live `"external_port": null` back into a full-replacement PUT would send a value the API's
  * schema refuses; leaving it out keeps the field unset, which is what the null meant.
  */
-function pickSet(o: Obj, fields: readonly string[]): Obj {
+export function pickSet(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined && o[f] !== null) out[f] = o[f];
   return out;
@@ -58,7 +58,7 @@ function gitProviderOf(url: unknown): string {
   return 'GITHUB';
 }
 
-function gitRequest(g: unknown): Obj | undefined {
+export function gitRequest(g: unknown): Obj | undefined {
   if (!isObj(g)) return undefined;
   const out = pickSet(g, GIT_FIELDS);
   if (out.provider === undefined) out.provider = gitProviderOf(out.url);
@@ -78,49 +78,15 @@ export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
   // A container-mode database answers `instance_type: null` (seed 2.4), which the edit request
   // types string: left out, it stays unset.
   for (const f of NULL_MEANS_UNSET) if (out[f] === null) delete out[f];
-  if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
   if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
   if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pickSet(p, PORT_FIELDS));
   if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pickSet(st, STORAGE_FIELDS));
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
-  if (kind === 'job' && isObj(out.source)) out.source = jobSourceFromRecord(out.source);
-  if (kind === 'helm' && isObj(out.source)) out.source = helmSourceFromRecord(out.source);
-  if (kind === 'terraform' && isObj(out.terraform_files_source) && isObj(out.terraform_files_source.git_repository)) {
-    out.terraform_files_source = { ...out.terraform_files_source, git_repository: gitRequest(out.terraform_files_source.git_repository) };
-  }
+  if (isServiceKind(kind)) serviceMappings(kind).recordToRequest?.(out, record);
   if (kind === 'alert_rule' && Array.isArray(record.alert_receiver_ids)) out.alert_receiver_ids = [...record.alert_receiver_ids];
   return out;
-}
-
-function jobSourceFromRecord(src: Obj): Obj {
-  if (isObj(src.image)) {
-    const i = src.image;
-    return { image: { image_name: i.image_name, tag: i.tag, registry_id: i.registry_id ?? (isObj(i.registry) ? i.registry.id : undefined) } };
-  }
-  if (isObj(src.docker)) {
-    const d = src.docker;
-    return { docker: { ...pick(d, ['dockerfile_path', 'dockerfile_raw', 'docker_target_build_stage']), git_repository: gitRequest(d.git_repository) } };
-  }
-  return src;
-}
-
-/**
- * A helm record's source in request shape. The API answers `{repository: {chart_name,
- * chart_version, repository: {id, name, url}}}` | `{git: {git_repository}}`; the request takes
- * `{helm_repository: {repository: <id>, chart_name, chart_version}}` | `{git_repository}`. A source
- * already in request shape passes through.
- */
-function helmSourceFromRecord(src: Obj): Obj {
-  if (isObj(src.repository)) {
-    const r = src.repository;
-    return { helm_repository: { repository: isObj(r.repository) ? r.repository.id : r.repository, chart_name: r.chart_name, chart_version: r.chart_version } };
-  }
-  if (isObj(src.git) && isObj(src.git.git_repository)) return { git_repository: gitRequest(src.git.git_repository) };
-  if (isObj(src.git_repository)) return { git_repository: gitRequest(src.git_repository) };
-  if (isObj(src.helm_repository)) return { helm_repository: pick(src.helm_repository, ['repository', 'chart_name', 'chart_version']) };
-  return src;
 }
 
 /** Lays desired over base: nested objects merge (the manifest owns only the sub-fields it sets). */
@@ -183,28 +149,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     if (a[g] !== undefined) a[g] = groupIds(a[g], g === 'annotations_groups' ? 'annotations_group' : 'labels_group', refs, address);
   }
   if (a.git_repository !== undefined) a.git_repository = gitRequest(a.git_repository);
-  if (kind === 'container' && typeof a.registry === 'string') {
-    a.registry_id = refs.idOf('container_registry', a.registry, address);
-    delete a.registry;
-  }
-  if (kind === 'job' && isObj(a.source)) {
-    const s = a.source;
-    if (isObj(s.image)) {
-      const { registry, ...rest } = s.image;
-      a.source = { image: { ...rest, ...(typeof registry === 'string' ? { registry_id: refs.idOf('container_registry', registry, address) } : {}) } };
-    } else if (isObj(s.docker)) {
-      a.source = { docker: { ...s.docker, git_repository: gitRequest(s.docker.git_repository) } };
-    }
-  }
-  if (kind === 'helm' && isObj(a.source) && isObj(a.source.git_repository)) a.source = { git_repository: gitRequest(a.source.git_repository) };
-  // The manifest names the chart repository; the API wants the id of the organization's helm repository.
-  if (kind === 'helm' && isObj(a.source) && isObj(a.source.helm_repository) && typeof a.source.helm_repository.repository === 'string') {
-    const h = a.source.helm_repository;
-    a.source = { helm_repository: { ...h, repository: refs.idOf('helm_repository', h.repository as string, address) } };
-  }
-  if (kind === 'terraform' && isObj(a.terraform_files_source)) {
-    a.terraform_files_source = { ...a.terraform_files_source, git_repository: gitRequest(a.terraform_files_source.git_repository) };
-  }
+  if (isServiceKind(kind)) serviceMappings(kind).toRequest?.(a, ctx);
   if (kind === 'alert_rule') {
     if (Array.isArray(a.alert_receivers)) a.alert_receiver_ids = (a.alert_receivers as string[]).map((n) => refs.idOf('alert_receiver', n, address));
     delete a.alert_receivers;
@@ -235,32 +180,9 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   // A service's storage; a database's `storage` is its size (a number), left as it is.
   if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);
   const body = overlay(base, desired, REPLACED_WHOLE);
-  if (kind === 'job') keepUnownedJobFields(body, base);
-  // values_override: each part the manifest sets replaces the live one; set_json, and a values file
-  // from git, cannot be declared and stay unless the manifest sets a values file of its own.
-  if (kind === 'helm' && isObj(desired.values_override) && isObj(base.values_override)) {
-    body.values_override = { ...base.values_override, ...desired.values_override };
-  }
+  if (isServiceKind(kind)) serviceMappings(kind).finishUpdate?.(body, base, desired);
   const fields = new Set(requestFieldsOf(kind) ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
-}
-
-/**
- * `source` and `schedule` are replaced whole (a job may switch image <-> docker, cron <-> lifecycle),
- * but a manifest cannot declare a lifecycle job's lifecycle_type nor a docker job's dockerfile_raw /
- * docker_target_build_stage: when the kind of source / schedule stays, the live values are kept.
- */
-function keepUnownedJobFields(body: Obj, base: Obj): void {
-  const bs = body.schedule, ls = base.schedule;
-  if (isObj(bs) && isObj(ls) && bs !== ls && !isObj(bs.cronjob) && !isObj(ls.cronjob) && bs.lifecycle_type === undefined && ls.lifecycle_type !== undefined) {
-    body.schedule = { ...bs, lifecycle_type: ls.lifecycle_type };
-  }
-  const bd = isObj(body.source) ? body.source.docker : undefined, ld = isObj(base.source) ? base.source.docker : undefined;
-  if (isObj(bd) && isObj(ld) && bd !== ld) {
-    const kept: Obj = {};
-    for (const f of ['dockerfile_raw', 'docker_target_build_stage']) if (bd[f] === undefined && ld[f] !== undefined && ld[f] !== null) kept[f] = ld[f];
-    if (Object.keys(kept).length > 0) body.source = { docker: { ...bd, ...kept } };
-  }
 }
 
 /** Defaults for request fields the API requires but the manifest may leave out (the kind's descriptor's; a copy). */
@@ -276,7 +198,7 @@ export function createBody(kind: ResourceKind, attrs: Obj, ctx: BodyContext): Ob
     body.condition = { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, ...body.condition };
   }
   if (Array.isArray(body.ports)) body.ports = portsWithIds(body.ports, undefined);
-  if (body.description === null && (kind === 'terraform' || kind === 'alert_rule' || kind === 'alert_receiver')) body.description = '';
+  if (body.description === null && kindDescriptor(kind).createDefaults?.description === '') body.description = '';
   return body;
 }
 

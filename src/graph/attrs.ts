@@ -104,7 +104,6 @@
  *   OVERRIDE: POST /variable/{targetId}/override {value, override_scope, override_parent_id};
  *   update: PUT /variable/{id} {key, value, description, enable_interpolation_in_file}.
  */
-import type { ResourceKind } from '../model/resource.js';
 
 /**
  * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename

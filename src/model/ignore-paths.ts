@@ -14,7 +14,7 @@
  * Shared by src/manifest (which refuses unknown paths, offline) and src/graph (which maps them onto
  * attrs): one table, so that a path validate accepts is always one the plan knows.
  */
-import type { DeployPin, ResourceKind } from './resource.js';
+import type { ResourceKind } from './resource.js';
 import { kindDescriptor } from './kinds/index.js';
 
 export type { DeployPin } from './resource.js';

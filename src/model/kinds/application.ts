@@ -1,8 +1,13 @@
 /** The `application` kind (src/model/kinds/descriptor.ts). */
 import { compute, git, pinOnly, same, serviceCommon } from '../ignore-table.js';
-import type { KindDescriptor } from './descriptor.js';
+import type { ServiceKindDescriptor } from './descriptor.js';
+import { compute as computeAttrs, git as gitAttrs } from '../../graph/services.js';
+import { compact, put } from '../../graph/attrs.js';
+import { computeFromRecord, gitRepo } from '../../live/normalize.js';
+import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/to-manifest.js';
+import { withoutDefaults } from '../../export/defaults.js';
 
-export const applicationKind: KindDescriptor<'application'> = {
+export const applicationKind: ServiceKindDescriptor<'application'> = {
   kind: 'application',
   apiType: 'APPLICATION',
   auditTarget: { type: 'APPLICATION' },
@@ -24,5 +29,41 @@ export const applicationKind: KindDescriptor<'application'> = {
     ...git('git_repository', 'git_repository'),
     ...same('build_mode', 'dockerfile_path'),
     ...pinOnly('git_commit_id'),
+  },
+  service: {
+    fromManifest(s, out) {
+      const a = out.attrs;
+      a.git_repository = gitAttrs(s.git_repository);
+      put(a, 'build_mode', s.build_mode);
+      put(a, 'dockerfile_path', s.dockerfile_path);
+      computeAttrs(s, a);
+      if (s.git_commit_id !== undefined) out.deploy = { git_commit_id: s.git_commit_id };
+    },
+    fromRecord(r, a) {
+      Object.assign(a, compact({ git_repository: gitRepo(r.git_repository), build_mode: r.build_mode ?? undefined, dockerfile_path: r.dockerfile_path ?? undefined }));
+      Object.assign(a, computeFromRecord(r));
+      return r.git_repository?.deployed_commit_id ? { git_commit_id: r.git_repository.deployed_commit_id } : undefined;
+    },
+    toManifest(a, s) {
+      return {
+        git_repository: gitRepository(a.git_repository),
+        ...withoutDefaults('application', { build_mode: a.build_mode }),
+        dockerfile_path: a.dockerfile_path,
+        ...computeToManifest('application', a),
+        git_commit_id: s.deployed?.git_commit_id,
+      };
+    },
+    unmanagedFields(r) {
+      const out: string[] = [];
+      if ((r.autoscaling ?? null) !== null) out.push('autoscaling');
+      out.push(...computeUnmanaged(r));
+      if ((r.docker_target_build_stage ?? null) !== null) out.push('docker_target_build_stage');
+      return out;
+    },
+    deploy: {
+      list: 'applications',
+      item: (s) => compact({ application_id: s.id, git_commit_id: s.git_commit_id }),
+      bodyFields: ['git_commit_id'],
+    },
   },
 };

@@ -1,8 +1,12 @@
 /** The `database` kind (src/model/kinds/descriptor.ts). */
 import { renamed, same, serviceCommon } from '../ignore-table.js';
-import type { KindDescriptor } from './descriptor.js';
+import type { ServiceKindDescriptor } from './descriptor.js';
+import { sourceOf } from '../../manifest/types.js';
+import { compact, num, put } from '../../graph/attrs.js';
+import { withoutDefaults } from '../../export/defaults.js';
+import { addressOf, parseAddress } from '../resource.js';
 
-export const databaseKind: KindDescriptor<'database'> = {
+export const databaseKind: ServiceKindDescriptor<'database'> = {
   kind: 'database',
   apiType: 'DATABASE',
   auditTarget: { type: 'DATABASE' },
@@ -19,5 +23,58 @@ export const databaseKind: KindDescriptor<'database'> = {
     ...serviceCommon,
     ...renamed('database_type', 'type'),
     ...same('version', 'mode', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'disk_type'),
+  },
+  service: {
+    fromManifest(s, out, env, b) {
+      const a = out.attrs;
+      a.type = s.database_type;
+      a.version = String(s.version);
+      a.mode = s.mode;
+      put(a, 'accessibility', s.accessibility);
+      put(a, 'cpu', num(s.cpu));
+      put(a, 'memory', num(s.memory));
+      put(a, 'storage', num(s.storage));
+      put(a, 'instance_type', s.instance_type);
+      put(a, 'disk_type', s.disk_type);
+      if (s.clone_from) {
+        const segs = parseAddress(env);
+        const project = s.clone_from.project ?? segs[0]!.name!;
+        const environment = s.clone_from.environment ?? segs[1]!.name!;
+        const source = addressOf('database', s.clone_from.database, addressOf('environment', environment, addressOf('project', project)));
+        out.cloneFrom = source;
+        if (b.resources.has(source)) out.dependsOn.push(source);
+        // A source declared later in the manifest is linked in resolveCloneSources (after the walk).
+        else b.pendingClones.push({ address: addressOf('database', s.name, env), source, range: sourceOf(s, 'clone_from') });
+      }
+    },
+    fromRecord(r, a) {
+      Object.assign(
+        a,
+        compact({
+          type: r.type,
+          version: r.version === undefined || r.version === null ? undefined : String(r.version),
+          mode: r.mode,
+          accessibility: r.accessibility ?? undefined,
+          cpu: num(r.cpu),
+          memory: num(r.memory),
+          storage: num(r.storage),
+          instance_type: r.instance_type ?? undefined,
+          disk_type: r.disk_type ?? undefined,
+        }),
+      );
+      return undefined;
+    },
+    toManifest(a) {
+      return {
+        database_type: a.type,
+        version: a.version,
+        mode: a.mode,
+        ...withoutDefaults('database', { accessibility: a.accessibility, cpu: a.cpu, storage: a.storage }),
+        memory: a.memory,
+        instance_type: a.instance_type,
+        disk_type: a.disk_type,
+      };
+    },
+    deploy: { list: 'databases', item: (s) => s.id, bodyFields: [] },
   },
 };

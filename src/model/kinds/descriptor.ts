@@ -8,7 +8,16 @@
  * the stage helpers its mappings use without an import cycle biting at start-up.
  */
 import type { IgnoreTable } from '../ignore-table.js';
-import type { ResourceKind } from './index.js';
+import type { Address, LiveResource } from '../resource.js';
+import type { ResourceKind, ServiceKind } from './index.js';
+import type { ServiceSpec } from '../../manifest/types.js';
+import type { GraphBuilder } from '../../graph/builder.js';
+import type { ServiceBuild } from '../../graph/services.js';
+import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
+import type { BodyContext } from '../../apply/bodies.js';
+import type { ExportContext } from '../../export/to-manifest.js';
+
+type Obj = Record<string, unknown>;
 
 /** How the audit log names an object of this kind (src/drift/changed-by.ts, src/live/touched.ts). */
 export type AuditTarget =
@@ -52,4 +61,43 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly exportWritesDefaults?: true;
   /** `ignore_changes` paths of the manifest -> the attrs (and deploy pins) they set. */
   readonly ignorePaths?: IgnoreTable;
+}
+
+/**
+ * The four mappings of a service kind, for its own fields (the fields every service has, name,
+ * description, icon, groups, are mapped once, by the stage): each stage calls its kind's.
+ */
+export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
+  /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */
+  fromManifest(s: Extract<ServiceSpec, { type: K }>, out: ServiceBuild, env: Address, b: GraphBuilder): void;
+  /** API record -> attrs (src/live/normalize.ts), in place; answers what the service last deployed. */
+  fromRecord(r: ApiRecord, a: Obj, lookup: LiveLookup): LiveResource['deployed'];
+  /** Attrs -> request body (src/apply/bodies.ts): names resolved to ids, in place. */
+  toRequest?(a: Obj, ctx: BodyContext): void;
+  /** A live record's fields -> request shape (a full-replacement PUT keeps what is not owned), in place. */
+  recordToRequest?(out: Obj, record: ApiRecord): void;
+  /** Last touches of an update body: the overlay of desired on base (the live record in request shape). */
+  finishUpdate?(body: Obj, base: Obj, desired: Obj): void;
+  /** Attrs -> the manifest's keys of the kind (src/export/to-manifest.ts). */
+  toManifest(a: Obj, s: LiveResource, ctx: ExportContext, path: string[]): Obj;
+  /** Fields a console user sets that a manifest has no key for, when they hold more than the API's default. */
+  unmanagedFields?(record: Obj): string[];
+  /**
+   * Its item of the environment's deploy request (`POST /environment/{id}/service/deploy`): the
+   * list it goes in and the item. And its own `POST /{kind}/{id}/deploy`: the body fields it takes,
+   * and whether it takes `forceEvent`.
+   */
+  deploy: {
+    list: string;
+    item(s: { id: string; git_commit_id?: string; image_tag?: string; chart_version?: string }): unknown;
+    bodyFields: readonly string[];
+    forceEvent?: true;
+    /** The body repeats the service's id (terraform). */
+    idInBody?: true;
+  };
+}
+
+/** A service kind's descriptor: the common part and its mappings. */
+export interface ServiceKindDescriptor<K extends ServiceKind = ServiceKind> extends KindDescriptor<K> {
+  readonly service: ServiceMappings<K>;
 }

@@ -7,7 +7,7 @@
  * Read lazily (descriptors()): a descriptor may import the stage helpers its mappings use, and
  * those stages import this registry; nothing here runs while the modules are being loaded.
  */
-import type { KindDescriptor } from './descriptor.js';
+import type { KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
 import { organizationKind } from './organization.js';
 import { clusterKind } from './cluster.js';
 import { containerRegistryKind } from './container-registry.js';
@@ -51,7 +51,8 @@ export const RESOURCE_KINDS = [
 ] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
-export type DescriptorTable = { readonly [K in ResourceKind]: KindDescriptor<K> };
+/** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
+export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
 
 let table: DescriptorTable | undefined;
 
@@ -82,6 +83,11 @@ export function descriptors(): DescriptorTable {
 
 export function kindDescriptor<K extends ResourceKind>(kind: K): KindDescriptor<K> {
   return descriptors()[kind] as KindDescriptor<K>;
+}
+
+/** A service kind's mappings (src/model/kinds/descriptor.ts, ServiceMappings). */
+export function serviceMappings(kind: ServiceKind): ServiceMappings {
+  return (descriptors()[kind] as unknown as ServiceKindDescriptor).service;
 }
 
 export function isServiceKind(k: string): k is ServiceKind {
@@ -127,4 +133,4 @@ export function variableScopeOf(kind: ResourceKind): string | undefined {
 /** Service kinds that hold variables (every service but a database). */
 export const variableHoldingServiceKinds = derived((all) => SERVICE_KINDS.filter((k) => all[k].variableScope !== undefined));
 
-export type { KindDescriptor, AuditTarget } from './descriptor.js';
+export type { KindDescriptor, AuditTarget, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
