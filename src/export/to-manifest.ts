@@ -345,7 +345,7 @@ export function computeUnmanaged(r: Doc): string[] {
 }
 
 /** The compute keys of an application or a container, and those they share (ports, probes, storage...). */
-export function computeToManifest(kind: 'application' | 'container', a: Doc): Doc {
+export function computeToManifest(kind: ServiceKind, a: Doc): Doc {
   return {
     ...withoutDefaults(kind, { cpu: a.cpu, memory: a.memory, min_running_instances: a.min_running_instances, max_running_instances: a.max_running_instances }),
     ports: ports(a.ports),

@@ -243,12 +243,7 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
       };
     case 'variable':
       return variable(r);
-    case 'application':
-    case 'container':
-    case 'database':
-    case 'job':
-    case 'helm':
-    case 'terraform':
+    default:
       return service(kind, r, lookup);
   }
 }

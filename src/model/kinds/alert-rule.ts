@@ -7,6 +7,7 @@ export const alertRuleKind: KindDescriptor<'alert_rule'> = {
   apiType: 'ALERT_RULE',
   auditTarget: { subTypes: ['ALERT_RULE'] },
   caseInsensitiveName: true,
+  refersTo: ['cluster', 'alert_receiver'],
   immutableFields: ['target'],
   requestFields: ['name', 'description', 'tag', 'condition', 'for_duration', 'severity', 'presentation', 'enabled', 'alert_receiver_ids'],
   createDefaults: { description: '', tag: '', for_duration: 'PT5M', presentation: {}, enabled: true },

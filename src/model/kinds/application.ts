@@ -1,6 +1,9 @@
 /** The `application` kind (src/model/kinds/descriptor.ts). */
 import { compute, git, pinOnly, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { checkComputeShape } from '../../manifest/shape-checks.js';
+import { error } from '../../manifest/codes.js';
+import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/services.js';
 import { compact, put } from '../../graph/attrs.js';
 import { computeFromRecord, gitRepo } from '../../live/normalize.js';
@@ -31,6 +34,16 @@ export const applicationKind: ServiceKindDescriptor<'application'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    checkShape(s, c) {
+      checkComputeShape(s, c);
+      if ((s.build_mode ?? 'DOCKER') === 'DOCKER' && !c.present(s, 'dockerfile_path')) {
+        c.report(error('schema.missing-key', `${c.what} is missing \`dockerfile_path\``, { detail: 'build_mode DOCKER (the default) builds from a Dockerfile: give its path relative to root_path, e.g. `Dockerfile`.', range: sourceOf(s), address: c.address }));
+      }
+    },
+    limited: (s) => [
+      { holder: s, field: 'cpu', label: 'cpu', value: s.cpu, resource: 'cpu' },
+      { holder: s, field: 'memory', label: 'memory', value: s.memory, resource: 'memory' },
+    ],
     fromManifest(s, out) {
       const a = out.attrs;
       a.git_repository = gitAttrs(s.git_repository);

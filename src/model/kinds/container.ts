@@ -1,6 +1,7 @@
 /** The `container` kind (src/model/kinds/descriptor.ts). */
 import { compute, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { checkComputeShape } from '../../manifest/shape-checks.js';
 import { compute as computeAttrs } from '../../graph/services.js';
 import { compact } from '../../graph/attrs.js';
 import { computeFromRecord, registryName } from '../../live/normalize.js';
@@ -13,6 +14,7 @@ export const containerKind: ServiceKindDescriptor<'container'> = {
   auditTarget: { type: 'CONTAINER' },
   variableScope: 'CONTAINER',
   caseInsensitiveName: true,
+  refersTo: ['container_registry'],
   parent: 'environment',
   requestFields: [
     'name', 'description', 'registry_id', 'image_name', 'tag', 'arguments', 'entrypoint', 'cpu', 'memory', 'gpu',
@@ -29,6 +31,12 @@ export const containerKind: ServiceKindDescriptor<'container'> = {
     ...renamed('tag', 'tag', ['image_tag']),
   },
   service: {
+    checkShape: (s, c) => checkComputeShape(s, c),
+    named: (s) => [{ kind: 'container_registry', holder: s, field: 'registry', name: s.registry }],
+    limited: (s) => [
+      { holder: s, field: 'cpu', label: 'cpu', value: s.cpu, resource: 'cpu' },
+      { holder: s, field: 'memory', label: 'memory', value: s.memory, resource: 'memory' },
+    ],
     fromManifest(s, out) {
       const a = out.attrs;
       a.registry = s.registry;

@@ -1,6 +1,7 @@
 /** The `database` kind (src/model/kinds/descriptor.ts). */
 import { renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { error as codeError } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compact, num, put } from '../../graph/attrs.js';
 import { withoutDefaults } from '../../export/defaults.js';
@@ -25,6 +26,23 @@ export const databaseKind: ServiceKindDescriptor<'database'> = {
     ...same('version', 'mode', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'disk_type'),
   },
   service: {
+    checkShape(s, c) {
+      if (s.mode === 'CONTAINER') {
+        for (const k of ['instance_type', 'disk_type']) {
+          if (c.present(s, k)) c.report(codeError('manifest.only-with', `\`${k}\` of ${c.what} applies to managed databases only`, { detail: 'Set `mode: MANAGED`, or remove it: a container database uses cpu and memory.', range: c.at(s, k), address: c.address }));
+        }
+      } else if (!c.present(s, 'instance_type')) {
+        c.report(codeError('schema.missing-key', `managed ${c.what} is missing \`instance_type\``, { detail: "A managed database runs on an instance type of the provider's listing for the cluster's region.", range: sourceOf(s), address: c.address }));
+      }
+    },
+    // A managed database is sized by its instance type: its cpu and memory are not bounded (seed 2.4).
+    limited: (s) =>
+      s.mode === 'MANAGED'
+        ? []
+        : [
+            { holder: s, field: 'cpu', label: 'cpu', value: s.cpu, resource: 'cpu' },
+            { holder: s, field: 'memory', label: 'memory', value: s.memory, resource: 'memory' },
+          ],
     fromManifest(s, out, env, b) {
       const a = out.attrs;
       a.type = s.database_type;

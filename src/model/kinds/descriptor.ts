@@ -17,6 +17,8 @@ import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
 import type { BodyContext } from '../../apply/bodies.js';
 import type { ExportContext } from '../../export/to-manifest.js';
 
+import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
+
 type Obj = Record<string, unknown>;
 
 /** How the audit log names an object of this kind (src/drift/changed-by.ts, src/live/touched.ts). */
@@ -43,6 +45,11 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly caseInsensitiveName: boolean;
   /** The kind of the resource it lives under (absent: the organization; a variable: any that holds variables). */
   readonly parent?: ResourceKind;
+  /**
+   * Organization-level kinds its objects name (a container its registry, a helm service its chart
+   * repository, an environment its cluster): their lists are read whenever this kind is declared.
+   */
+  readonly refersTo?: readonly ResourceKind[];
   /** Attrs whose change cannot be done in place (the plan shows a replace). */
   readonly immutableFields?: readonly string[];
   /** Fields the API's create/update request accepts (a live record is reduced to them for a PUT). */
@@ -68,6 +75,17 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
  * description, icon, groups, are mapped once, by the stage): each stage calls its kind's.
  */
 export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
+  /**
+   * Organization objects a manifest service names, checked offline against the live lists
+   * (src/manifest/references.ts): the holder object, its field and the name written there.
+   */
+  named?(s: Extract<ServiceSpec, { type: K }>): Array<{ kind: 'container_registry' | 'helm_repository'; holder: object; field: string; name: unknown }>;
+  /** Its settings bounded by the cluster's maximum cpu and memory (src/manifest/references.ts). */
+  limited?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: object | undefined; field: string; label: string; value: unknown; resource: 'cpu' | 'memory' }>;
+  /** Its secret values besides variables (src/manifest/resolve.ts): the map holding them, their names, the ignore_changes path. */
+  secretMaps?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: Record<string, unknown>; fields: readonly string[]; ignorePath: string }>;
+  /** Checks of its shape the schema cannot express (src/manifest/shape-checks.ts), offline. */
+  checkShape?(s: Extract<ServiceSpec, { type: K }>, c: ShapeCheck): void;
   /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */
   fromManifest(s: Extract<ServiceSpec, { type: K }>, out: ServiceBuild, env: Address, b: GraphBuilder): void;
   /** API record -> attrs (src/live/normalize.ts), in place; answers what the service last deployed. */
@@ -95,6 +113,19 @@ export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
     /** The body repeats the service's id (terraform). */
     idInBody?: true;
   };
+}
+
+/** What a kind's shape check is given: its words and the checks' helpers (src/manifest/shape-checks.ts). */
+export interface ShapeCheck {
+  /** `helm \`name\``: how a message names the service. */
+  what: string;
+  address: string;
+  report(d: Diagnostic): void;
+  /** Where a key (or the object) is written. */
+  at(o: object, key?: string): SourceRange | undefined;
+  present(o: object, key: string): boolean;
+  exactlyOne(o: object, keys: string[], what: string, address?: string): void;
+  onlyWith(o: object, key: string, requires: string, what: string, address?: string): void;
 }
 
 /** A service kind's descriptor: the common part and its mappings. */

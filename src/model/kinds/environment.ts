@@ -8,6 +8,7 @@ export const environmentKind: KindDescriptor<'environment'> = {
   auditTarget: { type: 'ENVIRONMENT' },
   variableScope: 'ENVIRONMENT',
   caseInsensitiveName: true,
+  refersTo: ['cluster'],
   parent: 'project',
   immutableFields: ['cluster'],
   requestFields: ['name', 'mode'],

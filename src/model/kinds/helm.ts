@@ -19,6 +19,7 @@ export const helmKind: ServiceKindDescriptor<'helm'> = {
   auditTarget: { type: 'HELM' },
   variableScope: 'HELM',
   caseInsensitiveName: true,
+  refersTo: ['helm_repository'],
   parent: 'environment',
   requestFields: [
     'name', 'description', 'timeout_sec', 'auto_preview', 'auto_deploy', 'arguments', 'allow_cluster_wide_resources',
@@ -37,6 +38,11 @@ export const helmKind: ServiceKindDescriptor<'helm'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    checkShape(s, c) {
+      c.exactlyOne(s.source, ['helm_repository', 'git_repository'], `the source of ${c.what}`, c.address);
+      c.onlyWith(s.source, 'chart_path', 'git_repository', `the source of ${c.what}`, c.address);
+    },
+    named: (s) => ('helm_repository' in s.source && s.source.helm_repository ? [{ kind: 'helm_repository', holder: s.source.helm_repository, field: 'repository', name: s.source.helm_repository.repository }] : []),
     fromManifest: (s, out) => helmFromManifest(s, out),
     fromRecord(r, a, lookup) {
       let deployed: LiveResource['deployed'];

@@ -28,28 +28,8 @@ import { helmKind } from './helm.js';
 import { terraformKind } from './terraform.js';
 import { variableKind } from './variable.js';
 
-/** Service kinds, in the order the API's documents list them (seed 1: "Service kinds are ..."). */
-export const SERVICE_KINDS = ['application', 'container', 'database', 'job', 'helm', 'terraform'] as const;
-export type ServiceKind = (typeof SERVICE_KINDS)[number];
-
-/** Every kind, from the top of the hierarchy down (organization-level objects, projects, ..., variables). */
-export const RESOURCE_KINDS = [
-  'organization',
-  'cluster',
-  'container_registry',
-  'helm_repository',
-  'annotations_group',
-  'labels_group',
-  'alert_receiver',
-  'alert_rule',
-  'webhook',
-  'project',
-  'environment',
-  'deployment_stage',
-  ...SERVICE_KINDS,
-  'variable',
-] as const;
-export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+import { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
+export { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
 
 /** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
 export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
@@ -117,6 +97,11 @@ export function derived<T>(build: (all: DescriptorTable) => T): () => T {
 /** The kinds whose descriptor satisfies `test`, in registry order. */
 export function kindsWhere(test: (d: KindDescriptor) => boolean): ResourceKind[] {
   return RESOURCE_KINDS.filter((k) => test(descriptors()[k] as KindDescriptor));
+}
+
+/** The kinds whose objects name objects of \`kind\` (their descriptors' refersTo). */
+export function kindsReferringTo(kind: ResourceKind): ResourceKind[] {
+  return kindsWhere((d) => d.refersTo?.includes(kind) === true);
 }
 
 /** Kinds whose names the API compares case-insensitively. */

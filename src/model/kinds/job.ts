@@ -1,6 +1,9 @@
 /** The `job` kind (src/model/kinds/descriptor.ts). */
 import { git, hook, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { list } from '../../manifest/shape-checks.js';
+import { error } from '../../manifest/codes.js';
+import { sourceOf } from '../../manifest/types.js';
 import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
@@ -19,6 +22,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
   auditTarget: { type: 'JOB' },
   variableScope: 'JOB',
   caseInsensitiveName: true,
+  refersTo: ['container_registry'],
   parent: 'environment',
   requestFields: [
     'name', 'description', 'cpu', 'memory', 'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'max_nb_restart',
@@ -49,6 +53,26 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    checkShape(s, c) {
+      c.exactlyOne(s.source, ['image', 'git_repository'], `the source of ${c.what}`, c.address);
+      c.onlyWith(s.source, 'dockerfile_path', 'git_repository', `the source of ${c.what}`, c.address);
+      const sched = s.schedule as Record<string, unknown>;
+      const hooks = ['on_start', 'on_stop', 'on_delete'].filter((k) => c.present(sched, k));
+      if (c.present(sched, 'cron') === hooks.length > 0) {
+        c.report(
+          error('manifest.exclusive', hooks.length ? `the schedule of ${c.what} mixes \`cron\` with ${list(hooks)}` : `the schedule of ${c.what} is empty`, {
+            detail: 'A job is either a cron job (`cron`) or a lifecycle job (one or more of `on_start`, `on_stop`, `on_delete`).',
+            range: sourceOf(sched) ?? c.at(s, 'schedule'),
+            address: c.address,
+          }),
+        );
+      }
+    },
+    named: (s) => ('image' in s.source && s.source.image ? [{ kind: 'container_registry', holder: s.source.image, field: 'registry', name: s.source.image.registry }] : []),
+    limited: (s) => [
+      { holder: s, field: 'cpu', label: 'cpu', value: s.cpu, resource: 'cpu' },
+      { holder: s, field: 'memory', label: 'memory', value: s.memory, resource: 'memory' },
+    ],
     fromManifest: (s, out) => jobFromManifest(s, out),
     fromRecord(r, a, lookup) {
       Object.assign(

@@ -1,6 +1,8 @@
 /** The `terraform` kind (src/model/kinds/descriptor.ts). */
 import { git, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { error as codeError } from '../../manifest/codes.js';
+import { fieldSourceOf } from '../../manifest/source-map.js';
 import { error } from '../../diag/diagnostic.js';
 import { sourceOf, type TerraformSpec } from '../../manifest/types.js';
 import { addressOf, type Address, type LiveResource } from '../resource.js';
@@ -57,6 +59,18 @@ export const terraformKind: ServiceKindDescriptor<'terraform'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    checkShape(s, c) {
+      (s.sensitive_tf_vars ?? []).forEach((name, i) => {
+        if (!s.tf_vars || !Object.prototype.hasOwnProperty.call(s.tf_vars, name)) {
+          c.report(codeError('ref.unresolved', `sensitive tf_var \`${name}\` of ${c.what} is not in \`tf_vars\``, { range: fieldSourceOf(s.sensitive_tf_vars, String(i)), address: c.address }));
+        }
+      });
+    },
+    limited: (s) => [
+      { holder: s.job_resources, field: 'cpu_milli', label: 'job_resources.cpu_milli', value: s.job_resources?.cpu_milli, resource: 'cpu' },
+      { holder: s.job_resources, field: 'ram_mib', label: 'job_resources.ram_mib', value: s.job_resources?.ram_mib, resource: 'memory' },
+    ],
+    secretMaps: (s) => (s.tf_vars ? [{ holder: s.tf_vars as Record<string, unknown>, fields: s.sensitive_tf_vars ?? [], ignorePath: 'tf_vars' }] : []),
     fromManifest: (s, out, env, b) => terraformFromManifest(s, env, b, out),
     fromRecord(r, a) {
       let deployed: LiveResource['deployed'];
