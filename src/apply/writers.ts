@@ -11,7 +11,7 @@ import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../mod
 import { addressOf, isCaseInsensitiveKind, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
 import { compact } from '../graph/attrs.js';
-import { variableScopeOf } from '../model/kinds/index.js';
+import { SERVICE_KINDS, serviceMappings, variableScopeOf } from '../model/kinds/index.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
@@ -464,14 +464,8 @@ export async function deleteResource(c: ResourceChange, ctx: WriteContext): Prom
   ctx.refs.forget(c.address);
 }
 
-const BATCH_FIELD: Record<ServiceKind, string> = {
-  application: 'application_ids',
-  container: 'container_ids',
-  database: 'database_ids',
-  job: 'job_ids',
-  helm: 'helm_ids',
-  terraform: 'terraform_ids',
-};
+/** Each kind's list of ids in the batch delete (its descriptor's). */
+const batchField = (kind: ServiceKind): string => serviceMappings(kind).deleteIds;
 
 /**
  * Deletes services of one environment with one batched request. With `wait`, returns only once
@@ -480,8 +474,8 @@ const BATCH_FIELD: Record<ServiceKind, string> = {
 export async function deleteServices(env: Address, services: Array<{ address: Address; kind: ServiceKind; id: string }>, ctx: WriteContext, wait: boolean): Promise<void> {
   const envId = ctx.refs.id(env);
   const body: Record<string, string[]> = {};
-  for (const f of Object.values(BATCH_FIELD)) body[f] = [];
-  for (const s of services) body[BATCH_FIELD[s.kind]]!.push(s.id);
+  for (const k of SERVICE_KINDS) body[batchField(k)] = [];
+  for (const s of services) body[batchField(s.kind)]!.push(s.id);
   try {
     await ctx.api.post(`/environment/${envId}/service/delete`, body);
   } catch (e) {
@@ -497,8 +491,8 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
     const remaining = services.filter((s) => live.some((r) => r.id === s.id) && !deleting.has(s.id));
     if (remaining.length > 0) {
       const again: Record<string, string[]> = {};
-      for (const f of Object.values(BATCH_FIELD)) again[f] = [];
-      for (const s of remaining) again[BATCH_FIELD[s.kind]]!.push(s.id);
+      for (const k of SERVICE_KINDS) again[batchField(k)] = [];
+      for (const s of remaining) again[batchField(s.kind)]!.push(s.id);
       await ctx.api.post(`/environment/${envId}/service/delete`, again);
     }
   }

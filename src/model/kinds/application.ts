@@ -34,6 +34,7 @@ export const applicationKind: ServiceKindDescriptor<'application'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    deleteIds: 'application_ids',
     checkShape(s, c) {
       checkComputeShape(s, c);
       if ((s.build_mode ?? 'DOCKER') === 'DOCKER' && !c.present(s, 'dockerfile_path')) {

@@ -31,6 +31,7 @@ export const containerKind: ServiceKindDescriptor<'container'> = {
     ...renamed('tag', 'tag', ['image_tag']),
   },
   service: {
+    deleteIds: 'container_ids',
     checkShape: (s, c) => checkComputeShape(s, c),
     named: (s) => [{ kind: 'container_registry', holder: s, field: 'registry', name: s.registry }],
     limited: (s) => [

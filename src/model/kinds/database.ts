@@ -26,6 +26,7 @@ export const databaseKind: ServiceKindDescriptor<'database'> = {
     ...same('version', 'mode', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'disk_type'),
   },
   service: {
+    deleteIds: 'database_ids',
     checkShape(s, c) {
       if (s.mode === 'CONTAINER') {
         for (const k of ['instance_type', 'disk_type']) {

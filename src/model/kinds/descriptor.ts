@@ -84,6 +84,8 @@ export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
   limited?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: object | undefined; field: string; label: string; value: unknown; resource: 'cpu' | 'memory' }>;
   /** Its secret values besides variables (src/manifest/resolve.ts): the map holding them, their names, the ignore_changes path. */
   secretMaps?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: Record<string, unknown>; fields: readonly string[]; ignorePath: string }>;
+  /** Its tf_vars are checked against the variables the API parses from its repository (src/checks). */
+  parsesTerraformVariables?: true;
   /** Checks of its shape the schema cannot express (src/manifest/shape-checks.ts), offline. */
   checkShape?(s: Extract<ServiceSpec, { type: K }>, c: ShapeCheck): void;
   /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */
@@ -105,6 +107,8 @@ export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
    * list it goes in and the item. And its own `POST /{kind}/{id}/deploy`: the body fields it takes,
    * and whether it takes `forceEvent`.
    */
+  /** Its list of ids in the environment's batch delete (`POST /environment/{id}/service/delete`, seed 4.2). */
+  deleteIds: string;
   deploy: {
     list: string;
     item(s: { id: string; git_commit_id?: string; image_tag?: string; chart_version?: string }): unknown;

@@ -38,6 +38,7 @@ export const helmKind: ServiceKindDescriptor<'helm'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    deleteIds: 'helm_ids',
     checkShape(s, c) {
       c.exactlyOne(s.source, ['helm_repository', 'git_repository'], `the source of ${c.what}`, c.address);
       c.onlyWith(s.source, 'chart_path', 'git_repository', `the source of ${c.what}`, c.address);

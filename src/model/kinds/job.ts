@@ -53,6 +53,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    deleteIds: 'job_ids',
     checkShape(s, c) {
       c.exactlyOne(s.source, ['image', 'git_repository'], `the source of ${c.what}`, c.address);
       c.onlyWith(s.source, 'dockerfile_path', 'git_repository', `the source of ${c.what}`, c.address);

@@ -59,6 +59,8 @@ export const terraformKind: ServiceKindDescriptor<'terraform'> = {
     ...pinOnly('git_commit_id'),
   },
   service: {
+    deleteIds: 'terraform_ids',
+    parsesTerraformVariables: true,
     checkShape(s, c) {
       (s.sensitive_tf_vars ?? []).forEach((name, i) => {
         if (!s.tf_vars || !Object.prototype.hasOwnProperty.call(s.tf_vars, name)) {
