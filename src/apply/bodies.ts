@@ -8,8 +8,9 @@
  * `SecretValue`s: the API client reveals them into the wire body only.
  */
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
-import { parseAddress, addressOf } from '../model/resource.js';
+import { parseAddress, addressOf, isServiceKind } from '../model/resource.js';
 import { isSecretValue } from '../model/secret.js';
+import { kindDescriptor, serviceMappings } from '../model/kinds/index.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
@@ -18,52 +19,12 @@ import type { IdRegistry } from './refs.js';
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
 
-/** Fields each request body accepts (used to reduce a live record to a PUT body). */
-export const REQUEST_FIELDS: Partial<Record<ResourceKind, readonly string[]>> = {
-  organization: ['name', 'description', 'website_url', 'repository', 'logo_url', 'icon_url', 'admin_emails'],
-  annotations_group: ['name', 'annotations', 'scopes'],
-  labels_group: ['name', 'labels'],
-  alert_receiver: [
-    'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',
-    'to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls',
-  ],
-  alert_rule: ['name', 'description', 'tag', 'condition', 'for_duration', 'severity', 'presentation', 'enabled', 'alert_receiver_ids'],
-  webhook: ['kind', 'target_url', 'target_secret', 'description', 'enabled', 'events', 'project_names_filter', 'environment_types_filter'],
-  project: ['name', 'description'],
-  environment: ['name', 'mode'],
-  deployment_stage: ['name', 'description'],
-  application: [
-    'name', 'description', 'git_repository', 'build_mode', 'dockerfile_path', 'docker_target_build_stage', 'cpu', 'memory',
-    'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
-    'auto_preview', 'auto_deploy', 'arguments', 'entrypoint', 'ports', 'storage', 'annotations_groups', 'labels_groups',
-    'icon_uri', 'autoscaling',
-  ],
-  container: [
-    'name', 'description', 'registry_id', 'image_name', 'tag', 'arguments', 'entrypoint', 'cpu', 'memory', 'gpu',
-    'ephemeral_storage_in_gib', 'cpu_architecture', 'min_running_instances', 'max_running_instances', 'healthchecks',
-    'auto_preview', 'auto_deploy', 'ports', 'storage', 'annotations_groups', 'labels_groups', 'icon_uri', 'autoscaling',
-  ],
-  database: [
-    'name', 'description', 'version', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'annotations_groups',
-    'labels_groups', 'icon_uri', 'disk_type',
-  ],
-  job: [
-    'name', 'description', 'cpu', 'memory', 'gpu', 'ephemeral_storage_in_gib', 'cpu_architecture', 'max_nb_restart',
-    'max_duration_seconds', 'auto_preview', 'port', 'healthchecks', 'auto_deploy', 'annotations_groups', 'labels_groups',
-    'icon_uri', 'source', 'schedule',
-  ],
-  helm: [
-    'name', 'description', 'timeout_sec', 'auto_preview', 'auto_deploy', 'arguments', 'allow_cluster_wide_resources',
-    'icon_uri', 'source', 'values_override', 'ports', 'annotations_groups', 'labels_groups',
-  ],
-  terraform: [
-    'name', 'description', 'auto_deploy_config', 'terraform_files_source', 'terraform_variables_source', 'backend', 'engine',
-    'provider_version', 'job_resources', 'timeout_sec', 'use_cluster_credentials', 'action_extra_arguments',
-    'dockerfile_fragment', 'icon_uri',
-  ],
-};
+/** Fields each request body accepts (used to reduce a live record to a PUT body): the kind's descriptor's. */
+function requestFieldsOf(kind: ResourceKind): readonly string[] | undefined {
+  return kindDescriptor(kind).requestFields;
+}
 
 const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
 const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
@@ -72,7 +33,7 @@ const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
 /** Top-level fields a record may answer null that the API's edit requests type without null. */
 const NULL_MEANS_UNSET = ['instance_type'];
 
-function pick(o: Obj, fields: readonly string[]): Obj {
+export function pick(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
   return out;
@@ -84,7 +45,7 @@ function pick(o: Obj, fields: readonly string[]): Obj {
  * live `"external_port": null` back into a full-replacement PUT would send a value the API's
  * schema refuses; leaving it out keeps the field unset, which is what the null meant.
  */
-function pickSet(o: Obj, fields: readonly string[]): Obj {
+export function pickSet(o: Obj, fields: readonly string[]): Obj {
   const out: Obj = {};
   for (const f of fields) if (o[f] !== undefined && o[f] !== null) out[f] = o[f];
   return out;
@@ -97,7 +58,7 @@ function gitProviderOf(url: unknown): string {
   return 'GITHUB';
 }
 
-function gitRequest(g: unknown): Obj | undefined {
+export function gitRequest(g: unknown): Obj | undefined {
   if (!isObj(g)) return undefined;
   const out = pickSet(g, GIT_FIELDS);
   if (out.provider === undefined) out.provider = gitProviderOf(out.url);
@@ -112,54 +73,20 @@ function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: 
 
 /** The live record reduced to what the update request accepts, in request shape. */
 export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
-  const fields = REQUEST_FIELDS[kind] ?? [];
+  const fields = requestFieldsOf(kind) ?? [];
   const out = pick(record, fields);
   // A container-mode database answers `instance_type: null` (seed 2.4), which the edit request
   // types string: left out, it stays unset.
   for (const f of NULL_MEANS_UNSET) if (out[f] === null) delete out[f];
-  if (fields.includes('registry_id') && out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
   if (out.git_repository !== undefined) out.git_repository = gitRequest(out.git_repository);
   if (Array.isArray(out.ports)) out.ports = (out.ports as Obj[]).map((p) => pickSet(p, PORT_FIELDS));
   if (Array.isArray(out.storage)) out.storage = (out.storage as Obj[]).map((st) => pickSet(st, STORAGE_FIELDS));
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
-  if (kind === 'job' && isObj(out.source)) out.source = jobSourceFromRecord(out.source);
-  if (kind === 'helm' && isObj(out.source)) out.source = helmSourceFromRecord(out.source);
-  if (kind === 'terraform' && isObj(out.terraform_files_source) && isObj(out.terraform_files_source.git_repository)) {
-    out.terraform_files_source = { ...out.terraform_files_source, git_repository: gitRequest(out.terraform_files_source.git_repository) };
-  }
+  if (isServiceKind(kind)) serviceMappings(kind).recordToRequest?.(out, record);
   if (kind === 'alert_rule' && Array.isArray(record.alert_receiver_ids)) out.alert_receiver_ids = [...record.alert_receiver_ids];
   return out;
-}
-
-function jobSourceFromRecord(src: Obj): Obj {
-  if (isObj(src.image)) {
-    const i = src.image;
-    return { image: { image_name: i.image_name, tag: i.tag, registry_id: i.registry_id ?? (isObj(i.registry) ? i.registry.id : undefined) } };
-  }
-  if (isObj(src.docker)) {
-    const d = src.docker;
-    return { docker: { ...pick(d, ['dockerfile_path', 'dockerfile_raw', 'docker_target_build_stage']), git_repository: gitRequest(d.git_repository) } };
-  }
-  return src;
-}
-
-/**
- * A helm record's source in request shape. The API answers `{repository: {chart_name,
- * chart_version, repository: {id, name, url}}}` | `{git: {git_repository}}`; the request takes
- * `{helm_repository: {repository: <id>, chart_name, chart_version}}` | `{git_repository}`. A source
- * already in request shape passes through.
- */
-function helmSourceFromRecord(src: Obj): Obj {
-  if (isObj(src.repository)) {
-    const r = src.repository;
-    return { helm_repository: { repository: isObj(r.repository) ? r.repository.id : r.repository, chart_name: r.chart_name, chart_version: r.chart_version } };
-  }
-  if (isObj(src.git) && isObj(src.git.git_repository)) return { git_repository: gitRequest(src.git.git_repository) };
-  if (isObj(src.git_repository)) return { git_repository: gitRequest(src.git_repository) };
-  if (isObj(src.helm_repository)) return { helm_repository: pick(src.helm_repository, ['repository', 'chart_name', 'chart_version']) };
-  return src;
 }
 
 /** Lays desired over base: nested objects merge (the manifest owns only the sub-fields it sets). */
@@ -222,28 +149,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     if (a[g] !== undefined) a[g] = groupIds(a[g], g === 'annotations_groups' ? 'annotations_group' : 'labels_group', refs, address);
   }
   if (a.git_repository !== undefined) a.git_repository = gitRequest(a.git_repository);
-  if (kind === 'container' && typeof a.registry === 'string') {
-    a.registry_id = refs.idOf('container_registry', a.registry, address);
-    delete a.registry;
-  }
-  if (kind === 'job' && isObj(a.source)) {
-    const s = a.source;
-    if (isObj(s.image)) {
-      const { registry, ...rest } = s.image;
-      a.source = { image: { ...rest, ...(typeof registry === 'string' ? { registry_id: refs.idOf('container_registry', registry, address) } : {}) } };
-    } else if (isObj(s.docker)) {
-      a.source = { docker: { ...s.docker, git_repository: gitRequest(s.docker.git_repository) } };
-    }
-  }
-  if (kind === 'helm' && isObj(a.source) && isObj(a.source.git_repository)) a.source = { git_repository: gitRequest(a.source.git_repository) };
-  // The manifest names the chart repository; the API wants the id of the organization's helm repository.
-  if (kind === 'helm' && isObj(a.source) && isObj(a.source.helm_repository) && typeof a.source.helm_repository.repository === 'string') {
-    const h = a.source.helm_repository;
-    a.source = { helm_repository: { ...h, repository: refs.idOf('helm_repository', h.repository as string, address) } };
-  }
-  if (kind === 'terraform' && isObj(a.terraform_files_source)) {
-    a.terraform_files_source = { ...a.terraform_files_source, git_repository: gitRequest(a.terraform_files_source.git_repository) };
-  }
+  if (isServiceKind(kind)) serviceMappings(kind).toRequest?.(a, ctx);
   if (kind === 'alert_rule') {
     if (Array.isArray(a.alert_receivers)) a.alert_receiver_ids = (a.alert_receivers as string[]).map((n) => refs.idOf('alert_receiver', n, address));
     delete a.alert_receivers;
@@ -274,63 +180,14 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   // A service's storage; a database's `storage` is its size (a number), left as it is.
   if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);
   const body = overlay(base, desired, REPLACED_WHOLE);
-  if (kind === 'job') keepUnownedJobFields(body, base);
-  // values_override: each part the manifest sets replaces the live one; set_json, and a values file
-  // from git, cannot be declared and stay unless the manifest sets a values file of its own.
-  if (kind === 'helm' && isObj(desired.values_override) && isObj(base.values_override)) {
-    body.values_override = { ...base.values_override, ...desired.values_override };
-  }
-  const fields = new Set(REQUEST_FIELDS[kind] ?? Object.keys(body));
+  if (isServiceKind(kind)) serviceMappings(kind).finishUpdate?.(body, base, desired);
+  const fields = new Set(requestFieldsOf(kind) ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
 }
 
-/**
- * `source` and `schedule` are replaced whole (a job may switch image <-> docker, cron <-> lifecycle),
- * but a manifest cannot declare a lifecycle job's lifecycle_type nor a docker job's dockerfile_raw /
- * docker_target_build_stage: when the kind of source / schedule stays, the live values are kept.
- */
-function keepUnownedJobFields(body: Obj, base: Obj): void {
-  const bs = body.schedule, ls = base.schedule;
-  if (isObj(bs) && isObj(ls) && bs !== ls && !isObj(bs.cronjob) && !isObj(ls.cronjob) && bs.lifecycle_type === undefined && ls.lifecycle_type !== undefined) {
-    body.schedule = { ...bs, lifecycle_type: ls.lifecycle_type };
-  }
-  const bd = isObj(body.source) ? body.source.docker : undefined, ld = isObj(base.source) ? base.source.docker : undefined;
-  if (isObj(bd) && isObj(ld) && bd !== ld) {
-    const kept: Obj = {};
-    for (const f of ['dockerfile_raw', 'docker_target_build_stage']) if (bd[f] === undefined && ld[f] !== undefined && ld[f] !== null) kept[f] = ld[f];
-    if (Object.keys(kept).length > 0) body.source = { docker: { ...bd, ...kept } };
-  }
-}
-
-/** Defaults for request fields the API requires but the manifest may leave out. */
+/** Defaults for request fields the API requires but the manifest may leave out (the kind's descriptor's; a copy). */
 function createDefaults(kind: ResourceKind): Obj {
-  switch (kind) {
-    case 'application':
-    case 'container':
-      return { healthchecks: {} };
-    case 'job':
-      return { healthchecks: {} };
-    case 'helm':
-      return { auto_deploy: false, arguments: [], values_override: {} };
-    case 'terraform':
-      return {
-        description: '',
-        auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
-        terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
-        backend: { kubernetes: {} },
-        engine: 'TERRAFORM',
-        provider_version: { read_from_terraform_block: true, explicit_version: '' },
-        job_resources: { cpu_milli: 500, ram_mib: 512, storage_gib: 1 },
-      };
-    case 'alert_rule':
-      return { description: '', tag: '', for_duration: 'PT5M', presentation: {}, enabled: true };
-    case 'alert_receiver':
-      return { description: '', send_resolved: false };
-    case 'webhook':
-      return { kind: 'STANDARD', enabled: true };
-    default:
-      return {};
-  }
+  return structuredClone({ ...kindDescriptor(kind).createDefaults }) as Obj;
 }
 
 /** A create body: defaults, then the desired attrs in request shape. */
@@ -341,7 +198,7 @@ export function createBody(kind: ResourceKind, attrs: Obj, ctx: BodyContext): Ob
     body.condition = { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, ...body.condition };
   }
   if (Array.isArray(body.ports)) body.ports = portsWithIds(body.ports, undefined);
-  if (body.description === null && (kind === 'terraform' || kind === 'alert_rule' || kind === 'alert_receiver')) body.description = '';
+  if (body.description === null && kindDescriptor(kind).createDefaults?.description === '') body.description = '';
   return body;
 }
 

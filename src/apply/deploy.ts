@@ -8,9 +8,9 @@
  */
 import type { Address, ServiceKind } from '../model/resource.js';
 import { routes } from '../api/routes.js';
+import { SERVICE_KINDS, serviceMappings } from '../model/kinds/index.js';
 import { errorMessage, errorStatus, isAmbiguousFailure, isRateLimitWaitRefusal, type ApiPort } from '../live/api-port.js';
 import type { ApplyEventSink } from './events.js';
-import { compact } from '../graph/attrs.js';
 
 export interface DeployTarget {
   address: Address;
@@ -107,35 +107,11 @@ export function deployStateOutcome(state: string): 'success' | 'failure' | 'pend
 
 /** The body of `POST /environment/{id}/service/deploy` for a batch of services. */
 export function deployRequestBody(services: DeployTarget[]): Record<string, unknown[]> {
-  const body: Record<string, unknown[]> = {
-    applications: [],
-    containers: [],
-    databases: [],
-    jobs: [],
-    helms: [],
-    terraforms: [],
-  };
+  // Every kind's list, empty ones too; each service's item as its descriptor writes it (src/model/kinds).
+  const body: Record<string, unknown[]> = Object.fromEntries(SERVICE_KINDS.map((k) => [serviceMappings(k).deploy.list, []]));
   for (const s of services) {
-    switch (s.kind) {
-      case 'application':
-        body.applications!.push(compact({ application_id: s.id, git_commit_id: s.git_commit_id }));
-        break;
-      case 'container':
-        body.containers!.push(compact({ id: s.id, image_tag: s.image_tag }));
-        break;
-      case 'database':
-        body.databases!.push(s.id);
-        break;
-      case 'job':
-        body.jobs!.push(compact({ id: s.id, image_tag: s.image_tag, git_commit_id: s.image_tag ? undefined : s.git_commit_id }));
-        break;
-      case 'helm':
-        body.helms!.push(compact({ id: s.id, chart_version: s.chart_version, git_commit_id: s.git_commit_id }));
-        break;
-      case 'terraform':
-        body.terraforms!.push(compact({ id: s.id, git_commit_id: s.git_commit_id }));
-        break;
-    }
+    const d = serviceMappings(s.kind).deploy;
+    body[d.list]!.push(d.item(s));
   }
   return body;
 }

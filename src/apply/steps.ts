@@ -19,7 +19,8 @@
  *   deploys while the later stages are still being configured.
  */
 import type { Address, ResourceKind, ServiceKind } from '../model/resource.js';
-import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import { addressOf, isServiceKind, parentAddress, parseAddress } from '../model/resource.js';
+import { variableHoldingServiceKinds } from '../model/kinds/index.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { StepAction } from './events.js';
 
@@ -59,9 +60,9 @@ export function targetsOf(s: PlannedStep): Array<{ address: Address; action: Ste
   }
 }
 
+/** The parent of a change's address (every address a step handles has one: '' otherwise). */
 export function parentOf(address: Address): Address {
-  const i = address.lastIndexOf('/');
-  return i < 0 ? '' : address.slice(0, i);
+  return parentAddress(address) ?? '';
 }
 
 /** Kinds whose deletion must wait for the changes of the kinds that may refer to them. */
@@ -211,8 +212,8 @@ export function planSteps(plan: Plan): PlannedStep[] {
   return steps;
 }
 
-/** Kinds whose variables the API can import in bulk (`POST /variable/import?service_type=`). */
-const IMPORT_SERVICE_KINDS = new Set<string>(['application', 'container', 'job', 'helm', 'terraform']);
+/** Kinds whose variables the API can import in bulk (`POST /variable/import?service_type=`): the services that hold variables. */
+const importServiceKinds = (): readonly string[] => variableHoldingServiceKinds();
 
 /**
  * Variables created by one import request per service: plain values only, since an import
@@ -226,7 +227,7 @@ export function importBatches(changes: ResourceChange[]): Map<Address, { service
   const byService = new Map<Address, ResourceChange[]>();
   for (const c of changes) {
     if (c.kind !== 'variable' || stepActionOf(c) !== 'create' || c.parent === undefined || referenced.has(c.address)) continue;
-    if (!IMPORT_SERVICE_KINDS.has(parseAddress(c.parent).pop()!.kind) || !isPlainValue(c)) continue;
+    if (!importServiceKinds().includes(parseAddress(c.parent).pop()!.kind) || !isPlainValue(c)) continue;
     push(byService, c.parent, c);
   }
   const out = new Map<Address, { service: Address; changes: ResourceChange[] }>();

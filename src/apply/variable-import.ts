@@ -17,7 +17,7 @@ import type { Address, DesiredResource } from '../model/resource.js';
 import { routes } from '../api/routes.js';
 import { parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
-import { VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
+import { variableScopeOf } from '../model/kinds/index.js';
 import { errorStatus, isAmbiguousFailure } from '../live/api-port.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 import { StepError, type WriteContext } from './writers.js';
@@ -49,7 +49,7 @@ export async function importVariables(
   createOne: (item: ImportItem) => Promise<void>,
 ): Promise<ImportOutcome[]> {
   const kind = parseAddress(service).pop()!.kind;
-  const scope = VARIABLE_SCOPE_OF_KIND[kind];
+  const scope = variableScopeOf(kind);
   if (!scope) throw new StepError(`${service}: variables cannot be declared on ${withArticle(kind)}`);
   const serviceId = ctx.refs.id(service);
   const one = (items: ImportItem[]) => createEach(items, createOne);

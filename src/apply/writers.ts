@@ -8,9 +8,10 @@
  * asynchronous delete is done, because the new one takes the same name.
  */
 import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../model/resource.js';
-import { addressOf, isServiceKind, parseAddress } from '../model/resource.js';
+import { addressOf, isCaseInsensitiveKind, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
-import { compact, VARIABLE_SCOPE_OF_KIND } from '../graph/attrs.js';
+import { compact } from '../graph/attrs.js';
+import { SERVICE_KINDS, serviceMappings, variableScopeOf } from '../model/kinds/index.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
@@ -44,9 +45,10 @@ export class StepError extends Error {
   }
 }
 
+/** A look-up by name folds case for the kinds whose names the API compares so (their descriptors). */
 function sameName(kind: ResourceKind, a: unknown, b: string): boolean {
   const x = String(a ?? '');
-  return kind === 'database' || kind === 'deployment_stage' ? x.toLowerCase() === b.toLowerCase() : x === b;
+  return isCaseInsensitiveKind(kind) ? x.toLowerCase() === b.toLowerCase() : x === b;
 }
 
 /** Tries of one create whose earlier tries failed ambiguously (each after a look-up by name). */
@@ -340,7 +342,7 @@ async function createVariable(d: DesiredResource, ctx: WriteContext): Promise<Ap
   const a = d.attrs;
   const parent = parentOf(d.address);
   const parentKind = parseAddress(parent).pop()!.kind;
-  const scope = VARIABLE_SCOPE_OF_KIND[parentKind];
+  const scope = variableScopeOf(parentKind);
   if (!scope) throw new StepError(`${d.address}: variables cannot be declared on ${withArticle(parentKind)}`);
   const parentId = ctx.refs.id(parent, d.address);
   const type = String(a.variable_type ?? 'VALUE');
@@ -487,14 +489,8 @@ export async function deleteResource(c: ResourceChange, ctx: WriteContext): Prom
   ctx.refs.forget(c.address);
 }
 
-const BATCH_FIELD: Record<ServiceKind, string> = {
-  application: 'application_ids',
-  container: 'container_ids',
-  database: 'database_ids',
-  job: 'job_ids',
-  helm: 'helm_ids',
-  terraform: 'terraform_ids',
-};
+/** Each kind's list of ids in the batch delete (its descriptor's). */
+const batchField = (kind: ServiceKind): string => serviceMappings(kind).deleteIds;
 
 /**
  * Deletes services of one environment with one batched request. With `wait`, returns only once
@@ -503,8 +499,8 @@ const BATCH_FIELD: Record<ServiceKind, string> = {
 export async function deleteServices(env: Address, services: Array<{ address: Address; kind: ServiceKind; id: string }>, ctx: WriteContext, wait: boolean): Promise<void> {
   const envId = ctx.refs.id(env);
   const body: Record<string, string[]> = {};
-  for (const f of Object.values(BATCH_FIELD)) body[f] = [];
-  for (const s of services) body[BATCH_FIELD[s.kind]]!.push(s.id);
+  for (const k of SERVICE_KINDS) body[batchField(k)] = [];
+  for (const s of services) body[batchField(s.kind)]!.push(s.id);
   try {
     await ctx.api.post(routes.environmentDeleteServices(envId), body);
   } catch (e) {
@@ -520,8 +516,8 @@ export async function deleteServices(env: Address, services: Array<{ address: Ad
     const remaining = services.filter((s) => live.some((r) => r.id === s.id) && !deleting.has(s.id));
     if (remaining.length > 0) {
       const again: Record<string, string[]> = {};
-      for (const f of Object.values(BATCH_FIELD)) again[f] = [];
-      for (const s of remaining) again[BATCH_FIELD[s.kind]]!.push(s.id);
+      for (const k of SERVICE_KINDS) again[batchField(k)] = [];
+      for (const s of remaining) again[batchField(s.kind)]!.push(s.id);
       await ctx.api.post(routes.environmentDeleteServices(envId), again);
     }
   }

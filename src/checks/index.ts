@@ -14,7 +14,8 @@
  * listing that cannot be read is a warning saying what was not checked.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import type { Manifest } from '../manifest/types.js';
+import type { Manifest, TerraformSpec } from '../manifest/types.js';
+import { serviceMappings } from '../model/kinds/index.js';
 import { addressOf, type LiveState } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
 import { checkInstanceTypes, type ManagedDatabaseTarget } from './instance-types.js';
@@ -39,8 +40,8 @@ export function checkTargets(manifest: Manifest): CheckTargets {
       for (const s of e.services ?? []) {
         if (s.type === 'database' && s.mode === 'MANAGED' && typeof s.instance_type === 'string') {
           out.databases.push({ address: addressOf('database', s.name, ea), spec: s, cluster: e.cluster });
-        } else if (s.type === 'terraform') {
-          out.terraforms.push({ address: addressOf('terraform', s.name, ea), spec: s });
+        } else if (serviceMappings(s.type).parsesTerraformVariables) {
+          out.terraforms.push({ address: addressOf(s.type, s.name, ea), spec: s as TerraformSpec });
         }
       }
     }

@@ -19,7 +19,8 @@
 import type { AuditEvent } from '../live/audit-log.js';
 import { toNanos } from '../live/audit-log.js';
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { isServiceKind } from '../model/resource.js';
+import { isServiceKind, parentAddress } from '../model/resource.js';
+import { kindDescriptor } from '../model/kinds/index.js';
 import type { ChangedBy } from './change-author.js';
 import type { DriftItem, DriftReport } from './detect.js';
 
@@ -54,32 +55,10 @@ export function ownWriterFromEnv(env: NodeJS.ProcessEnv): OwnWriter {
 
 const WRITE_EVENTS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CLONE', 'IMPORT']);
 
-/** The log's target_type of an object that is its own target. */
-const TARGET_TYPE: Partial<Record<ResourceKind, string>> = {
-  project: 'PROJECT',
-  environment: 'ENVIRONMENT',
-  application: 'APPLICATION',
-  container: 'CONTAINER',
-  database: 'DATABASE',
-  job: 'JOB',
-  helm: 'HELM',
-  terraform: 'TERRAFORM',
-  webhook: 'WEBHOOK',
-  cluster: 'CLUSTER',
-  container_registry: 'CONTAINER_REGISTRY',
-  helm_repository: 'HELM_REPOSITORY',
-  organization: 'ORGANIZATION',
-};
-
-/** Objects recorded as a sub-target of their parent (or of the organization). */
-const SUB_TARGET: Partial<Record<ResourceKind, readonly string[]>> = {
-  variable: ['VARIABLE', 'SECRET'],
-  deployment_stage: ['DEPLOYMENT_STAGE'],
-  labels_group: ['LABELS_GROUP'],
-  annotations_group: ['ANNOTATIONS_GROUP'],
-  alert_receiver: ['ALERT_RECEIVER'],
-  alert_rule: ['ALERT_RULE'],
-};
+/** How the log names the subject (its descriptor's audit target, src/model/kinds). */
+function auditTargetOf(kind: ResourceKind): { type?: string; subTypes?: readonly string[] } {
+  return kindDescriptor(kind).auditTarget ?? {};
+}
 
 /** How far a record's updated_at may be from its event's timestamp and still be that event (clock and rounding). */
 const SAME_WRITE_NS = 2_000_000_000n;
@@ -97,7 +76,7 @@ interface Subject {
 
 function subjectOf(item: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: LiveState): Subject {
   const l = live.resources.get(item.address);
-  const parent = parentOf(item.address, l, live);
+  const parent = liveParentOf(item.address, l, live);
   const s: Subject = { kind: item.kind, name: item.name };
   if (l) s.id = l.id;
   if (parent) s.parentId = parent.id;
@@ -106,9 +85,10 @@ function subjectOf(item: Pick<DriftItem, 'address' | 'kind' | 'name'>, live: Liv
   return s;
 }
 
-function parentOf(address: Address, l: LiveResource | undefined, live: LiveState): LiveResource | undefined {
-  const parentAddress = l?.parent ?? (address.includes('/') ? address.slice(0, address.lastIndexOf('/')) : undefined);
-  return parentAddress === undefined ? undefined : live.resources.get(parentAddress);
+/** The live record of the object's parent. */
+function liveParentOf(address: Address, l: LiveResource | undefined, live: LiveState): LiveResource | undefined {
+  const parent = l?.parent ?? parentAddress(address);
+  return parent === undefined ? undefined : live.resources.get(parent);
 }
 
 function str(v: unknown): string | undefined {
@@ -173,7 +153,7 @@ export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): Au
 
 function matchEvents(subject: Subject, events: readonly AuditEvent[]): { about: AuditEvent[]; by: MatchedBy } {
   const writes = events.filter((e) => WRITE_EVENTS.has(e.event_type));
-  const subTypes = SUB_TARGET[subject.kind];
+  const { subTypes, type } = auditTargetOf(subject.kind);
   if (subTypes) {
     // Recorded on the parent (or the organization): matched by parent or own id, then by name.
     const candidates = writes.filter(
@@ -186,7 +166,6 @@ function matchEvents(subject: Subject, events: readonly AuditEvent[]): { about: 
     // The event does not say which variable: the one written at the instant the record was.
     return { about: candidates.filter((e) => closeTo(e, subject.writtenAt)), by: 'time' };
   }
-  const type = TARGET_TYPE[subject.kind];
   const about = writes.filter((e) => {
     if (e.sub_target_type != null) return false;
     if (subject.id !== undefined && e.target_id === subject.id) return true;

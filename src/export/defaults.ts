@@ -1,20 +1,21 @@
+import type { ResourceKind } from '../model/resource.js';
+import { isResourceKind, kindDescriptor, kindsWhere } from '../model/kinds/index.js';
+
 /**
- * The defaults of schemas/manifest.schema.json, per manifest object. An export leaves out the
- * structural fields equal to their default (a variable's `secret: false`, a port's protocol); the
- * settings of services (their git repository's branch and root path too), environments and
- * organization-level objects it writes even at their default
- * (OWNED_AT_DEFAULT): omitting a field means the manifest does not own it, and a console edit of it
- * would not be drift.
+ * The defaults of schemas/manifest.schema.json. Those of a kind's own fields are in its descriptor
+ * (src/model/kinds, `manifestDefaults`); this table holds the parts that are not kinds (a port, a
+ * probe, a git repository...). An export leaves out the structural fields equal to their default
+ * (a variable's `secret: false`, a port's protocol); the settings of services (their git
+ * repository's branch and root path too), environments and organization-level objects it writes
+ * even at their default (ownedAtDefault; the kinds' `exportWritesDefaults`): omitting a field means the manifest does not own it,
+ * and a console edit of it would not be drift.
  *
- * test/export/units.test.ts ('defaults left out of an export') checks this table against the schema, so the two cannot drift apart.
+ * test/export/units.test.ts and test/model/kind-defaults.test.ts check these against the schema,
+ * so the two cannot drift apart.
  */
-export const MANIFEST_DEFAULTS = {
-  alert_receiver: { send_resolved: true, require_tls: true },
-  alert_rule: { for_duration: 'PT5M', enabled: true },
+export const PART_DEFAULTS = {
   alert_rule_condition: { kind: 'CUSTOM', operator: 'NONE', function: 'NONE' },
-  webhook: { kind: 'STANDARD', enabled: true },
   label: { propagate_to_cloud_provider: false },
-  variable: { override: false, secret: false, enable_interpolation_in_file: false },
   git_repository: { branch: 'main', root_path: '/' },
   port: { protocol: 'HTTP', publicly_accessible: false },
   /** A probe's timings (the API's defaults). */
@@ -24,18 +25,36 @@ export const MANIFEST_DEFAULTS = {
   storage_volume: { type: 'FAST_SSD' },
   /** Every service kind. */
   service: { deploy: true },
-  application: { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 1, build_mode: 'DOCKER' },
-  container: { cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 1 },
-  database: { accessibility: 'PRIVATE', cpu: 250, storage: 10 },
-  job: { cpu: 500, memory: 512, max_nb_restart: 0, max_duration_seconds: 300 },
   job_cron: { timezone: 'Etc/UTC' },
-  helm: { timeout_sec: 600, allow_cluster_wide_resources: false },
-  terraform: { engine: 'TERRAFORM', timeout_sec: 1800, terraform_action: 'DEFAULT' },
-  terraform_job_resources: { cpu_milli: 1000, ram_mib: 1024, storage_gib: 20 },
-  environment: { mode: 'DEVELOPMENT' },
 } as const satisfies Record<string, Record<string, unknown>>;
 
-export type DefaultsOf = keyof typeof MANIFEST_DEFAULTS;
+/** The defaults of a kind's fields (its descriptor) or of a part, by name. */
+export function manifestDefaultsOf(name: DefaultsOf): Readonly<Record<string, unknown>> {
+  if (name in PART_DEFAULTS) return PART_DEFAULTS[name as keyof typeof PART_DEFAULTS];
+  const nested = nestedPart(name);
+  if (nested) return (kindDescriptor(nested.kind).manifestDefaults?.[nested.field] ?? {}) as Record<string, unknown>;
+  return kindDescriptor(name as ResourceKind).manifestDefaults ?? {};
+}
+
+/** Every table of defaults, by name (parts and kinds). */
+export function allManifestDefaults(): Record<string, Readonly<Record<string, unknown>>> {
+  const out: Record<string, Readonly<Record<string, unknown>>> = { ...PART_DEFAULTS };
+  for (const k of kindsWhere((d) => d.manifestDefaults !== undefined)) {
+    const { job_resources, ...own } = kindDescriptor(k).manifestDefaults!;
+    out[k] = own;
+    if (job_resources !== undefined) out[`${k}_job_resources`] = job_resources as Record<string, unknown>;
+  }
+  return out;
+}
+
+/** A kind, a part, or a nested object of a kind's defaults named `<kind>_<field>` (`terraform_job_resources`). */
+export type DefaultsOf = keyof typeof PART_DEFAULTS | ResourceKind | `${ResourceKind}_job_resources`;
+
+/** `<kind>_job_resources` -> the kind and the field of its defaults that holds the nested object. */
+function nestedPart(name: DefaultsOf): { kind: ResourceKind; field: string } | undefined {
+  const m = /^(.+)_(job_resources)$/.exec(name);
+  return m && isResourceKind(m[1]!) ? { kind: m[1]!, field: m[2]! } : undefined;
+}
 
 /**
  * Objects whose settings an export writes even at their default: a manifest owns only what it
@@ -43,16 +62,19 @@ export type DefaultsOf = keyof typeof MANIFEST_DEFAULTS;
  * not be drift when a console user disables the rule or changes the cpu. (Structural flags and
  * nested details, such as a variable's `secret: false` or a port's protocol, stay implicit.)
  */
-const OWNED_AT_DEFAULT: ReadonlySet<DefaultsOf> = new Set<DefaultsOf>([
-  'alert_receiver', 'alert_rule', 'webhook', 'application', 'container', 'database', 'job', 'helm', 'terraform', 'terraform_job_resources', 'environment', 'git_repository',
-]);
+function ownedAtDefault(name: DefaultsOf): boolean {
+  if (name === 'git_repository') return true;
+  const nested = nestedPart(name);
+  if (nested) return kindDescriptor(nested.kind).exportWritesDefaults === true;
+  return !(name in PART_DEFAULTS) && kindDescriptor(name as ResourceKind).exportWritesDefaults === true;
+}
 
 /**
  * The object without its members that are undefined or null, nor (for the kinds whose settings an
  * export does not own at their default) those equal to the default of `kind`.
  */
 export function withoutDefaults<T extends Record<string, unknown>>(kind: DefaultsOf, obj: T): Partial<T> {
-  const defaults = (OWNED_AT_DEFAULT.has(kind) ? {} : MANIFEST_DEFAULTS[kind]) as Record<string, unknown>;
+  const defaults = (ownedAtDefault(kind) ? {} : manifestDefaultsOf(kind)) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (v === undefined || v === null) continue;

@@ -19,9 +19,10 @@
  * Pure: no I/O; what cannot be expressed comes back as warnings.
  */
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { isServiceKind } from '../model/resource.js';
+import { isServiceKind, type ServiceKind } from '../model/resource.js';
+import { serviceMappings } from '../model/kinds/index.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
-import { MANIFEST_DEFAULTS, withoutDefaults } from './defaults.js';
+import { withoutDefaults } from './defaults.js';
 import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
 
 export interface ExportOptions {
@@ -41,6 +42,7 @@ export interface ExportResult {
   /** What could not be exported faithfully (the plan will show it). */
   warnings: string[];
 }
+type Ctx = ExportContext;
 
 export type Doc = Record<string, unknown>;
 
@@ -56,11 +58,12 @@ export interface ExportedManifest extends Doc {
 }
 
 /** A `${env:NAME}` placeholder, kept apart from ordinary strings until they are escaped. */
-class EnvRef {
+export class EnvRef {
   constructor(readonly text: string) {}
 }
 
-interface Ctx {
+/** What the export of one object needs besides the object (the descriptors' toManifest get it too). */
+export interface ExportContext {
   children: Map<Address | undefined, LiveResource[]>;
   secrets: PlaceholderAllocator;
   warnings: string[];
@@ -112,7 +115,7 @@ function setList(doc: Doc, key: string, list: Doc[]): void {
 }
 
 /** Drops undefined, null, empty lists and empty objects. */
-function clean(doc: Doc): Doc {
+export function clean(doc: Doc): Doc {
   const out: Doc = {};
   for (const [k, v] of Object.entries(doc)) {
     if (v === undefined || v === null) continue;
@@ -124,8 +127,8 @@ function clean(doc: Doc): Doc {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const strs = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
-const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
+export const strs = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+export const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
 
 function organization(r: LiveResource): Doc {
   const a = r.attrs;
@@ -158,7 +161,7 @@ function labelGroup(r: LiveResource): Doc {
  * object again: the shortened text is for that, and the live description is ignored too, so that
  * adopting the object rewrites neither.
  */
-function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: Ctx, unknowable: string[] = []): void {
+export function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: Ctx, unknowable: string[] = []): void {
   const d = doc.description;
   const room = DESCRIPTION_MAX_LENGTH - markerLength(secretFields);
   if (typeof d !== 'string' || d.length <= room) return;
@@ -294,14 +297,14 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
   });
 }
 
-function gitRepository(g: unknown, omit: string[] = []): Doc {
+export function gitRepository(g: unknown, omit: string[] = []): Doc {
   const r = obj(g);
   const doc = withoutDefaults('git_repository', { url: r.url, branch: r.branch, root_path: r.root_path, provider: r.provider });
   for (const k of omit) delete (doc as Doc)[k];
   return doc;
 }
 
-function ports(list: unknown): Doc[] | undefined {
+export function ports(list: unknown): Doc[] | undefined {
   if (!Array.isArray(list)) return undefined;
   return list.map((p: Doc) =>
     withoutDefaults('port', { name: p.name, internal_port: p.internal_port, external_port: p.external_port, protocol: p.protocol, publicly_accessible: p.publicly_accessible }),
@@ -318,13 +321,13 @@ function probe(p: unknown): Doc | undefined {
 }
 
 /** Written only when the service has a probe: then the manifest owns both (one left out is none). */
-function healthchecks(h: unknown): Doc | undefined {
+export function healthchecks(h: unknown): Doc | undefined {
   const hc = obj(h);
   const out = clean({ readiness_probe: probe(hc.readiness_probe), liveness_probe: probe(hc.liveness_probe) });
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function storage(list: unknown): Doc[] | undefined {
+export function storage(list: unknown): Doc[] | undefined {
   if (!Array.isArray(list)) return undefined;
   return list.map((st: Doc) => withoutDefaults('storage_volume', { type: st.type, size: st.size, mount_point: st.mount_point }));
 }
@@ -334,6 +337,28 @@ function storage(list: unknown): Doc[] | undefined {
  * environment, and on every object whose live record carries the protect mark (so that the
  * exported manifest keeps it). Absent otherwise (the manifest then says nothing about it).
  */
+/** The compute settings of an application, a container or a job that a manifest has no key for. */
+export function computeUnmanaged(r: Doc): string[] {
+  const out: string[] = [];
+  if (typeof r.gpu === 'number' && r.gpu > 0) out.push('gpu');
+  if (r.cpu_architecture !== undefined && r.cpu_architecture !== null && r.cpu_architecture !== 'AMD64') out.push('cpu_architecture');
+  if ((r.ephemeral_storage_in_gib ?? null) !== null) out.push('ephemeral_storage_in_gib');
+  return out;
+}
+
+/** The compute keys of an application or a container, and those they share (ports, probes, storage...). */
+export function computeToManifest(kind: ServiceKind, a: Doc): Doc {
+  return {
+    ...withoutDefaults(kind, { cpu: a.cpu, memory: a.memory, min_running_instances: a.min_running_instances, max_running_instances: a.max_running_instances }),
+    ports: ports(a.ports),
+    healthchecks: healthchecks(a.healthchecks),
+    storage: storage(a.storage),
+    arguments: strs(a.arguments),
+    entrypoint: a.entrypoint,
+    auto_deploy: a.auto_deploy,
+  };
+}
+
 function protectOnExport(r: LiveResource): true | undefined {
   if (r.protected === true || r.kind === 'database') return true;
   return r.kind === 'environment' && r.attrs.mode === 'PRODUCTION' ? true : undefined;
@@ -353,54 +378,8 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
     ...withoutDefaults('service', { deploy: s.status?.service_deployment_status !== 'NEVER_DEPLOYED' }),
     protect: protectOnExport(s),
   };
-  let body: Doc = {};
-  const compute = (kind: 'application' | 'container') =>
-    withoutDefaults(kind, {
-      cpu: a.cpu,
-      memory: a.memory,
-      min_running_instances: a.min_running_instances,
-      max_running_instances: a.max_running_instances,
-    });
-  const rest = { ports: ports(a.ports), healthchecks: healthchecks(a.healthchecks), storage: storage(a.storage), arguments: strs(a.arguments), entrypoint: a.entrypoint, auto_deploy: a.auto_deploy };
-  switch (s.kind) {
-    case 'application':
-      body = {
-        git_repository: gitRepository(a.git_repository),
-        ...withoutDefaults('application', { build_mode: a.build_mode }),
-        dockerfile_path: a.dockerfile_path,
-        ...compute('application'),
-        ...rest,
-        git_commit_id: s.deployed?.git_commit_id,
-      };
-      break;
-    case 'container':
-      body = { registry: a.registry, image_name: a.image_name, tag: a.tag, ...compute('container'), ...rest };
-      break;
-    case 'database':
-      body = {
-        database_type: a.type,
-        version: a.version,
-        mode: a.mode,
-        ...withoutDefaults('database', { accessibility: a.accessibility, cpu: a.cpu, storage: a.storage }),
-        memory: a.memory,
-        instance_type: a.instance_type,
-        disk_type: a.disk_type,
-      };
-      break;
-    case 'job':
-      // The manifest has no auto_deploy for jobs (schema): left unowned.
-      body = { ...withoutDefaults('job', { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), ...jobSource(a.source, s.deployed) };
-      body.schedule = jobSchedule(a.schedule);
-      break;
-    case 'helm':
-      body = helm(a, s, ctx);
-      break;
-    case 'terraform':
-      body = terraform(a, s, ctx, path);
-      break;
-    default:
-      break;
-  }
+  // The kind's own keys: its descriptor's mapping (src/model/kinds).
+  const body = serviceMappings(s.kind as ServiceKind).toManifest(a, s, ctx, path);
   const doc = clean({ ...head, ...body });
   const unowned = unmanagedFields(s);
   if (unowned.length > 0)
@@ -417,126 +396,9 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
  * neither compares nor writes them), when they hold more than the API's default.
  */
 export function unmanagedFields(s: Pick<LiveResource, 'kind' | 'record'>): string[] {
-  const r = (s.record ?? {}) as Doc;
-  const out: string[] = [];
-  // An application's or container's healthchecks and storage are exported (see service()).
-  if (s.kind === 'job') {
-    const hc = obj(r.healthchecks);
-    if ((hc.readiness_probe ?? null) !== null || (hc.liveness_probe ?? null) !== null) out.push('healthchecks');
-  }
-  if (s.kind === 'application' || s.kind === 'container') {
-    if ((r.autoscaling ?? null) !== null) out.push('autoscaling');
-  }
-  if (s.kind === 'application' || s.kind === 'container' || s.kind === 'job') {
-    if (typeof r.gpu === 'number' && r.gpu > 0) out.push('gpu');
-    if (r.cpu_architecture !== undefined && r.cpu_architecture !== null && r.cpu_architecture !== 'AMD64') out.push('cpu_architecture');
-    if ((r.ephemeral_storage_in_gib ?? null) !== null) out.push('ephemeral_storage_in_gib');
-  }
-  if (s.kind === 'application' && (r.docker_target_build_stage ?? null) !== null) out.push('docker_target_build_stage');
-  if (s.kind === 'job') {
-    if (r.auto_deploy === true) out.push('auto_deploy');
-    const docker = obj(obj(r.source).docker);
-    if ((docker.dockerfile_raw ?? null) !== null) out.push('source.docker.dockerfile_raw');
-    if ((docker.docker_target_build_stage ?? null) !== null) out.push('source.docker.docker_target_build_stage');
-    const lt = obj(r.schedule).lifecycle_type;
-    if (typeof lt === 'string' && lt !== 'GENERIC') out.push('schedule.lifecycle_type');
-  }
-  if (s.kind === 'helm') {
-    if (Array.isArray(r.ports) && r.ports.length > 0) out.push('ports');
-    const vo = obj(r.values_override);
-    if (Array.isArray(vo.set_json) && vo.set_json.length > 0) out.push('values_override.set_json');
-    if ((obj(vo.file).git ?? null) !== null) out.push('values_override.file.git');
-  }
-  if (s.kind === 'terraform') {
-    if ((obj(r.backend).user_provided ?? null) !== null) out.push('backend (user_provided)');
-    if (r.use_cluster_credentials === true) out.push('use_cluster_credentials');
-    if (obj(r.provider_version).read_from_terraform_block === true) out.push('provider_version (read from the terraform block)');
-  }
-  return out;
-}
-
-function jobSource(source: unknown, deployed: LiveResource['deployed']): Doc {
-  const src = obj(source);
-  if (src.image) {
-    const i = obj(src.image);
-    return { source: { image: { registry: i.registry, image_name: i.image_name, tag: i.tag } } };
-  }
-  const d = obj(src.docker);
-  return {
-    source: clean({ git_repository: gitRepository(d.git_repository), dockerfile_path: d.dockerfile_path }),
-    git_commit_id: deployed?.git_commit_id,
-  };
-}
-
-function jobSchedule(schedule: unknown): Doc {
-  const sc = obj(schedule);
-  if (sc.cronjob) {
-    const c = obj(sc.cronjob);
-    return { cron: clean({ scheduled_at: c.scheduled_at, ...withoutDefaults('job_cron', { timezone: c.timezone }), arguments: c.arguments, entrypoint: c.entrypoint }) };
-  }
-  const out: Doc = {};
-  for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) out[k] = clean(obj(sc[k]));
-  return out;
-}
-
-function helm(a: Doc, s: LiveResource, ctx: Ctx): Doc {
-  const src = obj(a.source);
-  const body: Doc = {};
-  if (src.helm_repository) {
-    const h = obj(src.helm_repository);
-    body.source = { helm_repository: { repository: h.repository, chart_name: h.chart_name, chart_version: h.chart_version } };
-  } else {
-    const g = obj(src.git_repository);
-    const chartPath = g.root_path !== undefined && g.root_path !== MANIFEST_DEFAULTS.git_repository.root_path ? g.root_path : undefined;
-    body.source = clean({ git_repository: gitRepository(g, ['root_path']), chart_path: chartPath });
-    body.git_commit_id = s.deployed?.git_commit_id;
-  }
-  const vo = obj(a.values_override);
-  const values: Doc = {};
-  const record = (pairs: unknown) => Object.fromEntries(((pairs as string[][]) ?? []).map(([k, v]) => [k, v]));
-  if (Array.isArray(vo.set) && vo.set.length > 0) values.set = record(vo.set);
-  if (Array.isArray(vo.set_string) && vo.set_string.length > 0) values.set_string = record(vo.set_string);
-  const files = (obj(obj(vo.file).raw).values as Array<{ name?: string; content?: string }> | undefined) ?? [];
-  // One raw file, whatever its name (a label only), is the manifest's values document.
-  if (files.length === 1) values.file = files[0]!.content ?? '';
-  else if (files.length > 1)
-    ctx.warnings.push(`${s.address}: ${files.length} raw values_override files (${files.map((f) => f.name).join(', ')}) cannot be written in a manifest, which holds one values document; left out.`);
-  body.values_override = values;
-  Object.assign(body, { arguments: strs(a.arguments) }, withoutDefaults('helm', { timeout_sec: a.timeout_sec, allow_cluster_wide_resources: a.allow_cluster_wide_resources }), { auto_deploy: a.auto_deploy });
-  return body;
-}
-
-function terraform(a: Doc, s: LiveResource, ctx: Ctx, path: string[]): Doc {
-  const body: Doc = { git_repository: gitRepository(obj(a.terraform_files_source).git_repository) };
-  Object.assign(body, withoutDefaults('terraform', { engine: a.engine }));
-  const pv = obj(a.provider_version);
-  // A version read from the terraform block is not something the manifest can set.
-  if (pv.read_from_terraform_block !== true && typeof pv.explicit_version === 'string') body.provider_version = pv.explicit_version;
-  const vs = obj(a.terraform_variables_source);
-  body.tf_var_file_paths = vs.tf_var_file_paths;
-  const tfVars: Record<string, unknown> = {};
-  const sensitive: string[] = [];
-  for (const t of (vs.tf_vars as Array<{ key: string; value?: string | null; secret?: boolean }> | undefined) ?? []) {
-    if (t.secret === true) {
-      sensitive.push(t.key);
-      tfVars[t.key] = new EnvRef(ctx.secrets.allocate([...path, 'TF', t.key], { address: s.address, field: `tf_vars.${t.key}`, fingerprinted: s.fingerprints?.[`tf_vars.${t.key}`] !== undefined }));
-    } else {
-      tfVars[t.key] = t.value ?? '';
-    }
-  }
-  if (Object.keys(tfVars).length > 0) body.tf_vars = tfVars;
-  if (sensitive.length > 0) body.sensitive_tf_vars = sensitive;
-  // tf_vars is one field for ignore_changes: a secret of it that cannot be known leaves the whole map alone.
-  if (sensitive.some((k) => s.fingerprints?.[`tf_vars.${k}`] === undefined)) body.ignore_changes = ['tf_vars'];
-  Object.assign(body, withoutDefaults('terraform', { timeout_sec: a.timeout_sec }));
-  const jr = obj(a.job_resources);
-  const resources = withoutDefaults('terraform_job_resources', { cpu_milli: jr.cpu_milli, ram_mib: jr.ram_mib, storage_gib: jr.storage_gib });
-  if (Object.keys(resources).length > 0) body.job_resources = resources;
-  const adc = obj(a.auto_deploy_config);
-  body.auto_deploy = adc.auto_deploy;
-  Object.assign(body, withoutDefaults('terraform', { terraform_action: adc.terraform_action }));
-  body.git_commit_id = s.deployed?.git_commit_id;
-  return body;
+  // An application's or container's healthchecks and storage are exported (computeToManifest).
+  if (!isServiceKind(s.kind)) return [];
+  return serviceMappings(s.kind).unmanagedFields?.((s.record ?? {}) as Doc) ?? [];
 }
 
 /**

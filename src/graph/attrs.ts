@@ -107,18 +107,6 @@
  *   OVERRIDE: POST /variable/{targetId}/override {value, override_scope, override_parent_id};
  *   update: PUT /variable/{id} {key, value, description, enable_interpolation_in_file}.
  */
-import type { ResourceKind } from '../model/resource.js';
-
-/** The API's variable `scope` for a variable whose parent is of this kind. */
-export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
-  project: 'PROJECT',
-  environment: 'ENVIRONMENT',
-  application: 'APPLICATION',
-  container: 'CONTAINER',
-  job: 'JOB',
-  helm: 'HELM',
-  terraform: 'TERRAFORM',
-};
 
 /**
  * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename
@@ -127,13 +115,6 @@ export const VARIABLE_SCOPE_OF_KIND: Partial<Record<ResourceKind, string>> = {
  * the description (src/plan/protect-mark.ts).
  */
 export const NON_DEPLOY_FIELDS: ReadonlySet<string> = new Set(['description', 'icon_uri', 'name', 'protect']);
-
-export const IMMUTABLE_FIELDS: Partial<Record<ResourceKind, string[]>> = {
-  environment: ['cluster'],
-  database: ['type', 'mode'],
-  alert_rule: ['target'],
-  variable: ['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'aliased_service', 'aliased_builtin', 'overridden_scope'],
-};
 
 /** Sorted copy of a list of names (set-like lists). */
 export function sortedSet(list: readonly string[]): string[] {

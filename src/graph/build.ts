@@ -18,7 +18,8 @@ import { sourceOf } from '../manifest/types.js';
 import { instantiatedAt, relateDiagnostics, type TemplateLocations } from '../manifest/templates.js';
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
-import { IMMUTABLE_FIELDS, compact, desc, put, sortedSet } from './attrs.js';
+import { kindDescriptor } from '../model/kinds/index.js';
+import { compact, desc, put, sortedSet } from './attrs.js';
 import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
@@ -153,8 +154,8 @@ function newBuilder(): GraphBuilder {
         return undefined;
       }
       const res: DesiredResource = { ...r, dependsOn: r.dependsOn ?? [] };
-      const immutable = IMMUTABLE_FIELDS[r.kind];
-      if (immutable && !res.immutableFields) res.immutableFields = immutable;
+      const immutable = kindDescriptor(r.kind).immutableFields;
+      if (immutable && !res.immutableFields) res.immutableFields = [...immutable];
       const ignore = ignoreChangesOf(r.kind, spec?.ignore_changes, res.attrs, res.deploy);
       if (ignore) res.ignoreChanges = ignore;
       const mark = protectOf(spec);

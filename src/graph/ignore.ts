@@ -12,7 +12,7 @@
  * another reason deploys what runs, never the manifest's ignored tag or commit.
  */
 import type { DesiredResource, IgnoreChanges, ResourceKind } from '../model/resource.js';
-import { IDENTITY_ATTRS, IGNORABLE_PATHS, type DeployPin } from '../model/ignore-paths.js';
+import { IDENTITY_ATTRS, ignoreTableOf, type DeployPin } from '../model/ignore-paths.js';
 import { isSecretValue } from '../model/secret.js';
 import { secretsIn } from '../plan/compare.js';
 
@@ -29,7 +29,7 @@ export function ignoreChangesOf(
     const pins = (['git_commit_id', 'image_tag'] as const).filter((p) => deploy?.[p] !== undefined);
     return { fields: keys, attrPaths: keys, pins: [...pins], all: true };
   }
-  const table = IGNORABLE_PATHS[kind] ?? {};
+  const table = ignoreTableOf(kind);
   const out: IgnoreChanges = { fields: [], attrPaths: [], pins: [] };
   for (const path of spec) {
     const target = table[path];

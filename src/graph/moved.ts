@@ -10,10 +10,10 @@ import { error, warning } from '../diag/diagnostic.js';
 import type { MovedSpec } from '../manifest/types.js';
 import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource, MovedEntry, ResourceKind } from '../model/resource.js';
-import { addressOf, matchKey, SERVICE_KINDS, unescapeName } from '../model/resource.js';
+import { addressOf, matchKey, parentAddress, SERVICE_KINDS, unescapeName } from '../model/resource.js';
+import { kindsWhere } from '../model/kinds/index.js';
 import { nearest } from '../manifest/suggest.js';
 
-const SERVICE_PARENTS: readonly ResourceKind[] = ['application', 'container', 'job', 'helm', 'terraform'];
 
 /** The kinds a `moved` entry can rename, with the kind of parent each one has (undefined: top level). */
 const RENAMABLE: ReadonlyMap<ResourceKind, ReadonlyArray<ResourceKind | undefined>> = new Map<ResourceKind, ReadonlyArray<ResourceKind | undefined>>([
@@ -23,7 +23,7 @@ const RENAMABLE: ReadonlyMap<ResourceKind, ReadonlyArray<ResourceKind | undefine
   ['environment', ['project']],
   ['deployment_stage', ['environment']],
   ...SERVICE_KINDS.map((k) => [k, ['environment']] as [ResourceKind, ResourceKind[]]),
-  ['variable', ['project', 'environment', ...SERVICE_PARENTS]],
+  ['variable', kindsWhere((d) => d.variableScope !== undefined)],
 ]);
 
 const SHAPES =
@@ -61,10 +61,6 @@ function canonical(segments: Segment[]): Address {
   return a!;
 }
 
-function parentOf(address: Address): Address | undefined {
-  const i = address.lastIndexOf('/');
-  return i < 0 ? undefined : address.slice(0, i);
-}
 
 function lastName(address: Address): string {
   const last = address.slice(address.lastIndexOf('/') + 1);
@@ -96,7 +92,7 @@ export function originalAddress(address: Address, toFrom: ReadonlyMap<string, Ad
   seen.add(key);
   const from = toFrom.get(key);
   if (from !== undefined) return originalAddress(from, toFrom, seen);
-  const parent = parentOf(address);
+  const parent = parentAddress(address);
   return parent === undefined ? address : `${originalAddress(parent, toFrom, seen)}${address.slice(parent.length)}`;
 }
 
@@ -259,7 +255,7 @@ export function checkMoved(
         }),
       );
     }
-    const pf = parentOf(e.from), pt = parentOf(e.to);
+    const pf = parentAddress(e.from), pt = parentAddress(e.to);
     if (pf !== undefined && pt !== undefined && matchKey(originalAddress(pf, toFrom)) !== matchKey(originalAddress(pt, toFrom))) {
       ok = false;
       diagnostics.push(

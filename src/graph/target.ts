@@ -24,7 +24,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { addressOf, canonicalAddress, matchKey } from '../model/resource.js';
+import { addressOf, canonicalAddress, matchKey, RESOURCE_KINDS } from '../model/resource.js';
 import type { Manifest } from '../manifest/types.js';
 import { knownList, nearest } from '../manifest/suggest.js';
 
@@ -48,22 +48,7 @@ const REFERRED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
   'alert_receiver',
 ]);
 
-const KNOWN_KINDS: ReadonlySet<string> = new Set<ResourceKind>([
-  'organization',
-  ...REFERRED_KINDS,
-  'alert_rule',
-  'webhook',
-  'project',
-  'environment',
-  'deployment_stage',
-  'application',
-  'container',
-  'database',
-  'job',
-  'helm',
-  'terraform',
-  'variable',
-]);
+const KNOWN_KINDS: ReadonlySet<string> = new Set<ResourceKind>(RESOURCE_KINDS);
 
 /**
  * Whether a command-line word is written as an address (its first segment `kind.name`, or

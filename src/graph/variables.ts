@@ -12,7 +12,8 @@ import type { Address, DesiredResource, ServiceKind } from '../model/resource.js
 import { addressOf, isServiceKind } from '../model/resource.js';
 import { builtInOfKind, builtInsOfKind } from '../model/builtins.js';
 import { isSecretValue } from '../model/secret.js';
-import { VARIABLE_SCOPE_OF_KIND, desc, put } from './attrs.js';
+import { desc, put } from './attrs.js';
+import { variableScopeOf } from '../model/kinds/index.js';
 import { checkDescription, secret, type GraphBuilder, type PendingVariable } from './builder.js';
 
 /** Built-in variables are provided by the platform; aliases and overrides may target them. */
@@ -91,7 +92,7 @@ export function resolveVariables(b: GraphBuilder): void {
     const attrs = p.resource.attrs;
     let targetScope: string | undefined;
     if (found) {
-      targetScope = VARIABLE_SCOPE_OF_KIND[found.scope.kind];
+      targetScope = variableScopeOf(found.scope.kind);
       p.resource.dependsOn.push(found.variable.address);
       const targetIsSecret = found.variable.attrs.is_secret === true;
       if (!isAlias && p.spec.secret === undefined && targetIsSecret) {
@@ -214,7 +215,7 @@ function scopeChain(b: GraphBuilder, scope: DesiredResource): DesiredResource[] 
   const chain: DesiredResource[] = [];
   let cur: DesiredResource | undefined = scope;
   while (cur) {
-    if (VARIABLE_SCOPE_OF_KIND[cur.kind]) chain.push(cur);
+    if (variableScopeOf(cur.kind)) chain.push(cur);
     cur = cur.parent ? b.resources.get(cur.parent) : undefined;
   }
   return chain;

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf, parseAddress } from '../model/resource.js';
 import { builtInHash, parseBuiltInKey } from '../model/builtins.js';
+import { serviceKindOfApiType, serviceMappings } from '../model/kinds/index.js';
 import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
@@ -67,19 +68,10 @@ export function buildLiveLookup(input: LiveLookupInput): LiveLookup {
   };
 }
 
-const SERVICE_TYPE_TO_KIND: Record<string, ServiceKind> = {
-  APPLICATION: 'application',
-  CONTAINER: 'container',
-  DATABASE: 'database',
-  JOB: 'job',
-  HELM: 'helm',
-  TERRAFORM: 'terraform',
-};
-
 /** The service kind of a record from `GET /environment/{id}/services` (by `service_type`), if driftless manages it. */
 export function serviceKindOf(record: ApiRecord): ServiceKind | undefined {
   const t = typeof record.service_type === 'string' ? record.service_type.toUpperCase() : '';
-  return SERVICE_TYPE_TO_KIND[t];
+  return serviceKindOfApiType().get(t);
 }
 
 /** An id the lookup does not know stays visible (and diffs) instead of vanishing. */
@@ -288,17 +280,12 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
       };
     case 'variable':
       return variable(r);
-    case 'application':
-    case 'container':
-    case 'database':
-    case 'job':
-    case 'helm':
-    case 'terraform':
+    default:
       return service(kind, r, lookup);
   }
 }
 
-function byKey(a: { key: string }, b: { key: string }): number {
+export function byKey(a: { key: string }, b: { key: string }): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
@@ -355,17 +342,33 @@ function groupNames(list: unknown, map: Map<string, string>): string[] | undefin
   return sortedSet(list.map((g: ApiRecord) => (typeof g.name === 'string' ? g.name : nameOf(map, g.id))));
 }
 
-function args(v: unknown): string[] | undefined {
+export function args(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.map(String) : undefined;
 }
 
-function gitRepo(g: unknown): Record<string, unknown> | undefined {
+export function gitRepo(g: unknown): Record<string, unknown> | undefined {
   return g && typeof g === 'object' ? normalizeGitRepository(g as Record<string, unknown>) : undefined;
 }
 
-function registryName(r: ApiRecord, lookup: LiveLookup): string {
+export function registryName(r: ApiRecord, lookup: LiveLookup): string {
   if (r.registry && typeof r.registry.name === 'string') return r.registry.name;
   return nameOf(lookup.registries, r.registry_id ?? r.registry?.id);
+}
+
+/** The compute fields of an application's or a container's record (cpu, instances, ports, probes, storage...). */
+export function computeFromRecord(r: ApiRecord): Record<string, unknown> {
+  return compact({
+    cpu: num(r.cpu),
+    memory: num(r.memory),
+    min_running_instances: num(r.min_running_instances),
+    max_running_instances: num(r.max_running_instances),
+    ports: Array.isArray(r.ports) ? normalizePorts(r.ports) : undefined,
+    healthchecks: normalizeHealthchecks(r.healthchecks),
+    storage: Array.isArray(r.storage) ? normalizeStorage(r.storage) : undefined,
+    arguments: args(r.arguments),
+    entrypoint: r.entrypoint ?? undefined,
+    auto_deploy: r.auto_deploy ?? undefined,
+  });
 }
 
 function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalized {
@@ -380,135 +383,8 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
   if (ag) a.annotations_groups = ag;
   const lg = groupNames(r.labels_groups, lookup.labelsGroups);
   if (lg) a.labels_groups = lg;
-  let deployed: LiveResource['deployed'];
-  const computeFields = () => {
-    Object.assign(
-      a,
-      compact({
-        cpu: num(r.cpu),
-        memory: num(r.memory),
-        min_running_instances: num(r.min_running_instances),
-        max_running_instances: num(r.max_running_instances),
-        ports: Array.isArray(r.ports) ? normalizePorts(r.ports) : undefined,
-        healthchecks: normalizeHealthchecks(r.healthchecks),
-        storage: Array.isArray(r.storage) ? normalizeStorage(r.storage) : undefined,
-        arguments: args(r.arguments),
-        entrypoint: r.entrypoint ?? undefined,
-        auto_deploy: r.auto_deploy ?? undefined,
-      }),
-    );
-  };
-  switch (kind) {
-    case 'application':
-      Object.assign(a, compact({ git_repository: gitRepo(r.git_repository), build_mode: r.build_mode ?? undefined, dockerfile_path: r.dockerfile_path ?? undefined }));
-      computeFields();
-      if (r.git_repository?.deployed_commit_id) deployed = { git_commit_id: r.git_repository.deployed_commit_id };
-      break;
-    case 'container':
-      Object.assign(a, { registry: registryName(r, lookup), image_name: r.image_name, tag: String(r.tag) });
-      computeFields();
-      deployed = { image_tag: String(r.tag) };
-      break;
-    case 'database':
-      Object.assign(
-        a,
-        compact({
-          type: r.type,
-          version: r.version === undefined || r.version === null ? undefined : String(r.version),
-          mode: r.mode,
-          accessibility: r.accessibility ?? undefined,
-          cpu: num(r.cpu),
-          memory: num(r.memory),
-          storage: num(r.storage),
-          instance_type: r.instance_type ?? undefined,
-          disk_type: r.disk_type ?? undefined,
-        }),
-      );
-      break;
-    case 'job': {
-      Object.assign(
-        a,
-        compact({
-          cpu: num(r.cpu),
-          memory: num(r.memory),
-          max_nb_restart: num(r.max_nb_restart),
-          max_duration_seconds: num(r.max_duration_seconds),
-          auto_deploy: r.auto_deploy ?? undefined,
-        }),
-      );
-      const src = r.source ?? {};
-      if (src.image) {
-        a.source = { image: { registry: registryName(src.image, lookup), image_name: src.image.image_name, tag: String(src.image.tag) } };
-        deployed = { image_tag: String(src.image.tag) };
-      } else if (src.docker) {
-        a.source = { docker: compact({ git_repository: gitRepo(src.docker.git_repository), dockerfile_path: src.docker.dockerfile_path ?? undefined }) };
-        const commit = src.docker.git_repository?.deployed_commit_id;
-        if (commit) deployed = { git_commit_id: commit };
-      }
-      const sc = r.schedule ?? {};
-      if (sc.cronjob) {
-        a.schedule = { cronjob: compact({ scheduled_at: sc.cronjob.scheduled_at, timezone: sc.cronjob.timezone ?? undefined, arguments: args(sc.cronjob.arguments), entrypoint: sc.cronjob.entrypoint ?? undefined }) };
-      } else {
-        const s: Record<string, unknown> = {};
-        for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) s[k] = compact({ arguments: args(sc[k].arguments), entrypoint: sc[k].entrypoint ?? undefined });
-        a.schedule = s;
-      }
-      break;
-    }
-    case 'helm': {
-      Object.assign(
-        a,
-        compact({
-          timeout_sec: num(r.timeout_sec),
-          auto_deploy: r.auto_deploy ?? undefined,
-          arguments: args(r.arguments),
-          allow_cluster_wide_resources: r.allow_cluster_wide_resources ?? undefined,
-        }),
-      );
-      const src = helmSource(r.source, lookup);
-      if (src.helm_repository) a.source = { helm_repository: src.helm_repository };
-      else if (src.git_repository) {
-        a.source = { git_repository: gitRepo(src.git_repository) };
-        if (src.git_repository.deployed_commit_id) deployed = { git_commit_id: src.git_repository.deployed_commit_id };
-      }
-      const vo = r.values_override;
-      if (vo && typeof vo === 'object') {
-        const out: Record<string, unknown> = {};
-        if (Array.isArray(vo.set)) out.set = pairs(vo.set);
-        if (Array.isArray(vo.set_string)) out.set_string = pairs(vo.set_string);
-        if (vo.file?.raw?.values) {
-          const files = vo.file.raw.values as ApiRecord[];
-          // One raw file is one values document whatever the console named it (a label only): it
-          // compares with a manifest's `values_override.file`, which driftless sends as values.yaml.
-          out.file = { raw: { values: files.map((v) => ({ name: files.length === 1 ? 'values.yaml' : v.name, content: v.content })) } };
-        }
-        a.values_override = out;
-      }
-      break;
-    }
-    case 'terraform': {
-      const files = r.terraform_files_source ?? {};
-      a.terraform_files_source = { git_repository: gitRepo(files.git_repository) ?? {} };
-      if (files.git_repository?.deployed_commit_id) deployed = { git_commit_id: files.git_repository.deployed_commit_id };
-      if (r.engine) a.engine = r.engine;
-      if (r.provider_version) a.provider_version = compact({ explicit_version: r.provider_version.explicit_version, read_from_terraform_block: r.provider_version.read_from_terraform_block });
-      const vs = r.terraform_variables_source;
-      if (vs) {
-        a.terraform_variables_source = compact({
-          tf_var_file_paths: args(vs.tf_var_file_paths),
-          tf_vars: Array.isArray(vs.tf_vars)
-            ? vs.tf_vars
-                .map((t: ApiRecord) => (t.secret === true ? { key: String(t.key), secret: true } : { key: String(t.key), value: t.value === null ? null : String(t.value), secret: false }))
-                .sort(byKey)
-            : undefined,
-        });
-      }
-      if (r.timeout_sec !== undefined) a.timeout_sec = num(r.timeout_sec);
-      if (r.job_resources) a.job_resources = compact({ cpu_milli: num(r.job_resources.cpu_milli), ram_mib: num(r.job_resources.ram_mib), storage_gib: num(r.job_resources.storage_gib) });
-      if (r.auto_deploy_config) a.auto_deploy_config = compact({ auto_deploy: r.auto_deploy_config.auto_deploy, terraform_action: r.auto_deploy_config.terraform_action });
-      return { attrs: a, fingerprints: marker.fingerprints, deployed };
-    }
-  }
+  // The kind's own fields: its descriptor's mapping (src/model/kinds).
+  const deployed = serviceMappings(kind).fromRecord(r, a, lookup);
   return deployed ? { attrs: a, fingerprints: marker.fingerprints, deployed } : { attrs: a, fingerprints: marker.fingerprints };
 }
 
@@ -537,7 +413,7 @@ export function helmSource(source: unknown, lookup: Pick<LiveLookup, 'helmReposi
 }
 
 /** Helm key/values: the API's [[k, v]] list, or {key, value} objects from some responses. */
-function pairs(list: unknown[]): string[][] {
+export function pairs(list: unknown[]): string[][] {
   const rec: Record<string, string> = {};
   for (const p of list) {
     if (Array.isArray(p)) rec[String(p[0])] = String(p[1]);

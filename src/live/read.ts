@@ -23,6 +23,7 @@
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
+import { kindDescriptor, kindsReferringTo } from '../model/kinds/index.js';
 import type { ApiPort } from './api-port.js';
 import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
@@ -50,9 +51,8 @@ export interface LiveRecords {
 
 /** The variable scope name of the unified `/variable` endpoint for a service kind. */
 export function variableScopeOf(kind: ResourceKind): string {
-  if (kind === 'project') return 'PROJECT';
-  if (kind === 'environment') return 'ENVIRONMENT';
-  return kind.toUpperCase();
+  const d = kindDescriptor(kind);
+  return d.variableScope ?? d.apiType ?? kind.toUpperCase();
 }
 
 /** `{results: [...]}` (the API's list convention), or a bare array. */
@@ -76,17 +76,19 @@ export function orgListsNeeded(graph: DesiredGraph): Set<OrgListName> {
   const has = (k: ResourceKind) => kinds.has(k) || pruned.has(k);
   const need = new Set<OrgListName>();
   if (has('project')) need.add('projects');
-  // Clusters are referred to by name from environments and alert rules.
-  if (has('cluster') || has('environment') || has('alert_rule')) need.add('clusters');
+  // A list is read when its kind is declared, or a kind that names its objects (the descriptors'
+  // refersTo: clusters from environments and alert rules, registries from containers and jobs...).
+  const named = (k: ResourceKind) => has(k) || kindsReferringTo(k).some(has);
+  if (named('cluster')) need.add('clusters');
   // Upgrades need next_k8s_available_version, which only the status list has.
   if (kinds.has('cluster')) need.add('clusterStatuses');
-  if (has('container_registry') || has('container') || has('job')) need.add('containerRegistries');
-  // Helm services name their chart repository; a live helm record embeds the repository's name, so
-  // the list is read only when the manifest declares (or prunes) helm services.
-  if (has('helm_repository') || has('helm')) need.add('helmRepositories');
+  if (named('container_registry')) need.add('containerRegistries');
+  // A live helm record embeds its chart repository's name: the list is read only when the manifest
+  // declares (or prunes) services that name one.
+  if (named('helm_repository')) need.add('helmRepositories');
   if (has('annotations_group') || hasGroupRefs(graph, 'annotations_groups')) need.add('annotationsGroups');
   if (has('labels_group') || hasGroupRefs(graph, 'labels_groups')) need.add('labelsGroups');
-  if (has('alert_receiver') || has('alert_rule')) need.add('alertReceivers');
+  if (named('alert_receiver')) need.add('alertReceivers');
   if (has('alert_rule')) need.add('alertRules');
   if (has('webhook')) need.add('webhooks');
   return need;

@@ -11,6 +11,7 @@
 import type { AuditEvent } from './audit-log.js';
 import { listResults } from './read.js';
 import { listRouteOf, ORG_LISTS, type ListRoute } from '../api/routes.js';
+import { serviceKindOfApiType } from '../model/kinds/index.js';
 
 /** `GET path?query` as the cache stores it: the query sorted, so one request has one key. */
 export function requestKey(path: string, query?: Record<string, string | number | boolean | undefined>): string {
@@ -68,7 +69,8 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
   return t;
 }
 
-const SERVICE_TARGETS = new Set(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM']);
+/** The audit target types of services (their kinds' descriptors). */
+const SERVICE_TARGETS = { has: (t: string): boolean => serviceKindOfApiType().has(t) };
 
 /**
  * Event types that change nothing driftless reads (a shell, an export). Not a terraform plan

@@ -12,6 +12,7 @@ import { knownList, nearestTypo, uniqueNames } from './suggest.js';
 import type { BuiltInAliasSpec, EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
 import { builtInsOfKind } from '../model/builtins.js';
 import { sourceOf } from './types.js';
+import { serviceMappings } from '../model/kinds/index.js';
 
 export interface ReferenceContext {
   /** Cluster names of the organization. Omitted: cluster names are not checked. */
@@ -160,8 +161,7 @@ export function checkOrganizationReferences(m: Manifest, ctx: ReferenceContext):
       const limits = clusterLimitsOf(ctx, e.cluster);
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
-        checkRegistry(s, ctx, sa, unresolved);
-        checkHelmRepository(s, ctx, sa, unresolved);
+        checkNamedObjects(s, ctx, sa, unresolved);
         if (limits) out.push(...checkClusterLimits(s, sa, e.cluster, limits));
       }
     }
@@ -188,13 +188,7 @@ function checkClusterLimits(s: ServiceSpec, address: string, cluster: string, li
   const add = (holder: object | undefined, field: string, label: string, value: unknown, kind: 'cpu' | 'memory') => {
     if (holder) fields.push({ holder, field, label, value, max: kind === 'cpu' ? limits.maximum_cpu : limits.maximum_memory, unit: kind === 'cpu' ? 'millicores' : 'MB', maxName: kind === 'cpu' ? 'maximum_cpu' : 'maximum_memory' });
   };
-  if (s.type === 'application' || s.type === 'container' || s.type === 'job' || (s.type === 'database' && s.mode !== 'MANAGED')) {
-    add(s, 'cpu', 'cpu', s.cpu, 'cpu');
-    add(s, 'memory', 'memory', s.memory, 'memory');
-  } else if (s.type === 'terraform') {
-    add(s.job_resources, 'cpu_milli', 'job_resources.cpu_milli', s.job_resources?.cpu_milli, 'cpu');
-    add(s.job_resources, 'ram_mib', 'job_resources.ram_mib', s.job_resources?.ram_mib, 'memory');
-  }
+  for (const l of serviceMappings(s.type).limited?.(s as never) ?? []) add(l.holder, l.field, l.label, l.value, l.resource);
   const out: Diagnostic[] = [];
   for (const f of fields) {
     if (typeof f.value !== 'number' || f.max === undefined || f.value <= f.max) continue;
@@ -383,23 +377,17 @@ function checkVariableRefs(
   }
 }
 
-function checkRegistry(s: ServiceSpec, ctx: ReferenceContext, address: string, unresolved: Unresolved): void {
-  if (!ctx.registries) return;
-  const check = (holder: object, name: string | undefined) => {
-    if (typeof name === 'string' && !ctx.registries!.some((r) => lower(r) === lower(name))) {
-      unresolved('container registry', name, ctx.registries!, fieldSourceOf(holder, 'registry'), address, 'in the organization');
+/** The organization objects a service names (its descriptor's `named`), checked against the live lists. */
+function checkNamedObjects(s: ServiceSpec, ctx: ReferenceContext, address: string, unresolved: Unresolved): void {
+  for (const n of serviceMappings(s.type).named?.(s as never) ?? []) {
+    if (typeof n.name !== 'string') continue;
+    const name = n.name;
+    if (n.kind === 'container_registry') {
+      if (ctx.registries && !ctx.registries.some((r) => lower(r) === lower(name))) unresolved('container registry', name, ctx.registries, fieldSourceOf(n.holder, n.field), address, 'in the organization');
+    } else if (ctx.helmRepositories && !ctx.helmRepositories.includes(name)) {
+      // Exact names, as apply resolves them.
+      unresolved('helm repository', name, ctx.helmRepositories, fieldSourceOf(n.holder, n.field), address, 'in the organization');
     }
-  };
-  if (s.type === 'container') check(s, s.registry);
-  if (s.type === 'job' && 'image' in s.source && s.source.image) check(s.source.image, s.source.image.registry);
-}
-
-function checkHelmRepository(s: ServiceSpec, ctx: ReferenceContext, address: string, unresolved: Unresolved): void {
-  if (!ctx.helmRepositories || s.type !== 'helm' || !('helm_repository' in s.source) || !s.source.helm_repository) return;
-  const h = s.source.helm_repository;
-  // Exact names, as apply resolves them.
-  if (typeof h.repository === 'string' && !ctx.helmRepositories.includes(h.repository)) {
-    unresolved('helm repository', h.repository, ctx.helmRepositories, fieldSourceOf(h, 'repository'), address, 'in the organization');
   }
 }
 

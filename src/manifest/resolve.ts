@@ -22,6 +22,7 @@ import { fieldSourceOf } from './source-map.js';
 import type { Manifest, VariableSpec } from './types.js';
 import { lookUpEnv, parseEnvArgument } from './env-reference.js';
 import { formatRange } from '../diag/excerpt.js';
+import { serviceMappings } from '../model/kinds/index.js';
 
 export type FileReadResult = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -301,7 +302,8 @@ export function secretFieldsOf(m: Manifest): SecretField[] {
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
         vars(s.variables, sa);
-        if (s.type === 'terraform' && s.tf_vars) for (const name of s.sensitive_tf_vars ?? []) out.push({ holder: s.tf_vars, field: name, address: sa, owner: s, ignorePath: 'tf_vars' });
+        // Secret values a service kind holds besides variables (its descriptor's secretMaps: terraform's sensitive tf_vars).
+        for (const m of serviceMappings(s.type).secretMaps?.(s as never) ?? []) for (const name of m.fields) out.push({ holder: m.holder, field: name, address: sa, owner: s, ignorePath: m.ignorePath });
       }
     }
   }

@@ -7,11 +7,31 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
 import { addressOf } from '../model/resource.js';
 import { fieldSourceOf, keySourceOf } from './source-map.js';
-import { sourceOf, type Manifest, type VariableSpec } from './types.js';
+import { sourceOf, type ApplicationSpec, type ContainerSpec, type Manifest, type VariableSpec } from './types.js';
+import type { ShapeCheck } from '../model/kinds/descriptor.js';
 import { withArticle } from '../render/words.js';
+import { serviceMappings } from '../model/kinds/index.js';
 
 const present = (o: object, k: string) => (o as Record<string, unknown>)[k] !== undefined;
-const list = (keys: string[]) => keys.map((k) => `\`${k}\``).join(', ');
+export const list = (keys: string[]) => keys.map((k) => `\`${k}\``).join(', ');
+
+/** The checks of an application's or a container's compute settings: instances, probes, volumes. */
+export function checkComputeShape(s: ApplicationSpec | ContainerSpec, c: ShapeCheck): void {
+  const { what, address: sa, at, exactlyOne } = c;
+  if (s.min_running_instances !== undefined && s.max_running_instances !== undefined && s.min_running_instances > s.max_running_instances) {
+    c.report(error('manifest.range', `${what}: min_running_instances (${s.min_running_instances}) is above max_running_instances (${s.max_running_instances})`, { range: at(s, 'min_running_instances'), address: sa }));
+  }
+  for (const k of ['readiness_probe', 'liveness_probe'] as const) {
+    const probe = s.healthchecks?.[k];
+    if (probe && typeof probe.type === 'object' && probe.type !== null) exactlyOne(probe.type, ['tcp', 'http', 'exec', 'grpc'], `the type of the ${k} of ${what}`, sa);
+  }
+  const seen = new Set<string>();
+  for (const st of s.storage ?? []) {
+    if (typeof st.mount_point !== 'string') continue;
+    if (seen.has(st.mount_point)) c.report(error('manifest.duplicate', `${what}: two storage volumes are mounted at \`${st.mount_point}\``, { detail: 'A volume is identified by its mount_point: give each one its own.', range: at(st, 'mount_point'), address: sa }));
+    seen.add(st.mount_point);
+  }
+}
 
 /** Where each prune key takes effect. */
 const PRUNE_LEVELS: Record<string, { levels: string[]; where: string }> = {
@@ -126,59 +146,8 @@ export function checkShapes(m: Manifest): Diagnostic[] {
         const what = `${s.type} \`${s.name}\``;
         if ('variables' in s) checkVariables(s.variables, sa, 'service');
         pruneLevel(s.prune, 'service', sa);
-        if ((s.type === 'application' || s.type === 'container') && s.min_running_instances !== undefined && s.max_running_instances !== undefined && s.min_running_instances > s.max_running_instances) {
-          out.push(error('manifest.range', `${what}: min_running_instances (${s.min_running_instances}) is above max_running_instances (${s.max_running_instances})`, { range: at(s, 'min_running_instances'), address: sa }));
-        }
-        if (s.type === 'application' || s.type === 'container') {
-          for (const k of ['readiness_probe', 'liveness_probe'] as const) {
-            const probe = s.healthchecks?.[k];
-            if (probe && typeof probe.type === 'object' && probe.type !== null) exactlyOne(probe.type, ['tcp', 'http', 'exec', 'grpc'], `the type of the ${k} of ${what}`, sa);
-          }
-          const seen = new Set<string>();
-          for (const st of s.storage ?? []) {
-            if (typeof st.mount_point !== 'string') continue;
-            if (seen.has(st.mount_point)) out.push(error('manifest.duplicate', `${what}: two storage volumes are mounted at \`${st.mount_point}\``, { detail: 'A volume is identified by its mount_point: give each one its own.', range: at(st, 'mount_point'), address: sa }));
-            seen.add(st.mount_point);
-          }
-        }
-        if (s.type === 'application' && (s.build_mode ?? 'DOCKER') === 'DOCKER' && !present(s, 'dockerfile_path')) {
-          out.push(error('schema.missing-key', `${what} is missing \`dockerfile_path\``, { detail: 'build_mode DOCKER (the default) builds from a Dockerfile: give its path relative to root_path, e.g. `Dockerfile`.', range: sourceOf(s), address: sa }));
-        }
-        if (s.type === 'database') {
-          if (s.mode === 'CONTAINER') {
-            for (const k of ['instance_type', 'disk_type']) {
-              if (present(s, k)) out.push(error('manifest.only-with', `\`${k}\` of ${what} applies to managed databases only`, { detail: 'Set `mode: MANAGED`, or remove it: a container database uses cpu and memory.', range: at(s, k), address: sa }));
-            }
-          } else if (!present(s, 'instance_type')) {
-            out.push(error('schema.missing-key', `managed ${what} is missing \`instance_type\``, { detail: "A managed database runs on an instance type of the provider's listing for the cluster's region.", range: sourceOf(s), address: sa }));
-          }
-        }
-        if (s.type === 'job') {
-          exactlyOne(s.source, ['image', 'git_repository'], `the source of ${what}`, sa);
-          onlyWith(s.source, 'dockerfile_path', 'git_repository', `the source of ${what}`, sa);
-          const sched = s.schedule as Record<string, unknown>;
-          const hooks = ['on_start', 'on_stop', 'on_delete'].filter((k) => present(sched, k));
-          if (present(sched, 'cron') === hooks.length > 0) {
-            out.push(
-              error('manifest.exclusive', hooks.length ? `the schedule of ${what} mixes \`cron\` with ${list(hooks)}` : `the schedule of ${what} is empty`, {
-                detail: 'A job is either a cron job (`cron`) or a lifecycle job (one or more of `on_start`, `on_stop`, `on_delete`).',
-                range: sourceOf(sched) ?? at(s, 'schedule'),
-                address: sa,
-              }),
-            );
-          }
-        }
-        if (s.type === 'helm') {
-          exactlyOne(s.source, ['helm_repository', 'git_repository'], `the source of ${what}`, sa);
-          onlyWith(s.source, 'chart_path', 'git_repository', `the source of ${what}`, sa);
-        }
-        if (s.type === 'terraform') {
-          (s.sensitive_tf_vars ?? []).forEach((name, i) => {
-            if (!s.tf_vars || !Object.prototype.hasOwnProperty.call(s.tf_vars, name)) {
-              out.push(error('ref.unresolved', `sensitive tf_var \`${name}\` of ${what} is not in \`tf_vars\``, { range: fieldSourceOf(s.sensitive_tf_vars, String(i)), address: sa }));
-            }
-          });
-        }
+        // The kind's own checks: its descriptor's (src/model/kinds).
+        serviceMappings(s.type).checkShape?.(s as never, { what, address: sa, report: (d) => out.push(d), at, present, exactlyOne, onlyWith });
       }
     }
   }

@@ -435,12 +435,8 @@ export interface TerraformSpec extends ServiceCommon {
   git_commit_id?: string;
 }
 
+import { SERVICE_KINDS } from '../model/kinds/names.js';
+
 export type ServiceType = ServiceSpec['type'];
-export const SERVICE_TYPES: readonly ServiceType[] = [
-  'application',
-  'container',
-  'database',
-  'job',
-  'helm',
-  'terraform',
-];
+/** The service kinds (src/model/kinds/names.ts). */
+export const SERVICE_TYPES: readonly ServiceType[] = SERVICE_KINDS;

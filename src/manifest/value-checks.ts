@@ -29,12 +29,13 @@ export function checkSchedules(m: Manifest): Diagnostic[] {
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, addressOf('project', p.name));
       for (const s of e.services ?? []) {
-        if (s.type !== 'job' || !s.schedule || !('cron' in s.schedule) || !s.schedule.cron) continue;
+        // A kind with a cron schedule (jobs): its schedule's cron, whatever the kind is called.
+        if (!('schedule' in s) || !s.schedule || !('cron' in s.schedule) || !s.schedule.cron) continue;
         const cron = s.schedule.cron;
         const address = addressOf(s.type, s.name, ea);
         if (typeof cron.scheduled_at === 'string' && !unresolved(cron.scheduled_at)) {
           const problem = cronProblem(cron.scheduled_at);
-          if (problem) out.push(error('schema.bad-cron', `job \`${s.name}\`: ${problem.summary}`, { detail: problem.detail, range: fieldSourceOf(cron, 'scheduled_at'), address }));
+          if (problem) out.push(error('schema.bad-cron', `${s.type} \`${s.name}\`: ${problem.summary}`, { detail: problem.detail, range: fieldSourceOf(cron, 'scheduled_at'), address }));
         }
         if (typeof cron.timezone === 'string' && !unresolved(cron.timezone)) {
           const problem = timeZoneProblem(cron.timezone);

@@ -10,39 +10,17 @@
  */
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 
-export type ResourceKind =
-  | 'organization'
-  | 'cluster'
-  | 'container_registry'
-  | 'helm_repository'
-  | 'annotations_group'
-  | 'labels_group'
-  | 'alert_receiver'
-  | 'alert_rule'
-  | 'webhook'
-  | 'project'
-  | 'environment'
-  | 'deployment_stage'
-  | 'application'
-  | 'container'
-  | 'database'
-  | 'job'
-  | 'helm'
-  | 'terraform'
-  | 'variable';
+import { caseInsensitiveKinds, RESOURCE_KINDS } from './kinds/index.js';
+
+export type { ResourceKind, ServiceKind } from './kinds/index.js';
+export { SERVICE_KINDS, RESOURCE_KINDS, isServiceKind, isResourceKind } from './kinds/index.js';
+import type { ResourceKind } from './kinds/index.js';
 
 /**
  * A deploy pin (DesiredResource.deploy) an ignored field also releases. Declared here, with the
  * model, rather than in ignore-paths.ts, whose table is keyed by ResourceKind: no import cycle.
  */
 export type DeployPin = 'git_commit_id' | 'image_tag';
-
-export const SERVICE_KINDS = ['application', 'container', 'database', 'job', 'helm', 'terraform'] as const;
-export type ServiceKind = (typeof SERVICE_KINDS)[number];
-
-export function isServiceKind(k: string): k is ServiceKind {
-  return (SERVICE_KINDS as readonly string[]).includes(k);
-}
 
 /**
  * A resource address: `kind.name` segments joined by `/`, from the top of the hierarchy down, e.g.
@@ -88,26 +66,17 @@ export function addressOf(kind: ResourceKind, name: string | undefined, parent?:
  * the same database, so live and desired are matched on `matchKey`, not on the raw address. The
  * API keeps every name unique case-insensitively in its scope (services of an environment whatever
  * their kind, projects, environments, groups, receivers, alert rules); variable keys are
- * case-sensitive.
+ * case-sensitive. Each kind's descriptor says which (src/model/kinds, `caseInsensitiveName`).
  */
-export const CASE_INSENSITIVE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
-  'organization',
-  'database',
-  'deployment_stage',
-  'application',
-  'container',
-  'job',
-  'helm',
-  'terraform',
-  'project',
-  'environment',
-  'annotations_group',
-  'labels_group',
-  'alert_receiver',
-  'alert_rule',
-]);
+export function isCaseInsensitiveKind(kind: ResourceKind): boolean {
+  return caseInsensitiveKinds().has(kind);
+}
 
-const CASE_INSENSITIVE_SEGMENT = new RegExp(`(^|/)(${[...CASE_INSENSITIVE_KINDS].join('|')})\\.`);
+let caseInsensitiveSegment: RegExp | undefined;
+/** A segment of a case-insensitive kind (built on first use: the registry is read lazily). */
+function caseInsensitiveSegmentPattern(): RegExp {
+  return (caseInsensitiveSegment ??= new RegExp(`(^|/)(${RESOURCE_KINDS.filter(isCaseInsensitiveKind).join('|')})\\.`));
+}
 
 /**
  * Folded addresses already computed: a plan asks for the key of each of its (tens of thousands
@@ -128,16 +97,25 @@ export function matchKey(address: Address): string {
 }
 
 function foldedAddress(address: Address): string {
-  if (!CASE_INSENSITIVE_SEGMENT.test(address)) return address;
+  if (!caseInsensitiveSegmentPattern().test(address)) return address;
   return address
     .split('/')
     .map((seg) => {
       const dot = seg.indexOf('.');
       if (dot < 0) return seg;
       const kind = seg.slice(0, dot) as ResourceKind;
-      return CASE_INSENSITIVE_KINDS.has(kind) ? seg.toLowerCase() : seg;
+      return isCaseInsensitiveKind(kind) ? seg.toLowerCase() : seg;
     })
     .join('/');
+}
+
+/**
+ * The address of the resource an address lives under (undefined: a top-level object). The one
+ * rule every stage uses: the address minus its last segment (a name never holds a raw `/`).
+ */
+export function parentAddress(address: Address): Address | undefined {
+  const i = address.lastIndexOf('/');
+  return i < 0 ? undefined : address.slice(0, i);
 }
 
 /** Splits an address into its segments: [{kind, name}]. */

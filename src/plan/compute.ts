@@ -5,7 +5,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
-import { CASE_INSENSITIVE_KINDS, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
+import { isCaseInsensitiveKind, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
@@ -342,7 +342,7 @@ function aliasedServiceIn(d: DesiredResource, recreated: ReadonlyMap<Address, un
 function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
   const out = sameNameRefs(d, attrs);
   const n = out.name;
-  if (!CASE_INSENSITIVE_KINDS.has(d.kind) || typeof n !== 'string' || typeof d.attrs.name !== 'string') return out;
+  if (!isCaseInsensitiveKind(d.kind) || typeof n !== 'string' || typeof d.attrs.name !== 'string') return out;
   if (n === d.attrs.name || n.toLowerCase() !== d.attrs.name.toLowerCase()) return out;
   return { ...out, name: d.attrs.name };
 }

@@ -13,7 +13,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { originalAddress } from '../graph/moved.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
-import { addressOf, matchKey, parseAddress } from '../model/resource.js';
+import { addressOf, matchKey, parentAddress, parseAddress } from '../model/resource.js';
 import { nearest } from '../manifest/suggest.js';
 
 export interface LiveMatch {
@@ -24,10 +24,6 @@ export interface LiveMatch {
   diagnostics: Diagnostic[];
 }
 
-function parentOf(address: Address): Address | undefined {
-  const i = address.lastIndexOf('/');
-  return i < 0 ? undefined : address.slice(0, i);
-}
 
 function lastName(address: Address): string {
   const segs = parseAddress(address);
@@ -43,7 +39,7 @@ export function previousNames(moved: readonly MovedEntry[] | undefined): (addres
   if (!moved || moved.length === 0) return () => [];
   const toFrom = new Map(moved.map((e) => [matchKey(e.to), e.from]));
   const keyOf = (a: Address): string => {
-    const p = parentOf(a);
+    const p = parentAddress(a);
     return matchKey(p === undefined ? a : `${originalAddress(p, toFrom)}${a.slice(p.length)}`);
   };
   const byTo = new Map<string, MovedEntry>();

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envVarName, PlaceholderAllocator } from '../../src/export/placeholders.js';
-import { MANIFEST_DEFAULTS } from '../../src/export/defaults.js';
+import { allManifestDefaults } from '../../src/export/defaults.js';
 import { exportManifest, unmanagedFields } from '../../src/export/to-manifest.js';
 import type { LiveResource, LiveState } from '../../src/model/resource.js';
 
@@ -41,7 +41,7 @@ describe('defaults left out of an export', () => {
     };
     walk(schema);
     const ours = new Set<string>();
-    for (const table of Object.values(MANIFEST_DEFAULTS)) for (const [k, v] of Object.entries(table)) ours.add(`${k}=${JSON.stringify(v)}`);
+    for (const table of Object.values(allManifestDefaults())) for (const [k, v] of Object.entries(table)) ours.add(`${k}=${JSON.stringify(v)}`);
     // Not fields of exported objects: the format version, the manifest's scope (an export always
     // writes it: organization or declared), cluster upgrades and prune switches (an export never prunes or upgrades).
     const notExported = [...found].filter((d) => d.startsWith('version=') || d === 'scope="kinds"' || d === 'upgrade_kubernetes=false' || /^(projects|annotation_groups|label_groups|alert_receivers|alert_rules|webhooks|environments|services|deployment_stages|variables)=false$/.test(d));

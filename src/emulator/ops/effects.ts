@@ -195,6 +195,18 @@ function applyDeployedVersion(ctx: EmulatorContext, s: OpService): void {
     const commit = s.version?.git_commit_id ?? headCommit(svc);
     const git = { ...svc.source.git.git_repository, deployed_commit_id: commit, deployed_commit_date: new Date(ctx.clock.now()).toISOString() };
     ctx.state.services[svc.id] = { ...svc, source: { git: { ...svc.source.git, git_repository: git } } };
+  } else if (svc.service_type === 'JOB' && svc.source?.docker?.git_repository && typeof svc.source.docker.git_repository === 'object') {
+    // A job built from git: its repository is source.docker's (JobResponse), like the history's commit above.
+    const repo = svc.source.docker.git_repository;
+    const commit = s.version?.git_commit_id ?? headCommit({ ...svc, git_repository: repo });
+    const git = { ...repo, deployed_commit_id: commit, deployed_commit_date: new Date(ctx.clock.now()).toISOString() };
+    ctx.state.services[svc.id] = { ...svc, source: { ...svc.source, docker: { ...svc.source.docker, git_repository: git } } };
+  } else if (svc.service_type === 'TERRAFORM' && svc.terraform_files_source?.git_repository && typeof svc.terraform_files_source.git_repository === 'object') {
+    // A terraform service's code: terraform_files_source.git_repository (TerraformResponse).
+    const repo = svc.terraform_files_source.git_repository;
+    const commit = s.version?.git_commit_id ?? headCommit({ ...svc, git_repository: repo });
+    const git = { ...repo, deployed_commit_id: commit, deployed_commit_date: new Date(ctx.clock.now()).toISOString() };
+    ctx.state.services[svc.id] = { ...svc, terraform_files_source: { ...svc.terraform_files_source, git_repository: git } };
   }
 }
 

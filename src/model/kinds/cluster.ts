@@ -1,0 +1,9 @@
+/** The `cluster` kind (src/model/kinds/descriptor.ts). */
+import type { KindDescriptor } from './descriptor.js';
+
+export const clusterKind: KindDescriptor<'cluster'> = {
+  kind: 'cluster',
+  apiType: 'CLUSTER',
+  auditTarget: { type: 'CLUSTER' },
+  caseInsensitiveName: false,
+};

@@ -1,0 +1,138 @@
+/**
+ * What every stage of the pipeline needs to know of one resource kind, in one place (issue 22):
+ * one module per kind in this folder, collected by ./index.ts. The stages derive their per-kind
+ * tables from the descriptors instead of keeping copies of them.
+ *
+ * A descriptor module holds data and functions only: nothing in it runs when it is imported (the
+ * registry is read lazily), so a stage module may import the registry and a descriptor may import
+ * the stage helpers its mappings use without an import cycle biting at start-up.
+ */
+import type { IgnoreTable } from '../ignore-table.js';
+import type { Address, LiveResource } from '../resource.js';
+import type { ResourceKind, ServiceKind } from './index.js';
+import type { ServiceSpec } from '../../manifest/types.js';
+import type { GraphBuilder } from '../../graph/builder.js';
+import type { ServiceBuild } from '../../graph/services.js';
+import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
+import type { BodyContext } from '../../apply/bodies.js';
+import type { ExportContext } from '../../export/to-manifest.js';
+
+import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
+
+type Obj = Record<string, unknown>;
+
+/** How the audit log names an object of this kind (src/drift/changed-by.ts, src/live/touched.ts). */
+export type AuditTarget =
+  /** Its own `target_type` (a project, a service, a webhook...). */
+  | { type: string }
+  /** A `sub_target_type` of its parent (or of the organization): variables, stages, groups... */
+  | { subTypes: readonly string[] };
+
+export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
+  readonly kind: K;
+  /**
+   * The API's upper-case name of the kind: a service's `service_type`, the `scope` of the variables
+   * it holds, its audit `target_type` (the API spells the three the same). Absent: the API has none.
+   */
+  readonly apiType?: string;
+  readonly auditTarget?: AuditTarget;
+  /** The API's variable `scope` of the variables this kind holds (absent: it holds none). */
+  readonly variableScope?: string;
+  /**
+   * Names compared case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are the same object, so
+   * live and desired are paired on matchKey and a look-up by name after a lost answer folds case.
+   */
+  readonly caseInsensitiveName: boolean;
+  /** The kind of the resource it lives under (absent: the organization; a variable: any that holds variables). */
+  readonly parent?: ResourceKind;
+  /**
+   * Organization-level kinds its objects name (a container its registry, a helm service its chart
+   * repository, an environment its cluster): their lists are read whenever this kind is declared.
+   */
+  readonly refersTo?: readonly ResourceKind[];
+  /** Attrs whose change cannot be done in place (the plan shows a replace). */
+  readonly immutableFields?: readonly string[];
+  /** Fields the API's create/update request accepts (a live record is reduced to them for a PUT). */
+  readonly requestFields?: readonly string[];
+  /** Request fields the API requires that a manifest may leave out, sent by a create without them. */
+  readonly createDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * The defaults the manifest schema documents for this kind's top-level fields (manifest names),
+   * the ones a create without the field sends and an export leaves out (test/model/kind-defaults.test.ts).
+   */
+  readonly manifestDefaults?: Readonly<Record<string, unknown>>;
+  /**
+   * An export writes this kind's settings even at their default: a manifest owns only what it
+   * declares, so a service's cpu left out at 500 would not be drift when someone changes it.
+   */
+  readonly exportWritesDefaults?: true;
+  /** `ignore_changes` paths of the manifest -> the attrs (and deploy pins) they set. */
+  readonly ignorePaths?: IgnoreTable;
+}
+
+/**
+ * The four mappings of a service kind, for its own fields (the fields every service has, name,
+ * description, icon, groups, are mapped once, by the stage): each stage calls its kind's.
+ */
+export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
+  /**
+   * Organization objects a manifest service names, checked offline against the live lists
+   * (src/manifest/references.ts): the holder object, its field and the name written there.
+   */
+  named?(s: Extract<ServiceSpec, { type: K }>): Array<{ kind: 'container_registry' | 'helm_repository'; holder: object; field: string; name: unknown }>;
+  /** Its settings bounded by the cluster's maximum cpu and memory (src/manifest/references.ts). */
+  limited?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: object | undefined; field: string; label: string; value: unknown; resource: 'cpu' | 'memory' }>;
+  /** Its secret values besides variables (src/manifest/resolve.ts): the map holding them, their names, the ignore_changes path. */
+  secretMaps?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: Record<string, unknown>; fields: readonly string[]; ignorePath: string }>;
+  /** Its tf_vars are checked against the variables the API parses from its repository (src/checks). */
+  parsesTerraformVariables?: true;
+  /** Checks of its shape the schema cannot express (src/manifest/shape-checks.ts), offline. */
+  checkShape?(s: Extract<ServiceSpec, { type: K }>, c: ShapeCheck): void;
+  /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */
+  fromManifest(s: Extract<ServiceSpec, { type: K }>, out: ServiceBuild, env: Address, b: GraphBuilder): void;
+  /** API record -> attrs (src/live/normalize.ts), in place; answers what the service last deployed. */
+  fromRecord(r: ApiRecord, a: Obj, lookup: LiveLookup): LiveResource['deployed'];
+  /** Attrs -> request body (src/apply/bodies.ts): names resolved to ids, in place. */
+  toRequest?(a: Obj, ctx: BodyContext): void;
+  /** A live record's fields -> request shape (a full-replacement PUT keeps what is not owned), in place. */
+  recordToRequest?(out: Obj, record: ApiRecord): void;
+  /** Last touches of an update body: the overlay of desired on base (the live record in request shape). */
+  finishUpdate?(body: Obj, base: Obj, desired: Obj): void;
+  /** Attrs -> the manifest's keys of the kind (src/export/to-manifest.ts). */
+  toManifest(a: Obj, s: LiveResource, ctx: ExportContext, path: string[]): Obj;
+  /** Fields a console user sets that a manifest has no key for, when they hold more than the API's default. */
+  unmanagedFields?(record: Obj): string[];
+  /**
+   * Its item of the environment's deploy request (`POST /environment/{id}/service/deploy`): the
+   * list it goes in and the item. And its own `POST /{kind}/{id}/deploy`: the body fields it takes,
+   * and whether it takes `forceEvent`.
+   */
+  /** Its list of ids in the environment's batch delete (`POST /environment/{id}/service/delete`, seed 4.2). */
+  deleteIds: string;
+  deploy: {
+    list: string;
+    item(s: { id: string; git_commit_id?: string; image_tag?: string; chart_version?: string }): unknown;
+    bodyFields: readonly string[];
+    forceEvent?: true;
+    /** The body repeats the service's id (terraform). */
+    idInBody?: true;
+  };
+}
+
+/** What a kind's shape check is given: its words and the checks' helpers (src/manifest/shape-checks.ts). */
+export interface ShapeCheck {
+  /** `helm \`name\``: how a message names the service. */
+  what: string;
+  address: string;
+  report(d: Diagnostic): void;
+  /** Where a key (or the object) is written. */
+  at(o: object, key?: string): SourceRange | undefined;
+  present(o: object, key: string): boolean;
+  exactlyOne(o: object, keys: string[], what: string, address?: string): void;
+  onlyWith(o: object, key: string, requires: string, what: string, address?: string): void;
+}
+
+/** A service kind's descriptor: the common part and its mappings. */
+export interface ServiceKindDescriptor<K extends ServiceKind = ServiceKind> extends KindDescriptor<K> {
+  readonly service: ServiceMappings<K>;
+}

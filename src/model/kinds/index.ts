@@ -1,0 +1,121 @@
+/**
+ * The registry of resource kinds: every kind driftless knows, and its descriptor (./descriptor.ts).
+ * Adding a kind: docs/adding-a-kind.md. The tables below are typed `{ [K in Kind]: ... }`, so a
+ * kind added to the lists without its descriptor (or the reverse) does not compile, and every
+ * stage that decides per kind derives its table from here.
+ *
+ * Read lazily (descriptors()): a descriptor may import the stage helpers its mappings use, and
+ * those stages import this registry; nothing here runs while the modules are being loaded.
+ */
+import type { KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
+import { organizationKind } from './organization.js';
+import { clusterKind } from './cluster.js';
+import { containerRegistryKind } from './container-registry.js';
+import { helmRepositoryKind } from './helm-repository.js';
+import { annotationsGroupKind } from './annotations-group.js';
+import { labelsGroupKind } from './labels-group.js';
+import { alertReceiverKind } from './alert-receiver.js';
+import { alertRuleKind } from './alert-rule.js';
+import { webhookKind } from './webhook.js';
+import { projectKind } from './project.js';
+import { environmentKind } from './environment.js';
+import { deploymentStageKind } from './deployment-stage.js';
+import { applicationKind } from './application.js';
+import { containerKind } from './container.js';
+import { databaseKind } from './database.js';
+import { jobKind } from './job.js';
+import { helmKind } from './helm.js';
+import { terraformKind } from './terraform.js';
+import { variableKind } from './variable.js';
+
+import { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
+export { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
+
+/** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
+export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
+
+let table: DescriptorTable | undefined;
+
+/** Every kind's descriptor. */
+export function descriptors(): DescriptorTable {
+  return (table ??= {
+    organization: organizationKind,
+    cluster: clusterKind,
+    container_registry: containerRegistryKind,
+    helm_repository: helmRepositoryKind,
+    annotations_group: annotationsGroupKind,
+    labels_group: labelsGroupKind,
+    alert_receiver: alertReceiverKind,
+    alert_rule: alertRuleKind,
+    webhook: webhookKind,
+    project: projectKind,
+    environment: environmentKind,
+    deployment_stage: deploymentStageKind,
+    application: applicationKind,
+    container: containerKind,
+    database: databaseKind,
+    job: jobKind,
+    helm: helmKind,
+    terraform: terraformKind,
+    variable: variableKind,
+  });
+}
+
+export function kindDescriptor<K extends ResourceKind>(kind: K): KindDescriptor<K> {
+  return descriptors()[kind] as KindDescriptor<K>;
+}
+
+/** A service kind's mappings (src/model/kinds/descriptor.ts, ServiceMappings). */
+export function serviceMappings(kind: ServiceKind): ServiceMappings {
+  return (descriptors()[kind] as unknown as ServiceKindDescriptor).service;
+}
+
+export function isServiceKind(k: string): k is ServiceKind {
+  return (SERVICE_KINDS as readonly string[]).includes(k);
+}
+
+export function isResourceKind(k: string): k is ResourceKind {
+  return (RESOURCE_KINDS as readonly string[]).includes(k);
+}
+
+/**
+ * A table of one stage, derived from the descriptors once, on first use: `derived(f)` returns a
+ * function that answers f(descriptors()) memoised.
+ */
+export function derived<T>(build: (all: DescriptorTable) => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) {
+      value = build(descriptors());
+      built = true;
+    }
+    return value as T;
+  };
+}
+
+/** The kinds whose descriptor satisfies `test`, in registry order. */
+export function kindsWhere(test: (d: KindDescriptor) => boolean): ResourceKind[] {
+  return RESOURCE_KINDS.filter((k) => test(descriptors()[k] as KindDescriptor));
+}
+
+/** The kinds whose objects name objects of \`kind\` (their descriptors' refersTo). */
+export function kindsReferringTo(kind: ResourceKind): ResourceKind[] {
+  return kindsWhere((d) => d.refersTo?.includes(kind) === true);
+}
+
+/** Kinds whose names the API compares case-insensitively. */
+export const caseInsensitiveKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].caseInsensitiveName)));
+
+/** The service kind of an API `service_type` (upper case, as the API writes it). */
+export const serviceKindOfApiType = derived((all) => new Map<string, ServiceKind>(SERVICE_KINDS.map((k) => [all[k].apiType!, k])));
+
+/** The API's variable scope of the variables a resource of this kind holds (undefined: it holds none). */
+export function variableScopeOf(kind: ResourceKind): string | undefined {
+  return kindDescriptor(kind).variableScope;
+}
+
+/** Service kinds that hold variables (every service but a database). */
+export const variableHoldingServiceKinds = derived((all) => SERVICE_KINDS.filter((k) => all[k].variableScope !== undefined));
+
+export type { KindDescriptor, AuditTarget, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
