@@ -9,7 +9,7 @@
  *
  * Ids are the API's own (UUIDs), encoded so that none can forge a path.
  */
-import type { ServiceKind } from '../model/resource.js';
+import type { ServiceKind } from '../model/kinds/names.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
 

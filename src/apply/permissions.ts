@@ -18,6 +18,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { routes } from '../api/routes.js';
+import { SERVICE_KINDS } from '../model/kinds/names.js';
 import { error } from '../diag/diagnostic.js';
 import type { Plan } from '../plan/types.js';
 import { errorStatus, type ApiPort } from '../live/api-port.js';
@@ -52,7 +53,7 @@ export function probesFor(plan: Plan): Probe[] {
   const need = capabilitiesNeeded(plan);
   const probes: Probe[] = [];
   if (need.write > 0) probes.push({ capability: 'Write', method: 'DELETE', path: routes.orgListItem(plan.organization_id, 'labelsGroups', NIL_UUID) });
-  if (need.deploy > 0) probes.push({ capability: 'Deploy', method: 'POST', path: routes.serviceDeploy('application', NIL_UUID), body: {} });
+  if (need.deploy > 0) probes.push({ capability: 'Deploy', method: 'POST', path: routes.serviceDeploy(SERVICE_KINDS[0], NIL_UUID), body: {} });
   return probes;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ApiPort } from '../live/api-port.js';
 import { routes } from '../api/routes.js';
+import { serviceKindOfApiType } from '../model/kinds/index.js';
 import { listResults, type ApiRecord } from '../live/read.js';
 
 export interface ConsoleChange {
@@ -62,6 +63,6 @@ export async function editApplicationCpu(api: ApiPort, orgId: string, project: s
     labels_groups: ((app.labels_groups ?? []) as ApiRecord[]).map((g) => ({ id: g.id })),
   };
   // Undefined fields are left out by the client's JSON serialisation.
-  await api.put(routes.serviceItem('application', app.id), body);
+  await api.put(routes.serviceItem(serviceKindOfApiType().get(String(app.service_type))!, app.id), body);
   return { description: `${project}/${environment}: application ${name} cpu ${String(app.cpu)} -> ${cpu} millicores` };
 }
