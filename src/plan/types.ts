@@ -260,6 +260,25 @@ export interface Plan {
   targets?: Address[];
   /** How many fields of existing objects `ignore_changes` left out of the comparison (absent: none). */
   ignored_fields?: number;
+  /**
+   * Live environments left to `driftless preview` (their name matches a project's `previews.name`),
+   * counted per project: never changed, deleted or listed. Absent when there is none.
+   */
+  previews?: PreviewCount[];
+}
+
+export interface PreviewCount {
+  project: Address;
+  pattern: string;
+  count: number;
+}
+
+/** `2 preview environments (pr-{number}) left to `driftless preview`.`, or undefined when none. */
+export function previewsLine(previews: readonly PreviewCount[] | undefined): string | undefined {
+  const total = (previews ?? []).reduce((n, p) => n + p.count, 0);
+  if (total === 0) return undefined;
+  const patterns = [...new Set(previews!.filter((p) => p.count > 0).map((p) => p.pattern))].join(', ');
+  return `${total} preview environment${total === 1 ? '' : 's'} (${patterns}) left to \`driftless preview\`.`;
 }
 
 export interface OutOfScope {
