@@ -15,6 +15,7 @@ import { loadManifest } from '../manifest/load.js';
 import { manifestLoadCacheOf } from './manifest-load-cache.js';
 import { instantiatedAt, relateDiagnostics } from '../manifest/templates.js';
 import type { Manifest } from '../manifest/types.js';
+import { previewDeclarationOf, previewEnvironmentAddress, type PreviewRequest } from '../manifest/previews.js';
 import { buildGraph } from '../graph/build.js';
 import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
@@ -53,6 +54,8 @@ export interface RunPlanOptions {
   /** `--verify-requests N` and `--max-cache-age` (milliseconds), with the cache. */
   verifyRequests?: number;
   maxCacheAge?: number;
+  /** `driftless preview up`: the manifest gets the preview environment of this pull request (src/manifest/previews.ts). */
+  preview?: PreviewRequest;
 }
 
 export interface RunPlanDeps {
@@ -151,13 +154,15 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   const diagnostics: Diagnostic[] = [];
   // With a cache directory, files unchanged since the last run are not parsed again; a targeted
   // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
-  const manifestCache = options.targets === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
-  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}) });
+  const manifestCache = options.targets === undefined && options.preview === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
+  const loaded = await loadManifest(paths, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}), ...(options.preview ? { preview: options.preview } : {}) });
   diagnostics.push(...loaded.diagnostics);
   const result: RunPlanResult = { diagnostics, requestCount: 0, files: loaded.files };
   if (!loaded.manifest || hasErrors(diagnostics)) return result;
   result.manifest = loaded.manifest;
 
+  // A preview run plans (and reads) its one environment, as `--target` of it would.
+  const targets = options.preview ? [previewEnvironmentAddress(loaded.manifest, options.preview)] : options.targets;
   const built = buildGraph(loaded.manifest);
   // Diagnostics about objects instantiated from a template also point at the template and the override.
   diagnostics.push(...relateDiagnostics(loaded.manifest, built.diagnostics));
@@ -165,8 +170,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   // --target: the rest of the pipeline sees only the targeted part (graph, reads, checks, plan).
   let graph = built.graph;
   let targetScope: TargetScope | undefined;
-  if (options.targets !== undefined) {
-    const narrowed = targetGraph(built.graph, options.targets);
+  if (targets !== undefined) {
+    const narrowed = targetGraph(built.graph, targets);
     diagnostics.push(...narrowed.diagnostics);
     if (!narrowed.graph || hasErrors(diagnostics)) return result;
     graph = narrowed.graph;
@@ -255,7 +260,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
   const plan = computePlan(graph, result.live, {
-    allowDataLoss: options.allowDataLoss === true,
+    // A preview's databases may go with it when its declaration says so (`allow_data_loss: true`).
+    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(loaded.manifest, options.preview.project)?.previews.allow_data_loss === true),
     allowReplace: options.allowReplace === true,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
@@ -265,6 +271,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   });
   plan.request_count = result.requestCount;
   plan.diagnostics = relateDiagnostics(loaded.manifest, plan.diagnostics);
+  // Sealed with the plan: `apply PLANFILE` makes the same preview environment again to re-plan it.
+  if (options.preview) plan.options.preview = { project: options.preview.project, number: options.preview.number, ...(options.preview.set?.length ? { set: options.preview.set.map((a) => ({ ...a })) } : {}) };
   if (targetScope) {
     plan.targets = [...targetScope.targets];
     // The organization-level objects kept for name resolution are not "outside the manifest".

@@ -16,7 +16,7 @@ import { addressOf } from '../model/resource.js';
 import { error } from './codes.js';
 import { copyShallow, mergeObjects } from './templates.js';
 import { knownList, nearest } from './suggest.js';
-import { sourceOf, type Manifest } from './types.js';
+import { sourceOf, type Manifest, type PreviewSpec } from './types.js';
 import { NUMBER_PLACEHOLDER, parsePreviewDuration, previewNameOf, previewNumberOf } from './preview-names.js';
 
 export { NUMBER_PLACEHOLDER, parsePreviewDuration, previewNameOf, previewNumberOf, previewPatternRegExp } from './preview-names.js';
@@ -202,6 +202,19 @@ export function withPreviewEnvironment(manifest: Manifest, request: PreviewReque
   const out = copyShallow(manifest as unknown as Obj);
   out.projects = nextProjects;
   return { manifest: out as unknown as Manifest, environment, diagnostics };
+}
+
+/** The `previews:` declaration of the project named so (letter case ignored), after loading. */
+export function previewDeclarationOf(manifest: Manifest, project: string): { project: string; previews: PreviewSpec } | undefined {
+  const p = (manifest.projects ?? []).find((x) => lower(x.name) === lower(project));
+  return p?.previews ? { project: p.name, previews: p.previews } : undefined;
+}
+
+/** The address of the preview environment of `request` (the project as the manifest spells it). */
+export function previewEnvironmentAddress(manifest: Manifest, request: PreviewRequest): string {
+  const project = (manifest.projects ?? []).find((p) => lower(p.name) === lower(request.project));
+  const name = project?.previews ? previewNameOf(project.previews.name, request.number) : String(request.number);
+  return addressOf('environment', name, addressOf('project', project?.name ?? request.project));
 }
 
 function valueAt(obj: unknown, path: readonly string[]): unknown {

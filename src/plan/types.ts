@@ -242,7 +242,7 @@ export interface Plan {
   /** HTTP requests the live read took. */
   request_count: number;
   /** `no_secret_values`: planned with --no-secret-values; apply refuses such a plan (its secrets were never read). */
-  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number; no_secret_values?: boolean };
+  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number; no_secret_values?: boolean; preview?: PreviewOption };
   /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
   applyable: boolean;
   diagnostics: Diagnostic[];
@@ -265,6 +265,13 @@ export interface Plan {
    * counted per project: never changed, deleted or listed. Absent when there is none.
    */
   previews?: PreviewCount[];
+}
+
+/** `driftless preview up`: the preview environment this plan was made with (src/manifest/previews.ts). */
+export interface PreviewOption {
+  project: string;
+  number: number;
+  set?: Array<{ text: string; path: string; value: string }>;
 }
 
 export interface PreviewCount {

@@ -218,6 +218,8 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       ...connectionOf(args),
       ...authority,
       ...(targets ? { targets } : {}),
+      // A saved `preview up` plan: the same preview environment is made again to re-plan it.
+      ...(saved?.options.preview ? { preview: saved.options.preview } : {}),
     },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
