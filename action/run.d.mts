@@ -17,6 +17,8 @@ export interface Inputs {
   project?: string;
   set?: string[];
   number?: string;
+  prune?: string;
+  keep?: string;
   event?: { action: string; number: string };
 }
 export interface Run {
@@ -27,7 +29,7 @@ export interface Run {
   planFile: string;
   splitDir: string;
   driftFile: string;
-  previewAction?: 'up' | 'down';
+  previewAction?: 'up' | 'down' | 'prune';
   previewNumber?: string;
 }
 export const PREVIEW_DOWN_ACTIONS: string[];

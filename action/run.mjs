@@ -66,6 +66,8 @@ export function readInputs(env) {
     // One SERVICE.FIELD=VALUE per line (a value may hold spaces).
     set: get('SET').split('\n').map((s) => s.trim()).filter(Boolean),
     number: get('NUMBER'),
+    prune: get('PRUNE'),
+    keep: get('KEEP'),
     event: pullRequestEvent(env),
   };
 }
@@ -121,7 +123,16 @@ export function planRun(inputs) {
       run.splitDir = inputs.splitDir || 'driftless-drift-md';
       run.args.push('--split-dir', run.splitDir);
     }
+  } else if (command === 'preview' && inputs.prune === 'true') {
+    // The nightly clean-up: every preview but those of the open pull requests (`none`: no pull
+    // request is open), else those older than their ttl.
+    const keep = inputs.keep === 'none' ? '' : inputs.keep;
+    if (keep && !/^\d+(\s*,\s*\d+)*$/.test(keep)) throw new InputError(`input 'keep' is '${inputs.keep}': expected pull request numbers separated by commas, or none`);
+    run.previewAction = 'prune';
+    run.stdoutFile = 'driftless-preview.json';
+    run.args = ['preview', 'prune', ...manifests, ...(inputs.project ? ['--project', inputs.project] : []), ...(inputs.keep ? ['--keep', keep.replace(/\s+/g, '')] : []), '--format', 'json'];
   } else if (command === 'preview') {
+    if (!['', 'false'].includes(inputs.prune ?? '')) throw new InputError(`input 'prune' is '${inputs.prune}': expected true or false`);
     if (!inputs.project) throw new InputError(`input 'project' is empty: preview needs the project whose previews: declaration to use`);
     const number = inputs.number || inputs.event?.number || '';
     if (!/^[1-9]\d{0,8}$/.test(number)) {
@@ -180,6 +191,7 @@ function previewLine(text) {
   } catch {
     return '';
   }
+  if (Array.isArray(r.deleted)) return `Pruned ${r.deleted.length} preview${r.deleted.length === 1 ? '' : 's'}${r.blocked?.length ? `; ${r.blocked.length} blocked` : ''}.`;
   if (Array.isArray(r.urls)) return `Preview ${r.environment} ${r.created ? 'created' : 'updated'}: ${r.urls.length} URL${r.urls.length === 1 ? '' : 's'}.`;
   return r.deleted ? `Preview ${r.environment} deleted.` : `Preview ${r.environment} was already gone.`;
 }

@@ -123,10 +123,10 @@ describe('every example workflow has what it needs, in the layout the examples d
       DRIFTLESS_API_TOKEN_WRITE: { kind: 'secret', environment: 'production' },
       DRIFTLESS_FINGERPRINT_KEY: { kind: 'secret', environment: 'production' },
     });
-    expect(workflows.sort()).toEqual(['apply.yml', 'drift.yml', 'plan.yml']);
+    expect(workflows.sort()).toEqual(['apply.yml', 'drift.yml', 'plan.yml', 'preview.yml']);
   });
 
-  it.each(['apply.yml', 'drift.yml', 'plan.yml'])('%s: every job reaches each secret it reads, and every command that needs the fingerprint key gets it', (name) => {
+  it.each(['apply.yml', 'drift.yml', 'plan.yml', 'preview.yml'])('%s: every job reaches each secret it reads, and every command that needs the fingerprint key gets it', (name) => {
     expect(githubProblems(readFileSync(path.join(dir, name), 'utf8'), layout)).toEqual([]);
   });
 
