@@ -69,3 +69,29 @@ describe('the nightly preview prune (drift.yml)', () => {
     expect(job.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
   });
 });
+
+describe('examples/gitlab-ci: review apps', () => {
+  const ci = parse(readFileSync(path.join(root, 'examples/gitlab-ci/.gitlab-ci.yml'), 'utf8')) as Record<string, any>;
+
+  it('a review app per merge request: preview up on every push, its environment review/IID stopped by preview down', () => {
+    const up = ci['driftless-preview'];
+    const stop = ci['driftless-preview-stop'];
+    expect(up.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
+    expect(up.environment).toMatchObject({ name: 'review/$CI_MERGE_REQUEST_IID', on_stop: 'driftless-preview-stop', url: '$PREVIEW_URL' });
+    expect(up.script.join('\n')).toMatch(/driftless preview up "\$MANIFEST_DIR" --project shop --number "\$CI_MERGE_REQUEST_IID" --set "api\.git_commit_id=\$CI_COMMIT_SHA" --format json/);
+    expect(up.artifacts.reports.dotenv).toBe('preview.env');
+    expect(stop.environment).toEqual({ name: 'review/$CI_MERGE_REQUEST_IID', action: 'stop' });
+    expect(stop.script.join('\n')).toMatch(/driftless preview down "\$MANIFEST_DIR" --project shop --number "\$CI_MERGE_REQUEST_IID"/);
+    // Both jobs of one merge request run one at a time: a stop never races an up.
+    expect(stop.resource_group).toBe(up.resource_group);
+  });
+
+  it("the dotenv line gives GitLab the preview's first URL", async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dir = mkdtempSync(path.join(tmpdir(), 'driftless-review-'));
+    writeFileSync(path.join(dir, 'preview.json'), JSON.stringify({ environment: 'pr-3', created: true, urls: [{ service: 'api', url: 'https://a.example' }] }));
+    const line = ci['driftless-preview'].script[1] as string;
+    const code = /node -e '([^']*)'/.exec(line)![1]!;
+    expect(execFileSync(process.execPath, ['-e', code], { cwd: dir, encoding: 'utf8' })).toBe('PREVIEW_URL=https://a.example\n');
+  });
+});

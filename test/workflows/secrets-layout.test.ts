@@ -86,7 +86,7 @@ export function gitlabLayout(ci: string): Map<string, { protected: boolean }> {
 export function gitlabProblems(ci: string): string[] {
   const layout = gitlabLayout(ci);
   const doc = parse(ci) as Record<string, any>;
-  const defined = new Set([...Object.keys(doc.variables ?? {}), 'CI_PIPELINE_SOURCE', 'CI_COMMIT_BRANCH', 'CI_DEFAULT_BRANCH', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID', 'CI_API_V4_URL', 'CI_JOB_URL']);
+  const defined = new Set([...Object.keys(doc.variables ?? {}), 'CI_PIPELINE_SOURCE', 'CI_COMMIT_BRANCH', 'CI_DEFAULT_BRANCH', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID', 'CI_API_V4_URL', 'CI_JOB_URL', 'CI_COMMIT_SHA']);
   const problems: string[] = [];
   for (const [name, job] of Object.entries<any>(doc)) {
     if (!job || typeof job !== 'object' || !job.script) continue;
