@@ -117,6 +117,21 @@ describe('preview up', () => {
     expect(r.stdout).toMatch(/Preview pr-42 updated\.\n  api  https:\/\/\S+\n  web  https:\/\/\S+\n/);
   });
 
+  it('--out saves the plan instead of applying it; apply PLANFILE applies exactly it (the preview under its seal)', async () => {
+    const saved = await h.run(['preview', 'up', 'infra', '--project', 'shop', '--number', '43', '--set', `api.git_commit_id=${SHA1}`, '--out', 'pr-43.plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stderr).toContain('Saved the plan of preview pr-43 to pr-43.plan.json');
+    expect(envNamed('pr-43')).toBeUndefined();
+    const applied = await h.run(['apply', 'pr-43.plan.json', ...FAST]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Applying the saved plan pr-43.plan.json, unchanged since it was made.');
+    const env = envNamed('pr-43')!;
+    expect(servicesOf(env.id).find((x) => x.name === 'api')!.git_repository.deployed_commit_id).toBe(SHA1);
+    // Applied: a second apply of the same file is refused (the live state changed since).
+    expect((await h.run(['apply', 'pr-43.plan.json', ...FAST])).code).toBe(1);
+    expect((await h.run(['preview', 'down', 'infra', '--project', 'shop', '--number', '43'])).code).toBe(0);
+  });
+
   it('a plan of the whole manifest leaves the preview alone', async () => {
     const r = await h.run(['plan', 'infra', '--detailed-exitcode']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
