@@ -14,6 +14,12 @@ export interface Inputs {
   noSecretValues: string;
   maxWait: string;
   extraArgs: string[];
+  project?: string;
+  set?: string[];
+  number?: string;
+  prune?: string;
+  keep?: string;
+  event?: { action: string; number: string };
 }
 export interface Run {
   command: string;
@@ -23,7 +29,11 @@ export interface Run {
   planFile: string;
   splitDir: string;
   driftFile: string;
+  previewAction?: 'up' | 'down' | 'prune';
+  previewNumber?: string;
 }
+export const PREVIEW_DOWN_ACTIONS: string[];
+export function pullRequestEvent(env: Record<string, string | undefined>): { action: string; number: string } | undefined;
 export function readInputs(env: Record<string, string | undefined>): Inputs;
 export function planRun(inputs: Inputs): Run;
 export function summaryLine(run: Run, result: { exitCode: number; text: string; drift?: { in_sync: boolean; summary?: { drifted?: number } } }): string;

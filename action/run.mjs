@@ -22,7 +22,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSyn
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const COMMANDS = ['plan', 'apply', 'drift', 'validate', 'show'];
+export const COMMANDS = ['plan', 'apply', 'drift', 'validate', 'show', 'preview'];
 
 /** The formats each command accepts (first: the action's default); apply has no --format. */
 export const FORMATS = {
@@ -31,7 +31,12 @@ export const FORMATS = {
   validate: ['github', 'human', 'json'],
   show: ['human', 'markdown', 'json'],
   apply: [],
+  // The comment step reads preview's JSON result: the format is not an input.
+  preview: [],
 };
+
+/** The pull request event's actions: `closed` takes the preview down, the others bring it up. */
+export const PREVIEW_DOWN_ACTIONS = ['closed'];
 
 /** GitHub's limit for one comment body. */
 export const COMMENT_LIMIT = 65_536;
@@ -57,7 +62,27 @@ export function readInputs(env) {
     maxWait: get('MAX_WAIT'),
     // Split on white space, never evaluated by a shell: `--target app.web --refresh full`.
     extraArgs: get('EXTRA_ARGS').split(/\s+/).filter(Boolean),
+    project: get('PROJECT'),
+    // One SERVICE.FIELD=VALUE per line (a value may hold spaces).
+    set: get('SET').split('\n').map((s) => s.trim()).filter(Boolean),
+    number: get('NUMBER'),
+    prune: get('PRUNE'),
+    keep: get('KEEP'),
+    event: pullRequestEvent(env),
   };
+}
+
+/** The action and number of the pull request event that started the workflow, when it is one. */
+export function pullRequestEvent(env) {
+  if (!env.GITHUB_EVENT_PATH || !existsSync(env.GITHUB_EVENT_PATH)) return undefined;
+  let payload;
+  try {
+    payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const number = payload?.pull_request?.number ?? payload?.number;
+  return { action: typeof payload?.action === 'string' ? payload.action : '', number: Number.isInteger(number) ? String(number) : '' };
 }
 
 /**
@@ -98,6 +123,27 @@ export function planRun(inputs) {
       run.splitDir = inputs.splitDir || 'driftless-drift-md';
       run.args.push('--split-dir', run.splitDir);
     }
+  } else if (command === 'preview' && inputs.prune === 'true') {
+    // The nightly clean-up: every preview but those of the open pull requests (`none`: no pull
+    // request is open), else those older than their ttl.
+    const keep = inputs.keep === 'none' ? '' : inputs.keep;
+    if (keep && !/^\d+(\s*,\s*\d+)*$/.test(keep)) throw new InputError(`input 'keep' is '${inputs.keep}': expected pull request numbers separated by commas, or none`);
+    run.previewAction = 'prune';
+    run.stdoutFile = 'driftless-preview.json';
+    run.args = ['preview', 'prune', ...manifests, ...(inputs.project ? ['--project', inputs.project] : []), ...(inputs.keep ? ['--keep', keep.replace(/\s+/g, '')] : []), '--format', 'json'];
+  } else if (command === 'preview') {
+    if (!['', 'false'].includes(inputs.prune ?? '')) throw new InputError(`input 'prune' is '${inputs.prune}': expected true or false`);
+    if (!inputs.project) throw new InputError(`input 'project' is empty: preview needs the project whose previews: declaration to use`);
+    const number = inputs.number || inputs.event?.number || '';
+    if (!/^[1-9]\d{0,8}$/.test(number)) {
+      throw new InputError(number ? `input 'number' is '${number}': expected a pull request number` : `preview needs a pull request number: run it on a pull_request event, or set input 'number'`);
+    }
+    // `closed` takes the preview down; opened, reopened, synchronize (and a run without an event) bring it up.
+    run.previewAction = PREVIEW_DOWN_ACTIONS.includes(inputs.event?.action ?? '') ? 'down' : 'up';
+    run.previewNumber = number;
+    run.stdoutFile = 'driftless-preview.json';
+    run.args = ['preview', run.previewAction, ...manifests, '--project', inputs.project, '--number', number, '--format', 'json'];
+    if (run.previewAction === 'up') for (const s of inputs.set) run.args.push('--set', s);
   } else if (command === 'validate') {
     run.args = ['validate', ...manifests, '--format', format];
   } else {
@@ -133,7 +179,21 @@ export function summaryLine(run, { exitCode, text, drift }) {
     return drift.in_sync ? 'No drift: the live platform matches Git.' : `Drift detected: ${n} resource${n === 1 ? '' : 's'} differ${n === 1 ? 's' : ''} from Git.`;
   }
   if (run.command === 'apply') return /Apply complete!.*/.exec(text)?.[0] ?? 'Apply complete!';
+  if (run.command === 'preview') return previewLine(text);
   return 'The manifest is valid.';
+}
+
+/** The summary line of preview's JSON result. */
+function previewLine(text) {
+  let r;
+  try {
+    r = JSON.parse(text);
+  } catch {
+    return '';
+  }
+  if (Array.isArray(r.deleted)) return `Pruned ${r.deleted.length} preview${r.deleted.length === 1 ? '' : 's'}${r.blocked?.length ? `; ${r.blocked.length} blocked` : ''}.`;
+  if (Array.isArray(r.urls)) return `Preview ${r.environment} ${r.created ? 'created' : 'updated'}: ${r.urls.length} URL${r.urls.length === 1 ? '' : 's'}.`;
+  return r.deleted ? `Preview ${r.environment} deleted.` : `Preview ${r.environment} was already gone.`;
 }
 
 /** A code fence longer than any run of backticks in `text`, so that nothing in it closes the fence. */
@@ -260,7 +320,7 @@ export async function main(env = process.env, out = process.stdout) {
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     out.write(`::error title=driftless action::${e.message}\n`);
-    const outputs = { 'exit-code': '1', summary: e.message, 'plan-file': '', 'markdown-dir': '', 'markdown-parts': '0', 'output-file': '', 'drift-file': '' };
+    const outputs = { 'exit-code': '1', summary: e.message, 'plan-file': '', 'markdown-dir': '', 'markdown-parts': '0', 'output-file': '', 'drift-file': '', 'preview-action': '' };
     setOutputs(env.GITHUB_OUTPUT, outputs);
     return outputs;
   }
@@ -316,6 +376,8 @@ export async function main(env = process.env, out = process.stdout) {
     'markdown-parts': String(parts.length),
     'output-file': run.stdoutFile,
     'drift-file': run.driftFile && existsSync(run.driftFile) ? run.driftFile : '',
+    // preview: `up` or `down`, for the comment step (which reads output-file).
+    'preview-action': run.previewAction ?? '',
   };
   setOutputs(env.GITHUB_OUTPUT, outputs);
   out.write(`${summary}\n`);

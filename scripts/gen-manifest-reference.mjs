@@ -45,6 +45,13 @@ export const OWNS_LIST = {
   '/definitions/container/properties/healthchecks': '**yes**, once declared: a live probe left out is removed',
 };
 
+/** Schema pointer of a field -> what the `driftless preview` commands delete because of it (never `apply`). */
+export const PREVIEW_DELETES = {
+  '/definitions/project/properties/previews': '**no** for `apply` (it leaves matching environments alone); `preview down` and `preview prune` delete the previews it makes',
+  '/definitions/project/properties/previews/properties/ttl': '**yes**, by `preview prune`: previews older than this are deleted',
+  '/definitions/project/properties/previews/properties/allow_data_loss': "**yes**, when true: a preview's databases are deleted with it",
+};
+
 /** Definitions that are generated copies (scripts/gen-override-schema.mjs): described once, not listed. */
 const isGeneratedPartial = (name) => name === 'service_override' || name.startsWith('partial_');
 
@@ -161,7 +168,7 @@ function build(schema) {
     // `protect` is the opposite of a deletion: it forbids the object's deletion and replacement.
     if (field === 'protect') return '**no**: `true` forbids deleting or replacing it, whatever the flags';
     if (field === 'prune' && (prop.$ref === '#/definitions/prune' || prop.properties)) return '**yes**: see [prune](#prune)';
-    return REPLACES[pointer] ?? OWNS_LIST[pointer] ?? '';
+    return REPLACES[pointer] ?? OWNS_LIST[pointer] ?? PREVIEW_DELETES[pointer] ?? '';
   };
 
   // Render breadth-first: rendering a section registers the sections its fields refer to.

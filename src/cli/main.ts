@@ -23,6 +23,7 @@ const COMMAND_MODULES: Record<string, () => Promise<CliCommand<any>>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
+  preview: async () => (await import('./commands/preview.js')).previewCommand,
 };
 
 async function commandsFor(argv: string[]): Promise<CliCommand<any>[]> {

@@ -85,8 +85,8 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     loadManifest: (p) => {
       // With a cache directory, files unchanged since the last run are not parsed again; a targeted
       // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
-      const manifestCache = options.targets === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
-      return loadManifest(p, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}) });
+      const manifestCache = options.targets === undefined && options.preview === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
+      return loadManifest(p, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}), ...(options.preview ? { preview: options.preview } : {}) });
     },
     connect: () => {
       if (session) return { session, diagnostics: [] };

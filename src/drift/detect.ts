@@ -30,7 +30,7 @@ import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } fro
 import { isServiceKind } from '../model/resource.js';
 import { pruneOptIn } from '../graph/prune.js';
 import { blockingOf } from '../plan/guards.js';
-import type { FieldChange, OutOfScope, Plan, ResourceChange } from '../plan/types.js';
+import type { FieldChange, OutOfScope, Plan, PreviewCount, ResourceChange } from '../plan/types.js';
 import { secretsNotCompared } from '../render/describe.js';
 import type { ChangedBy } from './change-author.js';
 
@@ -116,6 +116,8 @@ export interface DriftReport {
    * not drift, not in the fingerprint; shown so that nobody wonders why they are not reported.
    */
   out_of_scope?: OutOfScope;
+  /** Live environments left to `driftless preview`, per project (see Plan.previews). */
+  previews?: PreviewCount[];
   /**
    * `drift --no-secret-values`: the live records whose secrets were not compared (their values were
    * not read), with the secrets' marker fields. Not drift, not in the fingerprint: a secret changed
@@ -186,6 +188,7 @@ export function detectDrift(plan: Plan, graph: DesiredGraph, live: LiveState, op
     request_count: plan.request_count,
   };
   if (plan.out_of_scope) report.out_of_scope = plan.out_of_scope;
+  if (plan.previews) report.previews = plan.previews;
   if (plan.options.no_secret_values === true) report.secrets_not_compared = secretsNotCompared(plan);
   if (plan.targets) report.targets = [...plan.targets];
   report.complete = plan.targets === undefined;

@@ -11,6 +11,7 @@ import { REDACTED } from '../model/secret.js';
 import { escapeControl, escapeJsonText, escapeMarkdown, fenceFor, inlineCode } from '../render/escape.js';
 import type { Palette } from '../render/palette.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { previewsLine } from '../plan/types.js';
 import { joinMarkdown, packMarkdown, textBlock, type MarkdownBlock, type MarkdownDocument } from '../render/markdown-parts.js';
 import { DRIFT_FORMAT_VERSION, type DriftField, type DriftItem, type DriftOrigin, type DriftReport } from './detect.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
@@ -109,7 +110,7 @@ function secretsMarkdown(r: DriftReport, withAddresses: boolean): string | undef
 }
 
 export function renderDriftHuman(r: DriftReport, ctx: DriftRenderContext, p: Palette): string {
-  const scope = outOfScopeLine(r.out_of_scope);
+  const scope = [outOfScopeLine(r.out_of_scope), previewsLine(r.previews)].filter(Boolean).join('\n') || undefined;
   const secrets = secretsLine(r);
   const partial = partialReportLine(r);
   if (r.in_sync) return `${p.green('No drift.')} The live platform matches Git (${plural(r.checked, 'resource')} compared, ${plural(r.request_count, 'API request')}).\n${partial ? `${p.yellow(escapeControl(partial))}\n` : ''}${secrets ? `${p.yellow(escapeControl(secrets))}\n` : ''}${scope ? `${p.dim(scope)}\n` : ''}`;
@@ -208,7 +209,7 @@ export function renderDriftMarkdownParts(r: DriftReport, ctx: DriftRenderContext
 function driftDocument(r: DriftReport, ctx: DriftRenderContext, maxDetail: number): MarkdownDocument {
   const md = escapeMarkdown;
   const preamble = fingerprintMarker(r);
-  const scope = outOfScopeLine(r.out_of_scope);
+  const scope = [outOfScopeLine(r.out_of_scope), previewsLine(r.previews)].filter(Boolean).join(' ') || undefined;
   const partialLine = partialReportLine(r);
   const partial = partialLine ? `> [!NOTE]\n> ${md(partialLine)}` : undefined;
   if (r.in_sync) {

@@ -116,6 +116,8 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
     );
   }
   const graph: DesiredGraph = { resources: b.resources, order };
+  const previews = (m.projects ?? []).filter((p) => p.previews !== undefined).map((p) => ({ project: addressOf('project', p.name), pattern: p.previews!.name }));
+  if (previews.length > 0) graph.previews = previews;
   const topPrune = pruneKinds(m.prune, 'organization');
   if (topPrune.length > 0) graph.prune = topPrune;
   if (m.scope !== undefined) graph.scope = m.scope;

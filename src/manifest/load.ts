@@ -31,6 +31,7 @@ import { checkValues } from './value-checks.js';
 import { expandTemplates, relateDiagnostics, relateOverrideProblems, type TemplateLocations } from './templates.js';
 import { decodeLoadCacheEntry, encodeLoadCacheEntry, loadCacheKey, type LoadCacheStore } from './load-cache.js';
 import type { Manifest } from './types.js';
+import { withPreviewEnvironment, type PreviewRequest } from './previews.js';
 
 export { readReferencedFile };
 
@@ -62,6 +63,8 @@ export interface LoadOptions {
   secretValues?: 'read' | 'unread';
   /** Where what the files built is kept between runs (load-cache.ts); none: every load parses. */
   cache?: LoadCacheStore;
+  /** `driftless preview up`: the preview environment of this pull request is added to its project (previews.ts). */
+  preview?: PreviewRequest;
 }
 
 export interface LoadResult {
@@ -106,7 +109,8 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     limits,
     ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
     ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
-    ...(opts.cache ? { cache: opts.cache } : {}),
+    ...(opts.cache && !opts.preview ? { cache: opts.cache } : {}),
+    ...(opts.preview ? { preview: opts.preview } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -137,6 +141,8 @@ export interface SourceLoadOptions {
   readFile(ref: string, from: ManifestFile): FileReadResult;
   /** See LoadOptions.cache. */
   cache?: LoadCacheStore;
+  /** See LoadOptions.preview. */
+  preview?: PreviewRequest;
 }
 
 /**
@@ -221,8 +227,15 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     // file would be reported as missing.
     const complete = !incomplete && !hasErrors(diagnostics);
     const merged = mergeManifestFiles(parts);
+    // A preview being made is an environment of its project from here on (previews.ts).
+    let declared = merged.manifest;
+    if (opts.preview) {
+      const withPreview = withPreviewEnvironment(merged.manifest, opts.preview);
+      diagnostics.push(...withPreview.diagnostics);
+      if (withPreview.manifest) declared = withPreview.manifest;
+    }
     // Templates are expanded before any other check: every later stage sees plain environments.
-    const expanded = expandTemplates(merged.manifest);
+    const expanded = expandTemplates(declared);
     manifest = expanded.manifest;
     templates = expanded.templates;
     // An override's value of a variable its template marks secret is a secret too: only the

@@ -28,6 +28,7 @@ import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
 import { FIELD_SOURCES, SOURCE, sourceOf, type Manifest } from './types.js';
+import { checkPreviewDeclaration, previewEnvironmentOf } from './previews.js';
 
 /** Lists merged item by item, by this field of their items (scripts/gen-override-schema.mjs says the same). */
 export const MERGE_KEYS: Readonly<Record<string, string>> = { variables: 'key', ports: 'name', storage: 'mount_point' };
@@ -66,7 +67,7 @@ export function expandTemplates(manifest: Manifest): { manifest: Manifest; diagn
   const diagnostics: Diagnostic[] = [];
   const related: TemplateLocations = { byAddress: new Map(), regions: [] };
   const projects = manifest.projects as unknown as Obj[] | undefined;
-  if (!projects?.some((p) => p.templates !== undefined || (p.environments as Obj[] | undefined)?.some(usesTemplate))) {
+  if (!projects?.some((p) => p.templates !== undefined || p.previews !== undefined || (p.environments as Obj[] | undefined)?.some(usesTemplate))) {
     return { manifest, diagnostics, incomplete: false };
   }
   const out = copyShallow(manifest as unknown as Obj);
@@ -236,9 +237,23 @@ function expandProject(project: Obj, diagnostics: Diagnostic[], related: Templat
   }
   const out = copyShallow(project);
   delete out.templates;
+  // What later stages need of the declaration is its names; its overrides were checked by the
+  // probe below and are applied only to a preview being made (so their `${env:}` are not read).
+  if (isObject(project.previews)) {
+    out.previews = copyShallow(project.previews);
+    delete (out.previews as Obj).overrides;
+  }
   const environments = Array.isArray(project.environments) ? (project.environments as Obj[]) : [];
+  const previews = isObject(project.previews) ? project.previews : undefined;
+  const previewProblems = checkPreviewDeclaration(project, [...templates.values()].map((t) => String(t.name)));
+  diagnostics.push(...previewProblems);
+  // A probe preview, named by the pattern, finds what its overrides say wrong of the template.
+  if (previews && previewProblems.length === 0) {
+    instantiate(previewEnvironmentOf(previews, String(previews.name)), templates, addressOf('project', String(project.name)), diagnostics, { byAddress: new Map(), regions: [] });
+  }
   for (const t of templates.values()) {
     if (environments.some((e) => lower(e.template) === lower(t.name))) continue;
+    if (previews && lower(previews.template) === lower(t.name)) continue;
     diagnostics.push(
       warning('manifest.unused-template', `template \`${String(t.name)}\` of project \`${String(project.name)}\` is used by no environment`, {
         detail: 'A template creates nothing by itself: name it in an environment with `template:`, or remove it.',
@@ -520,7 +535,7 @@ function setOwn(o: Obj, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-function copyShallow(v: Obj): Obj {
+export function copyShallow(v: Obj): Obj {
   const out: Obj = { ...v };
   copySources(v, out);
   return out;

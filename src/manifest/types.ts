@@ -196,6 +196,27 @@ export interface ProjectSpec extends Located, IgnoresChanges, Protectable {
   templates?: EnvironmentTemplateSpec[];
   environments?: EnvironmentSpec[];
   prune?: PruneSpec;
+  /**
+   * Preview environments (one per pull request), made from a template by `driftless preview up`.
+   * Kept after loading (unlike `templates`): plan and drift leave the environments that match its
+   * `name` alone (src/manifest/previews.ts).
+   */
+  previews?: PreviewSpec;
+}
+
+/** `previews:` of a project: how `driftless preview` makes the environment of pull request N. */
+export interface PreviewSpec extends Located {
+  /** A template of the project. */
+  template: string;
+  /** The environment's name, with `{number}` where the pull request number goes (`pr-{number}`). */
+  name: string;
+  cluster: string;
+  /** A duration (`72h`, `7d`): `preview prune` deletes older previews. */
+  ttl?: string;
+  /** A preview's databases may be deleted with it. */
+  allow_data_loss?: boolean;
+  /** As an environment's `overrides`. */
+  overrides?: EnvironmentSpec['overrides'];
 }
 
 /** Variables, stages and services written once, instantiated by every environment that names the template. */

@@ -223,6 +223,11 @@ export interface DesiredGraph {
    * `to`, a cycle...): no live object one of them names as `from` is ever deleted (src/plan/protect.ts).
    */
   movedFrom?: MovedEntry[];
+  /**
+   * `previews.name` of each project that declares previews: live environments of that project whose
+   * name matches belong to `driftless preview`, never changed, deleted or listed by a plan.
+   */
+  previews?: Array<{ project: Address; pattern: string }>;
 }
 
 /** A rename in place: the live object at `from` is the desired object at `to`. */

@@ -26,6 +26,7 @@ import type { AuditEvent } from '../live/audit-log.js';
 import { runOrganizationChecks } from '../checks/index.js';
 import { referenceContextOfLive } from '../manifest/remote-names.js';
 import { apiDiagnostic } from './api-diagnostic.js';
+import { previewDeclarationOf, previewEnvironmentAddress, type PreviewRequest } from '../manifest/previews.js';
 
 export interface PlanPipelineOptions {
   parallelism?: number;
@@ -36,6 +37,8 @@ export interface PlanPipelineOptions {
   targets?: readonly string[];
   /** `--no-secret-values`: secret fields are not read, never compared, and the plan is not applyable. */
   noSecretValues?: boolean;
+  /** `driftless preview up`: the manifest gets the preview environment of this pull request (src/manifest/previews.ts). */
+  preview?: PreviewRequest;
 }
 
 /** What the live read learnt besides its records (from the refresh cache; nothing after a full read). */
@@ -92,7 +95,9 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   if (!loaded.manifest || hasErrors(diagnostics)) return result;
   result.manifest = loaded.manifest;
 
-  const desired = desiredGraphOf(loaded, options.targets);
+  // A preview run plans (and reads) its one environment, as `--target` of it would.
+  const targets = options.preview ? [previewEnvironmentAddress(loaded.manifest, options.preview)] : options.targets;
+  const desired = desiredGraphOf(loaded, targets);
   diagnostics.push(...desired.diagnostics);
   if (!desired.graph || hasErrors(diagnostics)) return result;
   const { graph, targetScope } = desired;
@@ -160,7 +165,8 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   result.fingerprintKeySource = fk.source;
 
   const plan = computePlan(graph, live, {
-    allowDataLoss: options.allowDataLoss === true,
+    // A preview's databases may go with it when its declaration says so (`allow_data_loss: true`).
+    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(loaded.manifest, options.preview.project)?.previews.allow_data_loss === true),
     allowReplace: options.allowReplace === true,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
@@ -170,6 +176,8 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   });
   plan.request_count = result.requestCount;
   plan.diagnostics = relateDiagnostics(loaded.templates, plan.diagnostics);
+  // Sealed with the plan: `apply PLANFILE` makes the same preview environment again to re-plan it.
+  if (options.preview) plan.options.preview = { project: options.preview.project, number: options.preview.number, ...(options.preview.set?.length ? { set: options.preview.set.map((a) => ({ ...a })) } : {}) };
   if (targetScope) {
     plan.targets = [...targetScope.targets];
     // The organization-level objects kept for name resolution are not "outside the manifest".

@@ -10,7 +10,7 @@ import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
-import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, ResourceChange } from './types.js';
+import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, PreviewCount, ResourceChange } from './types.js';
 import { PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
@@ -25,6 +25,7 @@ import { aliasedService, aliasesOfDeletedServices } from './builtin-aliases.js';
 import { renamedReferences, withRenamedReferences, type RenamedReferences } from './moved-references.js';
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
 import { plural, withArticle } from '../render/words.js';
+import { previewNumberOf } from '../manifest/preview-names.js';
 
 /** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
 const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
@@ -226,7 +227,8 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   }
 
   const outOfScope: OutOfScope['counts'] = {};
-  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope));
+  const previews: PreviewCount[] = (graph.previews ?? []).map((p) => ({ ...p, count: 0 }));
+  changes.push(...undeclared(graph, live, claimed, recreated, liveOf, kindReplaced, flags, outOfScope, previews));
   // Protected objects and `moved` sources: never deleted or replaced, whatever the flags.
   diagnostics.push(...guardProtected(changes, graph, live, liveOf));
   diagnostics.push(...aliasesOfDeletedServices(graph, live, liveOf, changes));
@@ -261,6 +263,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   };
   if (ignoredCount > 0) plan.ignored_fields = ignoredCount;
   if (Object.keys(outOfScope).length > 0) plan.out_of_scope = { scope: manifestScope(graph), counts: outOfScope };
+  if (previews.some((p) => p.count > 0)) plan.previews = previews.filter((p) => p.count > 0);
   if (options.apiUrl !== undefined) plan.api_url = options.apiUrl;
   if (options.maxDestroy !== undefined) plan.options.max_destroy = options.maxDestroy;
   if (options.noSecretValues === true) plan.options.no_secret_values = true;
@@ -418,6 +421,11 @@ function namesOf(live: LiveState, kind: ResourceKind): string[] {
   return out.sort();
 }
 
+/** The preview declaration of `project` whose pattern `environmentName` matches. */
+function previewOf(previews: PreviewCount[], project: Address, environmentName: string): PreviewCount | undefined {
+  return previews.find((p) => p.project === project && previewNumberOf(p.pattern, environmentName) !== undefined);
+}
+
 /**
  * Live resources the manifest does not declare: deleted with a replaced or pruned ancestor, deleted
  * when their scope opts into pruning their kind, otherwise listed as unmanaged. Children of an
@@ -434,6 +442,7 @@ function undeclared(
   kindReplaced: Map<Address, Address>,
   flags: GuardFlags,
   outOfScope: OutOfScope['counts'],
+  previews: PreviewCount[],
 ): ResourceChange[] {
   const owns = ownsUndeclaredAtTop(graph);
   // Live address of a parent -> desired resource, for prune scopes.
@@ -478,6 +487,14 @@ function undeclared(
     if (l.parent === undefined && !owns(l.kind)) {
       fate.set(l.address, 'hidden');
       outOfScope[l.kind] = (outOfScope[l.kind] ?? 0) + 1;
+      continue;
+    }
+    // A preview's environment (its name matches the project's `previews.name`), and all in it:
+    // `driftless preview`'s, whatever the project prunes; only counted.
+    const preview = l.kind === 'environment' && l.parent !== undefined ? previewOf(previews, desiredOfLive.get(l.parent)?.address ?? l.parent, l.name) : undefined;
+    if (preview) {
+      fate.set(l.address, 'hidden');
+      preview.count++;
       continue;
     }
     let deleteReason: string | undefined;

@@ -252,7 +252,7 @@ export interface Plan {
   /** HTTP requests the live read took. */
   request_count: number;
   /** `no_secret_values`: planned with --no-secret-values; apply refuses such a plan (its secrets were never read). */
-  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number; no_secret_values?: boolean };
+  options: { allow_data_loss: boolean; allow_replace?: boolean; max_destroy?: number; no_secret_values?: boolean; preview?: PreviewOption };
   /** false when a change is blocked or an error diagnostic is present: apply must refuse it. */
   applyable: boolean;
   diagnostics: Diagnostic[];
@@ -270,6 +270,32 @@ export interface Plan {
   targets?: Address[];
   /** How many fields of existing objects `ignore_changes` left out of the comparison (absent: none). */
   ignored_fields?: number;
+  /**
+   * Live environments left to `driftless preview` (their name matches a project's `previews.name`),
+   * counted per project: never changed, deleted or listed. Absent when there is none.
+   */
+  previews?: PreviewCount[];
+}
+
+/** `driftless preview up`: the preview environment this plan was made with (src/manifest/previews.ts). */
+export interface PreviewOption {
+  project: string;
+  number: number;
+  set?: Array<{ text: string; path: string; value: string }>;
+}
+
+export interface PreviewCount {
+  project: Address;
+  pattern: string;
+  count: number;
+}
+
+/** `2 preview environments (pr-{number}) left to `driftless preview`.`, or undefined when none. */
+export function previewsLine(previews: readonly PreviewCount[] | undefined): string | undefined {
+  const total = (previews ?? []).reduce((n, p) => n + p.count, 0);
+  if (total === 0) return undefined;
+  const patterns = [...new Set(previews!.filter((p) => p.count > 0).map((p) => p.pattern))].join(', ');
+  return `${total} preview environment${total === 1 ? '' : 's'} (${patterns}) left to \`driftless preview\`.`;
 }
 
 export interface OutOfScope {

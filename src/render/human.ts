@@ -10,6 +10,7 @@ import type { ChangeLabel } from './describe.js';
 import { formatValue, groupChanges, isMultiline, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, protectMarksLine, partialLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine, titleOf } from './describe.js';
 import { escapeControl } from './escape.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { previewsLine } from '../plan/types.js';
 import type { Palette } from './palette.js';
 import { NO_COLOR } from './palette.js';
 import { blockedRoots, blockingFlags, blockingOf, refusedWithout } from '../plan/guards.js';
@@ -88,6 +89,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   if (secretless) out.push(p.yellow(secretless));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) out.push(p.dim(scope));
+  const previews = previewsLine(plan.previews);
+  if (previews) out.push(p.dim(previews));
   // Again beside the summary: a long plan's top is out of sight where its summary is read.
   if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.join(' ')}.`));
   const ignored = ignoredFieldsLine(plan);

@@ -103,6 +103,7 @@ export interface JsonPlan {
   options?: Plan['options'];
   /** Organization-level objects outside the manifest's scope, counted by kind (absent when none). */
   out_of_scope?: Plan['out_of_scope'];
+  previews?: Plan['previews'];
   /**
    * As Terraform's: false when applying this plan does not converge the whole manifest, which here
    * means it was made with `--target` (then `targets` lists the addresses). Absent from a failure
@@ -132,6 +133,7 @@ export function planToJson(plan: Plan, meta: JsonPlanMeta): JsonPlan {
     options: plan.options,
   };
   if (plan.out_of_scope) out.out_of_scope = plan.out_of_scope;
+  if (plan.previews) out.previews = plan.previews;
   out.complete = plan.targets === undefined;
   if (plan.targets) out.targets = [...plan.targets];
   if (plan.ignored_fields !== undefined) out.ignored_fields = plan.ignored_fields;

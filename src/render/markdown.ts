@@ -16,6 +16,7 @@ import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges
 import { escapeControl, escapeMarkdown, fenceFor, inlineCode } from './escape.js';
 import { renderDeployMermaid } from './graph.js';
 import { outOfScopeLine } from '../plan/scope.js';
+import { previewsLine } from '../plan/types.js';
 import { joinMarkdown, packMarkdownPlaced, textBlock, type MarkdownBlock, type MarkdownDocument } from './markdown-parts.js';
 import { blockedRoots, blockingFlags, blockingOf, refusedWithout } from '../plan/guards.js';
 import { readableAddress } from '../model/resource.js';
@@ -201,6 +202,8 @@ function planDocument(plan: Plan, opts: MarkdownOptions, maxSection: number, nam
   if (plan.deploy_order.length > 0) blocks.push(textBlock(deployOrder(plan)));
   const scope = outOfScopeLine(plan.out_of_scope);
   if (scope) blocks.push(textBlock(escapeMarkdown(scope)));
+  const previews = previewsLine(plan.previews);
+  if (previews) blocks.push(textBlock(escapeMarkdown(previews)));
   const ignored = ignoredFieldsLine(plan);
   if (ignored) blocks.push(textBlock(escapeMarkdown(ignored)));
   const marks = protectMarksLine(plan);

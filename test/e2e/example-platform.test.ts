@@ -1,6 +1,6 @@
 /**
  * examples/platform, the multi-environment repository of the README, on the emulator over HTTP:
- * staging, production and a preview environment from one template of 12 services, written in
+ * staging, production and the previews of pull requests from one template of 12 services, written in
  * files per team, with a `moved` entry and an `ignore_changes` rule. It goes plan -> apply -> plan
  * clean from nothing; from the repository as it was before the rename, it renames in place; the
  * field the web team's pipeline owns is not drift. Its validate errors are in
@@ -13,7 +13,7 @@ import { FAST, startHarness, type Harness } from './helpers.js';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../examples/platform');
 const SECRETS = { STRIPE_TEST_SECRET_KEY: 'sk_test_example_0123', STRIPE_LIVE_SECRET_KEY: 'sk_live_example_4567' };
-const ENVIRONMENTS = ['preview-pr-142', 'production', 'staging'];
+const ENVIRONMENTS = ['production', 'staging'];
 const TEMPLATE_SERVICES = ['admin', 'cart-api', 'catalog-api', 'checkout-api', 'db-migrate', 'image-resizer', 'payments-worker', 'postgres', 'redis', 'search', 'search-indexer', 'web'];
 
 let h: Harness;
@@ -56,9 +56,9 @@ describe('examples/platform', () => {
     writeExample('platform');
     const first = await run('plan', 'platform', '--detailed-exitcode');
     expect(first.code, first.stderr).toBe(2);
-    expect(first.stdout).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy, 33 to deploy\./);
+    expect(first.stdout).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy, 24 to deploy\./);
     // Nothing to rename on a new organization: each entry says so, and nothing is refused.
-    expect(first.stderr.match(/warning\[[^\]]*\]/g)?.length).toBe(3);
+    expect(first.stderr.match(/warning\[[^\]]*\]/g)?.length).toBe(2);
 
     const applied = await run('apply', 'platform', '--auto-approve', ...FAST);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -67,19 +67,31 @@ describe('examples/platform', () => {
     const names = (env: string) => [...services.keys()].filter((k) => k.startsWith(`${env}/`)).map((k) => k.slice(env.length + 1)).sort();
     expect(names('staging')).toEqual(TEMPLATE_SERVICES);
     expect(names('production')).toEqual(TEMPLATE_SERVICES);
-    expect(names('preview-pr-142')).toEqual(TEMPLATE_SERVICES.filter((n) => !['admin', 'image-resizer', 'search-indexer'].includes(n)));
     // Each team's production overrides, from its own file; the template's values elsewhere.
     expect(services.get('production/checkout-api')).toMatchObject({ cpu: 1000, min_running_instances: 2, max_running_instances: 6 });
     expect(services.get('staging/checkout-api')).toMatchObject({ cpu: 250 });
     expect(services.get('production/postgres')).toMatchObject({ cpu: 1000, memory: 2048, storage: 100 });
     expect(services.get('production/catalog-api')!.git_repository.branch).toBe('release');
-    expect(services.get('preview-pr-142/catalog-api')!.git_repository.branch).toBe('pr-142');
     expect(services.get('staging/catalog-api')!.git_repository.branch).toBe('main');
     expect(services.get('production/web')).toMatchObject({ min_running_instances: 3, tag: '2.14.0' });
 
     const again = await run('plan', 'platform', '--detailed-exitcode');
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('No changes.');
+
+    // A pull request's preview: the template with the declaration's overrides and the run's branch.
+    const up = await run('preview', 'up', 'platform', '--project', 'storefront', '--number', '142', '--set', 'catalog-api.git_repository.branch=pr-142', '--format', 'json', ...FAST);
+    expect(up.code, up.stderr).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ environment: 'pr-142', created: true });
+    const withPreview = liveServices();
+    const previewNames = [...withPreview.keys()].filter((k) => k.startsWith('pr-142/')).map((k) => k.slice(7)).sort();
+    expect(previewNames).toEqual(TEMPLATE_SERVICES);
+    expect(withPreview.get('pr-142/catalog-api')!.git_repository.branch).toBe('pr-142');
+    expect(withPreview.get('pr-142/search-indexer')).toMatchObject({ memory: 256 });
+    expect(withPreview.get('staging/search-indexer')).toMatchObject({ memory: 512 });
+    const still = await run('plan', 'platform', '--detailed-exitcode');
+    expect(still.code, still.stdout + still.stderr).toBe(0);
+    expect(still.stdout).toContain('1 preview environment (pr-{number}) left to `driftless preview`.');
   }, 120_000);
 
   it('renames orders-api to checkout-api in place in every environment (moved), and leaves the web tag to its pipeline (ignore_changes)', async () => {
@@ -99,12 +111,12 @@ describe('examples/platform', () => {
     const plan = await run('plan', 'platform');
     expect(plan.code, plan.stderr).toBe(0);
     for (const e of ENVIRONMENTS) expect(plan.stdout).toContain(`renamed from project.storefront/environment.${e}/container.orders-api`);
-    expect(plan.stdout).toContain('Plan: 0 to add, 3 to change, 0 to destroy, 0 to deploy.');
+    expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy, 0 to deploy.');
 
     expect((await run('apply', 'platform', '--auto-approve', ...FAST)).code).toBe(0);
     const after = liveServices();
     expect(ENVIRONMENTS.map((e) => after.get(`${e}/checkout-api`)?.id)).toEqual(idsBefore);
-    expect(ENVIRONMENTS.map((e) => after.get(`${e}/orders-api`))).toEqual([undefined, undefined, undefined]);
+    expect(ENVIRONMENTS.map((e) => after.get(`${e}/orders-api`))).toEqual([undefined, undefined]);
     expect(idsBefore.map((id) => h.emu.state.serviceHistory[id]!.length)).toEqual(historyBefore);
 
     // The web team's pipeline deploys a new tag: not a change driftless makes, nor drift.
@@ -116,7 +128,7 @@ describe('examples/platform', () => {
     expect(clean.stdout).toContain('No changes.');
     expect(clean.stdout).toMatch(/Ignored \d+ fields? of \d+ objects? \(ignore_changes\)/);
     // Every rename is done: the entries can go.
-    expect(clean.stderr.match(/the entry can be removed/g)?.length).toBe(3);
+    expect(clean.stderr.match(/the entry can be removed/g)?.length).toBe(2);
     const drift = await run('drift', 'platform');
     expect(drift.code, drift.stdout).toBe(0);
   }, 120_000);

@@ -142,6 +142,11 @@ beforeAll(async () => {
     next = body.links?.next ? new URL(body.links.next).pathname + new URL(body.links.next).search : undefined;
   }
   await fetch(`${proxy.url}/organization/${h.emu.organizationId}/targets`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
+  // The URLs of the services (what `preview up` prints): per environment and per application.
+  const web = Object.values(s.services).find((x: any) => x.service_type === 'APPLICATION' && x.environment.id === helloStaging.id)!;
+  for (const path of [`/environment/${helloStaging.id}/link`, `/application/${web.id}/link`]) {
+    await fetch(proxy.url + path, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
+  }
 
   // The console takes its hotfix back (no scope prunes environment variables here).
   const hotfix = Object.values(s.variables).find((v: any) => v.key === 'HOTFIX')!;
@@ -183,6 +188,8 @@ describe('the broad scenario against the real API document (vendored)', () => {
       'POST /environment/{environmentId}/service/deploy',
       'DELETE /environment/{environmentId}',
       'GET /organization/{organizationId}/events',
+      'GET /environment/{environmentId}/link',
+      'GET /application/{applicationId}/link',
       'POST /organization/{organizationId}/webhook',
       'POST /variable',
       'PUT /variable/{variableId}',

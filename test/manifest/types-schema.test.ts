@@ -50,6 +50,7 @@ const kitchenSink: Manifest = {
       variables: everyVariableField,
       prune,
       templates: [{ name: 't', description: 'd', variables: [{ key: 'A', value: 'v' }], deployment_stages: [{ name: 's', services: ['app'] }], services: [{ type: 'container', name: 'app', registry: 'docker-hub', image_name: 'nginx', tag: '1' }] }],
+      previews: { template: 't', name: 'pr-{number}', cluster: 'c', ttl: '72h', allow_data_loss: true, overrides: { services: { app: { tag: '3' } } } },
       environments: [
         { name: 'from-template', cluster: 'c', template: 't', exclude_services: ['x'], overrides: { services: { app: { tag: '2', cpu: 1000, ports: [{ name: 'http', publicly_accessible: true }] } }, variables: [{ key: 'A', value: 'w' }] } },
         {

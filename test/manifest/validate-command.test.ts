@@ -57,7 +57,7 @@ describe('driftless validate', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('Invalid manifest: 1 error.\n');
     expect(r.stdout).toBe(
-      '::error file=m.yaml,line=4,col=5,endLine=4,endColumn=15,title=schema.unknown-key::unknown key `descripton` in project `shop`%0ADid you mean `description`? Allowed keys: name, description, protect, variables, templates, environments, prune, ignore_changes.\n',
+      '::error file=m.yaml,line=4,col=5,endLine=4,endColumn=15,title=schema.unknown-key::unknown key `descripton` in project `shop`%0ADid you mean `description`? Allowed keys: name, description, protect, variables, templates, previews, environments, prune, ignore_changes.\n',
     );
   });
 

@@ -86,7 +86,7 @@ export function gitlabLayout(ci: string): Map<string, { protected: boolean }> {
 export function gitlabProblems(ci: string): string[] {
   const layout = gitlabLayout(ci);
   const doc = parse(ci) as Record<string, any>;
-  const defined = new Set([...Object.keys(doc.variables ?? {}), 'CI_PIPELINE_SOURCE', 'CI_COMMIT_BRANCH', 'CI_DEFAULT_BRANCH', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID', 'CI_API_V4_URL', 'CI_JOB_URL']);
+  const defined = new Set([...Object.keys(doc.variables ?? {}), 'CI_PIPELINE_SOURCE', 'CI_COMMIT_BRANCH', 'CI_DEFAULT_BRANCH', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID', 'CI_API_V4_URL', 'CI_JOB_URL', 'CI_COMMIT_SHA']);
   const problems: string[] = [];
   for (const [name, job] of Object.entries<any>(doc)) {
     if (!job || typeof job !== 'object' || !job.script) continue;
@@ -123,10 +123,10 @@ describe('every example workflow has what it needs, in the layout the examples d
       DRIFTLESS_API_TOKEN_WRITE: { kind: 'secret', environment: 'production' },
       DRIFTLESS_FINGERPRINT_KEY: { kind: 'secret', environment: 'production' },
     });
-    expect(workflows.sort()).toEqual(['apply.yml', 'drift.yml', 'plan.yml']);
+    expect(workflows.sort()).toEqual(['apply.yml', 'drift.yml', 'plan.yml', 'preview.yml']);
   });
 
-  it.each(['apply.yml', 'drift.yml', 'plan.yml'])('%s: every job reaches each secret it reads, and every command that needs the fingerprint key gets it', (name) => {
+  it.each(['apply.yml', 'drift.yml', 'plan.yml', 'preview.yml'])('%s: every job reaches each secret it reads, and every command that needs the fingerprint key gets it', (name) => {
     expect(githubProblems(readFileSync(path.join(dir, name), 'utf8'), layout)).toEqual([]);
   });
 

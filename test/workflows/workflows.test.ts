@@ -16,7 +16,7 @@ import { root, runStep, type StepResult } from './action-step.js';
 import { condition, interpolate } from './expressions.js';
 
 const dir = path.join(root, 'examples/github-actions');
-const names = ['plan.yml', 'apply.yml', 'drift.yml'] as const;
+const names = ['plan.yml', 'apply.yml', 'drift.yml', 'preview.yml'] as const;
 const texts = Object.fromEntries(names.map((n) => [n, readFileSync(path.join(dir, n), 'utf8')])) as Record<(typeof names)[number], string>;
 const workflows = { plan: parse(texts['plan.yml']), apply: parse(texts['apply.yml']), drift: parse(texts['drift.yml']) } as Record<string, Record<string, any>>;
 const action = parse(readFileSync(path.join(root, 'action.yml'), 'utf8')) as Record<string, any>;

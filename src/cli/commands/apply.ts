@@ -122,7 +122,13 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
 
   const r: RunPlanResult = await runPlan(
     input.manifestPaths,
-    { ...connectionOf(args), ...authority, ...(input.targets ? { targets: input.targets } : {}) },
+    {
+      ...connectionOf(args),
+      ...authority,
+      ...(input.targets ? { targets: input.targets } : {}),
+      // A saved `preview up` plan: the same preview environment is made again to re-plan it.
+      ...(saved?.plan.options.preview ? { preview: saved.plan.options.preview } : {}),
+    },
     { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
   );
   try {

@@ -12,5 +12,6 @@ import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { serveCommand } from './serve.js';
 import { showCommand } from './show.js';
+import { previewCommand } from './preview.js';
 
-export const commands: CliCommand<any>[] = [validateCommand, planCommand, showCommand, applyCommand, driftCommand, exportCommand, graphCommand, serveCommand, demoCommand];
+export const commands: CliCommand<any>[] = [validateCommand, planCommand, showCommand, applyCommand, driftCommand, previewCommand, exportCommand, graphCommand, serveCommand, demoCommand];

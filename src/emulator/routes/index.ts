@@ -16,6 +16,7 @@ import { clusterRoutes } from './clusters.js';
 import { helmRepositoryRoutes } from './helm-repositories.js';
 import { alertRoutes } from './alerts.js';
 import { webhookRoutes } from './webhooks.js';
+import { linkRoutes } from './links.js';
 import { initVariables, variableRoutes } from '../variables/index.js';
 import { initOps, opsRoutes } from '../ops/index.js';
 import { initWebhookDelivery, webhookDeliveryRoutes } from '../webhooks/index.js';
@@ -34,6 +35,7 @@ export const routePlugins: RoutePlugin[] = [
   helmRepositoryRoutes,
   alertRoutes,
   webhookRoutes,
+  linkRoutes,
   variableRoutes,
   opsRoutes,
   webhookDeliveryRoutes,

@@ -1,0 +1,74 @@
+/**
+ * `driftless preview list PATH [--project P] [--format json]`: every preview environment of the
+ * projects that declare previews: number, name, age, last deploy, status and URLs. Requests: the
+ * organization and its projects (2), each project's environments (1), and per preview its status
+ * and links (2 or 3).
+ */
+import type { CliIO } from '../io.js';
+import { EXIT } from '../io.js';
+import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
+import { palettesOf } from '../config.js';
+import { reportUsage } from '../api-usage.js';
+import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
+import { findProject, livePreviews, previewStatus, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { formatAge } from '../../preview/select.js';
+import { escapeControl } from '../../render/escape.js';
+import { openPreviewSession, previewDeclarations } from './preview-session.js';
+import type { PreviewArgs } from './preview.js';
+
+export interface PreviewListing {
+  project: string;
+  number: number;
+  name: string;
+  created_at: string;
+  age_seconds: number;
+  last_deployment_date: string | null;
+  status: string;
+  urls: PreviewUrl[];
+}
+
+export async function runPreviewList(args: PreviewArgs, io: CliIO): Promise<number> {
+  const { out: palette, err: errPalette } = palettesOf(io, args);
+  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
+  const declared = previewDeclarations(args, io);
+  printDiags(declared.diagnostics);
+  if (hasErrors(declared.diagnostics)) return EXIT.error;
+  const session = openPreviewSession(args, io);
+  if ('diagnostics' in session) {
+    printDiags(session.diagnostics);
+    return EXIT.error;
+  }
+  const now = Date.now();
+  const rows: PreviewListing[] = [];
+  try {
+    for (const decl of declared.declarations) {
+      const project = await findProject(session.port, decl.project);
+      if (!project) continue;
+      for (const p of await livePreviews(session.port, project.id, decl.previews.name)) {
+        const [status, urls] = await Promise.all([previewStatus(session.port, p.id), previewUrls(session.port, p.id)]);
+        rows.push({ project: decl.project, number: p.number, name: p.name, created_at: p.created_at, age_seconds: Math.max(0, Math.round((now - Date.parse(p.created_at)) / 1000)), last_deployment_date: status.last_deployment_date, status: status.state, urls });
+      }
+    }
+  } catch (e) {
+    printDiags([apiDiagnostic(e, 'Listing the previews')]);
+    return EXIT.error;
+  } finally {
+    await session.close();
+    reportUsage(io, session);
+  }
+  if (args.format === 'json') {
+    io.stdout.write(`${JSON.stringify({ previews: rows })}\n`);
+    return EXIT.ok;
+  }
+  if (rows.length === 0) {
+    io.stdout.write('No preview environment.\n');
+    return EXIT.ok;
+  }
+  const table = [['NUMBER', 'NAME', 'AGE', 'LAST DEPLOY', 'STATUS', 'URLS']].concat(
+    rows.map((r) => [String(r.number), r.name, formatAge(r.age_seconds * 1000), r.last_deployment_date ? `${formatAge(now - Date.parse(r.last_deployment_date))} ago` : 'never', r.status, r.urls.map((u) => `${u.service} ${u.url}`).join(', ') || '-'].map(escapeControl)),
+  );
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  io.stdout.write(table.map((row, i) => { const line = row.map((c, j) => (j === row.length - 1 ? c : c.padEnd(widths[j]!))).join('  '); return i === 0 ? palette.bold(line) : line; }).join('\n') + '\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,139 @@
+/**
+ * `driftless preview up PATH --project P --number N [--set SERVICE.FIELD=VALUE ...]`: the plan and
+ * apply pipeline scoped to the preview environment of pull request N (runPlan's `preview` option
+ * writes it into the manifest and targets it, so only it, its project and what it refers to are
+ * read), applied without asking (a preview is made for a pull request, in CI), deployed in stage
+ * order and waited for as apply does; then its URLs (`GET /environment/{id}/link`).
+ *
+ * A second `up` with a new commit changes that service's `git_commit_id` only: the plan deploys
+ * that service alone. `--out FILE` saves the plan instead (its seal keeps the preview), for
+ * `driftless apply FILE`.
+ *
+ * `--format json`: stdout is one document, `{environment, created, urls: [{service, url}]}`; the
+ * plan and the progress go to stderr.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { CliIO } from '../io.js';
+import { EXIT } from '../io.js';
+import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
+import { palettesOf } from '../config.js';
+import { runPlan } from '../run-plan.js';
+import { reportUsage } from '../api-usage.js';
+import { isCI } from '../ci.js';
+import { apiEventReporter, connectionOf } from '../shared-options.js';
+import { createApplyView, renderApplyOutcome } from '../apply-view.js';
+import { onInterrupt } from '../interrupt.js';
+import { renderPlanHuman } from '../../render/human.js';
+import { planHasChanges } from '../../plan/types.js';
+import { writePlanFile } from '../../plan/planfile.js';
+import { applyPlan, DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
+import { previewEnvironmentAddress } from '../../manifest/previews.js';
+import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
+import { listResults } from '../../live/read.js';
+import type { PreviewArgs } from './preview.js';
+
+export interface PreviewUpResult {
+  environment: string;
+  created: boolean;
+  urls: PreviewUrl[];
+}
+
+export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number> {
+  const json = args.format === 'json';
+  const { out: palette, err: errPalette } = palettesOf(io, args);
+  // With --format json, stdout holds the result document alone: the plan and progress go to stderr.
+  const progress = json ? io.stderr : io.stdout;
+  const progressPalette = json ? errPalette : palette;
+  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
+  const request = { project: args.project!, number: args.number!, ...(args.set?.length ? { set: args.set } : {}) };
+
+  const abort = new AbortController();
+  const stopListening = onInterrupt(io, () => abort.abort());
+  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io), signal: abort.signal });
+  try {
+    printDiags(r.diagnostics);
+    if (!r.plan || !r.live || !r.graph || !r.manifest || hasErrors(r.diagnostics)) return EXIT.error;
+    const plan = r.plan;
+    const address = previewEnvironmentAddress(r.manifest, request);
+    const environment = r.graph.resources.get(address)?.name ?? address;
+    const created = plan.changes.some((c) => c.address === address && (c.actions as readonly string[]).includes('create'));
+
+    if (args.out) {
+      progress.write(renderPlanHuman(plan, { palette: progressPalette }));
+      try {
+        await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, new Date().toISOString(), r.files);
+      } catch (e) {
+        io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
+        return EXIT.error;
+      }
+      io.stderr.write(`Saved the plan of preview ${environment} to ${args.out}: \`driftless apply ${args.out}\` applies exactly it.\n`);
+      return plan.applyable ? EXIT.ok : EXIT.error;
+    }
+
+    if (planHasChanges(plan)) {
+      progress.write(renderPlanHuman(plan, { palette: progressPalette }));
+      const view = createApplyView({ json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) });
+      let result;
+      try {
+        result = await applyPlan(
+          plan,
+          { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => view.onEvent(e), signal: abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
+          {
+            parallelism: args.parallelism,
+            timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
+            allowDataLoss: plan.options.allow_data_loss,
+            allowReplace: false,
+            ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
+          },
+        );
+      } finally {
+        view.close();
+      }
+      if (result.status === 'refused') {
+        printDiags(result.diagnostics);
+        return EXIT.error;
+      }
+      progress.write(renderApplyOutcome(result, progressPalette, { hints: !isCI(io.env) }));
+      if (result.status === 'interrupted') return EXIT.interrupted;
+      if (result.status !== 'applied') return EXIT.error;
+    } else {
+      progress.write(`Preview ${environment} is up to date: nothing to change or deploy.\n`);
+    }
+
+    let urls: PreviewUrl[];
+    try {
+      const id = r.live.resources.get(address)?.id ?? (await createdEnvironmentId(r.session!.port, r.manifest, request.project, environment));
+      urls = id ? await previewUrls(r.session!.port, id) : [];
+    } catch (e) {
+      printDiags([apiDiagnostic(e, `Reading the URLs of preview ${environment}`)]);
+      return EXIT.error;
+    }
+    const result: PreviewUpResult = { environment, created, urls };
+    if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
+    else io.stdout.write(renderUrls(result, palette.bold));
+    return EXIT.ok;
+  } finally {
+    stopListening();
+    await r.session?.close();
+    reportUsage(io, r.session);
+  }
+}
+
+/** The id of the environment this run created (the live read had none): its project's list. */
+async function createdEnvironmentId(api: Parameters<typeof previewUrls>[0], manifest: NonNullable<Awaited<ReturnType<typeof runPlan>>['manifest']>, project: string, environment: string): Promise<string | undefined> {
+  const declared = (manifest.projects ?? []).find((p) => p.name.toLowerCase() === project.toLowerCase());
+  const found = await findProject(api, declared?.name ?? project);
+  if (!found) return undefined;
+  const env = listResults(await api.get(`/project/${found.id}/environment`)).find((e) => String(e.name).toLowerCase() === environment.toLowerCase());
+  return env ? String(env.id) : undefined;
+}
+
+export function renderUrls(r: PreviewUpResult, bold: (s: string) => string = (s) => s): string {
+  const lines = [bold(`Preview ${r.environment} ${r.created ? 'created' : 'updated'}.`)];
+  if (r.urls.length === 0) lines.push('No public URL: no service of the preview has a public port.');
+  const width = Math.max(0, ...r.urls.map((u) => u.service.length));
+  for (const u of r.urls) lines.push(`  ${u.service.padEnd(width)}  ${u.url}`);
+  return `${lines.join('\n')}\n`;
+}

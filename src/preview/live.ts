@@ -1,0 +1,114 @@
+/**
+ * The live side of preview environments, read and deleted through the API port with requests in
+ * proportion to the previews, never to the organization: the project by name, its environments,
+ * and per preview its status and links.
+ *
+ * No printing: results and errors come back as values (the commands render them).
+ */
+import type { ApiPort } from '../live/api-port.js';
+import { isNotFound } from '../live/api-port.js';
+import { listResults } from '../live/read.js';
+import { previewNumberOf } from '../manifest/preview-names.js';
+
+type ApiRecord = Record<string, any> & { id: string };
+
+export interface LivePreview {
+  id: string;
+  name: string;
+  number: number;
+  created_at: string;
+}
+
+export interface PreviewUrl {
+  service: string;
+  url: string;
+}
+
+/** The project of that name (letter case ignored), or undefined. Two requests. */
+export async function findProject(api: ApiPort, name: string): Promise<{ id: string; name: string } | undefined> {
+  const orgResp = await api.get<unknown>('/organization');
+  const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
+  const projects = listResults(await api.get(`/organization/${organization.id}/project`));
+  const p = projects.find((x) => String(x.name).toLowerCase() === name.toLowerCase());
+  return p ? { id: String(p.id), name: String(p.name) } : undefined;
+}
+
+/** The project's environments whose name matches the pattern, by number. One request. */
+export async function livePreviews(api: ApiPort, projectId: string, pattern: string): Promise<LivePreview[]> {
+  const envs = listResults(await api.get(`/project/${projectId}/environment`));
+  const out: LivePreview[] = [];
+  for (const e of envs) {
+    const n = previewNumberOf(pattern, String(e.name));
+    if (n !== undefined) out.push({ id: String(e.id), name: String(e.name), number: n, created_at: String(e.created_at) });
+  }
+  return out.sort((a, b) => a.number - b.number);
+}
+
+/**
+ * The URLs of the environment's public services, by service name (`GET /environment/{id}/link`,
+ * names from `GET /environment/{id}/services`): the default URL of each service first. Two requests.
+ */
+export async function previewUrls(api: ApiPort, environmentId: string): Promise<PreviewUrl[]> {
+  const links = listResults(await api.get(`/environment/${environmentId}/link`));
+  if (links.length === 0) return [];
+  const services = listResults(await api.get(`/environment/${environmentId}/services`));
+  const nameOf = new Map(services.map((s) => [String(s.id), String(s.name)]));
+  return links
+    .map((l) => ({ service: nameOf.get(String(l.service_id)) ?? String(l.service_id), url: String(l.url), isDefault: l.is_default === true }))
+    .sort((a, b) => a.service.localeCompare(b.service) || Number(b.isDefault) - Number(a.isDefault))
+    .map(({ service, url }) => ({ service, url }));
+}
+
+export interface PreviewStatus {
+  state: string;
+  last_deployment_date: string | null;
+}
+
+/** `GET /environment/{id}/status`: the state and the last deployment's date. One request. */
+export async function previewStatus(api: ApiPort, environmentId: string): Promise<PreviewStatus> {
+  const s = (await api.get<ApiRecord>(`/environment/${environmentId}/status`)) ?? {};
+  return { state: String(s.state ?? 'UNKNOWN'), last_deployment_date: s.last_deployment_date ?? null };
+}
+
+export type DeleteOutcome = { status: 'deleted' } | { status: 'gone' } | { status: 'blocked'; databases: string[] };
+
+/**
+ * Deletes a preview environment and everything in it. Its databases go only with `allowDataLoss`;
+ * otherwise the deletion is blocked before any write and names them. Already gone counts as done
+ * (idempotent). Waits until a read of the environment answers 404 (the API may delete it
+ * asynchronously), up to `timeoutMs`.
+ */
+export async function deletePreview(
+  api: ApiPort,
+  environmentId: string,
+  opts: { allowDataLoss: boolean; timeoutMs: number; pollMs: number; sleep?: (ms: number) => Promise<void>; now?: () => number },
+): Promise<DeleteOutcome> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = opts.now ?? Date.now;
+  let services: ApiRecord[];
+  try {
+    services = listResults(await api.get(`/environment/${environmentId}/services`));
+  } catch (e) {
+    if (isNotFound(e)) return { status: 'gone' };
+    throw e;
+  }
+  const databases = services.filter((s) => s.service_type === 'DATABASE').map((s) => String(s.name));
+  if (databases.length > 0 && !opts.allowDataLoss) return { status: 'blocked', databases };
+  try {
+    await api.delete(`/environment/${environmentId}`);
+  } catch (e) {
+    if (isNotFound(e)) return { status: 'gone' };
+    throw e;
+  }
+  const deadline = now() + opts.timeoutMs;
+  for (;;) {
+    try {
+      await api.get(`/environment/${environmentId}`);
+    } catch (e) {
+      if (isNotFound(e)) return { status: 'deleted' };
+      throw e;
+    }
+    if (now() >= deadline) throw new Error(`the environment was still there ${Math.round(opts.timeoutMs / 1000)}s after its deletion was asked for`);
+    await sleep(opts.pollMs);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * `previews:` of a project (src/manifest/previews.ts): the checks of the declaration, the
+ * environment of one pull request added to the manifest (with `--set` assignments), and the name
+ * pattern.
+ */
+import { describe, expect, it } from 'vitest';
+import { load, tempTree } from './helpers.js';
+import type { Diagnostic } from '../../src/diag/diagnostic.js';
+import { parseAssignment, parsePreviewDuration, previewNameOf, previewNumberOf, type PreviewAssignment } from '../../src/manifest/previews.js';
+
+const shop = (previews: string, environments = '') => `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: web-stack
+        services:
+          - type: application
+            name: api
+            git_repository: { url: "https://github.com/acme/api.git", branch: main }
+            dockerfile_path: Dockerfile
+            cpu: 250
+            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
+          - type: database
+            name: pg
+            database_type: POSTGRESQL
+            version: "16"
+            mode: CONTAINER
+    previews:
+${previews}
+    environments:
+      - name: staging
+        cluster: staging-cluster
+        template: web-stack
+${environments}`;
+
+const GOOD = `      template: web-stack
+      name: "pr-{number}"
+      cluster: staging-cluster
+      ttl: 72h
+      allow_data_loss: true
+      overrides:
+        services:
+          api: { cpu: 100 }`;
+
+const set = (...texts: string[]) => texts.map((t) => parseAssignment(t) as PreviewAssignment);
+const errorsOf = (r: { diagnostics: Diagnostic[] }) => r.diagnostics.filter((d) => d.severity === 'error');
+
+describe('a previews declaration', () => {
+  it('loads: the environments it makes are not in the manifest, the template used only by previews is not "unused"', async () => {
+    const r = await load(tempTree({ 'm.yaml': shop(GOOD) }));
+    expect(r.diagnostics).toEqual([]);
+    const p = r.manifest!.projects![0];
+    expect(p.environments!.map((e) => e.name)).toEqual(['staging']);
+    expect(p.previews).toMatchObject({ template: 'web-stack', name: 'pr-{number}', cluster: 'staging-cluster', ttl: '72h', allow_data_loss: true });
+  });
+
+  it('refuses a name without {number}, an unknown template, a bad ttl, with the line of each', async () => {
+    const r = await load(tempTree({ 'm.yaml': shop(GOOD.replace('"pr-{number}"', 'preview')) }));
+    expect(errorsOf(r).map((d) => [d.summary, d.range!.start.line])).toEqual([['`previews.name` of project `shop` must contain `{number}`, got `preview`', 20]]);
+    const bad = await load(tempTree({ 'm.yaml': shop(GOOD.replace('template: web-stack', 'template: web-stak').replace('ttl: 72h', 'ttl: 72hours')) }));
+    const summaries = errorsOf(bad).map((d) => d.summary).join('\n');
+    expect(summaries).toMatch(/uses template `web-stak`, which the project does not declare/);
+    expect(summaries).toMatch(/ttl/);
+    expect(errorsOf(bad).find((d) => /web-stak/.test(d.summary))!.range!.start.line).toBe(19);
+    expect(JSON.stringify(bad.diagnostics)).toContain('Did you mean `web-stack`?');
+  });
+
+  it('refuses a declared environment whose name matches the pattern, naming both places', async () => {
+    const text = shop(GOOD, '      - name: PR-7\n        cluster: staging-cluster\n        template: web-stack\n');
+    const r = await load(tempTree({ 'm.yaml': text }));
+    const e = errorsOf(r).find((d) => d.summary.includes('matches the preview name'));
+    expect(e, JSON.stringify(r.diagnostics)).toBeDefined();
+    expect(e!.summary).toBe('environment `PR-7` of project `shop` matches the preview name `pr-{number}`');
+    expect(e!.range!.start.line).toBe(text.split('\n').findIndex((l) => l.includes('PR-7')) + 1);
+    expect(e!.related![0].range.start.line).toBe(20);
+  });
+
+  it('refuses overrides of a service the template lacks', async () => {
+    const r = await load(tempTree({ 'm.yaml': shop(GOOD.replace('api: { cpu: 100 }', 'apii: { cpu: 100 }')) }));
+    expect(errorsOf(r).map((d) => d.summary).join('\n')).toMatch(/overrides service `apii`, which template `web-stack` does not declare/);
+  });
+});
+
+describe('the environment of one pull request', () => {
+  it('is the template with the declaration\'s overrides and the --set assignments, typed as the template\'s values', async () => {
+    const dir = tempTree({ 'm.yaml': shop(GOOD) });
+    const r = await load(dir, ['.'], { preview: { project: 'shop', number: 42, set: set('api.git_commit_id=4f2a9c1', 'api.git_repository.branch=feature-x', 'api.cpu=300') } });
+    expect(r.diagnostics).toEqual([]);
+    const envs = r.manifest!.projects![0].environments!;
+    expect(envs.map((e) => e.name)).toEqual(['staging', 'pr-42']);
+    const pr = envs[1];
+    expect(pr.cluster).toBe('staging-cluster');
+    const api = pr.services!.find((s) => s.name === 'api') as any;
+    expect(api.git_commit_id).toBe('4f2a9c1');
+    expect(api.git_repository).toEqual({ url: 'https://github.com/acme/api.git', branch: 'feature-x' });
+    expect(api.cpu).toBe(300);
+    // staging is untouched by the preview's overrides.
+    expect((envs[0].services!.find((s) => s.name === 'api') as any).cpu).toBe(250);
+  });
+
+  it('names a missing project, a project without previews and an unknown --set service', async () => {
+    const dir = tempTree({ 'm.yaml': shop(GOOD) });
+    expect(errorsOf(await load(dir, ['.'], { preview: { project: 'shopp', number: 1 } }))[0].summary).toBe('--project shopp: the manifest declares no such project');
+    const noSvc = errorsOf(await load(dir, ['.'], { preview: { project: 'shop', number: 1, set: set('ap.cpu=1') } }));
+    expect(noSvc[0].summary).toBe('--set ap.cpu=1: template `web-stack` has no service `ap`');
+    const plain = tempTree({ 'm.yaml': 'version: 1\nprojects:\n  - name: shop\n' });
+    expect(errorsOf(await load(plain, ['.'], { preview: { project: 'shop', number: 1 } }))[0].summary).toBe('project `shop` declares no `previews:`');
+  });
+
+  it('a --set value that breaks the service schema is an error (a commit that is not hexadecimal)', async () => {
+    const r = await load(tempTree({ 'm.yaml': shop(GOOD) }), ['.'], { preview: { project: 'shop', number: 3, set: set('api.git_commit_id=not-a-sha') } });
+    expect(errorsOf(r).length).toBeGreaterThan(0);
+  });
+});
+
+describe('names and durations', () => {
+  it('maps numbers to names and back, only for the pattern', () => {
+    expect(previewNameOf('pr-{number}', 12)).toBe('pr-12');
+    expect(previewNumberOf('pr-{number}', 'pr-12')).toBe(12);
+    expect(previewNumberOf('pr-{number}', 'PR-12')).toBe(12);
+    expect(previewNumberOf('pr-{number}', 'pr-12a')).toBeUndefined();
+    expect(previewNumberOf('pr-{number}', 'staging')).toBeUndefined();
+    expect(previewNumberOf('review.{number}', 'reviewx12')).toBeUndefined();
+  });
+  it('reads ttl durations', () => {
+    expect(parsePreviewDuration('72h')).toBe(72 * 3_600_000);
+    expect(parsePreviewDuration('1d12h')).toBe(36 * 3_600_000);
+    expect(parsePreviewDuration('90m')).toBe(90 * 60_000);
+    expect(parsePreviewDuration('3 days')).toBeUndefined();
+    expect(parsePreviewDuration('')).toBeUndefined();
+  });
+  it('parses --set', () => {
+    expect(parseAssignment('api.git_repository.branch=a=b')).toMatchObject({ path: 'api.git_repository.branch', value: 'a=b' });
+    expect(parseAssignment('api=1')).toMatch(/SERVICE\.FIELD=VALUE/);
+    expect(parseAssignment('nofield')).toMatch(/SERVICE\.FIELD=VALUE/);
+  });
+});
