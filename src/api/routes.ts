@@ -62,6 +62,9 @@ export const routes = {
   /** Creates a service of `kind` in the environment (its list is `environmentList(env, 'services')`). */
   environmentServices: (env: string, kind: ServiceKind): string => `/environment/${seg(env)}/${kind}`,
   environmentDeploy: (env: string): string => `/environment/${seg(env)}/service/deploy`,
+  /** The public URLs of the environment's services (`driftless preview`). */
+  environmentLinks: (env: string): string => `/environment/${seg(env)}/link`,
+  environmentStatus: (env: string): string => `/environment/${seg(env)}/status`,
   environmentDeleteServices: (env: string): string => `/environment/${seg(env)}/service/delete`,
   deploymentHistory: (env: string): string => `/environment/${seg(env)}/deploymentHistoryV2`,
 

@@ -405,7 +405,7 @@ async function builtInTargetId(d: DesiredResource, service: string, builtin: str
   const svc = ctx.refs.serviceAddress(env, service);
   if (svc === undefined) throw new StepError(`${d.address}: service ${service} of ${env} does not exist: there is no built-in ${builtin} to alias`);
   const serviceId = ctx.refs.id(svc, d.address);
-  const found = await findIn(ctx, '/variable', (r) => {
+  const found = await findIn(ctx, routes.variables(), (r) => {
     const k = typeof r.key === 'string' ? parseBuiltInKey(r.key) : undefined;
     if (r.scope !== 'BUILT_IN' || k?.suffix !== builtin) return false;
     return typeof r.service_id === 'string' ? r.service_id === serviceId : k.hash === builtInHash(serviceId);

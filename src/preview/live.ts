@@ -9,6 +9,7 @@ import type { ApiPort } from '../live/api-port.js';
 import { isNotFound } from '../live/api-port.js';
 import { listResults } from '../live/read.js';
 import { previewNumberOf } from '../manifest/preview-names.js';
+import { routes } from '../api/routes.js';
 
 type ApiRecord = Record<string, any> & { id: string };
 
@@ -26,16 +27,16 @@ export interface PreviewUrl {
 
 /** The project of that name (letter case ignored), or undefined. Two requests. */
 export async function findProject(api: ApiPort, name: string): Promise<{ id: string; name: string } | undefined> {
-  const orgResp = await api.get<unknown>('/organization');
+  const orgResp = await api.get<unknown>(routes.organization());
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
-  const projects = listResults(await api.get(`/organization/${organization.id}/project`));
+  const projects = listResults(await api.get(routes.orgList(organization.id, 'projects')));
   const p = projects.find((x) => String(x.name).toLowerCase() === name.toLowerCase());
   return p ? { id: String(p.id), name: String(p.name) } : undefined;
 }
 
 /** The project's environments whose name matches the pattern, by number. One request. */
 export async function livePreviews(api: ApiPort, projectId: string, pattern: string): Promise<LivePreview[]> {
-  const envs = listResults(await api.get(`/project/${projectId}/environment`));
+  const envs = listResults(await api.get(routes.environments(projectId)));
   const out: LivePreview[] = [];
   for (const e of envs) {
     const n = previewNumberOf(pattern, String(e.name));
@@ -49,9 +50,9 @@ export async function livePreviews(api: ApiPort, projectId: string, pattern: str
  * names from `GET /environment/{id}/services`): the default URL of each service first. Two requests.
  */
 export async function previewUrls(api: ApiPort, environmentId: string): Promise<PreviewUrl[]> {
-  const links = listResults(await api.get(`/environment/${environmentId}/link`));
+  const links = listResults(await api.get(routes.environmentLinks(environmentId)));
   if (links.length === 0) return [];
-  const services = listResults(await api.get(`/environment/${environmentId}/services`));
+  const services = listResults(await api.get(routes.environmentList(environmentId, 'services')));
   const nameOf = new Map(services.map((s) => [String(s.id), String(s.name)]));
   return links
     .map((l) => ({ service: nameOf.get(String(l.service_id)) ?? String(l.service_id), url: String(l.url), isDefault: l.is_default === true }))
@@ -66,7 +67,7 @@ export interface PreviewStatus {
 
 /** `GET /environment/{id}/status`: the state and the last deployment's date. One request. */
 export async function previewStatus(api: ApiPort, environmentId: string): Promise<PreviewStatus> {
-  const s = (await api.get<ApiRecord>(`/environment/${environmentId}/status`)) ?? {};
+  const s = (await api.get<ApiRecord>(routes.environmentStatus(environmentId))) ?? {};
   return { state: String(s.state ?? 'UNKNOWN'), last_deployment_date: s.last_deployment_date ?? null };
 }
 
@@ -87,7 +88,7 @@ export async function deletePreview(
   const now = opts.now ?? Date.now;
   let services: ApiRecord[];
   try {
-    services = listResults(await api.get(`/environment/${environmentId}/services`));
+    services = listResults(await api.get(routes.environmentList(environmentId, 'services')));
   } catch (e) {
     if (isNotFound(e)) return { status: 'gone' };
     throw e;
@@ -95,7 +96,7 @@ export async function deletePreview(
   const databases = services.filter((s) => s.service_type === 'DATABASE').map((s) => String(s.name));
   if (databases.length > 0 && !opts.allowDataLoss) return { status: 'blocked', databases };
   try {
-    await api.delete(`/environment/${environmentId}`);
+    await api.delete(routes.environmentItem(environmentId));
   } catch (e) {
     if (isNotFound(e)) return { status: 'gone' };
     throw e;
@@ -103,7 +104,7 @@ export async function deletePreview(
   const deadline = now() + opts.timeoutMs;
   for (;;) {
     try {
-      await api.get(`/environment/${environmentId}`);
+      await api.get(routes.environmentItem(environmentId));
     } catch (e) {
       if (isNotFound(e)) return { status: 'deleted' };
       throw e;

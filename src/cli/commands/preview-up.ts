@@ -25,9 +25,10 @@ import { apiEventReporter, connectionOf } from '../shared-options.js';
 import { createApplyView, renderApplyOutcome } from '../apply-view.js';
 import { onInterrupt } from '../interrupt.js';
 import { renderPlanHuman } from '../../render/human.js';
-import { planHasChanges } from '../../plan/types.js';
+import { planHasWrites } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
 import { applyPlan, DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
+import { routes } from '../../api/routes.js';
 import { previewEnvironmentAddress } from '../../manifest/previews.js';
 import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
@@ -72,7 +73,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
       return plan.applyable ? EXIT.ok : EXIT.error;
     }
 
-    if (planHasChanges(plan)) {
+    if (planHasWrites(plan)) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
       const view = createApplyView({ json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) });
       let result;
@@ -126,7 +127,7 @@ async function createdEnvironmentId(api: Parameters<typeof previewUrls>[0], mani
   const declared = (manifest.projects ?? []).find((p) => p.name.toLowerCase() === project.toLowerCase());
   const found = await findProject(api, declared?.name ?? project);
   if (!found) return undefined;
-  const env = listResults(await api.get(`/project/${found.id}/environment`)).find((e) => String(e.name).toLowerCase() === environment.toLowerCase());
+  const env = listResults(await api.get(routes.environments(found.id))).find((e) => String(e.name).toLowerCase() === environment.toLowerCase());
   return env ? String(env.id) : undefined;
 }
 
