@@ -163,15 +163,17 @@ projects:
     expect(text).toMatch(/- name: pg\n\s+type: database\n\s+protect: true\n/);
     // Exactly those two: not the staging environment, not the applications, not the project.
     expect(text.match(/protect: true/g)).toHaveLength(2);
-    const plan = await h.run(['plan', 'exported.yaml']);
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('~ protect: false -> true');
-    expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy, 0 to deploy.');
+    // The export's plan changes nothing: the database's mark is driftless's note, which apply records.
+    const plan = await h.run(['plan', 'exported.yaml', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.stdout).toContain('Apply also records the protect mark on 1 object (project.shop/environment.prod/database.pg)');
     const applied = await h.run(['apply', 'exported.yaml', '--auto-approve', ...FAST]);
     expect(applied.code, applied.stderr).toBe(0);
     const again = await h.run(['plan', 'exported.yaml', '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('No changes.');
+    expect(again.stdout).not.toContain('protect mark');
     // The marked database is now refused a deletion, whatever the flags, even with its declaration gone.
     h.write({ 'm/main.yaml': envs.replace(/          - type: database\n(?:            .*\n)+?(?=          - type: application)/, '').replace('        services:\n', '        prune: { services: true }\n        services:\n') });
     const del = await h.run(['plan', 'm', ...ALL_FLAGS]);

@@ -43,7 +43,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
     ['export --layout tree', ['export', '--layout', 'tree'], 'driftless export: --layout must be one of file, directory, got tree'],
     ['export with an unknown option', ['export', '--projet', 'safety'], 'driftless export: unknown option --projet (did you mean --project?)'],
     ['a positional a command does not take', ['export', 'm'], 'driftless export: unexpected argument "m": export takes no positional argument besides its options'],
-    ['no command', [], 'driftless: Give a command: validate, plan, show, apply, drift, export, graph, serve, demo.'],
+    ['no command', [], 'driftless: Give a command: validate, plan, show, apply, drift, preview, export, graph, serve, demo.'],
   ];
   for (const [name, argv, message] of cases) {
     it(`finding 2: ${name} exits 1 with the usage error, before any request`, async () => {
