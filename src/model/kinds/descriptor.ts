@@ -9,7 +9,7 @@
  */
 import type { IgnoreTable } from '../ignore-table.js';
 import type { Address, LiveResource } from '../resource.js';
-import type { ResourceKind, ServiceKind } from './index.js';
+import type { ResourceKind, ServiceKind } from './names.js';
 import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/services.js';

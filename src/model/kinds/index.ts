@@ -29,7 +29,7 @@ import { terraformKind } from './terraform.js';
 import { variableKind } from './variable.js';
 
 import { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
-export { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
+export { RESOURCE_KINDS, SERVICE_KINDS, isServiceKind, isResourceKind, type ResourceKind, type ServiceKind } from './names.js';
 
 /** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
 export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
@@ -68,14 +68,6 @@ export function kindDescriptor<K extends ResourceKind>(kind: K): KindDescriptor<
 /** A service kind's mappings (src/model/kinds/descriptor.ts, ServiceMappings). */
 export function serviceMappings(kind: ServiceKind): ServiceMappings {
   return (descriptors()[kind] as unknown as ServiceKindDescriptor).service;
-}
-
-export function isServiceKind(k: string): k is ServiceKind {
-  return (SERVICE_KINDS as readonly string[]).includes(k);
-}
-
-export function isResourceKind(k: string): k is ResourceKind {
-  return (RESOURCE_KINDS as readonly string[]).includes(k);
 }
 
 /**
