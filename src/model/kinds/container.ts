@@ -6,7 +6,7 @@ import { compute as computeAttrs } from '../../graph/services.js';
 import { compact } from '../../graph/attrs.js';
 import { computeFromRecord, registryName } from '../../live/normalize.js';
 import { computeToManifest, computeUnmanaged } from '../../export/to-manifest.js';
-import { isObj } from '../../apply/bodies.js';
+import { isObj } from '../../apply/body-helpers.js';
 
 export const containerKind: ServiceKindDescriptor<'container'> = {
   kind: 'container',

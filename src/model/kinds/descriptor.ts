@@ -14,7 +14,7 @@ import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/services.js';
 import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
-import type { BodyContext } from '../../apply/bodies.js';
+import type { BodyContext } from '../../apply/body-helpers.js';
 import type { ExportContext } from '../../export/to-manifest.js';
 
 import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';

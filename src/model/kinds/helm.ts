@@ -8,7 +8,7 @@ import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
 import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/normalize.js';
 import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/to-manifest.js';
 import { PART_DEFAULTS, withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj, pick } from '../../apply/bodies.js';
+import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 type Obj = Doc;

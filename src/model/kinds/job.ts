@@ -11,7 +11,7 @@ import { compact, num, put } from '../../graph/attrs.js';
 import { args, gitRepo, registryName } from '../../live/normalize.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/to-manifest.js';
 import { withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj, pick } from '../../apply/bodies.js';
+import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 type Obj = Doc;

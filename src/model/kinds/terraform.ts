@@ -12,7 +12,7 @@ import { compact, num, put } from '../../graph/attrs.js';
 import { args, byKey, gitRepo, type ApiRecord } from '../../live/normalize.js';
 import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/to-manifest.js';
 import { withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj } from '../../apply/bodies.js';
+import { gitRequest, isObj } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 
