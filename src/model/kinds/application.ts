@@ -6,7 +6,7 @@ import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/services.js';
 import { compact, put } from '../../graph/attrs.js';
-import { computeFromRecord, gitRepo } from '../../live/normalize.js';
+import { computeFromRecord, gitRepo } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/to-manifest.js';
 import { withoutDefaults } from '../../export/defaults.js';
 

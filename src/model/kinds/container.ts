@@ -4,7 +4,7 @@ import type { ServiceKindDescriptor } from './descriptor.js';
 import { checkComputeShape } from '../../manifest/shape-checks.js';
 import { compute as computeAttrs } from '../../graph/services.js';
 import { compact } from '../../graph/attrs.js';
-import { computeFromRecord, registryName } from '../../live/normalize.js';
+import { computeFromRecord, registryName } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged } from '../../export/to-manifest.js';
 import { isObj } from '../../apply/body-helpers.js';
 

@@ -13,7 +13,7 @@ import type { ResourceKind, ServiceKind } from './names.js';
 import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/services.js';
-import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
+import type { ApiRecord, LiveLookup } from '../../live/record-helpers.js';
 import type { BodyContext } from '../../apply/body-helpers.js';
 import type { ExportContext } from '../../export/to-manifest.js';
 

@@ -5,7 +5,7 @@ import type { HelmSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
 import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/normalize.js';
+import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/record-helpers.js';
 import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/to-manifest.js';
 import { PART_DEFAULTS, withoutDefaults } from '../../export/defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';

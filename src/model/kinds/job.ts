@@ -8,7 +8,7 @@ import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, registryName } from '../../live/normalize.js';
+import { args, gitRepo, registryName } from '../../live/record-helpers.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/to-manifest.js';
 import { withoutDefaults } from '../../export/defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';

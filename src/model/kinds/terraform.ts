@@ -9,7 +9,7 @@ import { addressOf, type Address, type LiveResource } from '../resource.js';
 import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/services.js';
 import { checkDescription, secret, type GraphBuilder } from '../../graph/builder.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, byKey, gitRepo, type ApiRecord } from '../../live/normalize.js';
+import { args, byKey, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
 import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/to-manifest.js';
 import { withoutDefaults } from '../../export/defaults.js';
 import { gitRequest, isObj } from '../../apply/body-helpers.js';
