@@ -4,7 +4,7 @@ import type { ServiceKindDescriptor } from './descriptor.js';
 import { checkComputeShape } from '../../manifest/shape-checks.js';
 import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
-import { compute as computeAttrs, git as gitAttrs } from '../../graph/services.js';
+import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';
 import { compact, put } from '../../graph/attrs.js';
 import { computeFromRecord, gitRepo } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/to-manifest.js';

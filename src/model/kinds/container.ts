@@ -2,7 +2,7 @@
 import { compute, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
 import { checkComputeShape } from '../../manifest/shape-checks.js';
-import { compute as computeAttrs } from '../../graph/services.js';
+import { compute as computeAttrs } from '../../graph/service-helpers.js';
 import { compact } from '../../graph/attrs.js';
 import { computeFromRecord, registryName } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged } from '../../export/to-manifest.js';

@@ -12,7 +12,7 @@ import type { Address, LiveResource } from '../resource.js';
 import type { ResourceKind, ServiceKind } from './names.js';
 import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
-import type { ServiceBuild } from '../../graph/services.js';
+import type { ServiceBuild } from '../../graph/service-helpers.js';
 import type { ApiRecord, LiveLookup } from '../../live/record-helpers.js';
 import type { BodyContext } from '../../apply/body-helpers.js';
 import type { ExportContext } from '../../export/to-manifest.js';

@@ -3,7 +3,7 @@ import { git, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
 import type { HelmSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
-import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
 import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/record-helpers.js';
 import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/to-manifest.js';

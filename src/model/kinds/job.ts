@@ -6,7 +6,7 @@ import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
-import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, num, put } from '../../graph/attrs.js';
 import { args, gitRepo, registryName } from '../../live/record-helpers.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/to-manifest.js';

@@ -6,7 +6,7 @@ import { fieldSourceOf } from '../../manifest/source-map.js';
 import { error } from '../../diag/diagnostic.js';
 import { sourceOf, type TerraformSpec } from '../../manifest/types.js';
 import { addressOf, type Address, type LiveResource } from '../resource.js';
-import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/service-helpers.js';
 import { checkDescription, secret, type GraphBuilder } from '../../graph/builder.js';
 import { compact, num, put } from '../../graph/attrs.js';
 import { args, byKey, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
