@@ -1,7 +1,7 @@
 /** The `application` kind (src/model/kinds/descriptor.ts). */
 import { compute, git, pinOnly, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { checkComputeShape } from '../../manifest/shape-checks.js';
+import { checkComputeShape } from '../../manifest/shape-helpers.js';
 import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';

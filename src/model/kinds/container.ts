@@ -1,7 +1,7 @@
 /** The `container` kind (src/model/kinds/descriptor.ts). */
 import { compute, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { checkComputeShape } from '../../manifest/shape-checks.js';
+import { checkComputeShape } from '../../manifest/shape-helpers.js';
 import { compute as computeAttrs } from '../../graph/service-helpers.js';
 import { compact } from '../../graph/attrs.js';
 import { computeFromRecord, registryName } from '../../live/record-helpers.js';

@@ -1,7 +1,7 @@
 /** The `job` kind (src/model/kinds/descriptor.ts). */
 import { git, hook, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { list } from '../../manifest/shape-checks.js';
+import { list } from '../../manifest/shape-helpers.js';
 import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import type { JobSpec } from '../../manifest/types.js';
