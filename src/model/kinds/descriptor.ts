@@ -15,7 +15,7 @@ import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/service-helpers.js';
 import type { ApiRecord, LiveLookup } from '../../live/record-helpers.js';
 import type { BodyContext } from '../../apply/body-helpers.js';
-import type { ExportContext } from '../../export/to-manifest.js';
+import type { ExportContext } from '../../export/manifest-helpers.js';
 
 import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
 
