@@ -11,7 +11,7 @@
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 
 // The kind names from the leaf module, not the registry (./kinds/index.ts): the registry's
-// descriptors import the stages, which import this model, and no import cycle is allowed.
+// descriptors import this model (and its helpers do), and no import cycle is allowed.
 import { CASE_INSENSITIVE_KINDS, RESOURCE_KINDS } from './kinds/names.js';
 
 export type { ResourceKind, ServiceKind } from './kinds/names.js';

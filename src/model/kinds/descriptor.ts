@@ -4,8 +4,9 @@
  * tables from the descriptors instead of keeping copies of them.
  *
  * A descriptor module holds data and functions only: nothing in it runs when it is imported (the
- * registry is read lazily), so a stage module may import the registry and a descriptor may import
- * the stage helpers its mappings use without an import cycle biting at start-up.
+ * registry is read lazily). It imports its stages' helpers and types from modules that do not
+ * import the registry (body-helpers, record-helpers, manifest-helpers, service-helpers...), since
+ * the stage modules do: no import cycle, type-only ones included (test/repo/import-cycles.test.ts).
  */
 import type { IgnoreTable } from '../ignore-table.js';
 import type { Address, LiveResource } from '../resource.js';

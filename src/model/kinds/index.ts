@@ -4,8 +4,9 @@
  * kind added to the lists without its descriptor (or the reverse) does not compile, and every
  * stage that decides per kind derives its table from here.
  *
- * Read lazily (descriptors()): a descriptor may import the stage helpers its mappings use, and
- * those stages import this registry; nothing here runs while the modules are being loaded.
+ * Read lazily (descriptors()): nothing here runs while the modules are being loaded. A descriptor
+ * imports the helpers its mappings use from modules that do not import this registry (the stages
+ * do): no import cycle (test/repo/import-cycles.test.ts).
  */
 import type { KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
 import { organizationKind } from './organization.js';

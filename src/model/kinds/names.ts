@@ -37,7 +37,7 @@ export function isResourceKind(k: string): k is ResourceKind {
 /**
  * Kinds whose names the API compares case-insensitively (seed 2.4, 2.7, 2.8). Listed here, in the
  * leaf, because the resource model (src/model/resource.ts) folds addresses with it and must not
- * import the registry (the registry's descriptors import the stages, which import the model: an
+ * import the registry (the registry imports the descriptors, which import the model: an
  * import cycle). Each descriptor's `caseInsensitiveName` says the same; test/model/kind-names.test.ts
  * holds the two equal.
  */
