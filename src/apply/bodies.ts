@@ -9,61 +9,27 @@
  */
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
 import { parseAddress, addressOf, isServiceKind } from '../model/resource.js';
-import { isSecretValue } from '../model/secret.js';
 import { kindDescriptor, serviceMappings } from '../model/kinds/index.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
-import type { ApiRecord } from '../live/read.js';
+import type { ApiRecord } from '../live/api-record.js';
 import type { IdRegistry } from './refs.js';
+import { gitRequest, isObj, pick, pickSet, type BodyContext } from './body-helpers.js';
+export { gitRequest, isObj, pick, pickSet, type BodyContext } from './body-helpers.js';
 
 type Obj = Record<string, unknown>;
-
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !isSecretValue(v);
 
 /** Fields each request body accepts (used to reduce a live record to a PUT body): the kind's descriptor's. */
 function requestFieldsOf(kind: ResourceKind): readonly string[] | undefined {
   return kindDescriptor(kind).requestFields;
 }
 
-const GIT_FIELDS = ['url', 'branch', 'root_path', 'provider', 'git_token_id'];
 const PORT_FIELDS = ['id', 'name', 'internal_port', 'external_port', 'protocol', 'publicly_accessible', 'is_default', 'public_path', 'public_path_rewrite', 'service_name', 'namespace'];
 
 const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
 /** Top-level fields a record may answer null that the API's edit requests type without null. */
 const NULL_MEANS_UNSET = ['instance_type'];
-
-export function pick(o: Obj, fields: readonly string[]): Obj {
-  const out: Obj = {};
-  for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
-  return out;
-}
-
-/**
- * `pick` for the items of a port, storage or git repository object: a null is left out. The API's
- * document types none of these fields nullable (an unset optional field is absent), so copying a
- * live `"external_port": null` back into a full-replacement PUT would send a value the API's
- * schema refuses; leaving it out keeps the field unset, which is what the null meant.
- */
-export function pickSet(o: Obj, fields: readonly string[]): Obj {
-  const out: Obj = {};
-  for (const f of fields) if (o[f] !== undefined && o[f] !== null) out[f] = o[f];
-  return out;
-}
-
-function gitProviderOf(url: unknown): string {
-  const u = String(url ?? '').toLowerCase();
-  if (u.includes('gitlab')) return 'GITLAB';
-  if (u.includes('bitbucket')) return 'BITBUCKET';
-  return 'GITHUB';
-}
-
-export function gitRequest(g: unknown): Obj | undefined {
-  if (!isObj(g)) return undefined;
-  const out = pickSet(g, GIT_FIELDS);
-  if (out.provider === undefined) out.provider = gitProviderOf(out.url);
-  return out;
-}
 
 /** `[{id, name, ...}]` or `[name]` resolved -> `[{id}]`. */
 function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: IdRegistry, wantedBy: Address): Obj[] {
@@ -123,17 +89,6 @@ function portsWithIds(desired: unknown, live: unknown, edit = false): unknown {
 function storageWithIds(desired: unknown, live: unknown): unknown {
   if (!Array.isArray(desired)) return desired;
   return pairByKey(desired as Obj[], live, 'mount_point').map(([st, ls]) => ({ ...(ls && ls.id !== undefined ? { id: ls.id } : {}), ...st }));
-}
-
-export interface BodyContext {
-  address: Address;
-  refs: IdRegistry;
-  /** Key of the secret fingerprints written into descriptions. */
-  fingerprintKey: string;
-  /** Fingerprints of secrets this request does not write (ignored), kept in the marker as the live record has them. */
-  keptFingerprints?: Record<string, string>;
-  /** Projects and services: whether the description carries the protect mark (src/plan/protect-mark.ts). */
-  protectMark?: boolean;
 }
 
 /** Fingerprints of the desired secret values, keyed exactly as computePlan keys them. */

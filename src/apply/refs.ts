@@ -7,7 +7,7 @@
  */
 import type { Address, LiveState, ResourceKind } from '../model/resource.js';
 import { SERVICE_KINDS, addressOf, matchKey } from '../model/resource.js';
-import type { ApiRecord } from '../live/read.js';
+import type { ApiRecord } from '../live/api-record.js';
 
 export class UnresolvedReferenceError extends Error {
   constructor(readonly address: Address, readonly wantedBy?: Address) {

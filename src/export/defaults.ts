@@ -2,31 +2,19 @@ import type { ResourceKind } from '../model/resource.js';
 import { isResourceKind, kindDescriptor, kindsWhere } from '../model/kinds/index.js';
 
 /**
- * The defaults of schemas/manifest.schema.json. Those of a kind's own fields are in its descriptor
- * (src/model/kinds, `manifestDefaults`); this table holds the parts that are not kinds (a port, a
- * probe, a git repository...). An export leaves out the structural fields equal to their default
+ * The defaults of schemas/manifest.schema.json: the parts' (a port, a probe, a git repository...)
+ * in ./part-defaults.ts, those of a kind's own fields in its descriptor (src/model/kinds,
+ * `manifestDefaults`). An export leaves out the structural fields equal to their default
  * (a variable's `secret: false`, a port's protocol); the settings of services (their git
  * repository's branch and root path too), environments and organization-level objects it writes
- * even at their default (ownedAtDefault; the kinds' `exportWritesDefaults`): omitting a field means the manifest does not own it,
- * and a console edit of it would not be drift.
+ * even at their default (the kinds' `exportWritesDefaults`): omitting a field means the manifest
+ * does not own it, and a console edit of it would not be drift.
  *
  * test/export/units.test.ts and test/model/kind-defaults.test.ts check these against the schema,
  * so the two cannot drift apart.
  */
-export const PART_DEFAULTS = {
-  alert_rule_condition: { kind: 'CUSTOM', operator: 'NONE', function: 'NONE' },
-  label: { propagate_to_cloud_provider: false },
-  git_repository: { branch: 'main', root_path: '/' },
-  port: { protocol: 'HTTP', publicly_accessible: false },
-  /** A probe's timings (the API's defaults). */
-  probe: { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 },
-  probe_http: { path: '/', scheme: 'HTTP' },
-  /** A service's persistent storage volume. */
-  storage_volume: { type: 'FAST_SSD' },
-  /** Every service kind. */
-  service: { deploy: true },
-  job_cron: { timezone: 'Etc/UTC' },
-} as const satisfies Record<string, Record<string, unknown>>;
+import { PART_DEFAULTS, withoutKindDefaults, withoutPartDefaults, type DefaultsPart } from './part-defaults.js';
+export { PART_DEFAULTS } from './part-defaults.js';
 
 /** The defaults of a kind's fields (its descriptor) or of a part, by name. */
 export function manifestDefaultsOf(name: DefaultsOf): Readonly<Record<string, unknown>> {
@@ -57,29 +45,16 @@ function nestedPart(name: DefaultsOf): { kind: ResourceKind; field: string } | u
 }
 
 /**
- * Objects whose settings an export writes even at their default: a manifest owns only what it
- * declares, so an alert rule left out as `enabled: true`, or a service's cpu left out at 500, would
- * not be drift when a console user disables the rule or changes the cpu. (Structural flags and
- * nested details, such as a variable's `secret: false` or a port's protocol, stay implicit.)
- */
-function ownedAtDefault(name: DefaultsOf): boolean {
-  if (name === 'git_repository') return true;
-  const nested = nestedPart(name);
-  if (nested) return kindDescriptor(nested.kind).exportWritesDefaults === true;
-  return !(name in PART_DEFAULTS) && kindDescriptor(name as ResourceKind).exportWritesDefaults === true;
-}
-
-/**
  * The object without its members that are undefined or null, nor (for the kinds whose settings an
- * export does not own at their default) those equal to the default of `kind`.
+ * export does not own at their default) those equal to the default of `kind`. Objects whose settings
+ * an export writes even at their default (a manifest owns only what it declares, so an alert rule
+ * left out as `enabled: true`, or a service's cpu left out at 500, would not be drift when a console
+ * user disables the rule or changes the cpu) keep them; structural flags and nested details, such as
+ * a variable's `secret: false` or a port's protocol, stay implicit.
  */
 export function withoutDefaults<T extends Record<string, unknown>>(kind: DefaultsOf, obj: T): Partial<T> {
-  const defaults = (ownedAtDefault(kind) ? {} : manifestDefaultsOf(kind)) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (v === undefined || v === null) continue;
-    if (k in defaults && defaults[k] === v) continue;
-    out[k] = v;
-  }
-  return out as Partial<T>;
+  if (kind in PART_DEFAULTS) return withoutPartDefaults(kind as DefaultsPart, obj);
+  const nested = nestedPart(kind);
+  if (nested) return withoutKindDefaults(kindDescriptor(nested.kind), obj, nested.field);
+  return withoutKindDefaults(kindDescriptor(kind as ResourceKind), obj);
 }

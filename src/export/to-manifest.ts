@@ -24,6 +24,8 @@ import { serviceMappings } from '../model/kinds/index.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
 import { withoutDefaults } from './defaults.js';
 import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
+import { clean, EnvRef, obj, strs, type Doc, type ExportContext } from './manifest-helpers.js';
+export { clean, computeToManifest, computeUnmanaged, EnvRef, gitRepository, healthchecks, obj, ports, storage, strs, type Doc, type ExportContext } from './manifest-helpers.js';
 
 export interface ExportOptions {
   /**
@@ -44,8 +46,6 @@ export interface ExportResult {
 }
 type Ctx = ExportContext;
 
-export type Doc = Record<string, unknown>;
-
 export interface ExportedManifest extends Doc {
   version: 1;
   organization?: Doc;
@@ -55,18 +55,6 @@ export interface ExportedManifest extends Doc {
   alert_rules?: Doc[];
   webhooks?: Doc[];
   projects?: Doc[];
-}
-
-/** A `${env:NAME}` placeholder, kept apart from ordinary strings until they are escaped. */
-export class EnvRef {
-  constructor(readonly text: string) {}
-}
-
-/** What the export of one object needs besides the object (the descriptors' toManifest get it too). */
-export interface ExportContext {
-  children: Map<Address | undefined, LiveResource[]>;
-  secrets: PlaceholderAllocator;
-  warnings: string[];
 }
 
 export function exportManifest(live: LiveState, options: ExportOptions = {}): ExportResult {
@@ -114,21 +102,7 @@ function setList(doc: Doc, key: string, list: Doc[]): void {
   if (list.length > 0) doc[key] = list;
 }
 
-/** Drops undefined, null, empty lists and empty objects. */
-export function clean(doc: Doc): Doc {
-  const out: Doc = {};
-  for (const [k, v] of Object.entries(doc)) {
-    if (v === undefined || v === null) continue;
-    if (Array.isArray(v) && v.length === 0) continue;
-    if (typeof v === 'object' && !Array.isArray(v) && !(v instanceof EnvRef) && Object.keys(v).length === 0) continue;
-    out[k] = v;
-  }
-  return out;
-}
-
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-export const strs = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
-export const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
 
 function organization(r: LiveResource): Doc {
   const a = r.attrs;
@@ -297,67 +271,11 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
   });
 }
 
-export function gitRepository(g: unknown, omit: string[] = []): Doc {
-  const r = obj(g);
-  const doc = withoutDefaults('git_repository', { url: r.url, branch: r.branch, root_path: r.root_path, provider: r.provider });
-  for (const k of omit) delete (doc as Doc)[k];
-  return doc;
-}
-
-export function ports(list: unknown): Doc[] | undefined {
-  if (!Array.isArray(list)) return undefined;
-  return list.map((p: Doc) =>
-    withoutDefaults('port', { name: p.name, internal_port: p.internal_port, external_port: p.external_port, protocol: p.protocol, publicly_accessible: p.publicly_accessible }),
-  );
-}
-
-/** A normalized probe (src/graph/attrs.ts normalizeProbe) as a manifest writes it: API defaults left out. */
-function probe(p: unknown): Doc | undefined {
-  if (!p || typeof p !== 'object') return undefined;
-  const pr = p as Doc;
-  const type: Doc = {};
-  for (const [k, v] of Object.entries(obj(pr.type))) type[k] = k === 'http' ? withoutDefaults('probe_http', obj(v)) : withoutDefaults('probe', obj(v));
-  return { type, ...withoutDefaults('probe', { initial_delay_seconds: pr.initial_delay_seconds, period_seconds: pr.period_seconds, timeout_seconds: pr.timeout_seconds, success_threshold: pr.success_threshold, failure_threshold: pr.failure_threshold }) };
-}
-
-/** Written only when the service has a probe: then the manifest owns both (one left out is none). */
-export function healthchecks(h: unknown): Doc | undefined {
-  const hc = obj(h);
-  const out = clean({ readiness_probe: probe(hc.readiness_probe), liveness_probe: probe(hc.liveness_probe) });
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-export function storage(list: unknown): Doc[] | undefined {
-  if (!Array.isArray(list)) return undefined;
-  return list.map((st: Doc) => withoutDefaults('storage_volume', { type: st.type, size: st.size, mount_point: st.mount_point }));
-}
-
 /**
  * `protect: true` on what is costly to lose: every database (its data) and every PRODUCTION
  * environment, and on every object whose live record carries the protect mark (so that the
  * exported manifest keeps it). Absent otherwise (the manifest then says nothing about it).
  */
-/** The compute settings of an application, a container or a job that a manifest has no key for. */
-export function computeUnmanaged(r: Doc): string[] {
-  const out: string[] = [];
-  if (typeof r.gpu === 'number' && r.gpu > 0) out.push('gpu');
-  if (r.cpu_architecture !== undefined && r.cpu_architecture !== null && r.cpu_architecture !== 'AMD64') out.push('cpu_architecture');
-  if ((r.ephemeral_storage_in_gib ?? null) !== null) out.push('ephemeral_storage_in_gib');
-  return out;
-}
-
-/** The compute keys of an application or a container, and those they share (ports, probes, storage...). */
-export function computeToManifest(kind: ServiceKind, a: Doc): Doc {
-  return {
-    ...withoutDefaults(kind, { cpu: a.cpu, memory: a.memory, min_running_instances: a.min_running_instances, max_running_instances: a.max_running_instances }),
-    ports: ports(a.ports),
-    healthchecks: healthchecks(a.healthchecks),
-    storage: storage(a.storage),
-    arguments: strs(a.arguments),
-    entrypoint: a.entrypoint,
-    auto_deploy: a.auto_deploy,
-  };
-}
 
 function protectOnExport(r: LiveResource): true | undefined {
   if (r.protected === true || r.kind === 'database') return true;

@@ -13,31 +13,11 @@ import type { Address, LiveResource, ResourceKind, ServiceKind } from '../model/
 import { addressOf, parseAddress } from '../model/resource.js';
 import { builtInHash, parseBuiltInKey } from '../model/builtins.js';
 import { serviceKindOfApiType, serviceMappings } from '../model/kinds/index.js';
-import { compact, desc, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num, sortedSet } from '../graph/attrs.js';
+import { compact, desc, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
-
-export type ApiRecord = Record<string, any>;
-
-/** What a live id refers to, by name. */
-export interface LiveServiceRef {
-  name: string;
-  kind: ServiceKind;
-  environment: string;
-  project: string;
-}
-
-/** Name lookups built from one live read; normalisers turn ids back into names with them. */
-export interface LiveLookup {
-  clusters: Map<string, string>;
-  registries: Map<string, string>;
-  /** Helm repository id -> name (empty when the read did not need the list). */
-  helmRepositories: Map<string, string>;
-  annotationsGroups: Map<string, string>;
-  labelsGroups: Map<string, string>;
-  alertReceivers: Map<string, string>;
-  services: Map<string, LiveServiceRef>;
-}
+import { args, byKey, computeFromRecord, gitRepo, helmSource, nameOf, pairs, registryName, type ApiRecord, type LiveLookup, type LiveServiceRef } from './record-helpers.js';
+export { args, byKey, computeFromRecord, gitRepo, helmSource, pairs, registryName, type ApiRecord, type LiveLookup, type LiveServiceRef } from './record-helpers.js';
 
 export interface LiveLookupInput {
   clusters?: ApiRecord[];
@@ -72,11 +52,6 @@ export function buildLiveLookup(input: LiveLookupInput): LiveLookup {
 export function serviceKindOf(record: ApiRecord): ServiceKind | undefined {
   const t = typeof record.service_type === 'string' ? record.service_type.toUpperCase() : '';
   return serviceKindOfApiType().get(t);
-}
-
-/** An id the lookup does not know stays visible (and diffs) instead of vanishing. */
-function nameOf(map: Map<string, string>, id: unknown): string {
-  return map.get(String(id)) ?? `(unknown id ${String(id)})`;
 }
 
 /** A version marker for stale-plan detection: updated_at, else a hash of the record. */
@@ -285,10 +260,6 @@ export function normalizeAttrs(kind: ResourceKind, r: ApiRecord, lookup: LiveLoo
   }
 }
 
-export function byKey(a: { key: string }, b: { key: string }): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
-
 function alertRule(r: ApiRecord, lookup: LiveLookup): Record<string, unknown> {
   const t = r.target ?? {};
   let target: Record<string, string>;
@@ -342,35 +313,6 @@ function groupNames(list: unknown, map: Map<string, string>): string[] | undefin
   return sortedSet(list.map((g: ApiRecord) => (typeof g.name === 'string' ? g.name : nameOf(map, g.id))));
 }
 
-export function args(v: unknown): string[] | undefined {
-  return Array.isArray(v) ? v.map(String) : undefined;
-}
-
-export function gitRepo(g: unknown): Record<string, unknown> | undefined {
-  return g && typeof g === 'object' ? normalizeGitRepository(g as Record<string, unknown>) : undefined;
-}
-
-export function registryName(r: ApiRecord, lookup: LiveLookup): string {
-  if (r.registry && typeof r.registry.name === 'string') return r.registry.name;
-  return nameOf(lookup.registries, r.registry_id ?? r.registry?.id);
-}
-
-/** The compute fields of an application's or a container's record (cpu, instances, ports, probes, storage...). */
-export function computeFromRecord(r: ApiRecord): Record<string, unknown> {
-  return compact({
-    cpu: num(r.cpu),
-    memory: num(r.memory),
-    min_running_instances: num(r.min_running_instances),
-    max_running_instances: num(r.max_running_instances),
-    ports: Array.isArray(r.ports) ? normalizePorts(r.ports) : undefined,
-    healthchecks: normalizeHealthchecks(r.healthchecks),
-    storage: Array.isArray(r.storage) ? normalizeStorage(r.storage) : undefined,
-    arguments: args(r.arguments),
-    entrypoint: r.entrypoint ?? undefined,
-    auto_deploy: r.auto_deploy ?? undefined,
-  });
-}
-
 function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalized {
   // Its description may carry driftless's marker: the protect mark, a terraform service's fingerprints.
   const marker = splitFingerprintMarker(r.description);
@@ -386,38 +328,4 @@ function service(kind: ServiceKind, r: ApiRecord, lookup: LiveLookup): Normalize
   // The kind's own fields: its descriptor's mapping (src/model/kinds).
   const deployed = serviceMappings(kind).fromRecord(r, a, lookup);
   return deployed ? { attrs: a, fingerprints: marker.fingerprints, deployed } : { attrs: a, fingerprints: marker.fingerprints };
-}
-
-/**
- * A helm record's source in the attrs shape (`helm_repository: {repository: NAME, chart_name,
- * chart_version}` | `git_repository`). The API answers `{repository: {chart_name, chart_version,
- * repository: {id, name, url}}}` | `{git: {git_repository}}` (HelmResponse); the request shape
- * (`helm_repository` with the repository's id, `git_repository`) is read too, defensively. The
- * repository becomes its name: the embedded one, else the lookup's, else an id that stays visible.
- */
-export function helmSource(source: unknown, lookup: Pick<LiveLookup, 'helmRepositories'>): { helm_repository?: Record<string, unknown>; git_repository?: ApiRecord } {
-  const s = (source ?? {}) as ApiRecord;
-  const chart = s.repository && typeof s.repository === 'object' ? s.repository : s.helm_repository;
-  if (chart && typeof chart === 'object') {
-    const ref = chart.repository;
-    const name =
-      ref && typeof ref === 'object'
-        ? typeof ref.name === 'string' ? ref.name : nameOf(lookup.helmRepositories, ref.id)
-        : typeof ref === 'string' ? lookup.helmRepositories.get(ref) ?? ref : undefined;
-    return {
-      helm_repository: compact({ repository: name, chart_name: chart.chart_name, chart_version: chart.chart_version === undefined || chart.chart_version === null ? undefined : String(chart.chart_version) }),
-    };
-  }
-  const git = s.git && typeof s.git === 'object' ? s.git.git_repository : s.git_repository;
-  return git && typeof git === 'object' ? { git_repository: git } : {};
-}
-
-/** Helm key/values: the API's [[k, v]] list, or {key, value} objects from some responses. */
-export function pairs(list: unknown[]): string[][] {
-  const rec: Record<string, string> = {};
-  for (const p of list) {
-    if (Array.isArray(p)) rec[String(p[0])] = String(p[1]);
-    else if (p && typeof p === 'object') rec[String((p as ApiRecord).key)] = String((p as ApiRecord).value);
-  }
-  return keyValuePairs(rec);
 }

@@ -29,8 +29,8 @@ import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
 import { serviceKindOf } from './normalize.js';
 import { previousNames } from '../plan/moved.js';
-
-export type ApiRecord = Record<string, unknown> & { id: string };
+import type { ApiRecord } from './api-record.js';
+export type { ApiRecord } from './api-record.js';
 
 export type { OrgListName } from '../api/routes.js';
 

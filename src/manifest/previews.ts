@@ -14,7 +14,7 @@
 import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { addressOf } from '../model/resource.js';
 import { error } from './codes.js';
-import { copyShallow, mergeObjects } from './templates.js';
+import { copyShallow, mergeObjects } from './template-merge.js';
 import { knownList, nearest } from './suggest.js';
 import { sourceOf, type Manifest, type PreviewSpec } from './types.js';
 import { NUMBER_PLACEHOLDER, parsePreviewDuration, previewNameOf, previewNumberOf } from './preview-names.js';

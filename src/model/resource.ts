@@ -10,11 +10,13 @@
  */
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 
-import { caseInsensitiveKinds, RESOURCE_KINDS } from './kinds/index.js';
+// The kind names from the leaf module, not the registry (./kinds/index.ts): the registry's
+// descriptors import this model (and its helpers do), and no import cycle is allowed.
+import { CASE_INSENSITIVE_KINDS, RESOURCE_KINDS } from './kinds/names.js';
 
-export type { ResourceKind, ServiceKind } from './kinds/index.js';
-export { SERVICE_KINDS, RESOURCE_KINDS, isServiceKind, isResourceKind } from './kinds/index.js';
-import type { ResourceKind } from './kinds/index.js';
+export type { ResourceKind, ServiceKind } from './kinds/names.js';
+export { SERVICE_KINDS, RESOURCE_KINDS, isServiceKind, isResourceKind } from './kinds/names.js';
+import type { ResourceKind } from './kinds/names.js';
 
 /**
  * A deploy pin (DesiredResource.deploy) an ignored field also releases. Declared here, with the
@@ -66,14 +68,14 @@ export function addressOf(kind: ResourceKind, name: string | undefined, parent?:
  * the same database, so live and desired are matched on `matchKey`, not on the raw address. The
  * API keeps every name unique case-insensitively in its scope (services of an environment whatever
  * their kind, projects, environments, groups, receivers, alert rules); variable keys are
- * case-sensitive. Each kind's descriptor says which (src/model/kinds, `caseInsensitiveName`).
+ * case-sensitive. src/model/kinds/names.ts lists them (each descriptor's `caseInsensitiveName` agrees).
  */
 export function isCaseInsensitiveKind(kind: ResourceKind): boolean {
-  return caseInsensitiveKinds().has(kind);
+  return CASE_INSENSITIVE_KINDS.includes(kind);
 }
 
 let caseInsensitiveSegment: RegExp | undefined;
-/** A segment of a case-insensitive kind (built on first use: the registry is read lazily). */
+/** A segment of a case-insensitive kind (built on first use). */
 function caseInsensitiveSegmentPattern(): RegExp {
   return (caseInsensitiveSegment ??= new RegExp(`(^|/)(${RESOURCE_KINDS.filter(isCaseInsensitiveKind).join('|')})\\.`));
 }

@@ -21,7 +21,7 @@ import { parsePreviewDuration } from '../../manifest/preview-names.js';
 import { deletePreview, findProject, livePreviews, type LivePreview } from '../../preview/live.js';
 import { previewsToPrune } from '../../preview/select.js';
 import { openPreviewSession, previewDeclarations, type Declared } from './preview-session.js';
-import type { PreviewArgs } from './preview.js';
+import type { PreviewArgs } from './preview-args.js';
 
 const POLL_MS = 2000;
 

@@ -15,7 +15,7 @@ import { findProject, livePreviews, previewStatus, previewUrls, type PreviewUrl 
 import { formatAge } from '../../preview/select.js';
 import { escapeControl } from '../../render/escape.js';
 import { openPreviewSession, previewDeclarations } from './preview-session.js';
-import type { PreviewArgs } from './preview.js';
+import type { PreviewArgs } from './preview-args.js';
 
 export interface PreviewListing {
   project: string;

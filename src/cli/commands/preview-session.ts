@@ -10,7 +10,7 @@ import { knownList } from '../../manifest/suggest.js';
 import { resolveApiConfig } from '../config.js';
 import { openSession, type ApiSession } from '../run-plan.js';
 import { apiEventReporter } from '../shared-options.js';
-import type { PreviewArgs } from './preview.js';
+import type { PreviewArgs } from './preview-args.js';
 
 export interface Declared {
   project: string;

@@ -33,7 +33,7 @@ import { previewEnvironmentAddress } from '../../manifest/previews.js';
 import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
 import { listResults } from '../../live/read.js';
-import type { PreviewArgs } from './preview.js';
+import type { PreviewArgs } from './preview-args.js';
 
 export interface PreviewUpResult {
   environment: string;

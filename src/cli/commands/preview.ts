@@ -14,29 +14,11 @@
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
-import { connectionOptions, type ConnectionArgs } from '../shared-options.js';
+import { connectionOptions } from '../shared-options.js';
 import { durationOption, integerOption, InvalidOptionValue, shown } from '../option-values.js';
 import { parseAssignment, parsePreviewDuration, type PreviewAssignment } from '../../manifest/previews.js';
-
-export const PREVIEW_ACTIONS = ['up', 'down', 'list', 'prune'] as const;
-export type PreviewAction = (typeof PREVIEW_ACTIONS)[number];
-
-export interface PreviewArgs extends ConnectionArgs {
-  action: PreviewAction;
-  paths?: string[];
-  project?: string;
-  number?: number;
-  set?: PreviewAssignment[];
-  format?: 'human' | 'json';
-  /** Milliseconds. */
-  olderThan?: number;
-  keep?: number[];
-  out?: string;
-  /** Milliseconds. */
-  timeout?: number;
-  pollInterval?: number;
-  color?: boolean;
-}
+import { PREVIEW_ACTIONS, type PreviewAction, type PreviewArgs } from './preview-args.js';
+export { PREVIEW_ACTIONS, type PreviewAction, type PreviewArgs } from './preview-args.js';
 
 /** `--set SERVICE.FIELD=VALUE`, repeatable. */
 function readAssignments(raw: unknown): PreviewAssignment[] | InvalidOptionValue {

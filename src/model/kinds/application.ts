@@ -1,14 +1,14 @@
 /** The `application` kind (src/model/kinds/descriptor.ts). */
 import { compute, git, pinOnly, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { checkComputeShape } from '../../manifest/shape-checks.js';
+import { checkComputeShape } from '../../manifest/shape-helpers.js';
 import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
-import { compute as computeAttrs, git as gitAttrs } from '../../graph/services.js';
+import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';
 import { compact, put } from '../../graph/attrs.js';
-import { computeFromRecord, gitRepo } from '../../live/normalize.js';
-import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/to-manifest.js';
-import { withoutDefaults } from '../../export/defaults.js';
+import { computeFromRecord, gitRepo } from '../../live/record-helpers.js';
+import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/manifest-helpers.js';
+import { withoutKindDefaults } from '../../export/part-defaults.js';
 
 export const applicationKind: ServiceKindDescriptor<'application'> = {
   kind: 'application',
@@ -61,9 +61,9 @@ export const applicationKind: ServiceKindDescriptor<'application'> = {
     toManifest(a, s) {
       return {
         git_repository: gitRepository(a.git_repository),
-        ...withoutDefaults('application', { build_mode: a.build_mode }),
+        ...withoutKindDefaults(applicationKind, { build_mode: a.build_mode }),
         dockerfile_path: a.dockerfile_path,
-        ...computeToManifest('application', a),
+        ...computeToManifest(applicationKind, a),
         git_commit_id: s.deployed?.git_commit_id,
       };
     },

@@ -1,12 +1,12 @@
 /** The `container` kind (src/model/kinds/descriptor.ts). */
 import { compute, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { checkComputeShape } from '../../manifest/shape-checks.js';
-import { compute as computeAttrs } from '../../graph/services.js';
+import { checkComputeShape } from '../../manifest/shape-helpers.js';
+import { compute as computeAttrs } from '../../graph/service-helpers.js';
 import { compact } from '../../graph/attrs.js';
-import { computeFromRecord, registryName } from '../../live/normalize.js';
-import { computeToManifest, computeUnmanaged } from '../../export/to-manifest.js';
-import { isObj } from '../../apply/bodies.js';
+import { computeFromRecord, registryName } from '../../live/record-helpers.js';
+import { computeToManifest, computeUnmanaged } from '../../export/manifest-helpers.js';
+import { isObj } from '../../apply/body-helpers.js';
 
 export const containerKind: ServiceKindDescriptor<'container'> = {
   kind: 'container',
@@ -62,7 +62,7 @@ export const containerKind: ServiceKindDescriptor<'container'> = {
       if (out.registry_id === undefined && isObj(record.registry)) out.registry_id = record.registry.id;
     },
     toManifest(a) {
-      return { registry: a.registry, image_name: a.image_name, tag: a.tag, ...computeToManifest('container', a) };
+      return { registry: a.registry, image_name: a.image_name, tag: a.tag, ...computeToManifest(containerKind, a) };
     },
     unmanagedFields(r) {
       const out: string[] = [];

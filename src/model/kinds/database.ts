@@ -4,7 +4,7 @@ import type { ServiceKindDescriptor } from './descriptor.js';
 import { error as codeError } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { withoutDefaults } from '../../export/defaults.js';
+import { withoutKindDefaults } from '../../export/part-defaults.js';
 import { addressOf, parseAddress } from '../resource.js';
 
 export const databaseKind: ServiceKindDescriptor<'database'> = {
@@ -88,7 +88,7 @@ export const databaseKind: ServiceKindDescriptor<'database'> = {
         database_type: a.type,
         version: a.version,
         mode: a.mode,
-        ...withoutDefaults('database', { accessibility: a.accessibility, cpu: a.cpu, storage: a.storage }),
+        ...withoutKindDefaults(databaseKind, { accessibility: a.accessibility, cpu: a.cpu, storage: a.storage }),
         memory: a.memory,
         instance_type: a.instance_type,
         disk_type: a.disk_type,

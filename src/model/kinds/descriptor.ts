@@ -4,18 +4,19 @@
  * tables from the descriptors instead of keeping copies of them.
  *
  * A descriptor module holds data and functions only: nothing in it runs when it is imported (the
- * registry is read lazily), so a stage module may import the registry and a descriptor may import
- * the stage helpers its mappings use without an import cycle biting at start-up.
+ * registry is read lazily). It imports its stages' helpers and types from modules that do not
+ * import the registry (body-helpers, record-helpers, manifest-helpers, service-helpers...), since
+ * the stage modules do: no import cycle, type-only ones included (test/repo/import-cycles.test.ts).
  */
 import type { IgnoreTable } from '../ignore-table.js';
 import type { Address, LiveResource } from '../resource.js';
-import type { ResourceKind, ServiceKind } from './index.js';
+import type { ResourceKind, ServiceKind } from './names.js';
 import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
-import type { ServiceBuild } from '../../graph/services.js';
-import type { ApiRecord, LiveLookup } from '../../live/normalize.js';
-import type { BodyContext } from '../../apply/bodies.js';
-import type { ExportContext } from '../../export/to-manifest.js';
+import type { ServiceBuild } from '../../graph/service-helpers.js';
+import type { ApiRecord, LiveLookup } from '../../live/record-helpers.js';
+import type { BodyContext } from '../../apply/body-helpers.js';
+import type { ExportContext } from '../../export/manifest-helpers.js';
 
 import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
 

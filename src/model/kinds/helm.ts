@@ -3,12 +3,12 @@ import { git, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
 import type { HelmSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
-import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/normalize.js';
-import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/to-manifest.js';
-import { PART_DEFAULTS, withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj, pick } from '../../apply/bodies.js';
+import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/record-helpers.js';
+import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/manifest-helpers.js';
+import { PART_DEFAULTS, withoutKindDefaults } from '../../export/part-defaults.js';
+import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 type Obj = Doc;
@@ -171,6 +171,6 @@ function helmToManifest(a: Doc, s: LiveResource, ctx: ExportContext): Doc {
   else if (files.length > 1)
     ctx.warnings.push(`${s.address}: ${files.length} raw values_override files (${files.map((f) => f.name).join(', ')}) cannot be written in a manifest, which holds one values document; left out.`);
   body.values_override = values;
-  Object.assign(body, { arguments: strs(a.arguments) }, withoutDefaults('helm', { timeout_sec: a.timeout_sec, allow_cluster_wide_resources: a.allow_cluster_wide_resources }), { auto_deploy: a.auto_deploy });
+  Object.assign(body, { arguments: strs(a.arguments) }, withoutKindDefaults(helmKind, { timeout_sec: a.timeout_sec, allow_cluster_wide_resources: a.allow_cluster_wide_resources }), { auto_deploy: a.auto_deploy });
   return body;
 }

@@ -4,8 +4,9 @@
  * kind added to the lists without its descriptor (or the reverse) does not compile, and every
  * stage that decides per kind derives its table from here.
  *
- * Read lazily (descriptors()): a descriptor may import the stage helpers its mappings use, and
- * those stages import this registry; nothing here runs while the modules are being loaded.
+ * Read lazily (descriptors()): nothing here runs while the modules are being loaded. A descriptor
+ * imports the helpers its mappings use from modules that do not import this registry (the stages
+ * do): no import cycle (test/repo/import-cycles.test.ts).
  */
 import type { KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
 import { organizationKind } from './organization.js';
@@ -29,7 +30,7 @@ import { terraformKind } from './terraform.js';
 import { variableKind } from './variable.js';
 
 import { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
-export { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } from './names.js';
+export { RESOURCE_KINDS, SERVICE_KINDS, isServiceKind, isResourceKind, type ResourceKind, type ServiceKind } from './names.js';
 
 /** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
 export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
@@ -68,14 +69,6 @@ export function kindDescriptor<K extends ResourceKind>(kind: K): KindDescriptor<
 /** A service kind's mappings (src/model/kinds/descriptor.ts, ServiceMappings). */
 export function serviceMappings(kind: ServiceKind): ServiceMappings {
   return (descriptors()[kind] as unknown as ServiceKindDescriptor).service;
-}
-
-export function isServiceKind(k: string): k is ServiceKind {
-  return (SERVICE_KINDS as readonly string[]).includes(k);
-}
-
-export function isResourceKind(k: string): k is ResourceKind {
-  return (RESOURCE_KINDS as readonly string[]).includes(k);
 }
 
 /**

@@ -1,17 +1,17 @@
 /** The `job` kind (src/model/kinds/descriptor.ts). */
 import { git, hook, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
-import { list } from '../../manifest/shape-checks.js';
+import { list } from '../../manifest/shape-helpers.js';
 import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
-import { git as gitAttrs, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, registryName } from '../../live/normalize.js';
-import { clean, computeUnmanaged, gitRepository, obj } from '../../export/to-manifest.js';
-import { withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj, pick } from '../../apply/bodies.js';
+import { args, gitRepo, registryName } from '../../live/record-helpers.js';
+import { clean, computeUnmanaged, gitRepository, obj } from '../../export/manifest-helpers.js';
+import { withoutKindDefaults, withoutPartDefaults } from '../../export/part-defaults.js';
+import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 type Obj = Doc;
@@ -122,7 +122,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
     finishUpdate: (body, base) => keepUnownedJobFields(body, base),
     toManifest(a, s) {
       // The manifest has no auto_deploy for jobs (schema): left unowned.
-      const body: Doc = { ...withoutDefaults('job', { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), ...jobSource(a.source, s.deployed) };
+      const body: Doc = { ...withoutKindDefaults(jobKind, { cpu: a.cpu, memory: a.memory, max_nb_restart: a.max_nb_restart, max_duration_seconds: a.max_duration_seconds }), ...jobSource(a.source, s.deployed) };
       body.schedule = jobSchedule(a.schedule);
       return body;
     },
@@ -234,7 +234,7 @@ function jobSchedule(schedule: unknown): Doc {
   const sc = obj(schedule);
   if (sc.cronjob) {
     const c = obj(sc.cronjob);
-    return { cron: clean({ scheduled_at: c.scheduled_at, ...withoutDefaults('job_cron', { timezone: c.timezone }), arguments: c.arguments, entrypoint: c.entrypoint }) };
+    return { cron: clean({ scheduled_at: c.scheduled_at, ...withoutPartDefaults('job_cron', { timezone: c.timezone }), arguments: c.arguments, entrypoint: c.entrypoint }) };
   }
   const out: Doc = {};
   for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) out[k] = clean(obj(sc[k]));

@@ -6,13 +6,13 @@ import { fieldSourceOf } from '../../manifest/source-map.js';
 import { error } from '../../diag/diagnostic.js';
 import { sourceOf, type TerraformSpec } from '../../manifest/types.js';
 import { addressOf, type Address, type LiveResource } from '../resource.js';
-import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/services.js';
+import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/service-helpers.js';
 import { checkDescription, secret, type GraphBuilder } from '../../graph/builder.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, byKey, gitRepo, type ApiRecord } from '../../live/normalize.js';
-import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/to-manifest.js';
-import { withoutDefaults } from '../../export/defaults.js';
-import { gitRequest, isObj } from '../../apply/bodies.js';
+import { args, byKey, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
+import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/manifest-helpers.js';
+import { withoutKindDefaults } from '../../export/part-defaults.js';
+import { gitRequest, isObj } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 
@@ -163,7 +163,7 @@ function terraformFromManifest(s: TerraformSpec, env: Address, b: GraphBuilder, 
 
 function terraformToManifest(a: Doc, s: LiveResource, ctx: ExportContext, path: string[]): Doc {
   const body: Doc = { git_repository: gitRepository(obj(a.terraform_files_source).git_repository) };
-  Object.assign(body, withoutDefaults('terraform', { engine: a.engine }));
+  Object.assign(body, withoutKindDefaults(terraformKind, { engine: a.engine }));
   const pv = obj(a.provider_version);
   // A version read from the terraform block is not something the manifest can set.
   if (pv.read_from_terraform_block !== true && typeof pv.explicit_version === 'string') body.provider_version = pv.explicit_version;
@@ -183,13 +183,13 @@ function terraformToManifest(a: Doc, s: LiveResource, ctx: ExportContext, path: 
   if (sensitive.length > 0) body.sensitive_tf_vars = sensitive;
   // tf_vars is one field for ignore_changes: a secret of it that cannot be known leaves the whole map alone.
   if (sensitive.some((k) => s.fingerprints?.[`tf_vars.${k}`] === undefined)) body.ignore_changes = ['tf_vars'];
-  Object.assign(body, withoutDefaults('terraform', { timeout_sec: a.timeout_sec }));
+  Object.assign(body, withoutKindDefaults(terraformKind, { timeout_sec: a.timeout_sec }));
   const jr = obj(a.job_resources);
-  const resources = withoutDefaults('terraform_job_resources', { cpu_milli: jr.cpu_milli, ram_mib: jr.ram_mib, storage_gib: jr.storage_gib });
+  const resources = withoutKindDefaults(terraformKind, { cpu_milli: jr.cpu_milli, ram_mib: jr.ram_mib, storage_gib: jr.storage_gib }, 'job_resources');
   if (Object.keys(resources).length > 0) body.job_resources = resources;
   const adc = obj(a.auto_deploy_config);
   body.auto_deploy = adc.auto_deploy;
-  Object.assign(body, withoutDefaults('terraform', { terraform_action: adc.terraform_action }));
+  Object.assign(body, withoutKindDefaults(terraformKind, { terraform_action: adc.terraform_action }));
   body.git_commit_id = s.deployed?.git_commit_id;
   return body;
 }
