@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Vendors what the tests need of the real API's OpenAPI document (qovery-openapi.yaml, kept outside
- * this repository in ../shared/reference/) into test/fixtures/reference/qovery-openapi.subset.json,
- * so that no test reads outside the repository and a fresh clone runs every check.
+ * this repository) into test/fixtures/reference/qovery-openapi.subset.json, so that no test reads
+ * outside the repository and a fresh clone runs every check.
  *
  * What is kept: the operations listed in test/fixtures/reference/selection.json (method, path
  * template, parameters, request body, responses) and the named schemas listed there, with every
@@ -12,8 +12,8 @@
  * Also kept: the index of every "METHOD /template" of the document (names only), so that a test
  * can tell an operation the reference lacks from one that is merely not vendored yet.
  *
- * Refresh: `node scripts/vendor-reference.mjs [path/to/qovery-openapi.yaml]` (default
- * ../shared/reference/qovery-openapi.yaml beside the repository). Add an operation or a schema to
+ * Refresh: `node scripts/vendor-reference.mjs PATH/TO/qovery-openapi.yaml` (the path is required:
+ * the script names no place outside the repository). Add an operation or a schema to
  * selection.json first when a test needs one more. `--check` exits 1 instead of writing when the
  * committed fixture is not what the reference and the selection give.
  */
@@ -28,7 +28,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE_DIR = new URL('../test/fixtures/reference/', import.meta.url);
 export const SELECTION_FILE = fileURLToPath(new URL('selection.json', FIXTURE_DIR));
 export const SUBSET_FILE = fileURLToPath(new URL('qovery-openapi.subset.json', FIXTURE_DIR));
-const DEFAULT_REFERENCE = fileURLToPath(new URL('../../shared/reference/qovery-openapi.yaml', import.meta.url));
 
 export { extractSubset, shapeOnly };
 
@@ -40,7 +39,7 @@ export function vendor(referencePath, selection) {
     source: 'qovery-openapi.yaml (the real API document, kept beside the repository, outside it)',
     sha256: createHash('sha256').update(text).digest('hex'),
     generator: 'scripts/vendor-reference.mjs',
-    refresh: 'node scripts/vendor-reference.mjs [path/to/qovery-openapi.yaml]; selection in test/fixtures/reference/selection.json',
+    refresh: 'node scripts/vendor-reference.mjs PATH/TO/qovery-openapi.yaml; selection in test/fixtures/reference/selection.json',
   };
   return JSON.stringify({ 'x-vendored': provenance, ...subset }, null, 1) + '\n';
 }
@@ -48,7 +47,11 @@ export function vendor(referencePath, selection) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
   const check = args.includes('--check');
-  const referencePath = args.find((a) => a !== '--check') ?? DEFAULT_REFERENCE;
+  const referencePath = args.find((a) => a !== '--check');
+  if (referencePath === undefined) {
+    console.error('vendor-reference: give the path of the reference document (qovery-openapi.yaml) as the first argument: node scripts/vendor-reference.mjs PATH/TO/qovery-openapi.yaml [--check]');
+    process.exit(2);
+  }
   const selection = JSON.parse(readFileSync(SELECTION_FILE, 'utf8'));
   let out;
   try {
@@ -64,7 +67,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       current = readFileSync(SUBSET_FILE, 'utf8');
     } catch {}
     if (current !== out) {
-      console.error(`vendor-reference: ${target} is not what ${referencePath} and selection.json give: run node scripts/vendor-reference.mjs`);
+      console.error(`vendor-reference: ${target} is not what ${referencePath} and selection.json give: run node scripts/vendor-reference.mjs ${referencePath}`);
       process.exit(1);
     }
     console.log(`vendor-reference: ${target} is up to date`);
