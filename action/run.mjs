@@ -334,7 +334,8 @@ export async function main(env = process.env, out = process.stdout) {
     removeParts(run.splitDir);
   }
 
-  out.write(`driftless ${run.args.join(' ')}\n`);
+  // The command as run, each --set value hidden: a value may come from a secret the runner does not mask.
+  out.write(`driftless ${run.args.map((a, i) => (run.args[i - 1] === '--set' ? a.replace(/=.*$/s, '=***') : a)).join(' ')}\n`);
   // Annotations must reach the runner as they are; apply's progress is streamed, guarded.
   const echo = run.format === 'github' ? 'raw' : run.command === 'apply' ? 'guarded' : undefined;
   const result = await runCli(entry, run.args, { env: childEnv, echo });

@@ -132,6 +132,8 @@ async function pullRequestEvent(action: 'opened' | 'synchronize' | 'closed', sha
     emu.env({ GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'pull_request' }),
   );
   expect(step.outputs['exit-code'], step.log).toBe('0');
+  // The command is echoed with each --set value hidden (a value may come from a secret).
+  if (action !== 'closed') expect(step.log).toContain('--set api.git_commit_id=*** --set api.git_repository.branch=***');
   const context = { repo: { owner: 'acme', repo: 'infra' }, payload: { pull_request: { number: PR } }, issue: { number: PR } };
   await syncPreviewComment({ github: pr.github, context, core: pr.core, file: path.join(tmp.dir, step.outputs['output-file']!), action: step.outputs['preview-action'] as 'up' | 'down', exitCode: step.outputs['exit-code']!, key: 'shop', author: BOT, sha });
   return step;
