@@ -122,18 +122,18 @@ export function summarizeApply(plan: Plan, planned: readonly PlannedStep[], outc
   const steps = [...reports.values()].sort((a, b) => (order.get(keyOf(a)) ?? 0) - (order.get(keyOf(b)) ?? 0));
 
   // A protect mark recorded on an otherwise unchanged object is not a change (see `protect_mark`).
-  const marksOnly = new Set(plan.changes.filter((c) => c.actions[0] === 'no-op' && c.protect_mark !== undefined).map((c) => c.address));
-  return { steps, summary: countSummary(steps, destroyed.size, marksOnly), skipped };
+  const markOnly = (address: Address) => changeAt.get(address)?.protect_mark !== undefined;
+  return { steps, summary: countSummary(steps, destroyed.size, markOnly), skipped };
 }
 
 /** The counts of the summary: `destroy` as given, the rest from the reports. */
-export function countSummary(steps: readonly StepReport[], destroy: number, marksOnly: ReadonlySet<Address> = new Set()): ApplySummary {
+function countSummary(steps: readonly StepReport[], destroy: number, markOnly: (address: Address) => boolean): ApplySummary {
   const summary = emptySummary();
   summary.destroy = destroy;
   for (const r of steps) {
     if (r.status === 'applied') {
       if (r.action === 'create' || r.action === 'replace') summary.add++;
-      else if (r.action === 'update' && !marksOnly.has(r.address)) summary.change++;
+      else if (r.action === 'update' && !markOnly(r.address)) summary.change++;
       else if (r.action === 'deploy') summary.deploy++;
     } else if (r.status === 'failed') summary.failed++;
     else if (r.status === 'skipped') summary.skipped++;

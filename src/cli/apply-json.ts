@@ -8,7 +8,7 @@ import { stepActionOf } from '../apply/steps.js';
 import { escapeJsonText } from '../render/escape.js';
 
 /** One line of the machine-readable stream (same envelope as the progress events). */
-export function jsonLine(message: string, fields: Record<string, unknown>, level: 'info' | 'warn' | 'error' = 'info'): string {
+function jsonLine(message: string, fields: Record<string, unknown>, level: 'info' | 'warn' | 'error' = 'info'): string {
   return escapeJsonText(JSON.stringify({ '@level': level, '@message': message, '@timestamp': new Date().toISOString(), ...fields })) + '\n';
 }
 

@@ -160,8 +160,8 @@ export function partialLine(targets: readonly string[] | undefined): string | un
  * objects (none when there are none): not changes, but apply writes them.
  */
 export function protectMarksLine(plan: Plan): string | undefined {
-  const marks = plan.changes.filter((c) => c.protect_mark !== undefined && c.status === 'planned');
-  if (marks.length === 0) return undefined;
+  if (!plan.summary.marks) return undefined;
+  const marks = plan.changes.filter((c) => c.protect_mark !== undefined && c.status !== 'blocked');
   const record = marks.filter((c) => c.protect_mark === true).map((c) => c.address);
   const clear = marks.filter((c) => c.protect_mark === false).map((c) => c.address);
   const list = (xs: string[]) => (xs.length <= 5 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more`);
