@@ -6,6 +6,7 @@
  */
 import type { Address, LiveResource } from '../model/resource.js';
 import type { PlaceholderAllocator } from './placeholders.js';
+import { args } from '../live/record-helpers.js';
 import { withoutKindDefaults, withoutPartDefaults, type KindDefaults } from './part-defaults.js';
 
 export type Doc = Record<string, unknown>;
@@ -34,7 +35,8 @@ export function clean(doc: Doc): Doc {
   return out;
 }
 
-export const strs = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+/** A list of strings as the record gives it (the reader's own `args`). */
+export const strs = args;
 
 export const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
 

@@ -223,8 +223,3 @@ function valueAt(obj: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-/** `previews.name` of each project of the manifest that declares previews (after loading). */
-export function previewPatternsOf(manifest: Manifest): Array<{ project: string; pattern: string }> {
-  return (manifest.projects ?? []).filter((p) => p.previews !== undefined).map((p) => ({ project: p.name, pattern: p.previews!.name }));
-}
-
