@@ -3,6 +3,9 @@
  * retries of what is safe to retry, rate-limit pacing, typed errors, request counting.
  *
  * Transport: the global `fetch` with an undici 7 `Agent` as `dispatcher`.
+ *  - undici is imported when the first request is sent, not when this module loads: `validate`,
+ *    `show` and `--help` load this module but never send, and undici is about a hundred files
+ *    (a tenth of a second of start-up).
  *  - The Agent gives a keep-alive pool sized to the parallelism (Node 20's fetch accepts an undici 7
  *    dispatcher; test/api/transport.test.ts proves it against a real node:http server).
  *  - `globalThis.fetch` is looked up at call time, not captured at import, so that nock 14 (which
@@ -11,7 +14,7 @@
  */
 import { inspect } from 'node:util';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { ApiError } from './errors.js';
 import { authorizationHeader, parseAuthScheme, type AuthScheme } from './auth.js';
 import { ConcurrencyQueue } from './queue.js';
@@ -151,7 +154,8 @@ class HttpApiClient implements ApiClient {
   readonly #authorization: string;
   /** Strings that must never leave the client: the token and the header built from it. */
   readonly #forbidden: string[];
-  readonly #agent?: Agent;
+  /** The keep-alive pool, created with the first request (undefined until then, or with a `fetch` override). */
+  #agent?: Promise<Agent>;
   readonly #fetch: FetchLike;
   readonly #queue: ConcurrencyQueue;
   readonly #budget: RateLimitBudget;
@@ -204,10 +208,11 @@ class HttpApiClient implements ApiClient {
     if (o.fetch) {
       this.#fetch = o.fetch;
     } else {
-      this.#agent = new Agent({ connections: this.parallelism, keepAliveTimeout: 10_000, pipelining: 1 });
-      const agent = this.#agent;
+      const connections = this.parallelism;
+      const agent = (): Promise<Agent> =>
+        (this.#agent ??= import('undici').then((undici) => new undici.Agent({ connections, keepAliveTimeout: 10_000, pipelining: 1 })));
       // Looked up per call so that an interceptor installed later (nock) sees the request.
-      this.#fetch = (url, init) => globalThis.fetch(url, { ...init, dispatcher: agent } as unknown as RequestInit);
+      this.#fetch = async (url, init) => globalThis.fetch(url, { ...init, dispatcher: await agent() } as unknown as RequestInit);
     }
     this.#signal?.addEventListener('abort', () => this.#queue.rejectWaiting(() => new Error('aborted')), { once: true });
   }
@@ -252,7 +257,8 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.#agent?.close();
+    const agent = this.#agent;
+    if (agent) await (await agent).close();
   }
 
   serverDate(): Date | undefined {
