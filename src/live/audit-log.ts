@@ -75,7 +75,7 @@ export function eventsPath(organizationId: string): string {
  * page is sorted here), `links.next` followed with exactly the query the server wrote in it (the
  * reference does not say whether `fromTimestamp` survives a `continueToken`, or is honoured at all:
  * events before the bound are left out here, and the reading stops before links.next ends only when
- * two pages or more have gone newest first, each after the one before, down below the bound; in any
+ * two pages or more have gone newest first, each at or before the one before, down below the bound; in any
  * other order every page is read, up to `maxPages`, past which the caller falls back to a full read
  * with the reason), and events that lack any field (an event without `id` is known by
  * its content; one without a usable timestamp or type is reported in `unreadable`).
@@ -92,10 +92,10 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
   let requests = 0;
   let query = first;
   const tokensUsed = new Set<string>();
-  // Whether every page so far came newest first, within itself and entirely at or before the page
-  // before it: the only order in which a page reaching below the bound shows that the pages still
-  // to come hold nothing newer. The reference promises no order, so one page cannot show it (the
-  // next page may be newer: a server that ignores fromTimestamp and pages oldest to newest).
+  // Whether every page so far lay entirely at or before the page before it (whatever the order
+  // within each page): the only order in which a page reaching below the bound shows that the pages
+  // still to come hold nothing newer. The reference promises no order, so one page cannot show it
+  // (the next may be newer: a server that ignores fromTimestamp and pages oldest to newest).
   let newestFirst = true;
   let pagesWithEvents = 0;
   let previousOldest: bigint | undefined;
@@ -112,12 +112,12 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
       byId.set(e.id, e);
     }
     if (page.events.length > 0) {
-      if (!isNewestFirst(page.events) || (previousOldest !== undefined && page.newest! > previousOldest)) newestFirst = false;
+      if (previousOldest !== undefined && page.newest! > previousOldest) newestFirst = false;
       previousOldest = page.oldest;
       pagesWithEvents++;
     }
     if (page.next === undefined || page.events.length + page.unreadable.size === 0) break;
-    // Two pages or more, all newest first, and this one below the bound: every further page is
+    // Two pages or more, each older than the one before, and this one below the bound: every further page is
     // older still. A server that honours fromTimestamp never gets here: it ends at links.next.
     if (bound !== undefined && newestFirst && pagesWithEvents >= 2 && page.oldest! < bound) break;
     const next = nextQuery(page.next);
@@ -130,12 +130,6 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
   }
   const events = [...byId.values()].sort(compareEvents);
   return { events, unreadable: [...unreadable.values()], maxLimitReached, cursor: cursorAfter(since, events), requests };
-}
-
-/** Each event at or before the one listed before it (one instant counts as newest first). */
-function isNewestFirst(events: readonly AuditEvent[]): boolean {
-  for (let i = 1; i < events.length; i++) if (toNanos(events[i]!.timestamp) > toNanos(events[i - 1]!.timestamp)) return false;
-  return true;
 }
 
 /**

@@ -260,3 +260,23 @@ describe('readEventsSince and the order of the pages', () => {
     expect(busy.requests).toBe(3);
   });
 });
+
+describe('readEventsSince: events of one instant split across pages', () => {
+  const t = (s: number) => `2026-11-25T16:00:${String(s).padStart(2, '0')}.000000000Z`;
+  /** The pages as given, each with a links.next to the following one. */
+  function pages(list: AuditEvent[][]): FakeApi {
+    return new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+      const n = Number(query?.continueToken ?? 0);
+      return { events: list[n], links: n + 1 < list.length ? { next: `/organization/${ORG}/events?continueToken=${n + 1}` } : {} };
+    });
+  }
+
+  it('a page that ends at the very instant of the bound is not the last one read: the next may hold more of that instant', async () => {
+    const api = pages([[ev('a', t(30)), ev('b', t(20))], [ev('c', t(20)), ev('d', t(10))], [ev('e', t(10)), ev('f', t(5))], [ev('g', t(1))]]);
+    const r = await readEventsSince(api, ORG, { timestamp: t(10), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(['d', 'e', 'b', 'c', 'a']);
+    // Newest first across pages, each at or before the one before: the third page, below the
+    // bound, ends the reading; the fourth is not asked for.
+    expect(r.requests).toBe(3);
+  });
+});
