@@ -73,9 +73,11 @@ export function eventsPath(organizationId: string): string {
  *
  * It relies on no more than the reference promises: pages in any order and of any size (every
  * page is sorted here), `links.next` followed with exactly the query the server wrote in it (the
- * reference does not say whether `fromTimestamp` survives a `continueToken`: a server that drops it
- * pages on towards older events, which are left out here, and the reading stops once the pages go
- * newest first below the bound), and events that lack any field (an event without `id` is known by
+ * reference does not say whether `fromTimestamp` survives a `continueToken`, or is honoured at all:
+ * events before the bound are left out here, and the reading stops before links.next ends only when
+ * two pages or more have gone newest first, each at or before the one before, down below the bound; in any
+ * other order every page is read, up to `maxPages`, past which the caller falls back to a full read
+ * with the reason), and events that lack any field (an event without `id` is known by
  * its content; one without a usable timestamp or type is reported in `unreadable`).
  */
 export async function readEventsSince(api: ApiPort, organizationId: string, since: EventCursor | undefined, opts: { maxPages?: number } = {}): Promise<EventsSince> {
@@ -90,8 +92,12 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
   let requests = 0;
   let query = first;
   const tokensUsed = new Set<string>();
-  // Whether the pages come newest first, as far as they show it (undefined: not known yet).
-  let newestFirst: boolean | undefined;
+  // Whether every page so far lay entirely at or before the page before it (whatever the order
+  // within each page): the only order in which a page reaching below the bound shows that the pages
+  // still to come hold nothing newer. The reference promises no order, so one page cannot show it
+  // (the next may be newer: a server that ignores fromTimestamp and pages oldest to newest).
+  let newestFirst = true;
+  let pagesWithEvents = 0;
   let previousOldest: bigint | undefined;
   for (;;) {
     if (requests >= maxPages) throw new AuditLogError(`more than ${maxPages} pages of events since the last run`);
@@ -105,16 +111,15 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
       if (bound !== undefined && toNanos(e.timestamp) < bound) continue;
       byId.set(e.id, e);
     }
-    const order = orderOf(page.events);
-    if (order !== undefined) newestFirst = newestFirst === undefined || newestFirst === order ? order : undefined;
-    if (previousOldest !== undefined && page.events.length > 0 && newestFirst !== false) {
-      // Across pages too: this page entirely at or before the last one's oldest event.
-      if (page.newest! > previousOldest) newestFirst = undefined;
+    if (page.events.length > 0) {
+      if (previousOldest !== undefined && page.newest! > previousOldest) newestFirst = false;
+      previousOldest = page.oldest;
+      pagesWithEvents++;
     }
-    previousOldest = page.oldest;
     if (page.next === undefined || page.events.length + page.unreadable.size === 0) break;
-    // Newest first and below the bound: every further page is older still.
-    if (bound !== undefined && newestFirst === true && page.oldest !== undefined && page.oldest < bound) break;
+    // Two pages or more, each older than the one before, and this one below the bound: every further page is
+    // older still. A server that honours fromTimestamp never gets here: it ends at links.next.
+    if (bound !== undefined && newestFirst && pagesWithEvents >= 2 && page.oldest! < bound) break;
     const next = nextQuery(page.next);
     if (next === undefined) break;
     const token = JSON.stringify(Object.entries(next).sort());
@@ -125,18 +130,6 @@ export async function readEventsSince(api: ApiPort, organizationId: string, sinc
   }
   const events = [...byId.values()].sort(compareEvents);
   return { events, unreadable: [...unreadable.values()], maxLimitReached, cursor: cursorAfter(since, events), requests };
-}
-
-/** true: newest first; false: oldest first; undefined: one instant, or no order. */
-function orderOf(events: readonly AuditEvent[]): boolean | undefined {
-  let down = false;
-  let up = false;
-  for (let i = 1; i < events.length; i++) {
-    const d = toNanos(events[i]!.timestamp) - toNanos(events[i - 1]!.timestamp);
-    if (d < 0n) down = true;
-    if (d > 0n) up = true;
-  }
-  return down && !up ? true : up && !down ? false : undefined;
 }
 
 /**

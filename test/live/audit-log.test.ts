@@ -188,3 +188,95 @@ describe('readEventsSince relies only on what the reference promises', () => {
     ]);
   });
 });
+
+/**
+ * The reference promises no order across pages either, nor that fromTimestamp is honoured: a page
+ * reaching below the bound proves nothing about the pages still to come unless the pages have shown
+ * themselves newest first, each after the one before.
+ */
+describe('readEventsSince and the order of the pages', () => {
+  const at = (i: number) => `2026-11-25T16:00:00.${String(1000 + i).padStart(9, '0')}Z`;
+  const events = Array.from({ length: 25 }, (_, i) => ev(`e${String(i).padStart(2, '0')}`, at(i)));
+
+  /**
+   * A server that ignores fromTimestamp: the whole log cut into pages of `size` (chunks taken oldest
+   * first), served in `pageOrder` (indexes of the chunks), each page listed newest first.
+   */
+  function ignoringBound(pageOrder: (chunks: number) => number[], size = 10): FakeApi {
+    const chunks: AuditEvent[][] = [];
+    for (let i = 0; i < events.length; i += size) chunks.push(events.slice(i, i + size).reverse());
+    const order = pageOrder(chunks.length);
+    return new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+      const n = query?.continueToken !== undefined ? Number(query.continueToken) : 0;
+      const more = n + 1 < order.length;
+      return { events: chunks[order[n]!], links: more ? { next: `/organization/${ORG}/events?continueToken=${n + 1}` } : {} };
+    });
+  }
+
+  it('pages going oldest to newest, each newest first: every page is read, no event since the bound lost', async () => {
+    const api = ignoringBound((n) => [...Array(n).keys()]);
+    const r = await readEventsSince(api, ORG, { timestamp: at(12), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(events.slice(12).map((e) => e.id));
+    expect(r.cursor?.timestamp).toBe(at(24));
+    expect(r.requests).toBe(3);
+  });
+
+  it('pages in no order (middle, newest, oldest): every event since the bound, once', async () => {
+    const api = ignoringBound(() => [1, 2, 0]);
+    const r = await readEventsSince(api, ORG, { timestamp: at(12), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(events.slice(12).map((e) => e.id));
+    expect(r.requests).toBe(3);
+  });
+
+  it('one page below the bound is not enough: the next page is read, and stops the reading once it is older still', async () => {
+    // Newest first across pages (e24..e20, e19..e10, e09..e00 with size 5: the newest chunk first).
+    const api = ignoringBound((n) => [...Array(n).keys()].reverse(), 5);
+    const r = await readEventsSince(api, ORG, { timestamp: at(22), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(['e22', 'e23', 'e24']);
+    // The first page (e24..e20) reaches below the bound, but only the second (e19..e15, older
+    // still) shows the order: the three pages after it are not read.
+    expect(r.requests).toBe(2);
+  });
+
+  it('pages that keep their order past a page cap: the reader gives up with a reason rather than guess', async () => {
+    const api = ignoringBound((n) => [...Array(n).keys()], 5);
+    await expect(readEventsSince(api, ORG, { timestamp: at(12), ids: [] }, { maxPages: 3 })).rejects.toThrow(/more than 3 pages/);
+  });
+
+  it('a server that honours fromTimestamp, newest first: one request with no new event, as many as its pages otherwise', async () => {
+    const log = (all: AuditEvent[]) =>
+      new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+        const from = toNanos(String(query!.fromTimestamp));
+        const eligible = all.filter((e) => toNanos(e.timestamp) >= from).reverse();
+        const start = Number(query?.continueToken ?? 0);
+        const next = start + 10 < eligible.length ? { next: `/organization/${ORG}/events?continueToken=${start + 10}&fromTimestamp=${encodeURIComponent(String(query!.fromTimestamp))}` } : {};
+        return { events: eligible.slice(start, start + 10), links: next };
+      });
+    const idle = await readEventsSince(log(events), ORG, { timestamp: at(24), ids: ['e24'] });
+    expect(idle.events).toEqual([]);
+    expect(idle.requests).toBe(1);
+    const busy = await readEventsSince(log(events), ORG, { timestamp: at(0), ids: ['e00'] });
+    expect(busy.events.map((e) => e.id)).toEqual(events.slice(1).map((e) => e.id));
+    expect(busy.requests).toBe(3);
+  });
+});
+
+describe('readEventsSince: events of one instant split across pages', () => {
+  const t = (s: number) => `2026-11-25T16:00:${String(s).padStart(2, '0')}.000000000Z`;
+  /** The pages as given, each with a links.next to the following one. */
+  function pages(list: AuditEvent[][]): FakeApi {
+    return new FakeApi().on('GET', `/organization/${ORG}/events`, ({ query }) => {
+      const n = Number(query?.continueToken ?? 0);
+      return { events: list[n], links: n + 1 < list.length ? { next: `/organization/${ORG}/events?continueToken=${n + 1}` } : {} };
+    });
+  }
+
+  it('a page that ends at the very instant of the bound is not the last one read: the next may hold more of that instant', async () => {
+    const api = pages([[ev('a', t(30)), ev('b', t(20))], [ev('c', t(20)), ev('d', t(10))], [ev('e', t(10)), ev('f', t(5))], [ev('g', t(1))]]);
+    const r = await readEventsSince(api, ORG, { timestamp: t(10), ids: [] });
+    expect(r.events.map((e) => e.id)).toEqual(['d', 'e', 'b', 'c', 'a']);
+    // Newest first across pages, each at or before the one before: the third page, below the
+    // bound, ends the reading; the fourth is not asked for.
+    expect(r.requests).toBe(3);
+  });
+});

@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { CACHE_FILE_NAME, cacheFilePath, readCacheFile, writeCacheFile } from '../../src/live/cache-file.js';
 import type { LiveSnapshot } from '../../src/live/refresh.js';
+import { responsesPieces } from '../../src/live/cache-bytes.js';
+import { sealCache } from '../../src/live/cache-seal.js';
 
 const KEY = { key: 'k'.repeat(32), source: 'env' as const };
 const identity = { apiUrl: 'http://127.0.0.1:8080', driftlessVersion: '1.2.3', keyOf: () => KEY };
@@ -136,5 +138,65 @@ describe('the cache file read and written as bytes (issue 21)', () => {
     expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} fails its seal: it was edited after driftless wrote it` });
     writeFileSync(cacheFilePath(dir), `${whole.slice(0, at)}}\n`);
     expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} is corrupt or partial (not JSON)` });
+  });
+});
+
+describe('the cache file: every field checked, the bytes path really taken', () => {
+  /** A payload written as driftless would (checksum and seal right), with `change` applied first. */
+  const writeWith = (dir: string, change: (p: Record<string, unknown>) => void) => {
+    writeCacheFile(dir, snapshot(), identity);
+    const doc = JSON.parse(readFileSync(cacheFilePath(dir), 'utf8')) as { payload: Record<string, unknown> };
+    change(doc.payload);
+    const text = JSON.stringify(doc.payload);
+    writeFileSync(cacheFilePath(dir), `{"checksum":"sha256:${createHash('sha256').update(text).digest('hex')}","seal":${JSON.stringify(sealCache(text, KEY))},"payload":${text}}\n`);
+  };
+
+  it('a file driftless wrote is read from its bytes: its answers are written back as they are; a reformatted one is not', () => {
+    const dir = tempDir();
+    writeCacheFile(dir, snapshot(), identity);
+    const read = readCacheFile(dir, identity) as LiveSnapshot;
+    expect(read).toEqual(snapshot());
+    expect(responsesPieces(read.responses).some((p) => typeof p !== 'string')).toBe(true);
+    writeFileSync(cacheFilePath(dir), JSON.stringify(JSON.parse(readFileSync(cacheFilePath(dir), 'utf8')), null, 1));
+    const again = readCacheFile(dir, identity) as LiveSnapshot;
+    expect(again).toEqual(snapshot());
+    expect(responsesPieces(again.responses).every((p) => typeof p === 'string')).toBe(true);
+  });
+
+  it('refuses, naming what is wrong, a payload of another kind or format, or with a field missing or of the wrong type', () => {
+    const dir = tempDir();
+    const corrupt = (why: string) => ({ unusable: `the cache ${cacheFilePath(dir)} is corrupt or partial (${why})` });
+    for (const [field, value] of [['kind', 'other'], ['format_version', 99]] as const) {
+      writeWith(dir, (p) => (p[field] = value));
+      expect((readCacheFile(dir, identity) as { unusable: string }).unusable, field).toMatch(/^the cache .* is corrupt or partial \(not a driftless cache of format \d+\)$/);
+    }
+    for (const [field, value] of [['driftless_version', 1], ['api_url', null], ['organization_id', 7], ['read_at', 5], ['read_at', 'yesterday'], ['responses', null], ['responses', 'x']] as const) {
+      writeWith(dir, (p) => (p[field] = value));
+      expect(readCacheFile(dir, identity), `${field}: ${String(value)}`).toEqual(corrupt('a field is missing'));
+    }
+    for (const cursor of [{ timestamp: 1, ids: [] }, { timestamp: 't' }, 'x', 0]) {
+      writeWith(dir, (p) => (p.cursor = cursor));
+      expect(readCacheFile(dir, identity), JSON.stringify(cursor)).toEqual(corrupt('its event cursor is unreadable'));
+    }
+    writeWith(dir, (p) => (p.cursor = null));
+    expect((readCacheFile(dir, identity) as LiveSnapshot).cursor).toBeNull();
+    writeWith(dir, (p) => (p.freshness = 'fresh'));
+    expect(readCacheFile(dir, identity)).toEqual(corrupt('its freshness record is unreadable (not an object)'));
+  });
+
+  it('says why it cannot read the file, and that a cache without a key cannot be checked', () => {
+    const dir = tempDir();
+    // A directory where the file should be: not "no cache yet".
+    mkdirSync(cacheFilePath(dir));
+    expect(readCacheFile(dir, identity)).toEqual({ unusable: `the cache ${cacheFilePath(dir)} cannot be read (EISDIR)` });
+    const other = tempDir();
+    writeCacheFile(other, snapshot(), identity);
+    expect(readCacheFile(other, { ...identity, keyOf: () => undefined })).toEqual({ unusable: `the cache ${cacheFilePath(other)} cannot be checked without a fingerprint key` });
+  });
+
+  it('without a key to seal it, writes nothing, not even a temporary file', () => {
+    const dir = tempDir();
+    expect(() => writeCacheFile(dir, snapshot(), { ...identity, keyOf: () => undefined })).toThrow(expect.objectContaining({ code: 'ENOKEY', message: 'no fingerprint key to seal the cache with' }));
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

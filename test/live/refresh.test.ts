@@ -573,3 +573,264 @@ describe('readLiveRecordsCached: lists the cache never held', () => {
     expect(vars in r.snapshot.responses).toBe(true);
   });
 });
+
+describe('readLiveRecordsCached: clocks, failures and what the snapshot carries', () => {
+  const varKey = (parent: string) => requestKey('/variable', { parent_id: parent, scope: 'APPLICATION' });
+  const withHooks = async (port: ApiPort) => {
+    const r = await read(port);
+    r.lists.webhooks = listResults(await port.get(`/organization/${ORG}/webhook`));
+    return r;
+  };
+
+  it("an API that sends no Date: ages and the log's bound by this machine's clock, and an empty log read whole", async () => {
+    const w = world();
+    // No Date header: the port has no serverDate at all.
+    const api = Object.assign(Object.create(Object.getPrototypeOf(w.api)), w.api, { serverDate: undefined }) as WorldApi;
+    const first = await readLiveRecordsCached(api, read, { previous: { unusable: 'no cache yet' }, now });
+    expect(first.snapshot.cursor).toBeNull();
+    expect(first.snapshot.freshness).toEqual({ seen: [], fullReadAt: new Date(clockMs).toISOString() });
+    w.emit({ target_type: 'APPLICATION', target_id: 's2', sub_target_type: 'VARIABLE', project_id: 'p1', environment_id: 'e1' });
+    w.lists[varKey('s2')] = { results: [{ id: 'v2', key: 'B', value: 'new', scope: 'APPLICATION' }] };
+    api.calls.length = 0;
+    const r = await readLiveRecordsCached(api, read, { previous: first.snapshot, now, verifyRequests: 0 });
+    expect(r.reader, r.fullReadReason).toBe('refresh');
+    // No cursor and no server time to start from: the whole log is read, without a bound.
+    expect(api.calls[1]!.query).toEqual({ pageSize: 100 });
+    expect(r.records.variables.get('s2')![0]!.value).toBe('new');
+    // 31 days later by this machine's clock: past the retention, counted from the last read's own time.
+    clockMs += 31 * 86_400_000;
+    const late = await readLiveRecordsCached(api, read, { previous: r.snapshot, now, maxCacheAgeMs: 365 * 86_400_000 });
+    expect(late.fullReadReason).toBe("the cache is older than the audit log's retention (30 days)");
+  });
+
+  it("this machine's clock days off the API's: the cache's age is counted by the API's clock only", async () => {
+    const w = world();
+    w.emit({});
+    const day = 86_400_000;
+    // The first read on a machine 40 days behind, the next on one 40 days ahead.
+    const first = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now: () => new Date(clockMs - 40 * day) });
+    expect(first.snapshot.readAt).toBe(new Date(clockMs - 40 * day).toISOString());
+    clockMs += 3_600_000;
+    const r = await readLiveRecordsCached(w.api, read, { previous: first.snapshot, now: () => new Date(clockMs + 40 * day), verifyRequests: 0, maxCacheAgeMs: 365 * day });
+    expect(r.reader, r.fullReadReason).toBe('refresh');
+  });
+
+  it('the snapshot a refresh leaves keeps the full read\'s floor and time, and the API\'s clock of this read', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    expect(snapshot.freshness?.floor).toBe(w.events[0]!.timestamp);
+    clockMs += 5000;
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader).toBe('refresh');
+    expect(r.snapshot.freshness).toEqual({ floor: w.events[0]!.timestamp, seen: [], serverReadAt: new Date(Math.floor(clockMs / 1000) * 1000).toISOString(), fullReadAt: snapshot.freshness!.fullReadAt });
+  });
+
+  it('a narrowed overlap window (overlapMs) is the one the log is read from', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    clockMs += 60_000;
+    w.emit({ target_type: 'APPLICATION', target_id: 's1', project_id: 'p1', environment_id: 'e1' });
+    const r1 = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0, overlapMs: 1000 });
+    w.api.calls.length = 0;
+    await readLiveRecordsCached(w.api, read, { previous: r1.snapshot, now, verifyRequests: 0, overlapMs: 1000 });
+    // One second before the cursor (the default window, 5 minutes, would reach back to the full read's floor).
+    const cursorMs = Date.parse(r1.snapshot.cursor!.timestamp);
+    expect(w.api.calls[1]!.query?.fromTimestamp).toBe(`${new Date(cursorMs - 1000).toISOString().slice(0, -1)}000000Z`);
+  });
+
+  it('an events endpoint answering what it cannot read: a full read that says so; a 500 of it fails the run', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    w.api.events = () => ({ items: [] });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
+    expect(r.reader).toBe('full');
+    expect(r.fullReadReason).toBe('the audit log could not be read (the events endpoint answered without an events list)');
+    w.api.events = () => {
+      throw new HttpError(500, 'boom');
+    };
+    await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now })).rejects.toMatchObject({ status: 500 });
+    // A full read fails on it too, rather than keep a cache without a cursor.
+    await expect(readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now })).rejects.toMatchObject({ status: 500 });
+  });
+
+  it('a full read whose list answers 404 fails with the API\'s error, not an unexplained change', async () => {
+    const w = world();
+    delete w.lists['/environment/e1/services'];
+    await expect(readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now })).rejects.toMatchObject({ status: 404 });
+    // And it asks for the organization once.
+    expect(w.api.calls.filter((c) => c.path === '/organization')).toHaveLength(1);
+  });
+
+  for (const which of ['re-read because of an event', 'of the rotation'] as const) {
+    it(`a server error of a list ${which} fails the run, not a silent full read`, async () => {
+      const w = world();
+      const snapshot = await warm(w);
+      const key = '/environment/e1/services';
+      if (which === 're-read because of an event') w.emit({ event_type: 'CREATE', target_type: 'APPLICATION', target_id: 's3', project_id: 'p1', environment_id: 'e1' });
+      // Once only: a full read after it would succeed and hide the failure.
+      const get = w.api.get.bind(w.api);
+      let failed = false;
+      w.api.get = async <T,>(path: string, query?: Query): Promise<T> => {
+        if (path === key && !failed) {
+          failed = true;
+          w.api.calls.push({ path });
+          throw new HttpError(500, 'boom');
+        }
+        return get<T>(path, query);
+      };
+      await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: which === 'of the rotation' ? 7 : 0 })).rejects.toMatchObject({ status: 500 });
+    });
+  }
+
+  it('a reader that trips on the empty answers standing in for a lacking list: the full read runs all the same', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    delete snapshot.responses['/project/p1/environment'];
+    const strict = async (port: ApiPort) => {
+      const r = await read(port);
+      if (r.environments.get('p1')!.length === 0) throw new Error('a project without environments');
+      return r;
+    };
+    const r = await readLiveRecordsCached(w.api, strict, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader).toBe('full');
+    expect(r.fullReadReason).toMatch(/needs lists the cache does not hold \(1: the environments of project "shop"\)/);
+    expect(r.records.environments.get('p1')).toHaveLength(1);
+  });
+
+  it('a refresh giving way for a lacking list spends no more request on it, and the full read keeps its cursor and the lists of other manifests', async () => {
+    const w = world();
+    w.emit({});
+    await warm(w);
+    const other = await readLiveRecordsCached(w.api, withHooks, { previous: { unusable: 'x' }, now });
+    delete other.snapshot.responses['/project/p1/environment'];
+    w.api.calls.length = 0;
+    const r = await readLiveRecordsCached(w.api, read, { previous: other.snapshot, now, verifyRequests: 7 });
+    expect(r.reader).toBe('full');
+    // The organization, the log, and the projects (of the rotation, read before the lacking list).
+    expect(r.refreshRequests).toBe(3);
+    // The log is not asked again for a cursor: the one the refresh reached stands.
+    expect(w.api.calls.filter((c) => c.path === `/organization/${ORG}/events`)).toHaveLength(1);
+    expect(r.snapshot.cursor).toEqual({ timestamp: w.events[0]!.timestamp, ids: [w.events[0]!.id] });
+    // The webhooks only the other manifest reads stay in the cache.
+    expect(`/organization/${ORG}/webhook` in r.snapshot.responses).toBe(true);
+  });
+
+  it('a list the cache lacks of an object an event touched is read, and the run stays a refresh', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    delete snapshot.responses['/environment/e1/statuses'];
+    w.emit({ event_type: 'CREATE', target_type: 'APPLICATION', target_id: 's3', project_id: 'p1', environment_id: 'e1' });
+    const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader, r.fullReadReason).toBe('refresh');
+    expect('/environment/e1/statuses' in r.snapshot.responses).toBe(true);
+  });
+
+  it('a list kept stale for another manifest is read live when this run needs it', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    (w.lists['/environment/e1/services'] as { results: Array<{ name: string }> }).results[1]!.name = 'www';
+    const r = await readLiveRecordsCached(w.api, read, { previous: { ...snapshot, responses: { ...snapshot.responses, '/environment/e1/services': null } }, now, verifyRequests: 0 });
+    expect(r.reader).toBe('refresh');
+    expect(r.records.services.get('e1')!.map((s) => s.name)).toEqual(['api', 'www']);
+    expect(r.cachedKeys).not.toContain('/environment/e1/services');
+  });
+
+  it('an organization without projects: a list its cache lacks is still a full read that names it', async () => {
+    const w = world();
+    w.lists[`/organization/${ORG}/project`] = { results: [] };
+    w.emit({});
+    const first = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'x' }, now });
+    const r = await readLiveRecordsCached(w.api, withHooks, { previous: first.snapshot, now, verifyRequests: 0 });
+    expect(r.reader).toBe('full');
+    expect(r.fullReadReason).toMatch(/needs lists the cache does not hold/);
+  });
+
+  it('a list of another kind the cache never held is read, not a reason for a full read', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    w.lists['/application/s1'] = { id: 's1', name: 'api' };
+    const detail = async (port: ApiPort) => {
+      const r = await read(port);
+      await port.get('/application/s1');
+      return r;
+    };
+    const r = await readLiveRecordsCached(w.api, detail, { previous: snapshot, now, verifyRequests: 0 });
+    expect(r.reader, r.fullReadReason).toBe('refresh');
+    expect(w.api.calls.map((c) => c.path)).toContain('/application/s1');
+  });
+
+  it('the live read never writes: a reader that tries is refused, and nothing reaches the API', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    for (const write of [(p: ApiPort) => p.post('/organization/x/project', {}), (p: ApiPort) => p.put('/project/p1', {}), (p: ApiPort) => p.delete('/project/p1')]) {
+      const writer = async (port: ApiPort) => {
+        await write(port);
+        return read(port);
+      };
+      await expect(readLiveRecordsCached(w.api, writer, { previous: snapshot, now, verifyRequests: 0 })).rejects.toThrow('the live read does not write');
+      await expect(readLiveRecordsCached(w.api, writer, { previous: { unusable: 'x' }, now })).rejects.toThrow('the live read does not write');
+    }
+  });
+
+  it('a variable list answered as a bare array is kept without its BUILT_IN variables too', async () => {
+    const w = world();
+    w.lists[varKey('s1')] = [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }, { id: 'b1', key: 'QOVERY_X', scope: 'BUILT_IN' }];
+    const r = await readLiveRecordsCached(w.api, read, { previous: { unusable: 'x' }, now });
+    expect(r.snapshot.responses[varKey('s1')]).toEqual([{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }]);
+  });
+
+  it('the rotation goes on where the previous run stopped: N lists a run, none twice before all were read', async () => {
+    const w = world();
+    w.emit({});
+    let previous = (await readLiveRecordsCached(w.api, withHooks, { previous: { unusable: 'x' }, now })).snapshot;
+    const reread: string[][] = [];
+    for (let run = 0; run < 3; run++) {
+      w.api.calls.length = 0;
+      const r = await readLiveRecordsCached(w.api, withHooks, { previous, now, verifyRequests: 3 });
+      expect(r.reader).toBe('refresh');
+      reread.push(w.api.calls.slice(2).map((c) => requestKey(c.path, c.query)));
+      previous = r.snapshot;
+    }
+    expect(reread.map((k) => k.length)).toEqual([3, 3, 3]);
+    // 7 cached lists: the first two runs read 6 different ones, the third the last and starts over.
+    expect(new Set([...reread[0]!, ...reread[1]!]).size).toBe(6);
+    expect(new Set(reread.flat()).size).toBe(7);
+  });
+
+  it('the rotation compares a variable list only another manifest reads, asked with its query', async () => {
+    const w = world();
+    w.emit({});
+    await warm(w);
+    w.lists[varKey('s2')] = { results: [{ id: 'v2', key: 'B', value: 'changed', scope: 'APPLICATION' }] };
+    const noVariables = async (port: ApiPort) => {
+      const r = await read({ ...port, get: (path: string, query?: Query) => (path === '/variable' ? Promise.resolve({ results: [] }) : port.get(path, query)) } as ApiPort);
+      return r;
+    };
+    const previous = (await readLiveRecordsCached(w.api, read, { previous: { unusable: 'x' }, now })).snapshot;
+    // Before the change the first warm run found nothing; the value was changed with no event.
+    previous.responses[varKey('s2')] = { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] };
+    const r = await readLiveRecordsCached(w.api, noVariables, { previous, now, verifyRequests: 7 });
+    expect(r.fullReadReason).toBe('the audit log did not explain a change to project.shop/environment.prod/application.web/variable.B');
+  });
+
+  it('the lists of an environment or a project gone (404) that this run does not need are forgotten by the rotation', async () => {
+    const w = world();
+    w.emit({});
+    const snapshot = await warm(w);
+    const ghosts = ['/environment/gone-env/statuses', '/project/gone-project/environment'];
+    let previous: LiveSnapshot = { ...snapshot, responses: { ...snapshot.responses, [ghosts[0]!]: { applications: [] }, [ghosts[1]!]: { results: [] } } };
+    for (let run = 0; run < 3; run++) {
+      const r = await readLiveRecordsCached(w.api, read, { previous, now, verifyRequests: 4 });
+      expect(r.reader, r.fullReadReason).toBe('refresh');
+      previous = r.snapshot;
+    }
+    for (const g of ghosts) expect(g in previous.responses, g).toBe(false);
+  });
+});

@@ -126,3 +126,54 @@ describe('stalenessOf: the cached lists an event makes stale', () => {
     expect(reason({ event_type: 'TELEPORT' })).toEqual({ reason: expect.stringContaining('does not understand (TELEPORT of APPLICATION)') });
   });
 });
+
+describe('stalenessOf: projects, registries, helm sources and events it cannot place', () => {
+  it('a project changed: the project list and its environment list; deleted, also its variables and the lists counting its services\' users', () => {
+    expect(stale({ event_type: 'UPDATE', target_type: 'PROJECT', target_id: 'p2' })).toEqual([`/organization/${ORG}/project`, '/project/p2/environment']);
+    // The log may name the project only as project_id.
+    expect(stale({ event_type: 'UPDATE', target_type: 'PROJECT', project_id: 'p2' })).toEqual([`/organization/${ORG}/project`, '/project/p2/environment']);
+    expect(stale({ event_type: 'CREATE', target_type: 'PROJECT', target_id: 'p9' })).toEqual([`/organization/${ORG}/project`]);
+    expect(stale({ event_type: 'DELETE', target_type: 'PROJECT', target_id: 'p2' })).toEqual(['/environment/e3/services', `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`, `/organization/${ORG}/project`, '/project/p2/environment', v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')]);
+  });
+
+  it('a container registry changed: the registries and every services and statuses list (records embed it); created, only the registries', () => {
+    const registries = `/organization/${ORG}/containerRegistry`;
+    const s = stalenessOf([{ id: 'x', timestamp: '2026-11-25T16:00:00Z', event_type: 'UPDATE', target_type: 'CONTAINER_REGISTRY', target_id: 'r' }], topo) as { isStale(k: string): boolean };
+    expect(s.isStale(registries)).toBe(true);
+    expect(stale({ event_type: 'UPDATE', target_type: 'CONTAINER_REGISTRY', target_id: 'r' })).toEqual(['/environment/e1/services', '/environment/e1/statuses', '/environment/e2/services', '/environment/e2/statuses', '/environment/e3/services']);
+    const created = stalenessOf([{ id: 'x', timestamp: '2026-11-25T16:00:00Z', event_type: 'CREATE', target_type: 'CONTAINER_REGISTRY', target_id: 'r' }], topo) as { isStale(k: string): boolean };
+    expect(created.isStale(registries)).toBe(true);
+    expect(stale({ event_type: 'CREATE', target_type: 'CONTAINER_REGISTRY', target_id: 'r' })).toEqual([]);
+  });
+
+  it('a helm service updated: its repository\'s count only when the change may name its source', () => {
+    const helm = (change?: string) => stale({ event_type: 'UPDATE', target_type: 'HELM', target_id: 'b1', environment_id: 'e2', ...(change ? { change } : {}) });
+    const base = ['/environment/e2/services', '/environment/e2/statuses'];
+    expect(helm(JSON.stringify({ before: { source: { a: 1 } }, after: { source: { a: 2 } } }))).toEqual([...base, `/organization/${ORG}/helmRepository`]);
+    expect(helm(JSON.stringify({ before: { cpu: 1 }, after: { cpu: 2 } }))).toEqual(base);
+    // Not JSON: it may say anything.
+    expect(helm('cpu changed')).toEqual([...base, `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`]);
+    expect(helm()).toEqual([...base, `/organization/${ORG}/helmRepository`, `/organization/${ORG}/labelsGroups`]);
+    // An application's change never touches the helm repositories.
+    expect(stale({ event_type: 'CREATE', target_type: 'APPLICATION', target_id: 'a9', environment_id: 'e1' })).toEqual(['/environment/e1/deploymentStage', '/environment/e1/services', '/environment/e1/statuses', `/organization/${ORG}/labelsGroups`]);
+    // A service cloned joins its environment's stages.
+    expect(stale({ event_type: 'CLONE', target_type: 'APPLICATION', target_id: 'a9', environment_id: 'e1', sub_target_type: 'VARIABLE' })).toEqual(['/environment/e1/services', '/environment/e1/statuses']);
+  });
+
+  it('a member or a role changed: nothing driftless reads', () => {
+    expect(stale({ target_type: 'MEMBERS_AND_ROLES', sub_target_type: 'ALERT_RULE' })).toEqual([]);
+  });
+
+  it('says which event it cannot place, and why', () => {
+    const reason = (e: Partial<AuditEvent>) => (stalenessOf([{ id: 'x', timestamp: '2026-11-25T16:00:00Z', event_type: 'UPDATE', target_type: 'APPLICATION', ...e }], topo) as { reason: string }).reason;
+    expect(reason({ target_type: 'APPLICATION', target_id: 'zz', sub_target_type: 'VARIABLE', target_name: 'api' })).toBe('the audit log holds an event driftless cannot place (UPDATE of APPLICATION/VARIABLE "api": no environment)');
+    expect(reason({ target_type: 'PROJECT', sub_target_type: 'VARIABLE' })).toBe('the audit log holds an event driftless cannot place (UPDATE of PROJECT/VARIABLE)');
+    expect(reason({ target_type: 'ENVIRONMENT', sub_target_type: 'DEPLOYMENT_STAGE' })).toBe('the audit log holds an event driftless cannot place (UPDATE of ENVIRONMENT/DEPLOYMENT_STAGE: no environment)');
+    expect(reason({ target_type: 'ENVIRONMENT', target_id: 'e-new' })).toBe('the audit log holds an event driftless cannot place (UPDATE of ENVIRONMENT: no project)');
+    // The environment's project from the cache when the event does not say it.
+    expect(stale({ target_type: 'ENVIRONMENT', target_id: 'e3' })).toEqual(['/environment/e3/services', `/organization/${ORG}/project`, '/project/p2/environment']);
+    // A variable event names its environment or project by id or by the event's own fields.
+    expect(stale({ target_type: 'ENVIRONMENT', sub_target_type: 'VARIABLE', environment_id: 'e3', project_id: 'p2' })).toEqual(['/environment/e3/services', v('e3', 'ENVIRONMENT')]);
+    expect(stale({ target_type: 'PROJECT', sub_target_type: 'SECRET', project_id: 'p2' })).toEqual(['/environment/e3/services', v('e3', 'ENVIRONMENT'), v('p2', 'PROJECT')]);
+  });
+});
