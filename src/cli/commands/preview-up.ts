@@ -22,12 +22,12 @@ import { runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf } from '../shared-options.js';
-import { createApplyView, renderApplyOutcome } from '../apply-view.js';
+import { renderApplyOutcome } from '../apply-view.js';
+import { planExecution } from '../plan-execution.js';
 import { onInterrupt } from '../interrupt.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { planHasWrites } from '../../plan/types.js';
 import { writePlanFile } from '../../plan/planfile.js';
-import { applyPlan, DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
 import { routes } from '../../api/routes.js';
 import { previewEnvironmentAddress } from '../../manifest/previews.js';
 import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
@@ -50,9 +50,11 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
   const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
   const request = { project: args.project!, number: args.number!, ...(args.set?.length ? { set: args.set } : {}) };
 
+  // As apply does: rate-limit waits through the progress view, a first write beyond --max-wait refused.
+  const execution = planExecution(io, { json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) }, 'preview up');
   const abort = new AbortController();
   const stopListening = onInterrupt(io, () => abort.abort());
-  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io), signal: abort.signal });
+  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, execution.onRateLimit), signal: abort.signal });
   try {
     printDiags(r.diagnostics);
     if (!r.plan || !r.live || !r.graph || !r.manifest || hasErrors(r.diagnostics)) return EXIT.error;
@@ -75,23 +77,19 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     if (planHasWrites(plan)) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
-      const view = createApplyView({ json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) });
-      let result;
-      try {
-        result = await applyPlan(
-          plan,
-          { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => view.onEvent(e), signal: abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
-          {
-            parallelism: args.parallelism,
-            timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-            allowDataLoss: plan.options.allow_data_loss,
-            allowReplace: false,
-            ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
-          },
-        );
-      } finally {
-        view.close();
+      const capped = execution.refusal(r);
+      if (capped) {
+        printDiags([capped]);
+        return EXIT.error;
       }
+      const result = await execution.execute(r, {
+        // A preview's databases may go with it only under its declaration's allow_data_loss (in the plan's options).
+        authority: { allowDataLoss: plan.options.allow_data_loss === true, allowReplace: false },
+        parallelism: args.parallelism,
+        timeoutMs: args.timeout,
+        pollInterval: args.pollInterval,
+        signal: abort.signal,
+      });
       if (result.status === 'refused') {
         printDiags(result.diagnostics);
         return EXIT.error;
