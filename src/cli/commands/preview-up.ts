@@ -12,7 +12,6 @@
  * `--format json`: stdout is one document, `{environment, created, urls: [{service, url}]}`; the
  * plan and the progress go to stderr.
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { CliIO } from '../io.js';
 import { EXIT } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
@@ -27,7 +26,7 @@ import { planExecution } from '../plan-execution.js';
 import { onInterrupt } from '../interrupt.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { planHasWrites } from '../../plan/types.js';
-import { writePlanFile } from '../../plan/planfile.js';
+import { savePlan } from '../save-plan.js';
 import { routes } from '../../api/routes.js';
 import { previewEnvironmentAddress } from '../../manifest/previews.js';
 import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
@@ -65,13 +64,8 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     if (args.out) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
-      try {
-        await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, new Date().toISOString(), r.files);
-      } catch (e) {
-        io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
-        return EXIT.error;
-      }
-      io.stderr.write(`Saved the plan of preview ${environment} to ${args.out}: \`driftless apply ${args.out}\` applies exactly it.\n`);
+      const saved = await savePlan(io, plan, { file: args.out, key: { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt: new Date().toISOString(), manifestPaths: r.files, what: `the plan of preview ${environment}` });
+      if (!saved) return EXIT.error;
       return plan.applyable ? EXIT.ok : EXIT.error;
     }
 
