@@ -27,11 +27,9 @@ import { onInterrupt } from '../interrupt.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { planHasWrites } from '../../plan/types.js';
 import { savePlan } from '../save-plan.js';
-import { routes } from '../../api/routes.js';
 import { previewEnvironmentAddress } from '../../manifest/previews.js';
-import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
-import { listResults } from '../../live/read.js';
 import type { PreviewArgs } from './preview-args.js';
 
 export interface PreviewUpResult {
@@ -69,6 +67,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
       return plan.applyable ? EXIT.ok : EXIT.error;
     }
 
+    let createdId: string | undefined;
     if (planHasWrites(plan)) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
       const capped = execution.refusal(r);
@@ -83,6 +82,10 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
         timeoutMs: args.timeout,
         pollInterval: args.pollInterval,
         signal: abort.signal,
+        // The id of the environment this run creates: its URLs are read with it, no list read again.
+        onEvent: (e) => {
+          if (e.type === 'apply_complete' && e.action === 'create' && e.address === address && e.id !== undefined) createdId = e.id;
+        },
       });
       if (result.status === 'refused') {
         printDiags(result.diagnostics);
@@ -97,7 +100,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     let urls: PreviewUrl[];
     try {
-      const id = r.live.resources.get(address)?.id ?? (await createdEnvironmentId(r.session!.port, r.manifest, request.project, environment));
+      const id = r.live.resources.get(address)?.id ?? createdId;
       urls = id ? await previewUrls(r.session!.port, id) : [];
     } catch (e) {
       printDiags([apiDiagnostic(e, `Reading the URLs of preview ${environment}`)]);
@@ -112,15 +115,6 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
     await r.session?.close();
     reportUsage(io, r.session);
   }
-}
-
-/** The id of the environment this run created (the live read had none): its project's list. */
-async function createdEnvironmentId(api: Parameters<typeof previewUrls>[0], manifest: NonNullable<Awaited<ReturnType<typeof runPlan>>['manifest']>, project: string, environment: string): Promise<string | undefined> {
-  const declared = (manifest.projects ?? []).find((p) => p.name.toLowerCase() === project.toLowerCase());
-  const found = await findProject(api, declared?.name ?? project);
-  if (!found) return undefined;
-  const env = listResults(await api.get(routes.environments(found.id))).find((e) => String(e.name).toLowerCase() === environment.toLowerCase());
-  return env ? String(env.id) : undefined;
 }
 
 export function renderUrls(r: PreviewUpResult, bold: (s: string) => string = (s) => s): string {
