@@ -17,7 +17,7 @@ import { palettesOf } from '../config.js';
 import { reportUsage } from '../api-usage.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
 import { previewNameOf } from '../../manifest/previews.js';
-import { parsePreviewDuration } from '../../manifest/preview-names.js';
+import { parseDuration } from '../../model/duration.js';
 import { deletePreview, livePreviews, projectsNamed, type LivePreview } from '../../preview/live.js';
 import { previewsToPrune } from '../../preview/select.js';
 import { openPreviewSession, previewDeclarations, type Declared } from './preview-session.js';
@@ -81,7 +81,7 @@ export async function runPreviewPrune(args: PreviewArgs, io: CliIO): Promise<num
   try {
     const projects = await projectsNamed(session.port, declared.declarations.map((d) => d.project));
     for (const decl of declared.declarations) {
-      const ttl = decl.previews.ttl !== undefined ? parsePreviewDuration(decl.previews.ttl) : undefined;
+      const ttl = decl.previews.ttl !== undefined ? parseDuration(decl.previews.ttl, { unit: 'required' }) : undefined;
       const olderThanMs = args.olderThan ?? ttl;
       const project = projects.get(decl.project);
       if (!project) continue;
