@@ -12,15 +12,15 @@ import type { CliIO } from './io.js';
 /**
  * The plan's reads may have spent the rate-limit budget: when the first write would already wait
  * longer than --max-wait, refuse before asking and before any write. (A wait met later stops the
- * apply between steps: see applyPlan.)
+ * apply between steps: see applyPlan.) `command` is the one refusing: apply, or preview up.
  */
-export function rateLimitRefusal(capped: RateLimitWaitError | undefined): Diagnostic | undefined {
+export function rateLimitRefusal(capped: RateLimitWaitError | undefined, command = 'apply'): Diagnostic | undefined {
   if (!capped) return undefined;
   return {
     severity: 'error',
     code: 'apply.rate-limit-wait',
-    summary: `apply refused before its first write: ${capped.message}`,
-    detail: 'Nothing was changed. Run apply again after the reset, or allow a longer wait with --max-wait (or DRIFTLESS_MAX_WAIT).',
+    summary: `${command} refused before its first write: ${capped.message}`,
+    detail: `Nothing was changed. Run ${command} again after the reset, or allow a longer wait with --max-wait (or DRIFTLESS_MAX_WAIT).`,
   };
 }
 

@@ -9,6 +9,7 @@
  * `optionValueProblems` collects them all, so a command line with three bad values gets three lines.
  */
 import type { Options } from 'yargs';
+import { parseDuration } from '../model/duration.js';
 
 /** What a reader returns instead of a value; the check reports it and the command never runs. */
 export class InvalidOptionValue {
@@ -67,21 +68,8 @@ export function readDecimal(flag: string, min: number, max: number): (raw: unkno
   };
 }
 
-/** `30m`, `90s`, `1h`, `1h30m`, `500ms` or a number of seconds -> milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let consumed = 0;
-  while ((m = re.exec(t)) !== null) {
-    const n = Number(m[1]);
-    total += m[2] === 'h' ? n * 3_600_000 : m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n;
-    consumed = re.lastIndex;
-  }
-  return consumed === t.length && consumed > 0 ? Math.round(total) : undefined;
-}
+/** `30m`, `90s`, `1h`, `1h30m`, `7d`, `500ms` or a number of seconds -> milliseconds (src/model/duration.ts). */
+export { parseDuration };
 
 /** Reads a duration (see parseDuration) between minMs and maxMs; the value is in milliseconds. */
 export function readDuration(flag: string, minMs: number, maxMs: number, bounds: string): (raw: unknown) => number | InvalidOptionValue {

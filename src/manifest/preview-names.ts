@@ -1,6 +1,5 @@
 /**
- * The names of preview environments: `pr-{number}` and back, and the durations of `ttl` and
- * `--older-than`. Pure and dependency-free, so that the plan (which leaves previews alone) can use
+ * The names of preview environments: `pr-{number}` and back. Pure and dependency-free, so that the plan (which leaves previews alone) can use
  * it without the manifest loader.
  */
 
@@ -24,14 +23,3 @@ export function previewNumberOf(pattern: string, environmentName: string): numbe
   const n = Number(m[1]);
   return Number.isSafeInteger(n) ? n : undefined;
 }
-
-/** `72h`, `7d`, `1h30m`, `90s` -> milliseconds; undefined when not a duration. */
-export function parsePreviewDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (!/^(\d+(d|h|m|s))+$/.test(t)) return undefined;
-  const unit: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
-  let total = 0;
-  for (const m of t.matchAll(/(\d+)(d|h|m|s)/g)) total += Number(m[1]) * unit[m[2]];
-  return total;
-}
-

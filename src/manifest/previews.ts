@@ -17,9 +17,10 @@ import { error } from './codes.js';
 import { copyShallow, mergeObjects } from './template-merge.js';
 import { knownList, nearest } from './suggest.js';
 import { sourceOf, type Manifest, type PreviewSpec } from './types.js';
-import { NUMBER_PLACEHOLDER, parsePreviewDuration, previewNameOf, previewNumberOf } from './preview-names.js';
+import { NUMBER_PLACEHOLDER, previewNameOf, previewNumberOf } from './preview-names.js';
+import { parseDuration } from '../model/duration.js';
 
-export { NUMBER_PLACEHOLDER, parsePreviewDuration, previewNameOf, previewNumberOf, previewPatternRegExp } from './preview-names.js';
+export { NUMBER_PLACEHOLDER, previewNameOf, previewNumberOf, previewPatternRegExp } from './preview-names.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -76,7 +77,7 @@ export function checkPreviewDeclaration(project: Obj, templateNames: readonly st
       }),
     );
   }
-  if (typeof p.ttl === 'string' && parsePreviewDuration(p.ttl) === undefined) {
+  if (typeof p.ttl === 'string' && parseDuration(p.ttl, { unit: 'required' }) === undefined) {
     out.push(
       error('schema.bad-format', `\`previews.ttl\` of project \`${projectName}\` is not a duration: \`${p.ttl}\``, {
         detail: 'Write a number and a unit, d (days), h, m or s, e.g. `72h`, `7d` or `1d12h`.',

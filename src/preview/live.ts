@@ -25,13 +25,20 @@ export interface PreviewUrl {
   url: string;
 }
 
-/** The project of that name (letter case ignored), or undefined. Two requests. */
-export async function findProject(api: ApiPort, name: string): Promise<{ id: string; name: string } | undefined> {
+/**
+ * The projects of those names (letter case ignored), by the name asked; a name no project has is
+ * absent. Two requests (the organization and its projects), however many names are asked.
+ */
+export async function projectsNamed(api: ApiPort, names: readonly string[]): Promise<Map<string, { id: string; name: string }>> {
   const orgResp = await api.get<unknown>(routes.organization());
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
   const projects = listResults(await api.get(routes.orgList(organization.id, 'projects')));
-  const p = projects.find((x) => String(x.name).toLowerCase() === name.toLowerCase());
-  return p ? { id: String(p.id), name: String(p.name) } : undefined;
+  const found = new Map<string, { id: string; name: string }>();
+  for (const name of names) {
+    const p = projects.find((x) => String(x.name).toLowerCase() === name.toLowerCase());
+    if (p) found.set(name, { id: String(p.id), name: String(p.name) });
+  }
+  return found;
 }
 
 /** The project's environments whose name matches the pattern, by number. One request. */

@@ -58,6 +58,7 @@ describe('durations', () => {
     expect(parseDuration('90')).toBe(90_000);
     expect(parseDuration('1h30m')).toBe(5_400_000);
     expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('7d')).toBe(7 * 86_400_000);
     expect(parseDuration('xyz')).toBeUndefined();
   });
   const timeout = readDuration('--timeout', 1000, 86_400_000, 'from 1s to 24h');

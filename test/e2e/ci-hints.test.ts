@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
 import { SECRET_ENV, appManifest } from './fixtures.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -40,6 +41,19 @@ describe('CI=true', () => {
     expect(ci.code).toBe(0);
     expect(ci.stderr).toContain('Saved the plan to ci.json.');
     expect(ci.stderr).not.toContain('To perform');
+  });
+
+  it('preview up --out says where the plan is as plan --out does: the hint to apply it, but not in CI', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': previewManifest({ services: [] }) });
+    const up = ['preview', 'up', 'm', '--project', 'shop', '--number', '3', '--out'];
+    const local = await h.run([...up, 'local.json']);
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stderr).toContain('Saved the plan of preview pr-3 to local.json. To perform exactly these actions, run:\n  driftless apply local.json');
+    const ci = await h.run([...up, 'ci.json'], { env: { CI: 'true' } });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stderr).toContain('Saved the plan of preview pr-3 to ci.json.');
+    expect(ci.stdout + ci.stderr).not.toContain('driftless apply');
   });
 
   it('drift keeps the facts but not "review and run: driftless apply" nor "To keep a change"', async () => {

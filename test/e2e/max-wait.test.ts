@@ -173,3 +173,46 @@ describe('--max-wait with apply', () => {
     expect(r.stdout + r.stderr).not.toMatch(NO_STACK);
   });
 });
+
+describe('--max-wait with preview up', () => {
+  const withPreviews = `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: web-stack
+        services:
+          - type: application
+            name: api
+            git_repository: { url: "https://github.com/acme/api.git", branch: main }
+            dockerfile_path: Dockerfile
+            cpu: 250
+            memory: 256
+    previews:
+      template: web-stack
+      name: "pr-{number}"
+      cluster: staging-cluster
+`;
+  const up = ['preview', 'up', 'm', '--project', 'shop', '--number', '7'];
+
+  it('refuses as apply does, before the first write, when that write would wait beyond the cap: no preview made', async () => {
+    // What the preview's plan costs: `up --out` plans and saves, writing nothing.
+    const probe = await startHarness({ refreshCache: false });
+    probe.write({ 'm/main.yaml': withPreviews });
+    const planned = await probe.run([...up, '--out', 'pr.plan']);
+    await probe.close();
+    expect(planned.code, planned.stderr).toBe(0);
+    const needed = Number(/^(\d+) API requests;/m.exec(planned.stderr)![1]);
+
+    h = await startHarness({ refreshCache: false, rateLimit: needed, rateWindowS: HOUR });
+    h.write({ 'm/main.yaml': withPreviews });
+    const started = Date.now();
+    const r = await h.run([...up, '--max-wait', '5', ...FAST]);
+    expect(Date.now() - started).toBeLessThan(GENEROUS_MS);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[apply.rate-limit-wait]: preview up refused before its first write: the API rate limit is spent');
+    expect(r.stderr).toContain('Nothing was changed. Run preview up again after the reset');
+    expect(r.stderr).toMatch(RESET);
+    expect(r.stdout).not.toContain('Apply failed');
+    expect(Object.values(h.emu.state.environments).map((e) => e.name)).not.toContain('pr-7');
+  });
+});

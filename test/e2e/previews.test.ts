@@ -148,6 +148,10 @@ describe('preview up', () => {
     const keepOnUp = await h.run(['preview', 'up', 'infra', '--project', 'shop', '--number', '5', '--keep', '1']);
     expect(keepOnUp.code).toBe(1);
     expect(keepOnUp.stderr).toContain('--keep is not an option of preview up');
+    // One duration parser for --timeout and --older-than; --older-than wants a unit, and says so in its own words.
+    const bareAge = await h.run(['preview', 'prune', 'infra', '--older-than', '72']);
+    expect(bareAge.code).toBe(1);
+    expect(bareAge.stderr).toContain('--older-than must be a duration such as 72h, 7d or 90m, got 72');
     expect(envNamed('pr-5')).toBeUndefined();
   });
 });

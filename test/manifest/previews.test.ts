@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { load, tempTree } from './helpers.js';
 import type { Diagnostic } from '../../src/diag/diagnostic.js';
-import { parseAssignment, parsePreviewDuration, previewNameOf, previewNumberOf, type PreviewAssignment } from '../../src/manifest/previews.js';
+import { parseDuration } from '../../src/model/duration.js';
+import { parseAssignment, previewNameOf, previewNumberOf, type PreviewAssignment } from '../../src/manifest/previews.js';
 
 const shop = (previews: string, environments = '') => `version: 1
 projects:
@@ -123,11 +124,14 @@ describe('names and durations', () => {
     expect(previewNumberOf('review.{number}', 'reviewx12')).toBeUndefined();
   });
   it('reads ttl durations', () => {
-    expect(parsePreviewDuration('72h')).toBe(72 * 3_600_000);
-    expect(parsePreviewDuration('1d12h')).toBe(36 * 3_600_000);
-    expect(parsePreviewDuration('90m')).toBe(90 * 60_000);
-    expect(parsePreviewDuration('3 days')).toBeUndefined();
-    expect(parsePreviewDuration('')).toBeUndefined();
+    // The parser of every duration, with the unit required (a bare 72 is not 72 seconds of ttl).
+    const ttl = (t: string) => parseDuration(t, { unit: 'required' });
+    expect(ttl('72h')).toBe(72 * 3_600_000);
+    expect(ttl('1d12h')).toBe(36 * 3_600_000);
+    expect(ttl('90m')).toBe(90 * 60_000);
+    expect(ttl('3 days')).toBeUndefined();
+    expect(ttl('')).toBeUndefined();
+    expect(ttl('72')).toBeUndefined();
   });
   it('parses --set', () => {
     expect(parseAssignment('api.git_repository.branch=a=b')).toMatchObject({ path: 'api.git_repository.branch', value: 'a=b' });

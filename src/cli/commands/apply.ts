@@ -15,18 +15,18 @@ import type { Palette } from '../../render/palette.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { summaryLine as planSummaryLine } from '../../render/describe.js';
 import { planHasWrites, type Plan } from '../../plan/types.js';
-import { applyPlan, DEFAULT_TIMEOUT_MS, type ApplyResult } from '../../apply/apply.js';
 import { authorityOf } from '../../apply/authority.js';
 import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, targetOption, type ConnectionArgs } from '../shared-options.js';
-import { createApplyView, renderApplyEventJson, renderApplyOutcome } from '../apply-view.js';
+import { renderApplyOutcome } from '../apply-view.js';
 import { onInterrupt } from '../interrupt.js';
 import { durationOption, integerOption } from '../option-values.js';
 import { applyInputOf, savedPlanMismatch } from '../apply-input.js';
-import { approval, rateLimitRefusal } from '../apply-gates.js';
+import { approval } from '../apply-gates.js';
+import { planExecution, type PlanExecution } from '../plan-execution.js';
 import { diagnosticLine, noChangesLine, plannedChangeLines } from '../apply-json.js';
 
 export interface ApplyArgs extends ConnectionArgs {
@@ -82,18 +82,12 @@ export async function runApply(args: ApplyArgs, io: CliIO): Promise<number> {
   };
 
   // Rate-limit waits: through the progress view once it exists, else as a line of their own.
-  let view: ReturnType<typeof createApplyView> | undefined;
-  const onRateLimit = (seconds: number) => {
-    const e = { type: 'rate_limited' as const, wait_seconds: seconds };
-    if (view) view.onEvent(e);
-    else if (json) io.stdout.write(renderApplyEventJson(e, new Date()));
-    else io.stderr.write(`API rate limit: waiting ${seconds}s to stay within the limit\n`);
-  };
+  const execution = planExecution(io, { json, palette, live: !json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
 
   const abort = new AbortController();
   const stopListening = onInterrupt(io, () => abort.abort());
   try {
-    return await applyWithSignal(args, io, { json, palette, printDiags, onRateLimit, setView: (v) => (view = v), abort });
+    return await applyWithSignal(args, io, { json, palette, printDiags, execution, abort });
   } finally {
     stopListening();
   }
@@ -103,13 +97,12 @@ interface RunContext {
   json: boolean;
   palette: Palette;
   printDiags: (diags: Diagnostic[]) => void;
-  onRateLimit: (seconds: number) => void;
-  setView: (v: ReturnType<typeof createApplyView> | undefined) => void;
+  execution: PlanExecution;
   abort: AbortController;
 }
 
 async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Promise<number> {
-  const { json, palette, printDiags, onRateLimit, abort } = rc;
+  const { json, palette, printDiags, execution, abort } = rc;
   const split = pathsAndTargets(args, io.cwd);
   // What this apply may destroy comes from its own flags, never from a plan file.
   const authority = authorityOf(args);
@@ -129,7 +122,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       // A saved `preview up` plan: the same preview environment is made again to re-plan it.
       ...(saved?.plan.options.preview ? { preview: saved.plan.options.preview } : {}),
     },
-    { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, onRateLimit), signal: abort.signal },
+    { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, execution.onRateLimit), signal: abort.signal },
   );
   try {
     printDiags(r.diagnostics);
@@ -145,7 +138,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     showPlan(io, plan, { json, palette, savedFile: saved?.file, noDeploy: args.deploy === false });
     if (!planHasWrites(plan)) return EXIT.ok;
 
-    const capped = rateLimitRefusal(r.session?.waitBeyondCap?.());
+    const capped = execution.refusal(r);
     if (capped) {
       printDiags([capped]);
       return EXIT.error;
@@ -157,7 +150,14 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       return EXIT.error;
     }
 
-    const result = await executePlan(args, io, rc, r, authority);
+    const result = await execution.execute(r, {
+      authority,
+      parallelism: args.parallelism,
+      timeoutMs: args.timeout,
+      pollInterval: args.pollInterval,
+      noDeploy: args.deploy === false,
+      signal: abort.signal,
+    });
     if (result.status === 'refused') {
       printDiags(result.diagnostics);
       return EXIT.error;
@@ -193,27 +193,4 @@ function showPlan(io: CliIO, plan: Plan, opts: { json: boolean; palette: Palette
     return;
   }
   if (json) io.stdout.write(plannedChangeLines(plan));
-}
-
-/** Runs applyPlan with the progress view (a live view on a terminal, events with --json). */
-async function executePlan(args: ApplyArgs, io: CliIO, rc: RunContext, r: RunPlanResult, authority: ReturnType<typeof authorityOf>): Promise<ApplyResult> {
-  const v = createApplyView({ json: rc.json, palette: rc.palette, live: !rc.json && io.stdout.isTTY === true, write: (s) => io.stdout.write(s) });
-  rc.setView(v);
-  try {
-    io.stdout.write(rc.json ? '' : '\n');
-    return await applyPlan(
-      r.plan!,
-      { api: r.session!.port, live: r.live!, desired: r.graph!, fingerprintKey: r.fingerprintKey!, onEvent: (e) => v.onEvent(e), signal: rc.abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
-      {
-        parallelism: args.parallelism,
-        timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-        ...authority,
-        ...(args.deploy === false ? { noDeploy: true } : {}),
-        ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
-      },
-    );
-  } finally {
-    v.close();
-    rc.setView(undefined);
-  }
 }

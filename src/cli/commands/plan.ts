@@ -7,7 +7,6 @@
  * stdout holds the document asked for and nothing else, also on failure: `--format json` an
  * errored plan document, `--format markdown` a failure body (src/render/markdown-failure.ts).
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
@@ -21,7 +20,7 @@ import { renderPlanMarkdownParts } from '../../render/markdown.js';
 import { planHasChanges } from '../../plan/types.js';
 import { refusedWithout } from '../../plan/guards.js';
 import { plural } from '../../render/describe.js';
-import { writePlanFile } from '../../plan/planfile.js';
+import { savePlan } from '../save-plan.js';
 import { palettesOf } from '../config.js';
 import { integerOption } from '../option-values.js';
 import { runPlan } from '../run-plan.js';
@@ -29,7 +28,6 @@ import { SPLIT_DIR_OPTION, checkSplitDir, splitMarkdown, writeMarkdownParts, fai
 import { writeDiagnostics } from '../diagnostics-out.js';
 import { packageVersion } from '../package-version.js';
 import { reportUsage } from '../api-usage.js';
-import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, pathsPositional, targetOption, type ConnectionArgs } from '../shared-options.js';
 
 export interface PlanArgs extends ConnectionArgs {
@@ -92,20 +90,7 @@ export const planCommand: CliCommand<PlanArgs> = {
       if (format === 'github') io.stderr.write(renderPlanHuman(plan, { palette: errPalette }));
       else io.stdout.write(renderPlanOutput(plan, format, meta, palette));
       if (args.splitDir !== undefined && !splitMarkdown(args.splitDir, () => renderPlanMarkdownParts(plan), 'plan', io)) return EXIT.error;
-      if (args.out) {
-        try {
-          await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, paths);
-        } catch (e) {
-          io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
-          return EXIT.error;
-        }
-        // On stderr: stdout is the plan alone, the same bytes `driftless show FILE` prints.
-        // In CI the workflow applies the file (or not): no hint to run apply by hand (src/cli/ci.ts).
-        // A plan without secret values is for review only: never a hint to apply it, and always said.
-        if (plan.options.no_secret_values) {
-          io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out} (planned with --no-secret-values: for review, apply refuses it).\n` : `\nSaved the plan to ${args.out} for review (\`driftless show ${args.out}\`): planned with --no-secret-values, apply refuses it; re-plan with the secrets to apply.\n`);
-        } else io.stderr.write(isCI(io.env) ? `\nSaved the plan to ${args.out}.\n` : `\nSaved the plan to ${args.out}. To perform exactly these actions, run:\n  driftless apply ${args.out}\n`);
-      }
+      if (args.out && !(await savePlan(io, plan, { file: args.out, key: { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt, manifestPaths: paths }))) return EXIT.error;
       if (args.detailedExitcode && plan.summary.blocked > 0) {
         // The apply of this change would be refused: a pull-request check must not go green on it.
         io.stderr.write(`driftless: exit 1: ${plural(plan.summary.blocked, 'change')} of this plan ${plan.summary.blocked === 1 ? 'is' : 'are'} blocked; apply refuses it ${refusedWithout(plan.changes, plan.options)}.\n`);

@@ -2,8 +2,8 @@
  * `driftless preview down PATH --project P --number N` and `driftless preview prune PATH
  * [--older-than DURATION] [--keep N,...]`: delete preview environments with everything in them.
  *
- * Requests in proportion to the previews: the organization and its projects (2), the project's
- * environments (1), then per deleted preview its services (the database check), the deletion and
+ * Requests in proportion to the previews: the organization and its projects (2, once), each
+ * project's environments (1), then per deleted preview its services (the database check), the deletion and
  * the read that confirms it. A preview with a database is deleted only under the declaration's
  * `allow_data_loss: true`, else blocked (exit 1), as apply blocks any database deletion. Deleting a
  * preview that is already gone succeeds: both commands are idempotent. Only environments whose name
@@ -17,8 +17,8 @@ import { palettesOf } from '../config.js';
 import { reportUsage } from '../api-usage.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
 import { previewNameOf } from '../../manifest/previews.js';
-import { parsePreviewDuration } from '../../manifest/preview-names.js';
-import { deletePreview, findProject, livePreviews, type LivePreview } from '../../preview/live.js';
+import { parseDuration } from '../../model/duration.js';
+import { deletePreview, livePreviews, projectsNamed, type LivePreview } from '../../preview/live.js';
 import { previewsToPrune } from '../../preview/select.js';
 import { openPreviewSession, previewDeclarations, type Declared } from './preview-session.js';
 import type { PreviewArgs } from './preview-args.js';
@@ -39,7 +39,7 @@ export async function runPreviewDown(args: PreviewArgs, io: CliIO): Promise<numb
     return EXIT.error;
   }
   try {
-    const project = await findProject(session.port, decl.project);
+    const project = (await projectsNamed(session.port, [decl.project])).get(decl.project);
     const preview = project ? (await livePreviews(session.port, project.id, decl.previews.name)).find((p) => p.number === args.number) : undefined;
     if (!preview) {
       writeResult(io, args, { environment, deleted: false, already_gone: true }, `Preview ${environment} does not exist: nothing to delete.`);
@@ -79,10 +79,11 @@ export async function runPreviewPrune(args: PreviewArgs, io: CliIO): Promise<num
   const deleted: string[] = [];
   const blocked: string[] = [];
   try {
+    const projects = await projectsNamed(session.port, declared.declarations.map((d) => d.project));
     for (const decl of declared.declarations) {
-      const ttl = decl.previews.ttl !== undefined ? parsePreviewDuration(decl.previews.ttl) : undefined;
+      const ttl = decl.previews.ttl !== undefined ? parseDuration(decl.previews.ttl, { unit: 'required' }) : undefined;
       const olderThanMs = args.olderThan ?? ttl;
-      const project = await findProject(session.port, decl.project);
+      const project = projects.get(decl.project);
       if (!project) continue;
       const chosen = previewsToPrune(await livePreviews(session.port, project.id, decl.previews.name), { ...(olderThanMs !== undefined ? { olderThanMs } : {}), ...(args.keep ? { keep: args.keep } : {}) }, new Date());
       for (const { preview, reason } of chosen) {

@@ -1,7 +1,7 @@
 /**
  * `driftless preview list PATH [--project P] [--format json]`: every preview environment of the
  * projects that declare previews: number, name, age, last deploy, status and URLs. Requests: the
- * organization and its projects (2), each project's environments (1), and per preview its status
+ * organization and its projects (2, once), each project's environments (1), and per preview its status
  * and links (2 or 3).
  */
 import type { CliIO } from '../io.js';
@@ -11,7 +11,7 @@ import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf } from '../config.js';
 import { reportUsage } from '../api-usage.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
-import { findProject, livePreviews, previewStatus, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { livePreviews, projectsNamed, previewStatus, previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { formatAge } from '../../preview/select.js';
 import { escapeControl } from '../../render/escape.js';
 import { openPreviewSession, previewDeclarations } from './preview-session.js';
@@ -42,8 +42,9 @@ export async function runPreviewList(args: PreviewArgs, io: CliIO): Promise<numb
   const now = Date.now();
   const rows: PreviewListing[] = [];
   try {
+    const projects = await projectsNamed(session.port, declared.declarations.map((d) => d.project));
     for (const decl of declared.declarations) {
-      const project = await findProject(session.port, decl.project);
+      const project = projects.get(decl.project);
       if (!project) continue;
       for (const p of await livePreviews(session.port, project.id, decl.previews.name)) {
         const [status, urls] = await Promise.all([previewStatus(session.port, p.id), previewUrls(session.port, p.id)]);

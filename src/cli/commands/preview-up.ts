@@ -12,7 +12,6 @@
  * `--format json`: stdout is one document, `{environment, created, urls: [{service, url}]}`; the
  * plan and the progress go to stderr.
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { CliIO } from '../io.js';
 import { EXIT } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
@@ -22,17 +21,15 @@ import { runPlan } from '../run-plan.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf } from '../shared-options.js';
-import { createApplyView, renderApplyOutcome } from '../apply-view.js';
+import { renderApplyOutcome } from '../apply-view.js';
+import { planExecution } from '../plan-execution.js';
 import { onInterrupt } from '../interrupt.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { planHasWrites } from '../../plan/types.js';
-import { writePlanFile } from '../../plan/planfile.js';
-import { applyPlan, DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
-import { routes } from '../../api/routes.js';
+import { savePlan } from '../save-plan.js';
 import { previewEnvironmentAddress } from '../../manifest/previews.js';
-import { findProject, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
-import { listResults } from '../../live/read.js';
 import type { PreviewArgs } from './preview-args.js';
 
 export interface PreviewUpResult {
@@ -50,9 +47,11 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
   const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
   const request = { project: args.project!, number: args.number!, ...(args.set?.length ? { set: args.set } : {}) };
 
+  // As apply does: rate-limit waits through the progress view, a first write beyond --max-wait refused.
+  const execution = planExecution(io, { json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) }, 'preview up');
   const abort = new AbortController();
   const stopListening = onInterrupt(io, () => abort.abort());
-  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io), signal: abort.signal });
+  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, execution.onRateLimit), signal: abort.signal });
   try {
     printDiags(r.diagnostics);
     if (!r.plan || !r.live || !r.graph || !r.manifest || hasErrors(r.diagnostics)) return EXIT.error;
@@ -63,35 +62,31 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     if (args.out) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
-      try {
-        await writePlanFile(isAbsolute(args.out) ? args.out : resolve(io.cwd, args.out), plan, { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, new Date().toISOString(), r.files);
-      } catch (e) {
-        io.stderr.write(`driftless: cannot write the plan to ${args.out}: ${(e as NodeJS.ErrnoException).code ?? 'error'}\n`);
-        return EXIT.error;
-      }
-      io.stderr.write(`Saved the plan of preview ${environment} to ${args.out}: \`driftless apply ${args.out}\` applies exactly it.\n`);
+      const saved = await savePlan(io, plan, { file: args.out, key: { key: r.fingerprintKey!, source: r.fingerprintKeySource! }, createdAt: new Date().toISOString(), manifestPaths: r.files, what: `the plan of preview ${environment}` });
+      if (!saved) return EXIT.error;
       return plan.applyable ? EXIT.ok : EXIT.error;
     }
 
+    let createdId: string | undefined;
     if (planHasWrites(plan)) {
       progress.write(renderPlanHuman(plan, { palette: progressPalette }));
-      const view = createApplyView({ json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) });
-      let result;
-      try {
-        result = await applyPlan(
-          plan,
-          { api: r.session!.port, live: r.live, desired: r.graph, fingerprintKey: r.fingerprintKey!, onEvent: (e) => view.onEvent(e), signal: abort.signal, confirmDeletes: (r.cachedKeys?.length ?? 0) > 0 },
-          {
-            parallelism: args.parallelism,
-            timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-            allowDataLoss: plan.options.allow_data_loss,
-            allowReplace: false,
-            ...(args.pollInterval !== undefined ? { pollIntervalMs: args.pollInterval, maxPollIntervalMs: Math.max(args.pollInterval, args.pollInterval * 4) } : {}),
-          },
-        );
-      } finally {
-        view.close();
+      const capped = execution.refusal(r);
+      if (capped) {
+        printDiags([capped]);
+        return EXIT.error;
       }
+      const result = await execution.execute(r, {
+        // A preview's databases may go with it only under its declaration's allow_data_loss (in the plan's options).
+        authority: { allowDataLoss: plan.options.allow_data_loss === true, allowReplace: false },
+        parallelism: args.parallelism,
+        timeoutMs: args.timeout,
+        pollInterval: args.pollInterval,
+        signal: abort.signal,
+        // The id of the environment this run creates: its URLs are read with it, no list read again.
+        onEvent: (e) => {
+          if (e.type === 'apply_complete' && e.action === 'create' && e.address === address && e.id !== undefined) createdId = e.id;
+        },
+      });
       if (result.status === 'refused') {
         printDiags(result.diagnostics);
         return EXIT.error;
@@ -105,7 +100,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     let urls: PreviewUrl[];
     try {
-      const id = r.live.resources.get(address)?.id ?? (await createdEnvironmentId(r.session!.port, r.manifest, request.project, environment));
+      const id = r.live.resources.get(address)?.id ?? createdId;
       urls = id ? await previewUrls(r.session!.port, id) : [];
     } catch (e) {
       printDiags([apiDiagnostic(e, `Reading the URLs of preview ${environment}`)]);
@@ -120,15 +115,6 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
     await r.session?.close();
     reportUsage(io, r.session);
   }
-}
-
-/** The id of the environment this run created (the live read had none): its project's list. */
-async function createdEnvironmentId(api: Parameters<typeof previewUrls>[0], manifest: NonNullable<Awaited<ReturnType<typeof runPlan>>['manifest']>, project: string, environment: string): Promise<string | undefined> {
-  const declared = (manifest.projects ?? []).find((p) => p.name.toLowerCase() === project.toLowerCase());
-  const found = await findProject(api, declared?.name ?? project);
-  if (!found) return undefined;
-  const env = listResults(await api.get(routes.environments(found.id))).find((e) => String(e.name).toLowerCase() === environment.toLowerCase());
-  return env ? String(env.id) : undefined;
 }
 
 export function renderUrls(r: PreviewUpResult, bold: (s: string) => string = (s) => s): string {

@@ -15,8 +15,8 @@ import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { connectionOptions } from '../shared-options.js';
-import { durationOption, integerOption, InvalidOptionValue, shown } from '../option-values.js';
-import { parseAssignment, parsePreviewDuration, type PreviewAssignment } from '../../manifest/previews.js';
+import { durationOption, integerOption, InvalidOptionValue, parseDuration, shown } from '../option-values.js';
+import { parseAssignment, type PreviewAssignment } from '../../manifest/previews.js';
 import { PREVIEW_ACTIONS, type PreviewAction, type PreviewArgs } from './preview-args.js';
 export { PREVIEW_ACTIONS, type PreviewAction, type PreviewArgs } from './preview-args.js';
 
@@ -43,7 +43,7 @@ function readNumbers(raw: unknown): number[] | InvalidOptionValue {
 }
 
 function readAge(raw: unknown): number | InvalidOptionValue {
-  const ms = typeof raw === 'string' ? parsePreviewDuration(raw) : undefined;
+  const ms = typeof raw === 'string' ? parseDuration(raw, { unit: 'required' }) : undefined;
   if (ms === undefined) return new InvalidOptionValue(`--older-than must be a duration such as 72h, 7d or 90m, got ${shown(raw)}`);
   return ms;
 }
