@@ -23,7 +23,7 @@
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
-import { kindDescriptor, kindsReferringTo } from '../model/kinds/index.js';
+import { holdsVariables, kindDescriptor, kindsReferringTo } from '../model/kinds/index.js';
 import type { ApiPort } from './api-port.js';
 import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
@@ -223,7 +223,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       declaredNames.add(c.name.toLowerCase());
       const rec = recordOf(byKindName, c);
       if (rec) claimed.add(rec.id);
-      if (c.kind === 'database') continue;
+      if (!holdsVariables(c.kind)) continue;
       if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
     }
     // A live service the plan deletes (undeclared where the environment prunes its kind) or
@@ -231,7 +231,7 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
     // it, so they are read for the plan to list and count them. A database holds none.
     for (const s of services) {
       const kind = serviceKindOf(s);
-      if (!kind || kind === 'database' || claimed.has(s.id)) continue;
+      if (!kind || !holdsVariables(kind) || claimed.has(s.id)) continue;
       if (t.desired.prune?.includes(kind) || declaredNames.has(String(s.name ?? '').toLowerCase())) {
         serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: t.rec.id, projectId: t.projectId });
       }
@@ -301,7 +301,7 @@ async function readWhatGoesWith(
       for (const s of services) {
         const kind = serviceKindOf(s);
         // A database holds no variables of its own.
-        if (kind && kind !== 'database') serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: id, projectId: t.projectId });
+        if (kind && holdsVariables(kind)) serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: id, projectId: t.projectId });
       }
     }
   });

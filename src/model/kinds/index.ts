@@ -108,7 +108,17 @@ export function variableScopeOf(kind: ResourceKind): string | undefined {
   return kindDescriptor(kind).variableScope;
 }
 
+/** Whether objects of this kind hold variables (and, a service, see its environment's and project's). */
+export function holdsVariables(kind: ResourceKind): boolean {
+  return kindDescriptor(kind).variableScope !== undefined;
+}
+
+/** Whether deleting or replacing an object of this kind destroys data (descriptor.ts, holdsData). */
+export function holdsData(kind: ResourceKind): boolean {
+  return kindDescriptor(kind).holdsData === true;
+}
+
 /** Service kinds that hold variables (every service but a database). */
 export const variableHoldingServiceKinds = derived((all) => SERVICE_KINDS.filter((k) => all[k].variableScope !== undefined));
 
-export type { KindDescriptor, AuditTarget, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
+export type { KindDescriptor, AuditTarget, BuiltInName, CloneSource, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
