@@ -10,7 +10,6 @@ import { addressOf, parseAddress } from '../resource.js';
 export const databaseKind: ServiceKindDescriptor<'database'> = {
   kind: 'database',
   apiType: 'DATABASE',
-  auditTarget: { type: 'DATABASE' },
   caseInsensitiveName: true,
   parent: 'environment',
   holdsData: true,

@@ -53,16 +53,22 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly kind: K;
   /**
    * The API's upper-case name of the kind: a service's `service_type`, the `scope` of the variables
-   * it holds, its audit `target_type` (the API spells the three the same). Absent: the API has none.
+   * it holds, its audit `target_type` or `sub_target_type` (the API spells them the same, so they
+   * are derived from it: auditTargetOf, variableScopeOf in ./index.ts). Absent: the API has none.
    */
   readonly apiType?: string;
-  readonly auditTarget?: AuditTarget;
   /**
-   * The API's variable `scope` of the variables this kind holds (absent: it holds none). A service
-   * without one also sees none: neither its environment's nor its project's variables reach it, so
-   * a variable written or changed does not make it out of date (a database: api-notes 4).
+   * How the audit log names its objects when not by their own `target_type` (apiType, the default):
+   * `'subTarget'`, as a `sub_target_type` (apiType) of their parent or of the organization (stages,
+   * groups, alert receivers and rules); or these sub target types (a variable: VARIABLE or SECRET).
    */
-  readonly variableScope?: string;
+  readonly auditedAs?: 'subTarget' | { readonly subTypes: readonly string[] };
+  /**
+   * It holds variables, of the API's variable `scope` apiType (absent: it holds none). A service
+   * that holds none also sees none: neither its environment's nor its project's variables reach
+   * it, so a variable written or changed does not make it out of date (a database: api-notes 4).
+   */
+  readonly holdsVariables?: true;
   /**
    * Deleting or replacing one of its objects destroys data that no other object holds: the plan
    * guards it with `--allow-data-loss` (also when it goes with a deleted parent), apply takes a
