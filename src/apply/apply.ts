@@ -20,6 +20,7 @@ import type { Address, DesiredGraph, LiveResource, LiveState, ServiceKind } from
 import { routes } from '../api/routes.js';
 import { afterCreation } from '../graph/ignore.js';
 import { isServiceKind } from '../model/resource.js';
+import { holdsData } from '../model/kinds/index.js';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApiPort } from '../live/api-port.js';
@@ -201,7 +202,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     const started = timing.now();
     for (const c of list) emit({ type: 'apply_start', address: c.address, action: 'delete' });
     try {
-      for (const c of list) if (c.kind === 'database') await takeBackup(c);
+      for (const c of list) if (holdsData(c.kind)) await takeBackup(c);
       await deleteServices(env, list.map((c) => ({ address: c.address, kind: c.kind as ServiceKind, id: c.id ?? refs.id(c.address) })), ctx, false);
     } catch (e) {
       for (const c of list) fail(c.address, 'delete', e, started);
@@ -325,7 +326,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         if (isServiceKind(c.kind)) {
           // A service of another kind under the same name (plan/kind-change.ts) is deleted as what it is.
           const oldKind = c.replaces !== undefined && isServiceKind(c.replaces.kind) ? c.replaces.kind : c.kind;
-          if (oldKind === 'database') await takeBackup(c);
+          if (holdsData(oldKind)) await takeBackup(c);
           // Waits until it is gone: the API refuses a second service with its name meanwhile.
           // (Under its own address, which names resolve to until it is forgotten.)
           await deleteServices(parentOf(c.address), [{ address: c.replaces?.address ?? c.address, kind: oldKind, id: c.id ?? refs.id(c.address) }], ctx, true);
@@ -494,7 +495,7 @@ function databasesGoingWithParents(changes: readonly ResourceChange[]): Map<Addr
   };
   const out = new Map<Address, ResourceChange[]>();
   for (const c of changes) {
-    if (c.kind !== 'database' || c.status !== 'planned' || c.actions[0] !== 'delete') continue;
+    if (!holdsData(c.kind) || c.status !== 'planned' || c.actions[0] !== 'delete') continue;
     const seen = new Set<Address>();
     for (let up = upOf(c); up !== undefined && !seen.has(up); up = at.get(up) ? upOf(at.get(up)!) : undefined) {
       seen.add(up);

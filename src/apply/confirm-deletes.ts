@@ -13,7 +13,8 @@ import { routes } from '../api/routes.js';
 import type { LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
-import { listResults, variableScopeOf, type ApiRecord, type OrgListName } from '../live/read.js';
+import { listResults, type ApiRecord, type OrgListName } from '../live/read.js';
+import { variableScopeOf } from '../model/kinds/index.js';
 import { serviceKindOf } from '../live/normalize.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { mapWithLimit } from '../live/limit.js';
@@ -40,7 +41,8 @@ export function listRequestOf(l: LiveResource, live: LiveState): { path: string;
   if (l.kind === 'environment') return { path: routes.environments(parent.id) };
   if (isServiceKind(l.kind)) return { path: routes.environmentList(parent.id, 'services') };
   if (l.kind === 'deployment_stage') return { path: routes.environmentList(parent.id, 'deploymentStage') };
-  if (l.kind === 'variable') return { path: routes.variables(), query: { parent_id: parent.id, scope: variableScopeOf(parent.kind) } };
+  const scope = variableScopeOf(parent.kind);
+  if (l.kind === 'variable' && scope !== undefined) return { path: routes.variables(), query: { parent_id: parent.id, scope } };
   return undefined;
 }
 

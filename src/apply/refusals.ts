@@ -8,9 +8,10 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Guard, Plan, Protection, ResourceChange } from '../plan/types.js';
 import { GUARD_FLAGS } from '../plan/types.js';
+import { holdsData } from '../model/kinds/index.js';
 import { stepActionOf } from './steps.js';
 import { blockedRoots } from '../plan/guards.js';
-import { plural } from '../render/words.js';
+import { plural, withArticle } from '../render/words.js';
 
 export interface RefusalOptions {
   allowDataLoss?: boolean;
@@ -31,16 +32,16 @@ const PROTECTED_ADVICE: Record<Protection['by'], string> = {
   moved: 'A `moved` entry only renames: fix the entry (its `to` must be declared, once) or remove it.',
 };
 
-function isDatabaseLoss(c: ResourceChange): boolean {
+function isDataLoss(c: ResourceChange): boolean {
   const a = stepActionOf(c);
-  return c.kind === 'database' && (a === 'delete' || a === 'replace');
+  return holdsData(c.kind) && (a === 'delete' || a === 'replace');
 }
 
-/** The guards of a change that this apply's own flags do not lift (databases: always the data-loss guard). */
+/** The guards of a change that this apply's own flags do not lift (what holds data: always the data-loss guard). */
 function unlifted(c: ResourceChange, opts: RefusalOptions): Guard[] {
   const given: Record<Guard, boolean> = { allow_data_loss: opts.allowDataLoss === true, allow_replace: opts.allowReplace === true };
   const guards = new Set<Guard>((c.requires ?? []).map((r) => r.guard));
-  if (c.kind === 'database' && c.actions[0] === 'delete') guards.add('allow_data_loss');
+  if (holdsData(c.kind) && c.actions[0] === 'delete') guards.add('allow_data_loss');
   return [...guards].filter((g) => !given[g]);
 }
 
@@ -81,9 +82,9 @@ export function refusals(plan: Plan, opts: RefusalOptions): Diagnostic[] {
     const parent = byAddress.get(c.via_parent ?? c.parent ?? '');
     const inheritedOnly = (c.requires ?? []).filter((r) => guards.includes(r.guard)).every((r) => r.reason.startsWith('goes with ')) && (c.requires ?? []).some((r) => guards.includes(r.guard));
     if (parent && inheritedOnly && unlifted(parent, opts).length > 0) continue;
-    if (isDatabaseLoss(c) && guards.length === 1 && guards[0] === 'allow_data_loss') {
+    if (isDataLoss(c) && guards.length === 1 && guards[0] === 'allow_data_loss') {
       out.push(
-        error('apply.data-loss', `${c.address}: the plan ${stepActionOf(c) === 'replace' ? 'replaces' : 'deletes'} a database and --allow-data-loss was not given`, {
+        error('apply.data-loss', `${c.address}: the plan ${stepActionOf(c) === 'replace' ? 'replaces' : 'deletes'} ${withArticle(c.kind)} and --allow-data-loss was not given`, {
           address: c.address,
           detail: 'Run apply again with --allow-data-loss to allow it (a backup is taken first), or change the manifest.',
         }),

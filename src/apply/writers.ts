@@ -167,9 +167,6 @@ export async function createResource(c: ResourceChange, d: DesiredResource, ctx:
       rec = await createOnce(ctx, coll.create, body, () => findIn(ctx, coll.list, identityMatch('environment', d.name)));
       break;
     }
-    case 'database':
-      rec = d.cloneFrom ? await cloneDatabase(d, ctx) : await createGeneric(d, ctx);
-      break;
     case 'webhook':
       rec = await createWebhook(d, ctx);
       break;
@@ -178,7 +175,8 @@ export async function createResource(c: ResourceChange, d: DesiredResource, ctx:
     case 'container_registry':
       throw new StepError(`${d.address}: ${withArticle(d.kind)} cannot be created through the API; create it in the console and run plan again`);
     default:
-      rec = await createGeneric(d, ctx);
+      // A service declared as a copy of another (a database's `clone_from`) is cloned from it.
+      rec = d.cloneFrom ? await createAsClone(d, ctx) : await createGeneric(d, ctx);
   }
   ctx.refs.set(c.address, rec);
   return rec;
@@ -215,17 +213,18 @@ async function createWebhook(d: DesiredResource, ctx: WriteContext): Promise<Api
   return same[0]!;
 }
 
-async function cloneDatabase(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+/** The API's clone call (`POST /database/{id}/clone`, the only kind that has one), then the manifest's own settings. */
+async function createAsClone(d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
   const source = ctx.refs.id(d.cloneFrom!, d.address);
   const envId = ctx.refs.id(parentOf(d.address), d.address);
-  const coll = collection('database', d.address, ctx);
+  const coll = collection(d.kind, d.address, ctx);
   const cloned = await createOnce(ctx, routes.databaseClone(source), { name: d.name, environment_id: envId }, () =>
-    findIn(ctx, coll.list, identityMatch('database', d.name)),
+    findIn(ctx, coll.list, identityMatch(d.kind, d.name)),
   );
   // The clone copies the source's configuration; what the manifest sets on top is applied now.
   const own = Object.keys(d.attrs).filter((k) => !['name', 'type', 'mode'].includes(k));
   if (own.length === 0) return cloned;
-  const updated = await ctx.api.put<ApiRecord>(routes.serviceItem('database', cloned.id), updateBody('database', d.attrs, cloned, bodyContext(d, ctx)));
+  const updated = await ctx.api.put<ApiRecord>(routes.serviceItem(d.kind as ServiceKind, cloned.id), updateBody(d.kind, d.attrs, cloned, bodyContext(d, ctx)));
   return updated ?? cloned;
 }
 

@@ -14,7 +14,7 @@
  * listing that cannot be read is a warning saying what was not checked.
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
-import type { Manifest, TerraformSpec } from '../manifest/types.js';
+import type { DatabaseSpec, Manifest, TerraformSpec } from '../manifest/types.js';
 import { serviceMappings } from '../model/kinds/index.js';
 import { addressOf, type LiveState } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
@@ -38,9 +38,10 @@ export function checkTargets(manifest: Manifest): CheckTargets {
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
       for (const s of e.services ?? []) {
-        if (s.type === 'database' && s.mode === 'MANAGED' && typeof s.instance_type === 'string') {
-          out.databases.push({ address: addressOf('database', s.name, ea), spec: s, cluster: e.cluster });
-        } else if (serviceMappings(s.type).parsesTerraformVariables) {
+        const mappings = serviceMappings(s.type);
+        if (mappings.instanceTypeListed && (s as DatabaseSpec).mode === 'MANAGED' && typeof (s as DatabaseSpec).instance_type === 'string') {
+          out.databases.push({ address: addressOf(s.type, s.name, ea), spec: s as DatabaseSpec, cluster: e.cluster });
+        } else if (mappings.parsesTerraformVariables) {
           out.terraforms.push({ address: addressOf(s.type, s.name, ea), spec: s as TerraformSpec });
         }
       }

@@ -69,8 +69,10 @@ export async function checkInstanceTypes(
   cache: OnceCache<string[]> = new OnceCache<string[]>(),
 ): Promise<Diagnostic[]> {
   const clusters = liveClusters(live);
+  // The targets' live objects, paired on matchKey (names folded as the API compares them).
+  const wantedKeys = new Set(targets.map((t) => matchKey(t.address)));
   const liveByKey = new Map<string, LiveResource>();
-  for (const r of live.resources.values()) if (r.kind === 'database') liveByKey.set(matchKey(r.address), r);
+  for (const r of live.resources.values()) if (wantedKeys.has(matchKey(r.address))) liveByKey.set(matchKey(r.address), r);
 
   const results = await Promise.all(
     targets.map(async (t): Promise<Diagnostic[]> => {

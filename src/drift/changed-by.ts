@@ -20,7 +20,7 @@ import type { AuditEvent } from '../live/audit-log.js';
 import { toNanos } from '../live/audit-log.js';
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind, parentAddress } from '../model/resource.js';
-import { kindDescriptor } from '../model/kinds/index.js';
+import { auditTargetOf } from '../model/kinds/index.js';
 import type { ChangedBy } from './change-author.js';
 import type { DriftItem, DriftReport } from './detect.js';
 
@@ -55,10 +55,6 @@ export function ownWriterFromEnv(env: NodeJS.ProcessEnv): OwnWriter {
 
 const WRITE_EVENTS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CLONE', 'IMPORT']);
 
-/** How the log names the subject (its descriptor's audit target, src/model/kinds). */
-function auditTargetOf(kind: ResourceKind): { type?: string; subTypes?: readonly string[] } {
-  return kindDescriptor(kind).auditTarget ?? {};
-}
 
 /** How far a record's updated_at may be from its event's timestamp and still be that event (clock and rounding). */
 const SAME_WRITE_NS = 2_000_000_000n;
@@ -153,7 +149,9 @@ export function eventsAbout(subject: Subject, events: readonly AuditEvent[]): Au
 
 function matchEvents(subject: Subject, events: readonly AuditEvent[]): { about: AuditEvent[]; by: MatchedBy } {
   const writes = events.filter((e) => WRITE_EVENTS.has(e.event_type));
-  const { subTypes, type } = auditTargetOf(subject.kind);
+  // How the log names the subject (its descriptor's audit target, src/model/kinds).
+  const target: { type?: string; subTypes?: readonly string[] } = auditTargetOf(subject.kind) ?? {};
+  const { subTypes, type } = target;
   if (subTypes) {
     // Recorded on the parent (or the organization): matched by parent or own id, then by name.
     const candidates = writes.filter(

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import type { RelatedLocation, SourceRange } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import { holdsVariables } from '../model/kinds/index.js';
 import { pruneOptIn } from '../graph/prune.js';
 import { blockingOf } from '../plan/guards.js';
 import type { FieldChange, OutOfScope, Plan, PreviewCount, ResourceChange } from '../plan/types.js';
@@ -238,7 +239,7 @@ function lastDeployments(live: LiveState): Map<Address, string> {
     const date = r.status?.last_deployment_date;
     if (!isServiceKind(r.kind) || !date) continue;
     // A database's deployment dates only itself: it sees no variables.
-    for (let a: Address | undefined = r.address; a !== undefined; a = r.kind === 'database' ? undefined : live.resources.get(a)?.parent) {
+    for (let a: Address | undefined = r.address; a !== undefined; a = holdsVariables(r.kind) ? live.resources.get(a)?.parent : undefined) {
       const prev = out.get(a);
       if (prev === undefined || date > prev) out.set(a, date);
     }

@@ -13,7 +13,8 @@ import type { ApiPort } from '../live/api-port.js';
 import { routes } from '../api/routes.js';
 import { mapWithLimit } from '../live/limit.js';
 import { serviceKindOf } from '../live/normalize.js';
-import { listResults, readOrganizationLists, readVariableLists, variableScopeOf, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
+import { variableScopeOf } from '../model/kinds/index.js';
+import { listResults, readOrganizationLists, readVariableLists, type ApiRecord, type LiveRecords, type OrgListName } from '../live/read.js';
 
 export interface ExportScope {
   /** Only this project (exact name). */
@@ -69,7 +70,8 @@ export async function readOrganization(api: ApiPort, scope: ExportScope = {}, op
     for (const s of services) {
       const kind = serviceKindOf(s);
       // Databases hold no variables (api-notes 4).
-      if (kind && kind !== 'database') variableReads.push({ id: s.id, scope: variableScopeOf(kind), envId: env.id, projectId });
+      const scope = kind && variableScopeOf(kind);
+      if (scope) variableReads.push({ id: s.id, scope, envId: env.id, projectId });
     }
   });
 

@@ -20,7 +20,7 @@
  */
 import type { Address, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isServiceKind, type ServiceKind } from '../model/resource.js';
-import { serviceMappings } from '../model/kinds/index.js';
+import { holdsData, holdsVariables, serviceMappings } from '../model/kinds/index.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
 import { withoutDefaults } from './defaults.js';
 import { PlaceholderAllocator, type SecretPlaceholder } from './placeholders.js';
@@ -272,13 +272,13 @@ function variables(scope: LiveResource, ctx: Ctx, path: string[]): Doc[] {
 }
 
 /**
- * `protect: true` on what is costly to lose: every database (its data) and every PRODUCTION
+ * `protect: true` on what is costly to lose: every object that holds data (a database) and every PRODUCTION
  * environment, and on every object whose live record carries the protect mark (so that the
  * exported manifest keeps it). Absent otherwise (the manifest then says nothing about it).
  */
 
 function protectOnExport(r: LiveResource): true | undefined {
-  if (r.protected === true || r.kind === 'database') return true;
+  if (r.protected === true || holdsData(r.kind)) return true;
   return r.kind === 'environment' && r.attrs.mode === 'PRODUCTION' ? true : undefined;
 }
 
@@ -305,7 +305,7 @@ function service(s: LiveResource, ctx: Ctx, path: string[]): Doc {
   if (Array.isArray(body.sensitive_tf_vars)) fitDescription(doc, s.address, (body.sensitive_tf_vars as string[]).map((k) => `tf_vars.${k}`), ctx, (doc.ignore_changes as string[] | undefined) ?? []);
   // Every scope is written with its variables, `variables: []` when it has none: the manifest owns
   // them, so a variable later added by hand is drift (a scope without the key owns none).
-  if (s.kind !== 'database') doc.variables = variables(s, ctx, path);
+  if (holdsVariables(s.kind)) doc.variables = variables(s, ctx, path);
   return doc;
 }
 

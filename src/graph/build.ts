@@ -18,7 +18,7 @@ import { sourceOf } from '../manifest/types.js';
 import { instantiatedAt, relateDiagnostics, type TemplateLocations } from '../manifest/templates.js';
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
-import { kindDescriptor } from '../model/kinds/index.js';
+import { holdsVariables, kindDescriptor } from '../model/kinds/index.js';
 import { compact, desc, put, sortedSet } from './attrs.js';
 import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
@@ -309,7 +309,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     source: sourceOf(s),
   }, s);
   if (!res) return undefined;
-  if (s.type !== 'database') addVariables(b, s.variables, res);
+  if (holdsVariables(s.type)) addVariables(b, 'variables' in s ? s.variables : undefined, res);
   return address;
 }
 

@@ -23,7 +23,7 @@ const RENAMABLE: ReadonlyMap<ResourceKind, ReadonlyArray<ResourceKind | undefine
   ['environment', ['project']],
   ['deployment_stage', ['environment']],
   ...SERVICE_KINDS.map((k) => [k, ['environment']] as [ResourceKind, ResourceKind[]]),
-  ['variable', kindsWhere((d) => d.variableScope !== undefined)],
+  ['variable', kindsWhere((d) => d.holdsVariables === true)],
 ]);
 
 const SHAPES =

@@ -8,6 +8,7 @@
 import type { PruneSpec } from '../manifest/types.js';
 import type { Address, ResourceKind } from '../model/resource.js';
 import { SERVICE_KINDS, isServiceKind, parseAddress } from '../model/resource.js';
+import { holdsData, holdsVariables } from '../model/kinds/index.js';
 
 export type PruneLevel = 'organization' | 'project' | 'environment' | 'service';
 export type PruneKey = Exclude<keyof PruneSpec, symbol>;
@@ -42,7 +43,7 @@ function levelOf(parent: Address | undefined): PruneLevel | undefined {
   if (parent === undefined) return 'organization';
   const kind = parseAddress(parent).at(-1)?.kind;
   if (kind === 'project' || kind === 'environment') return kind;
-  return kind !== undefined && isServiceKind(kind) && kind !== 'database' ? 'service' : undefined;
+  return kind !== undefined && isServiceKind(kind) && holdsVariables(kind) ? 'service' : undefined;
 }
 
 export interface PruneOptIn {
@@ -64,7 +65,7 @@ export function pruneOptIn(kind: ResourceKind, parent: Address | undefined): Pru
   const entry = PRUNE_KEYS.find((k) => k.levels.includes(level) && k.kinds.includes(kind));
   if (!entry) return undefined;
   const where = parent === undefined ? 'at the top level of the manifest' : `on ${parent}`;
-  // A database goes only with the data-loss flag as well (src/plan/compute.ts guardDataLoss).
-  const also = kind === 'database' ? ', and apply with --allow-data-loss' : '';
+  // What holds data goes only with the data-loss flag as well (src/plan/compute.ts guardDataLoss).
+  const also = holdsData(kind) ? ', and apply with --allow-data-loss' : '';
   return { key: entry.key, ...(parent !== undefined ? { scope: parent } : {}), text: `\`prune: {${entry.key}: true}\` ${where}${also}` };
 }

@@ -23,7 +23,7 @@
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
-import { kindDescriptor, kindsReferringTo } from '../model/kinds/index.js';
+import { kindDescriptor, kindsReferringTo, variableScopeOf } from '../model/kinds/index.js';
 import type { ApiPort } from './api-port.js';
 import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';
@@ -47,12 +47,6 @@ export interface LiveRecords {
   stages: Map<string, ApiRecord[]>;
   /** environment id -> `GET /environment/{id}/statuses` ({applications: [...], containers: [...], ...}) */
   statuses: Map<string, Record<string, unknown>>;
-}
-
-/** The variable scope name of the unified `/variable` endpoint for a service kind. */
-export function variableScopeOf(kind: ResourceKind): string {
-  const d = kindDescriptor(kind);
-  return d.variableScope ?? d.apiType ?? kind.toUpperCase();
 }
 
 /** `{results: [...]}` (the API's list convention), or a bare array. */
@@ -223,17 +217,19 @@ export async function readLiveRecords(api: ApiPort, graph: DesiredGraph, opts: R
       declaredNames.add(c.name.toLowerCase());
       const rec = recordOf(byKindName, c);
       if (rec) claimed.add(rec.id);
-      if (c.kind === 'database') continue;
-      if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope: variableScopeOf(c.kind), envId: t.rec.id, projectId: t.projectId });
+      const scope = variableScopeOf(c.kind);
+      if (scope === undefined) continue;
+      if (rec && wants(c, 'variable')) serviceReads.push({ id: rec.id, scope, envId: t.rec.id, projectId: t.projectId });
     }
     // A live service the plan deletes (undeclared where the environment prunes its kind) or
     // replaces (another kind under a declared name: plan/kind-change.ts): its variables go with
     // it, so they are read for the plan to list and count them. A database holds none.
     for (const s of services) {
       const kind = serviceKindOf(s);
-      if (!kind || kind === 'database' || claimed.has(s.id)) continue;
+      const scope = kind && variableScopeOf(kind);
+      if (!kind || !scope || claimed.has(s.id)) continue;
       if (t.desired.prune?.includes(kind) || declaredNames.has(String(s.name ?? '').toLowerCase())) {
-        serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: t.rec.id, projectId: t.projectId });
+        serviceReads.push({ id: s.id, scope, envId: t.rec.id, projectId: t.projectId });
       }
     }
   });
@@ -301,7 +297,8 @@ async function readWhatGoesWith(
       for (const s of services) {
         const kind = serviceKindOf(s);
         // A database holds no variables of its own.
-        if (kind && kind !== 'database') serviceReads.push({ id: s.id, scope: variableScopeOf(kind), envId: id, projectId: t.projectId });
+        const scope = kind && variableScopeOf(kind);
+        if (scope) serviceReads.push({ id: s.id, scope, envId: id, projectId: t.projectId });
       }
     }
   });

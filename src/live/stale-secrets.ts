@@ -13,13 +13,14 @@
  */
 import type { Address, LiveResource } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import { holdsVariables } from '../model/kinds/index.js';
 
 export function distrustStaleSecretFingerprints(resources: Map<Address, LiveResource>): void {
   const latest = new Map<Address, string>();
   for (const r of resources.values()) {
     const date = r.status?.last_deployment_date;
     // Databases see no variables.
-    if (!isServiceKind(r.kind) || r.kind === 'database' || !date) continue;
+    if (!isServiceKind(r.kind) || !holdsVariables(r.kind) || !date) continue;
     for (let a: Address | undefined = r.address; a !== undefined; a = resources.get(a)?.parent) {
       const prev = latest.get(a);
       if (prev === undefined || date > prev) latest.set(a, date);

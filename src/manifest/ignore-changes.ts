@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { addressOf, type Address, type ResourceKind } from '../model/resource.js';
 import { ignorablePaths } from '../model/ignore-paths.js';
+import { holdsVariables } from '../model/kinds/index.js';
 import { error } from './codes.js';
 import { fieldSourceOf } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
@@ -34,7 +35,7 @@ export function* objectsWithIgnoreChanges(m: Manifest): Generator<{ kind: Resour
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
         yield { kind: s.type, address: sa, spec: s, what: `${s.type} \`${s.name}\`` };
-        if (s.type !== 'database') yield* vars(s.variables, sa);
+        if (holdsVariables(s.type) && 'variables' in s) yield* vars(s.variables, sa);
       }
     }
   }

@@ -12,7 +12,7 @@ import { knownList, nearestTypo, uniqueNames } from './suggest.js';
 import type { BuiltInAliasSpec, EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
 import { builtInsOfKind } from '../model/builtins.js';
 import { sourceOf } from './types.js';
-import { serviceMappings } from '../model/kinds/index.js';
+import { serviceMappings, type CloneSource } from '../model/kinds/index.js';
 
 export interface ReferenceContext {
   /** Cluster names of the organization. Omitted: cluster names are not checked. */
@@ -125,7 +125,8 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
         if ('variables' in s) {
           checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out, { environment: e, address: ea });
         }
-        if (s.type === 'database' && s.clone_from) checkCloneSource(m, p, e, s, sa, unresolved, out);
+        const clone = serviceMappings(s.type).cloneSource?.(s);
+        if (clone) checkCloneSource(m, p, e, s, clone, sa, unresolved, out);
       }
     }
   }
@@ -391,17 +392,18 @@ function checkNamedObjects(s: ServiceSpec, ctx: ReferenceContext, address: strin
   }
 }
 
-function checkCloneSource(m: Manifest, p: ProjectSpec, e: EnvironmentSpec, s: ServiceSpec & { type: 'database' }, address: string, unresolved: Unresolved, out: Diagnostic[]): void {
-  const from = s.clone_from!;
-  const project = from.project === undefined ? p : findByName(m.projects, from.project);
-  if (!project) return unresolved('project', from.project!, (m.projects ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, 'in the manifest');
-  const env = from.environment === undefined ? (project === p ? e : undefined) : findByName(project.environments, from.environment);
+/** The source of a service created as a copy of another (of its kind) exists, and is not itself. */
+function checkCloneSource(m: Manifest, p: ProjectSpec, e: EnvironmentSpec, s: ServiceSpec, clone: CloneSource, address: string, unresolved: Unresolved, out: Diagnostic[]): void {
+  const from = clone.holder;
+  const project = clone.project === undefined ? p : findByName(m.projects, clone.project);
+  if (!project) return unresolved('project', clone.project!, (m.projects ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, 'in the manifest');
+  const env = clone.environment === undefined ? (project === p ? e : undefined) : findByName(project.environments, clone.environment);
   if (!env) {
-    if (from.environment === undefined) return unresolved('environment', e.name, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, `in project \`${project.name}\` (give clone_from.environment)`);
-    return unresolved('environment', from.environment, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'environment'), address, `in project \`${project.name}\``);
+    if (clone.environment === undefined) return unresolved('environment', e.name, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'project'), address, `in project \`${project.name}\` (give clone_from.environment)`);
+    return unresolved('environment', clone.environment, (project.environments ?? []).map((x) => x.name), fieldSourceOf(from, 'environment'), address, `in project \`${project.name}\``);
   }
-  const databases = (env.services ?? []).filter((x) => x.type === 'database');
-  const src = findByName(databases, from.database);
-  if (!src) return unresolved('database', from.database, databases.map((x) => x.name), fieldSourceOf(from, 'database'), address, `in environment \`${env.name}\``);
-  if (src === s) out.push(error('ref.self', `database \`${s.name}\` cannot be a clone of itself`, { detail: 'clone_from names another database.', range: fieldSourceOf(from, 'database'), address }));
+  const candidates = (env.services ?? []).filter((x) => x.type === s.type);
+  const src = findByName(candidates, clone.name);
+  if (!src) return unresolved(s.type, clone.name, candidates.map((x) => x.name), fieldSourceOf(clone.holder, clone.field), address, `in environment \`${env.name}\``);
+  if (src === s) out.push(error('ref.self', `${s.type} \`${s.name}\` cannot be a clone of itself`, { detail: `clone_from names another ${s.type}.`, range: fieldSourceOf(clone.holder, clone.field), address }));
 }

@@ -8,34 +8,19 @@
  * The hash differs in every environment, so a manifest (a template, a preview) names the service
  * and the suffix; the key is found on the platform once the service exists. This table is what
  * `validate` and `plan` check the suffix against (test/emulator/builtin-names.test.ts holds the
- * emulator to it).
+ * emulator to it); a kind with built-ins of its own lists them in its descriptor (`service.builtIns`).
  */
 import type { ServiceKind } from './resource.js';
-
-export interface BuiltInName {
-  /** The part of the key after the service's hash. */
-  suffix: string;
-  /** The platform keeps it as a secret (an alias of it is a secret too). */
-  secret: boolean;
-}
+import { serviceMappings, type BuiltInName } from './kinds/index.js';
 
 const SERVICE_BUILT_INS: readonly BuiltInName[] = [
   { suffix: 'HOST_INTERNAL', secret: false },
   { suffix: 'NAME', secret: false },
 ];
 
-const DATABASE_BUILT_INS: readonly BuiltInName[] = [
-  { suffix: 'HOST_INTERNAL', secret: false },
-  { suffix: 'PORT', secret: false },
-  { suffix: 'LOGIN', secret: false },
-  { suffix: 'DEFAULT_DATABASE_NAME', secret: false },
-  { suffix: 'PASSWORD', secret: true },
-  { suffix: 'DATABASE_URL_INTERNAL', secret: true },
-];
-
-/** The built-ins a service of this kind has, by suffix. */
+/** The built-ins a service of this kind has, by suffix (its descriptor's, else every service's). */
 export function builtInsOfKind(kind: ServiceKind): readonly BuiltInName[] {
-  return kind === 'database' ? DATABASE_BUILT_INS : SERVICE_BUILT_INS;
+  return serviceMappings(kind).builtIns ?? SERVICE_BUILT_INS;
 }
 
 export function builtInOfKind(kind: ServiceKind, suffix: string): BuiltInName | undefined {

@@ -11,6 +11,7 @@
  * separately.
  */
 import type { Address } from '../model/resource.js';
+import { holdsData } from '../model/kinds/index.js';
 import type { GuardRequirement, ResourceChange } from './types.js';
 
 /**
@@ -21,7 +22,7 @@ export function databasesGoingWith(changes: readonly ResourceChange[]): Map<Addr
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const out = new Map<Address, string[]>();
   for (const c of changes) {
-    if (c.kind !== 'database' || c.actions[0] !== 'delete' || c.status === 'unmanaged') continue;
+    if (!holdsData(c.kind) || c.actions[0] !== 'delete' || c.status === 'unmanaged') continue;
     const seen = new Set<Address>();
     for (let up = c.via_parent; up !== undefined && !seen.has(up); up = byAddress.get(up)?.via_parent) {
       seen.add(up);

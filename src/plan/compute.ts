@@ -6,6 +6,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isCaseInsensitiveKind, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
+import { holdsData } from '../model/kinds/index.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
@@ -398,9 +399,9 @@ function replacedServiceNames(replaced: readonly Address[]): Set<string> {
   return out;
 }
 
-/** A database deleted or replaced loses its data. */
+/** What holds data (a database), deleted or replaced, loses it. */
 function dataLossOf(c: ResourceChange): GuardRequirement[] {
-  return c.kind === 'database' ? [{ guard: 'allow_data_loss', reason: 'destroys the data of a database' }] : [];
+  return holdsData(c.kind) ? [{ guard: 'allow_data_loss', reason: `destroys the data of ${withArticle(c.kind)}` }] : [];
 }
 
 /** Replacing an environment, or a service that has been deployed, stops what runs there. */

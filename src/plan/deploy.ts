@@ -21,6 +21,7 @@
  */
 import type { Address, DesiredGraph, LiveResource, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
+import { holdsVariables } from '../model/kinds/index.js';
 import { NON_DEPLOY_FIELDS } from '../graph/attrs.js';
 import type { DeployGroup, DeployMark, ResourceChange } from './types.js';
 
@@ -72,7 +73,7 @@ export function markDeploys(
     }
     // A created or replaced service starts with every variable it sees: no need to list them.
     const fresh = c.actions[0] === 'create' || c.actions.length === 2;
-    if (c.kind !== 'database' && !fresh) {
+    if (holdsVariables(c.kind) && !fresh) {
       const keys: string[] = [];
       for (let scope: Address | undefined = c.address; scope !== undefined; scope = graph.resources.get(scope)?.parent) {
         keys.push(...(changedKeys.get(scope) ?? []));
@@ -129,7 +130,7 @@ function outOfDateOwned(
   return (service, l) => {
     const since = l.status?.last_deployment_date;
     const affecting: Address[] = [service];
-    if (l.kind !== 'database') for (let s: Address | undefined = service; s !== undefined; s = graph.resources.get(s)?.parent) affecting.push(...(variablesOf.get(s) ?? []));
+    if (holdsVariables(l.kind)) for (let s: Address | undefined = service; s !== undefined; s = graph.resources.get(s)?.parent) affecting.push(...(variablesOf.get(s) ?? []));
     const d = graph.resources.get(service);
     for (const f of ['annotations_groups', 'labels_groups']) {
       for (const g of (d?.attrs[f] as string[] | undefined) ?? []) {

@@ -8,6 +8,8 @@
  * a database, as a loss of data (`--allow-data-loss`, backup first). Pure.
  */
 import type { DesiredResource, LiveResource } from '../model/resource.js';
+import { holdsData } from '../model/kinds/index.js';
+import { withArticle } from '../render/words.js';
 import { hasBeenDeployed } from './guards.js';
 import type { GuardRequirement } from './types.js';
 
@@ -18,14 +20,10 @@ export interface KindReplacement {
 
 export function kindReplacement(d: DesiredResource, old: LiveResource): KindReplacement {
   const requires: GuardRequirement[] = [];
-  if (old.kind === 'database') requires.push({ guard: 'allow_data_loss', reason: `destroys the data of the database "${old.name}"` });
-  if (hasBeenDeployed(old)) requires.push({ guard: 'allow_replace', reason: `replaces the deployed ${old.kind} "${old.name}" with ${article(d.kind)} ${d.kind}` });
+  if (holdsData(old.kind)) requires.push({ guard: 'allow_data_loss', reason: `destroys the data of the ${old.kind} "${old.name}"` });
+  if (hasBeenDeployed(old)) requires.push({ guard: 'allow_replace', reason: `replaces the deployed ${old.kind} "${old.name}" with ${withArticle(d.kind)}` });
   return {
-    reason: `${old.address} is ${article(old.kind)} ${old.kind}: a service cannot change its kind in place, so it is deleted, then the ${d.kind} created`,
+    reason: `${old.address} is ${withArticle(old.kind)}: a service cannot change its kind in place, so it is deleted, then the ${d.kind} created`,
     requires,
   };
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? 'an' : 'a';
 }

@@ -8,6 +8,8 @@
 import type { ApiPort } from '../live/api-port.js';
 import { isNotFound } from '../live/api-port.js';
 import { listResults } from '../live/read.js';
+import { serviceKindOf } from '../live/normalize.js';
+import { holdsData } from '../model/kinds/index.js';
 import { previewNumberOf } from '../manifest/preview-names.js';
 import { routes } from '../api/routes.js';
 
@@ -100,7 +102,12 @@ export async function deletePreview(
     if (isNotFound(e)) return { status: 'gone' };
     throw e;
   }
-  const databases = services.filter((s) => s.service_type === 'DATABASE').map((s) => String(s.name));
+  // What holds data (its databases) goes only with --allow-data-loss.
+  const holdingData = (s: ApiRecord): boolean => {
+    const kind = serviceKindOf(s);
+    return kind !== undefined && holdsData(kind);
+  };
+  const databases = services.filter(holdingData).map((s) => String(s.name));
   if (databases.length > 0 && !opts.allowDataLoss) return { status: 'blocked', databases };
   try {
     await api.delete(routes.environmentItem(environmentId));

@@ -15,7 +15,7 @@ const SEND_RESOLVED = false;
 export const alertReceiverKind: KindDescriptor<'alert_receiver'> = {
   kind: 'alert_receiver',
   apiType: 'ALERT_RECEIVER',
-  auditTarget: { subTypes: ['ALERT_RECEIVER'] },
+  auditedAs: 'subTarget',
   caseInsensitiveName: true,
   requestFields: [
     'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',

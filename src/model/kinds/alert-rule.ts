@@ -5,7 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const alertRuleKind: KindDescriptor<'alert_rule'> = {
   kind: 'alert_rule',
   apiType: 'ALERT_RULE',
-  auditTarget: { subTypes: ['ALERT_RULE'] },
+  auditedAs: 'subTarget',
   caseInsensitiveName: true,
   refersTo: ['cluster', 'alert_receiver'],
   immutableFields: ['target'],

@@ -5,7 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const annotationsGroupKind: KindDescriptor<'annotations_group'> = {
   kind: 'annotations_group',
   apiType: 'ANNOTATIONS_GROUP',
-  auditTarget: { subTypes: ['ANNOTATIONS_GROUP'] },
+  auditedAs: 'subTarget',
   caseInsensitiveName: true,
   requestFields: ['name', 'annotations', 'scopes'],
   ignorePaths: same('annotations', 'scopes'),

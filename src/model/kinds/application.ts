@@ -13,8 +13,7 @@ import { withoutKindDefaults } from '../../export/part-defaults.js';
 export const applicationKind: ServiceKindDescriptor<'application'> = {
   kind: 'application',
   apiType: 'APPLICATION',
-  auditTarget: { type: 'APPLICATION' },
-  variableScope: 'APPLICATION',
+  holdsVariables: true,
   caseInsensitiveName: true,
   parent: 'environment',
   requestFields: [

@@ -4,6 +4,5 @@ import type { KindDescriptor } from './descriptor.js';
 export const clusterKind: KindDescriptor<'cluster'> = {
   kind: 'cluster',
   apiType: 'CLUSTER',
-  auditTarget: { type: 'CLUSTER' },
   caseInsensitiveName: false,
 };

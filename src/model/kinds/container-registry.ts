@@ -4,6 +4,5 @@ import type { KindDescriptor } from './descriptor.js';
 export const containerRegistryKind: KindDescriptor<'container_registry'> = {
   kind: 'container_registry',
   apiType: 'CONTAINER_REGISTRY',
-  auditTarget: { type: 'CONTAINER_REGISTRY' },
   caseInsensitiveName: false,
 };

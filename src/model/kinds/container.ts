@@ -11,8 +11,7 @@ import { isObj } from '../../apply/body-helpers.js';
 export const containerKind: ServiceKindDescriptor<'container'> = {
   kind: 'container',
   apiType: 'CONTAINER',
-  auditTarget: { type: 'CONTAINER' },
-  variableScope: 'CONTAINER',
+  holdsVariables: true,
   caseInsensitiveName: true,
   refersTo: ['container_registry'],
   parent: 'environment',

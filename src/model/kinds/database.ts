@@ -10,9 +10,9 @@ import { addressOf, parseAddress } from '../resource.js';
 export const databaseKind: ServiceKindDescriptor<'database'> = {
   kind: 'database',
   apiType: 'DATABASE',
-  auditTarget: { type: 'DATABASE' },
   caseInsensitiveName: true,
   parent: 'environment',
+  holdsData: true,
   immutableFields: ['type', 'mode'],
   requestFields: [
     'name', 'description', 'version', 'accessibility', 'cpu', 'memory', 'storage', 'instance_type', 'annotations_groups',
@@ -27,6 +27,17 @@ export const databaseKind: ServiceKindDescriptor<'database'> = {
   },
   service: {
     deleteIds: 'database_ids',
+    instanceTypeListed: true,
+    builtIns: [
+      { suffix: 'HOST_INTERNAL', secret: false },
+      { suffix: 'PORT', secret: false },
+      { suffix: 'LOGIN', secret: false },
+      { suffix: 'DEFAULT_DATABASE_NAME', secret: false },
+      { suffix: 'PASSWORD', secret: true },
+      { suffix: 'DATABASE_URL_INTERNAL', secret: true },
+    ],
+    cloneSource: (s) =>
+      s.clone_from ? { holder: s.clone_from, field: 'database', name: s.clone_from.database, project: s.clone_from.project, environment: s.clone_from.environment } : undefined,
     checkShape(s, c) {
       if (s.mode === 'CONTAINER') {
         for (const k of ['instance_type', 'disk_type']) {

@@ -5,7 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const deploymentStageKind: KindDescriptor<'deployment_stage'> = {
   kind: 'deployment_stage',
   apiType: 'DEPLOYMENT_STAGE',
-  auditTarget: { subTypes: ['DEPLOYMENT_STAGE'] },
+  auditedAs: 'subTarget',
   caseInsensitiveName: true,
   parent: 'environment',
   requestFields: ['name', 'description'],

@@ -22,6 +22,26 @@ import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
 
 type Obj = Record<string, unknown>;
 
+/** What a service created as a copy names (`clone_from`): where it is written, the source's name, project and environment. */
+export interface CloneSource {
+  /** The object holding the names (its `project` and `environment` keys, and `field`). */
+  holder: object;
+  /** The key of `holder` naming the source service. */
+  field: string;
+  name: string;
+  /** Absent: the service's own. */
+  project?: string;
+  environment?: string;
+}
+
+/** One BUILT_IN variable of a service (src/model/builtins.ts). */
+export interface BuiltInName {
+  /** The part of the key after the service's hash. */
+  suffix: string;
+  /** The platform keeps it as a secret (an alias of it is a secret too). */
+  secret: boolean;
+}
+
 /** How the audit log names an object of this kind (src/drift/changed-by.ts, src/live/touched.ts). */
 export type AuditTarget =
   /** Its own `target_type` (a project, a service, a webhook...). */
@@ -33,12 +53,28 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly kind: K;
   /**
    * The API's upper-case name of the kind: a service's `service_type`, the `scope` of the variables
-   * it holds, its audit `target_type` (the API spells the three the same). Absent: the API has none.
+   * it holds, its audit `target_type` or `sub_target_type` (the API spells them the same, so they
+   * are derived from it: auditTargetOf, variableScopeOf in ./index.ts). Absent: the API has none.
    */
   readonly apiType?: string;
-  readonly auditTarget?: AuditTarget;
-  /** The API's variable `scope` of the variables this kind holds (absent: it holds none). */
-  readonly variableScope?: string;
+  /**
+   * How the audit log names its objects when not by their own `target_type` (apiType, the default):
+   * `'subTarget'`, as a `sub_target_type` (apiType) of their parent or of the organization (stages,
+   * groups, alert receivers and rules); or these sub target types (a variable: VARIABLE or SECRET).
+   */
+  readonly auditedAs?: 'subTarget' | { readonly subTypes: readonly string[] };
+  /**
+   * It holds variables, of the API's variable `scope` apiType (absent: it holds none). A service
+   * that holds none also sees none: neither its environment's nor its project's variables reach
+   * it, so a variable written or changed does not make it out of date (a database: api-notes 4).
+   */
+  readonly holdsVariables?: true;
+  /**
+   * Deleting or replacing one of its objects destroys data that no other object holds: the plan
+   * guards it with `--allow-data-loss` (also when it goes with a deleted parent), apply takes a
+   * backup first, and an export writes it with `protect: true`.
+   */
+  readonly holdsData?: true;
   /**
    * Names compared case-insensitively (seed 2.4, 2.7, 2.8): `DB` and `db` are the same object, so
    * live and desired are paired on matchKey and a look-up by name after a lost answer folds case.
@@ -87,6 +123,22 @@ export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
   secretMaps?(s: Extract<ServiceSpec, { type: K }>): Array<{ holder: Record<string, unknown>; fields: readonly string[]; ignorePath: string }>;
   /** Its tf_vars are checked against the variables the API parses from its repository (src/checks). */
   parsesTerraformVariables?: true;
+  /**
+   * A managed one's `instance_type` is checked against its cloud provider's managed instance-type
+   * listing (src/checks/instance-types.ts): the service is a DatabaseSpec-shaped one (mode, instance_type, database_type).
+   */
+  instanceTypeListed?: true;
+  /**
+   * The platform's BUILT_IN variables of a service of this kind, by suffix (src/model/builtins.ts);
+   * absent: the ones every service has.
+   */
+  builtIns?: readonly BuiltInName[];
+  /**
+   * The object it is created as a copy of (`clone_from`), checked offline in the manifest
+   * (src/manifest/references.ts): the holder object, the field naming the source (of the same
+   * kind), and the project and environment it is in (absent: the service's own).
+   */
+  cloneSource?(s: Extract<ServiceSpec, { type: K }>): CloneSource | undefined;
   /** Checks of its shape the schema cannot express (src/manifest/shape-checks.ts), offline. */
   checkShape?(s: Extract<ServiceSpec, { type: K }>, c: ShapeCheck): void;
   /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */

@@ -5,8 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const environmentKind: KindDescriptor<'environment'> = {
   kind: 'environment',
   apiType: 'ENVIRONMENT',
-  auditTarget: { type: 'ENVIRONMENT' },
-  variableScope: 'ENVIRONMENT',
+  holdsVariables: true,
   caseInsensitiveName: true,
   refersTo: ['cluster'],
   parent: 'project',

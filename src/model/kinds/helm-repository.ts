@@ -4,6 +4,5 @@ import type { KindDescriptor } from './descriptor.js';
 export const helmRepositoryKind: KindDescriptor<'helm_repository'> = {
   kind: 'helm_repository',
   apiType: 'HELM_REPOSITORY',
-  auditTarget: { type: 'HELM_REPOSITORY' },
   caseInsensitiveName: false,
 };

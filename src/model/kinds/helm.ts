@@ -16,8 +16,7 @@ type Obj = Doc;
 export const helmKind: ServiceKindDescriptor<'helm'> = {
   kind: 'helm',
   apiType: 'HELM',
-  auditTarget: { type: 'HELM' },
-  variableScope: 'HELM',
+  holdsVariables: true,
   caseInsensitiveName: true,
   refersTo: ['helm_repository'],
   parent: 'environment',

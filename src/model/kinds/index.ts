@@ -8,7 +8,7 @@
  * imports the helpers its mappings use from modules that do not import this registry (the stages
  * do): no import cycle (test/repo/import-cycles.test.ts).
  */
-import type { KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
+import type { AuditTarget, KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
 import { organizationKind } from './organization.js';
 import { clusterKind } from './cluster.js';
 import { containerRegistryKind } from './container-registry.js';
@@ -103,12 +103,31 @@ export const caseInsensitiveKinds = derived((all) => new Set<ResourceKind>(RESOU
 /** The service kind of an API `service_type` (upper case, as the API writes it). */
 export const serviceKindOfApiType = derived((all) => new Map<string, ServiceKind>(SERVICE_KINDS.map((k) => [all[k].apiType!, k])));
 
-/** The API's variable scope of the variables a resource of this kind holds (undefined: it holds none). */
+/** The API's variable scope of the variables a resource of this kind holds (its apiType; undefined: it holds none). */
 export function variableScopeOf(kind: ResourceKind): string | undefined {
-  return kindDescriptor(kind).variableScope;
+  const d = kindDescriptor(kind);
+  return d.holdsVariables ? d.apiType : undefined;
+}
+
+/** Whether objects of this kind hold variables (and, a service, see its environment's and project's). */
+export function holdsVariables(kind: ResourceKind): boolean {
+  return kindDescriptor(kind).holdsVariables === true;
+}
+
+/** How the audit log names an object of this kind (descriptor.ts, auditedAs); undefined: it has no audit target. */
+export function auditTargetOf(kind: ResourceKind): AuditTarget | undefined {
+  const { apiType, auditedAs } = kindDescriptor(kind);
+  if (typeof auditedAs === 'object') return { subTypes: auditedAs.subTypes };
+  if (apiType === undefined) return undefined;
+  return auditedAs === 'subTarget' ? { subTypes: [apiType] } : { type: apiType };
+}
+
+/** Whether deleting or replacing an object of this kind destroys data (descriptor.ts, holdsData). */
+export function holdsData(kind: ResourceKind): boolean {
+  return kindDescriptor(kind).holdsData === true;
 }
 
 /** Service kinds that hold variables (every service but a database). */
-export const variableHoldingServiceKinds = derived((all) => SERVICE_KINDS.filter((k) => all[k].variableScope !== undefined));
+export const variableHoldingServiceKinds = derived((all) => SERVICE_KINDS.filter((k) => all[k].holdsVariables === true));
 
-export type { KindDescriptor, AuditTarget, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
+export type { KindDescriptor, AuditTarget, BuiltInName, CloneSource, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';

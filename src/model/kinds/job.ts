@@ -19,8 +19,7 @@ type Obj = Doc;
 export const jobKind: ServiceKindDescriptor<'job'> = {
   kind: 'job',
   apiType: 'JOB',
-  auditTarget: { type: 'JOB' },
-  variableScope: 'JOB',
+  holdsVariables: true,
   caseInsensitiveName: true,
   refersTo: ['container_registry'],
   parent: 'environment',

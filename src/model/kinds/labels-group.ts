@@ -5,7 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   kind: 'labels_group',
   apiType: 'LABELS_GROUP',
-  auditTarget: { subTypes: ['LABELS_GROUP'] },
+  auditedAs: 'subTarget',
   caseInsensitiveName: true,
   requestFields: ['name', 'labels'],
   ignorePaths: same('labels'),

@@ -5,7 +5,6 @@ import type { KindDescriptor } from './descriptor.js';
 export const organizationKind: KindDescriptor<'organization'> = {
   kind: 'organization',
   apiType: 'ORGANIZATION',
-  auditTarget: { type: 'ORGANIZATION' },
   caseInsensitiveName: true,
   requestFields: ['name', 'description', 'website_url', 'repository', 'logo_url', 'icon_url', 'admin_emails'],
   ignorePaths: same('name', 'description', 'website_url', 'repository', 'logo_url', 'icon_url', 'admin_emails'),

@@ -5,8 +5,7 @@ import type { KindDescriptor } from './descriptor.js';
 export const projectKind: KindDescriptor<'project'> = {
   kind: 'project',
   apiType: 'PROJECT',
-  auditTarget: { type: 'PROJECT' },
-  variableScope: 'PROJECT',
+  holdsVariables: true,
   caseInsensitiveName: true,
   requestFields: ['name', 'description'],
   ignorePaths: same('description'),

@@ -28,8 +28,7 @@ const JOB_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, storage_gib: 20 } as con
 export const terraformKind: ServiceKindDescriptor<'terraform'> = {
   kind: 'terraform',
   apiType: 'TERRAFORM',
-  auditTarget: { type: 'TERRAFORM' },
-  variableScope: 'TERRAFORM',
+  holdsVariables: true,
   caseInsensitiveName: true,
   parent: 'environment',
   requestFields: [

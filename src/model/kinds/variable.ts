@@ -4,7 +4,7 @@ import type { KindDescriptor } from './descriptor.js';
 
 export const variableKind: KindDescriptor<'variable'> = {
   kind: 'variable',
-  auditTarget: { subTypes: ['VARIABLE', 'SECRET'] },
+  auditedAs: { subTypes: ['VARIABLE', 'SECRET'] },
   caseInsensitiveName: false,
   immutableFields: ['is_secret', 'variable_type', 'mount_path', 'aliased_key', 'aliased_scope', 'aliased_service', 'aliased_builtin', 'overridden_scope'],
   manifestDefaults: { override: false, secret: false, enable_interpolation_in_file: false },

@@ -5,7 +5,6 @@ import type { KindDescriptor } from './descriptor.js';
 export const webhookKind: KindDescriptor<'webhook'> = {
   kind: 'webhook',
   apiType: 'WEBHOOK',
-  auditTarget: { type: 'WEBHOOK' },
   caseInsensitiveName: false,
   requestFields: ['kind', 'target_url', 'target_secret', 'description', 'enabled', 'events', 'project_names_filter', 'environment_types_filter'],
   createDefaults: { kind: 'STANDARD', enabled: true },
