@@ -218,3 +218,32 @@ projects:
     expect(relateDiagnostics(undefined, [atDefinition])).toEqual([atDefinition]);
   });
 });
+
+describe('what each template mistake tells the user to do', () => {
+  it('names the fix in its detail: rename, exclude, override, or use the template', async () => {
+    const text = `${TEMPLATE}      - name: WEB
+      - name: spare
+    environments:
+      - name: prod
+        cluster: c
+        template: web
+        exclude_services: [worker]
+        overrides:
+          services:
+            worker: {tag: "2"}
+        services:
+          - {type: container, name: API, registry: hub, image_name: api, tag: "2"}
+        variables:
+          - {key: REGION, value: us}
+`;
+    const r = await loadText(text);
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.detail, d.range?.start.line])).toEqual([
+      ['error', 'manifest.duplicate', 'template `WEB` is declared twice in project `shop`', 'Template names are unique in a project (case-insensitive); rename or remove one.', at(text, '- name: WEB').line],
+      ['warning', 'manifest.unused-template', 'template `spare` of project `shop` is used by no environment', 'A template creates nothing by itself: name it in an environment with `template:`, or remove it.', at(text, 'spare').line],
+      ['error', 'manifest.exclusive', 'service `worker` is both overridden and excluded in environment `prod`', 'An excluded service does not exist in this environment: remove the override or the exclusion.', at(text, 'worker: {tag').line],
+      ['error', 'manifest.duplicate', 'environment `prod` declares service `API`, which its template `web` already declares', "Change it with `overrides:` instead, or leave the template's out with `exclude_services:`; a name is declared once per environment.", at(text, 'name: API').line],
+      ['error', 'manifest.duplicate', 'environment `prod` declares variable `REGION`, which its template `web` already declares', 'Change it with `overrides:` instead; a name is declared once per environment.', at(text, '{key: REGION, value: us}').line],
+    ]);
+    expect(r.diagnostics.every((d) => d.address === 'project.shop' || d.address === 'project.shop/environment.prod')).toBe(true);
+  });
+});
