@@ -27,12 +27,12 @@ import type { ApiPort } from '../live/api-port.js';
 import { errorMessage, isAmbiguousFailure, isAuthRefusal, isRateLimitWaitRefusal } from '../live/api-port.js';
 import { executeSteps, DEFAULT_PARALLELISM, type Step } from './executor.js';
 import { DeployFailedError, DEFAULT_MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS, deployStage, type DeployNotes, type DeployTarget, type Timing } from './deploy.js';
-import type { ApplyEvent, ApplyEventSink, ApplySummary, StepAction } from './events.js';
+import type { ApplyEvent, ApplyEventSink, ApplySummary, StepRef } from './events.js';
 
 export type { ApplySummary } from './events.js';
 import { IdRegistry } from './refs.js';
 import { emptySummary, summarizeApply, type StepReport } from './summary.js';
-import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, type ChangeAction } from './steps.js';
+import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, stepRefOf, type ChangeAction } from './steps.js';
 
 export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
@@ -205,7 +205,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
       for (const c of list) if (holdsData(c.kind)) await takeBackup(c);
       await deleteServices(env, list.map((c) => ({ address: c.address, kind: c.kind as ServiceKind, id: c.id ?? refs.id(c.address) })), ctx, false);
     } catch (e) {
-      for (const c of list) fail(c.address, 'delete', e, started);
+      for (const c of list) fail({ address: c.address, action: 'delete' }, e, started);
       throw e;
     }
     for (const c of list) {
@@ -216,15 +216,16 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   };
 
   const runChangeStep = async (c: ResourceChange, action: ChangeAction): Promise<void> => {
-    const address = c.address;
+    // Shown as the plan shows it (a mark-only update is a `no-op` with `protect_mark`).
+    const ref = stepRefOf(c, action);
     const started = timing.now();
-    emit({ type: 'apply_start', address, action });
+    emit({ type: 'apply_start', ...ref });
     try {
       const id = await runChange(c, action);
-      emit({ type: 'apply_complete', address, action, ...(id ? { id } : {}), elapsed_seconds: elapsed(started) });
-      report({ address, action, status: 'applied' });
+      emit({ type: 'apply_complete', ...ref, ...(id ? { id } : {}), elapsed_seconds: elapsed(started) });
+      report({ ...ref, status: 'applied' });
     } catch (e) {
-      fail(address, action, e, started);
+      fail(ref, e, started);
       throw e;
     }
   };
@@ -243,7 +244,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
         emit({ type: 'apply_complete', address: o.address, action: 'create', elapsed_seconds: elapsed(started) });
         report({ address: o.address, action: 'create', status: 'applied' });
       } else {
-        fail(o.address, 'create', o.error, started);
+        fail({ address: o.address, action: 'create' }, o.error, started);
         firstError ??= o.error;
       }
     }
@@ -256,16 +257,16 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     try {
       await moveIntoStage(stage, member, ctx);
     } catch (e) {
-      fail(stage.address, stepActionOf(stage)!, e, started);
+      fail(stepRefOf(stage, stepActionOf(stage)!), e, started);
       throw e;
     }
   };
 
-  const fail = (address: Address, action: StepAction, e: unknown, started: number, logs?: string[]) => {
+  const fail = (ref: StepRef, e: unknown, started: number, logs?: string[]) => {
     const hint = e instanceof StepError ? e.hint : isAmbiguousFailure(e) ? 'The outcome is unknown; run apply again: it looks objects up by name before creating them, so nothing is duplicated.' : undefined;
     const msg = e instanceof AbortedError ? 'interrupted' : errorMessage(e);
-    emit({ type: 'apply_errored', address, action, error: msg, elapsed_seconds: elapsed(started), ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
-    report({ address, action, status: 'failed', error: msg, ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
+    emit({ type: 'apply_errored', ...ref, error: msg, elapsed_seconds: elapsed(started), ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
+    report({ ...ref, status: 'failed', error: msg, ...(hint ? { hint } : {}), ...(logs?.length ? { logs } : {}) });
   };
 
   const takeBackup = async (c: ResourceChange): Promise<void> => {
@@ -393,12 +394,12 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
       if (e instanceof DeployFailedError) {
         for (const f of e.failures) {
           failed.add(f.address);
-          fail(f.address, 'deploy', new StepError(f.reason, e.hint), started, f.logs);
+          fail({ address: f.address, action: 'deploy' }, new StepError(f.reason, e.hint), started, f.logs);
         }
       } else {
         for (const t of targets) {
           failed.add(t.address);
-          fail(t.address, 'deploy', e instanceof AbortedError ? new StepError('interrupted while waiting; the deployment goes on in the platform', 'Run plan to see where it ended.') : e, started);
+          fail({ address: t.address, action: 'deploy' }, e instanceof AbortedError ? new StepError('interrupted while waiting; the deployment goes on in the platform', 'Run plan to see where it ended.') : e, started);
         }
       }
       const failedNotes = e instanceof DeployFailedError ? e.notes : undefined;
@@ -459,7 +460,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
     notStarted: exec.notStarted,
     failed: exec.failed.map((f) => ({ id: f.id, error: errorMessage(f.error) })),
   });
-  for (const r of skipped) emit({ type: 'apply_skipped', address: r.address, action: r.action, because: r.because! });
+  for (const r of skipped) emit({ type: 'apply_skipped', address: r.address, action: r.action, ...(r.protect_mark !== undefined ? { protect_mark: r.protect_mark } : {}), because: r.because! });
   const requestCount = deps.api.requestCount - requestsBefore;
   for (const p of pending ?? []) emit({ type: 'deploy_pending', address: p.address, action: 'deploy', reasons: p.reasons });
   emit({ type: 'change_summary', ...summary, requests: requestCount, ...(pending ? { pending_deploy: pending.length } : {}) });

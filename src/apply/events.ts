@@ -8,12 +8,18 @@
  */
 import type { Address } from '../model/resource.js';
 
-/** What a step does to a resource. `replace` is delete-then-create as one user-visible action. */
-export type StepAction = 'create' | 'update' | 'delete' | 'replace' | 'deploy' | 'backup';
+/**
+ * What a step does to a resource. `replace` is delete-then-create as one user-visible action.
+ * `no-op` is the step that only records or clears driftless's protect mark on an otherwise
+ * unchanged object: the plan JSON's `["no-op"]` with `protect_mark`, not a change (never counted).
+ */
+export type StepAction = 'create' | 'update' | 'delete' | 'replace' | 'deploy' | 'backup' | 'no-op';
 
 export interface StepRef {
   address: Address;
   action: StepAction;
+  /** With `no-op` only: the mark recorded (true) or cleared (false). */
+  protect_mark?: boolean;
 }
 
 /** What an apply did, step by step counted (the result's `summary` and the `change_summary` event). */

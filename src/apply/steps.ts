@@ -22,7 +22,7 @@ import type { Address, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, parentAddress, parseAddress } from '../model/resource.js';
 import { variableHoldingServiceKinds } from '../model/kinds/index.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import type { StepAction } from './events.js';
+import type { StepRef } from './events.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace';
 
@@ -43,18 +43,28 @@ export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
   return a;
 }
 
+/**
+ * A change's step as events and reports show it: a change that only records or clears the protect
+ * mark is sent as an update of the description, but shown as the plan shows it, `no-op` with
+ * `protect_mark`, so that no line says "update" of an object the summary counts as unchanged.
+ */
+export function stepRefOf(c: ResourceChange, action: ChangeAction): StepRef {
+  if (c.actions[0] === 'no-op' && c.protect_mark !== undefined) return { address: c.address, action: 'no-op', protect_mark: c.protect_mark };
+  return { address: c.address, action };
+}
+
 /** The resources a step acts on, with the action shown for each. */
-export function targetsOf(s: PlannedStep): Array<{ address: Address; action: StepAction }> {
+export function targetsOf(s: PlannedStep): StepRef[] {
   switch (s.type) {
     case 'change':
-      return [{ address: s.change.address, action: s.action }];
+      return [stepRefOf(s.change, s.action)];
     case 'delete-services':
       return s.changes.map((c) => ({ address: c.address, action: 'delete' as const }));
     case 'import-variables':
       return s.changes.map((c) => ({ address: c.address, action: 'create' as const }));
     case 'stage-member':
       // Part of the stage's change: a failure or skip is reported on the stage.
-      return [{ address: s.stage.address, action: stepActionOf(s.stage)! }];
+      return [stepRefOf(s.stage, stepActionOf(s.stage)!)];
     case 'deploy':
       return s.services.map((address) => ({ address, action: 'deploy' as const }));
   }

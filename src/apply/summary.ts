@@ -22,6 +22,8 @@ export type StepStatus = 'applied' | 'failed' | 'skipped' | 'not_started';
 export interface StepReport {
   address: Address;
   action: StepAction;
+  /** With the `no-op` action only: the protect mark recorded (true) or cleared (false). */
+  protect_mark?: boolean;
   status: StepStatus;
   error?: string;
   hint?: string;
@@ -72,13 +74,13 @@ export function summarizeApply(plan: Plan, planned: readonly PlannedStep[], outc
   const skipped: StepReport[] = [];
   for (const s of outcomes.skipped) {
     for (const t of targets(s.id)) {
-      const r: StepReport = { address: t.address, action: t.action, status: 'skipped', because: primary(s.because) };
+      const r: StepReport = { ...t, status: 'skipped', because: primary(s.because) };
       skipped.push(r);
       report(r);
     }
   }
   for (const id of outcomes.notStarted) {
-    for (const t of targets(id)) report({ address: t.address, action: t.action, status: 'not_started' });
+    for (const t of targets(id)) report({ ...t, status: 'not_started' });
   }
 
   // Objects deleted with their parent (no request of their own) share their parent's fate.
@@ -111,7 +113,7 @@ export function summarizeApply(plan: Plan, planned: readonly PlannedStep[], outc
   // A step that threw before reporting anything (a bug or an unexpected error) still shows.
   for (const f of outcomes.failed) {
     for (const t of targets(f.id)) {
-      if (!reports.has(keyOf(t))) report({ address: t.address, action: t.action, status: 'failed', error: f.error });
+      if (!reports.has(keyOf(t))) report({ ...t, status: 'failed', error: f.error });
     }
   }
 
@@ -121,19 +123,20 @@ export function summarizeApply(plan: Plan, planned: readonly PlannedStep[], outc
   for (const p of planned) for (const t of targetsOf(p)) order.set(keyOf(t), n++);
   const steps = [...reports.values()].sort((a, b) => (order.get(keyOf(a)) ?? 0) - (order.get(keyOf(b)) ?? 0));
 
-  // A protect mark recorded on an otherwise unchanged object is not a change (see `protect_mark`).
-  const markOnly = (address: Address) => changeAt.get(address)?.protect_mark !== undefined;
-  return { steps, summary: countSummary(steps, destroyed.size, markOnly), skipped };
+  return { steps, summary: countSummary(steps, destroyed.size), skipped };
 }
 
-/** The counts of the summary: `destroy` as given, the rest from the reports. */
-function countSummary(steps: readonly StepReport[], destroy: number, markOnly: (address: Address) => boolean): ApplySummary {
+/**
+ * The counts of the summary: `destroy` as given, the rest from the reports. A `no-op` (a protect
+ * mark recorded on an otherwise unchanged object) is not a change: counted only if it fails.
+ */
+function countSummary(steps: readonly StepReport[], destroy: number): ApplySummary {
   const summary = emptySummary();
   summary.destroy = destroy;
   for (const r of steps) {
     if (r.status === 'applied') {
       if (r.action === 'create' || r.action === 'replace') summary.add++;
-      else if (r.action === 'update' && !markOnly(r.address)) summary.change++;
+      else if (r.action === 'update') summary.change++;
       else if (r.action === 'deploy') summary.deploy++;
     } else if (r.status === 'failed') summary.failed++;
     else if (r.status === 'skipped') summary.skipped++;

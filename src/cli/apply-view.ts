@@ -7,12 +7,14 @@
  *  - anything else (CI logs): one line per state change.
  * The line and summary renderers are pure; only `createApplyView` writes.
  */
-import type { ApplyEvent, StepAction } from '../apply/events.js';
+import type { ApplyEvent, StepAction, StepRef } from '../apply/events.js';
 import type { ApplyResult, StepReport } from '../apply/apply.js';
 import type { Palette } from '../render/palette.js';
 import { escapeControl, escapeJsonText } from '../render/escape.js';
 
-const VERBS: Record<StepAction, { ing: string; done: string; noun: string }> = {
+type Verbs = { ing: string; done: string; noun: string };
+
+const VERBS: Record<Exclude<StepAction, 'no-op'>, Verbs> = {
   create: { ing: 'Creating...', done: 'Creation complete', noun: 'Creation' },
   update: { ing: 'Modifying...', done: 'Modifications complete', noun: 'Modification' },
   delete: { ing: 'Destroying...', done: 'Destruction complete', noun: 'Destruction' },
@@ -21,19 +23,29 @@ const VERBS: Record<StepAction, { ing: string; done: string; noun: string }> = {
   backup: { ing: 'Backing up...', done: 'Backup complete', noun: 'Backup' },
 };
 
+/** A `no-op` step only records or clears the protect mark: said as such, never as a modification. */
+const MARK_VERBS: Record<'record' | 'clear', Verbs> = {
+  record: { ing: 'Recording the protect mark...', done: 'Protect mark recorded', noun: 'Recording the protect mark' },
+  clear: { ing: 'Clearing the protect mark...', done: 'Protect mark cleared', noun: 'Clearing the protect mark' },
+};
+
+function verbsOf(ref: StepRef): Verbs {
+  return ref.action === 'no-op' ? MARK_VERBS[ref.protect_mark === false ? 'clear' : 'record'] : VERBS[ref.action];
+}
+
 const esc = escapeControl;
 
 /** One human line for an event (undefined: the event has no line of its own). */
 export function renderApplyEventLine(e: ApplyEvent, p: Palette): string | undefined {
   switch (e.type) {
     case 'apply_start':
-      return `${p.bold(esc(e.address))}: ${VERBS[e.action].ing}`;
+      return `${p.bold(esc(e.address))}: ${verbsOf(e).ing}`;
     case 'apply_progress':
       return `${p.bold(esc(e.address))}: ${stateColour(e.state, p)} [${e.elapsed_seconds}s elapsed]`;
     case 'apply_complete':
-      return `${p.bold(esc(e.address))}: ${p.green(VERBS[e.action].done)} after ${e.elapsed_seconds}s${e.id ? ` [id=${esc(e.id)}]` : ''}${e.detail ? ` (${esc(e.detail)})` : ''}`;
+      return `${p.bold(esc(e.address))}: ${p.green(verbsOf(e).done)} after ${e.elapsed_seconds}s${e.id ? ` [id=${esc(e.id)}]` : ''}${e.detail ? ` (${esc(e.detail)})` : ''}`;
     case 'apply_errored': {
-      const lines = [`${p.bold(esc(e.address))}: ${p.red(`${VERBS[e.action].noun} failed`)} after ${e.elapsed_seconds}s: ${esc(e.error)}`];
+      const lines = [`${p.bold(esc(e.address))}: ${p.red(`${verbsOf(e).noun} failed`)} after ${e.elapsed_seconds}s: ${esc(e.error)}`];
       if (e.hint) lines.push(`  ${p.yellow('hint:')} ${esc(e.hint)}`);
       if (e.logs?.length) {
         lines.push(`  last log lines:`);

@@ -172,6 +172,48 @@ describe('protect: true', () => {
     expect(ids()).toEqual(before);
   });
 
+  it('apply --json names a mark-only step for what it is: no-op with protect_mark, never an update the summary does not count', async () => {
+    h = await startHarness();
+    h.write({ 'm/main.yaml': manifest({ withDb: false }) });
+    await applyOk();
+    const api = 'project.shop/environment.prod/application.api';
+    const linesOf = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const about = (lines: Record<string, unknown>[]) => lines.filter((e) => e.address === api).map((e) => ({ type: e.type, action: e.action, protect_mark: e.protect_mark, message: e['@message'] }));
+
+    for (const [mark, verb] of [
+      [true, 'record'],
+      [false, 'clear'],
+    ] as const) {
+      h.write({ 'm/main.yaml': manifest({ withDb: false, apiProtect: String(mark) }) });
+      const applied = await h.run(['apply', 'm', '--auto-approve', '--json', ...FAST]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const lines = linesOf(applied.stdout);
+      // Every line about the service says what the plan JSON says (`["no-op"]`, `protect_mark`), and no line claims an update.
+      expect(about(lines).map(({ type, action, protect_mark }) => ({ type, action, protect_mark }))).toEqual([
+        { type: 'planned_change', action: 'no-op', protect_mark: mark },
+        { type: 'apply_start', action: 'no-op', protect_mark: mark },
+        { type: 'apply_complete', action: 'no-op', protect_mark: mark },
+      ]);
+      expect(about(lines)[0]!.message).toBe(`${api}: plan to ${verb} the protect mark`);
+      expect(lines.filter((e) => e.action === 'update')).toEqual([]);
+      const summaries = lines.filter((e) => e.type === 'change_summary');
+      expect(summaries.map((e) => [e.operation, e.add, e.change, e.destroy, e.deploy])).toEqual([
+        ['plan', 0, 0, 0, 0],
+        ['apply', 0, 0, 0, 0],
+      ]);
+      expect(String(h.emu.state.services[Object.values(h.emu.state.services).find((s) => s.name === 'api')!.id as string]!.description ?? '').includes('protect=true')).toBe(mark);
+    }
+
+    // The human apply says it too: no "Modifying" of an object it does not change.
+    h.write({ 'm/main.yaml': manifest({ withDb: false, apiProtect: 'true' }) });
+    const human = await h.run(['apply', 'm', '--auto-approve', ...FAST]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).not.toContain('Modif');
+    expect(human.stdout).toContain(`${api}: Recording the protect mark...`);
+    expect(human.stdout).toContain('Resources: 0 added, 0 changed, 0 destroyed; 0 deployed.');
+    await planClean();
+  });
+
   it('the live mark outlives the declaration until an apply with protect: false clears it; no phantom diff either way', async () => {
     h = await startHarness();
     h.write({ 'm/main.yaml': manifest({ apiProtect: 'true', envPrune: true, dbProtect: 'false' }) });

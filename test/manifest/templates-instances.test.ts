@@ -1,0 +1,249 @@
+/**
+ * What an environment gets from its template (src/manifest/templates.ts), beyond the merge rule:
+ * its own objects after the template's, each located where it was written; names matched as the
+ * rest of the manifest matches them (services and templates case-insensitively, variable keys
+ * exactly); and every mistake an error at the file and line that made it, also when the template
+ * and the environment are in different files.
+ */
+import { describe, expect, it } from 'vitest';
+import { relateDiagnostics } from '../../src/manifest/templates.js';
+import { sourceOf, type Manifest } from '../../src/manifest/types.js';
+import { fieldSourceOf, keySourceOf } from '../../src/manifest/source-map.js';
+import { error as diagError } from '../../src/diag/diagnostic.js';
+import { load, tempTree } from './helpers.js';
+
+const TEMPLATE = `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: web
+        variables:
+          - {key: LOG_LEVEL, value: info}
+          - {key: REGION, value: eu}
+        deployment_stages:
+          - name: apps
+            services: [api, worker]
+        services:
+          - type: container
+            name: api
+            registry: hub
+            image_name: api
+            tag: "1"
+          - type: container
+            name: worker
+            registry: hub
+            image_name: worker
+            tag: "1"
+`;
+
+/** Line and column (1-based) of the nth occurrence of `needle`. */
+function at(text: string, needle: string, nth = 1): { line: number; col: number } {
+  let i = -1;
+  for (let n = 0; n < nth; n++) {
+    i = text.indexOf(needle, i + 1);
+    if (i < 0) throw new Error(`${needle} #${nth} not in text`);
+  }
+  const before = text.slice(0, i).split('\n');
+  return { line: before.length, col: before[before.length - 1]!.length + 1 };
+}
+const where = (r: { file: string; start: { line: number; col: number } } | undefined) => (r ? `${r.file}:${r.start.line}:${r.start.col}` : undefined);
+const envOf = (m: Manifest | undefined, name: string) => m!.projects![0]!.environments!.find((e) => e.name === name)!;
+const withEnv = (envYaml: string) => `${TEMPLATE}    environments:\n${envYaml}`;
+const loadText = (text: string) => load(tempTree({ 'm.yaml': text }));
+
+describe("an environment's own objects beside its template's", () => {
+  it("come after the template's, each located where the environment writes it; the lists it does not write are located in the template", async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+        services:
+          - {type: container, name: cron, registry: hub, image_name: cron, tag: "1"}
+        variables:
+          - {key: log_level, value: debug}
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    const prod = envOf(r.manifest, 'prod');
+    expect(prod.services!.map((s) => s.name)).toEqual(['api', 'worker', 'cron']);
+    // Variable keys are case-sensitive: `log_level` is a variable of its own, not a clash.
+    expect(prod.variables!.map((v) => [v.key, v.value])).toEqual([
+      ['LOG_LEVEL', 'info'],
+      ['REGION', 'eu'],
+      ['log_level', 'debug'],
+    ]);
+    expect(where(fieldSourceOf(prod.services, '0'))).toBe(`m.yaml:${at(text, 'type: container').line}:${at(text, 'type: container').col}`);
+    expect(where(fieldSourceOf(prod.services, '2'))).toBe(`m.yaml:${at(text, '{type: container, name: cron').line}:${at(text, '{type: container, name: cron').col}`);
+    expect(where(fieldSourceOf(prod.variables, '2'))).toBe(`m.yaml:${at(text, '{key: log_level').line}:${at(text, '{key: log_level').col}`);
+    // The lists: the environment's own `services:` and `variables:`; the stages, which it does not write, the template's.
+    expect(where(keySourceOf(prod, 'services'))?.split(':')[1]).toBe(String(at(text, 'services:', 3).line));
+    expect(where(keySourceOf(prod, 'variables'))?.split(':')[1]).toBe(String(at(text, 'variables:', 2).line));
+    expect(where(keySourceOf(prod, 'deployment_stages'))?.split(':')[1]).toBe(String(at(text, 'deployment_stages:').line));
+  });
+
+  it('a template without variables or stages gives the environment none: no empty lists', async () => {
+    const text = `version: 1
+projects:
+  - name: shop
+    templates:
+      - name: bare
+        services:
+          - {type: container, name: api, registry: hub, image_name: api, tag: "1"}
+    environments:
+      - name: prod
+        cluster: c
+        template: bare
+`;
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    const prod = envOf(r.manifest, 'prod') as unknown as Record<string, unknown>;
+    expect(Object.keys(prod).sort()).toEqual(['cluster', 'name', 'services']);
+  });
+
+  it('an environment may name its template in another case; the template is then used, not "unused"', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: WEB
+        exclude_services: [WORKER]
+        overrides:
+          services:
+            API: {tag: "2"}
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    const prod = envOf(r.manifest, 'prod');
+    expect(prod.services!.map((s) => [s.name, (s as { tag?: string }).tag])).toEqual([['api', '2']]);
+    expect(prod.deployment_stages![0]!.services).toEqual(['api']);
+  });
+});
+
+describe('mistakes, each at its file and line', () => {
+  it('`overrides` without a template is an error at the key', async () => {
+    const text = withEnv(`      - name: web-env
+        cluster: c
+        template: web
+      - name: prod
+        cluster: c
+        overrides:
+          services:
+            api: {tag: "2"}
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.address, where(d.range)])).toEqual([
+      ['error', 'manifest.only-with', '`overrides` of environment `prod` is only allowed with `template`', 'project.shop/environment.prod', `m.yaml:${at(text, 'overrides:').line}:${at(text, 'overrides:').col}`],
+    ]);
+    expect(r.diagnostics[0]!.detail).toBe('It changes the services of a template: name one with `template: NAME`, or write the services in the environment itself.');
+  });
+
+  it('a bad value in an overridden variable points at the override, the template variable it overrides, and the override item', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          variables:
+            - key: REGION
+              value: us
+              secret: maybe
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics).toHaveLength(1);
+    const d = r.diagnostics[0]!;
+    expect(d.range?.start.line).toBe(at(text, 'secret: maybe').line);
+    expect(d.related?.map((x) => [x.message, where(x.range)])).toEqual([
+      ['defined', `m.yaml:${at(text, '{key: REGION').line}:${at(text, '{key: REGION').col}`],
+      ['overridden', `m.yaml:${at(text, 'key: REGION', 2).line}:${at(text, 'key: REGION', 2).col}`],
+    ]);
+  });
+
+  it('a bad value in an override written in another file than the template (names in another case) points at the template in its own file', async () => {
+    const env = `version: 1
+projects:
+  - name: shop
+    environments:
+      - name: prod
+        cluster: c
+        template: Web
+        overrides:
+          services:
+            Api:
+              cpu: 0
+`;
+    const r = await load(tempTree({ 'a-template.yaml': TEMPLATE, 'b-env.yaml': env }));
+    const errors = r.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.code, d.summary])).toEqual([['schema.out-of-range', '`cpu` of `Api` of environment `prod` must be >= 1']]);
+    const d = errors[0]!;
+    expect(where(d.range)).toMatch(new RegExp(`^b-env\\.yaml:${at(env, 'cpu: 0').line}:`));
+    expect(d.related?.map((x) => [x.message, where(x.range)])).toEqual([
+      ['defined', `a-template.yaml:${at(TEMPLATE, 'type: container').line}:${at(TEMPLATE, 'type: container').col}`],
+      ['overridden', `b-env.yaml:${at(env, 'Api:').line}:${at(env, 'Api:').col}`],
+    ]);
+  });
+
+  it('a missing ${env:} in an override points at the override and the template service, not at other environments', async () => {
+    const text = withEnv(`      - name: staging
+        cluster: c
+        template: web
+      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          services:
+            api:
+              image_name: \${env:MISSING_IMAGE}
+`);
+    const r = await loadText(text);
+    const missing = r.diagnostics.filter((d) => d.code === 'ref.env-missing');
+    expect(missing).toHaveLength(1);
+    expect(missing[0]!.range?.start.line).toBe(at(text, 'MISSING_IMAGE').line);
+    expect(missing[0]!.related?.map((x) => [x.message, x.range.start.line])).toEqual([
+      ['defined', at(text, 'type: container').line],
+      ['overridden', at(text, 'api:').line],
+    ]);
+  });
+
+  it('a diagnostic that already names its other places, or points at the one place, is left as it is', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+`);
+    const r = await loadText(text);
+    const api = envOf(r.manifest, 'prod').services![0]!;
+    const own = { message: 'elsewhere', range: { file: 'x.yaml', start: { line: 1, col: 1 } } };
+    const withOwn = diagError('x.check', 'already related', { address: 'project.shop/environment.prod/container.api', related: [own] });
+    const atDefinition = diagError('x.check', 'at the definition', { address: 'project.shop/environment.prod/container.api', range: sourceOf(api) });
+    const out = relateDiagnostics(r.templates, [withOwn, atDefinition]);
+    expect(out[0]).toEqual(withOwn);
+    // The place the diagnostic points at is not repeated: only the environment's `template:` line is added.
+    expect(out[1]!.related?.map((x) => [x.message, x.range.start.line])).toEqual([['instantiated', at(text, 'template: web').line]]);
+    // Without templates, the diagnostics come back unchanged.
+    expect(relateDiagnostics(undefined, [atDefinition])).toEqual([atDefinition]);
+  });
+});
+
+describe('what each template mistake tells the user to do', () => {
+  it('names the fix in its detail: rename, exclude, override, or use the template', async () => {
+    const text = `${TEMPLATE}      - name: WEB
+      - name: spare
+    environments:
+      - name: prod
+        cluster: c
+        template: web
+        exclude_services: [worker]
+        overrides:
+          services:
+            worker: {tag: "2"}
+        services:
+          - {type: container, name: API, registry: hub, image_name: api, tag: "2"}
+        variables:
+          - {key: REGION, value: us}
+`;
+    const r = await loadText(text);
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.detail, d.range?.start.line])).toEqual([
+      ['error', 'manifest.duplicate', 'template `WEB` is declared twice in project `shop`', 'Template names are unique in a project (case-insensitive); rename or remove one.', at(text, '- name: WEB').line],
+      ['warning', 'manifest.unused-template', 'template `spare` of project `shop` is used by no environment', 'A template creates nothing by itself: name it in an environment with `template:`, or remove it.', at(text, 'spare').line],
+      ['error', 'manifest.exclusive', 'service `worker` is both overridden and excluded in environment `prod`', 'An excluded service does not exist in this environment: remove the override or the exclusion.', at(text, 'worker: {tag').line],
+      ['error', 'manifest.duplicate', 'environment `prod` declares service `API`, which its template `web` already declares', "Change it with `overrides:` instead, or leave the template's out with `exclude_services:`; a name is declared once per environment.", at(text, 'name: API').line],
+      ['error', 'manifest.duplicate', 'environment `prod` declares variable `REGION`, which its template `web` already declares', 'Change it with `overrides:` instead; a name is declared once per environment.', at(text, '{key: REGION, value: us}').line],
+    ]);
+    expect(r.diagnostics.every((d) => d.address === 'project.shop' || d.address === 'project.shop/environment.prod')).toBe(true);
+  });
+});
