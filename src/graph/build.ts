@@ -27,7 +27,7 @@ import { checkMoved } from './moved.js';
 import { protectMarkRoom, protectOf } from './protect.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables } from './variables.js';
-import { checkDescription, secret, type GraphBuilder } from './builder.js';
+import { checkDescription, lazySource, secret, type GraphBuilder } from './builder.js';
 
 export { pruneKinds } from './prune.js';
 export type { GraphBuilder } from './builder.js';
@@ -56,7 +56,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
     if (o.description !== undefined) attrs.description = desc(o.description);
     for (const k of ['website_url', 'repository', 'logo_url', 'icon_url'] as const) put(attrs, k, o[k]);
     if (o.admin_emails) attrs.admin_emails = sortedSet(o.admin_emails);
-    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, source: sourceOf(o) }, o);
+    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, sourceFrom: o }, o);
   }
 
   for (const c of m.clusters ?? []) {
@@ -65,7 +65,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'cluster',
       name: c.name,
       attrs: c.upgrade_kubernetes === true ? { upgrade_kubernetes: true } : {},
-      source: sourceOf(c),
+      sourceFrom: c,
     });
   }
 
@@ -78,7 +78,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'annotations_group',
       name: g.name,
       attrs: { name: g.name, annotations, scopes: sortedSet(g.scopes ?? []) },
-      source: sourceOf(g),
+      sourceFrom: g,
     }, g);
   }
 
@@ -91,7 +91,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'labels_group',
       name: g.name,
       attrs: { name: g.name, labels },
-      source: sourceOf(g),
+      sourceFrom: g,
     }, g);
   }
 
@@ -150,12 +150,18 @@ function newBuilder(): GraphBuilder {
           error('graph.duplicate', `${r.address} is declared twice${where}`, {
             detail: 'Each object may be declared once. Remove or rename one of the declarations.',
             address: r.address,
-            range: r.source,
+            range: sourceOf(r.sourceFrom),
           }),
         );
         return undefined;
       }
-      const res: DesiredResource = { ...r, dependsOn: r.dependsOn ?? [] };
+      // As `{ ...r, dependsOn }` with `source` where `sourceFrom` is, its value read when first asked for.
+      const res = {} as DesiredResource;
+      for (const k of Object.keys(r) as Array<keyof typeof r>) {
+        if (k === 'sourceFrom') lazySource(res, r.sourceFrom);
+        else (res as unknown as Record<string, unknown>)[k] = r[k];
+      }
+      res.dependsOn = r.dependsOn ?? [];
       const immutable = kindDescriptor(r.kind).immutableFields;
       if (immutable && !res.immutableFields) res.immutableFields = [...immutable];
       const ignore = ignoreChangesOf(r.kind, spec?.ignore_changes, res.attrs, res.deploy);
@@ -189,8 +195,8 @@ function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
     sensitive.push('auth_password');
   }
   put(attrs, 'require_tls', r.require_tls);
-  checkDescription(b, r.description, sensitive, address, sourceOf(r, 'description'));
-  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, source: sourceOf(r) }, r);
+  checkDescription(b, r.description, sensitive, address, () => sourceOf(r, 'description'));
+  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, sourceFrom: r }, r);
 }
 
 function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
@@ -207,8 +213,8 @@ function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
   }
   if (w.project_names_filter) attrs.project_names_filter = sortedSet(w.project_names_filter);
   if (w.environment_types_filter) attrs.environment_types_filter = sortedSet(w.environment_types_filter);
-  checkDescription(b, w.description, sensitive, address, sourceOf(w, 'description'));
-  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, source: sourceOf(w) }, w);
+  checkDescription(b, w.description, sensitive, address, () => sourceOf(w, 'description'));
+  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, sourceFrom: w }, w);
 }
 
 function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
@@ -249,14 +255,14 @@ function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
   attrs.alert_receivers = receivers;
   if (r.presentation) attrs.presentation = compact({ ...r.presentation });
   attrs.target = target;
-  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, source: sourceOf(r) }, r);
+  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, sourceFrom: r }, r);
 }
 
 function addProject(b: GraphBuilder, p: ProjectSpec): void {
   const address = addressOf('project', p.name);
   const attrs: Record<string, unknown> = { name: p.name };
   if (p.description !== undefined) attrs.description = desc(p.description);
-  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), source: sourceOf(p) }, p);
+  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), sourceFrom: p }, p);
   if (!res) return;
   addVariables(b, p.variables, res);
   for (const e of p.environments ?? []) addEnvironment(b, e, address);
@@ -278,7 +284,7 @@ function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): 
     attrs,
     dependsOn,
     prune: pruneKinds(e.prune, 'environment'),
-    source: sourceOf(e),
+    sourceFrom: e,
   }, e);
   if (!res) return;
   addVariables(b, e.variables, res);
@@ -306,7 +312,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     ...(built.noDeploy ? { noDeploy: true as const } : {}),
     prune: pruneKinds(s.prune, 'service'),
     cloneFrom: built.cloneFrom,
-    source: sourceOf(s),
+    sourceFrom: s,
   }, s);
   if (!res) return undefined;
   if (holdsVariables(s.type)) addVariables(b, 'variables' in s ? s.variables : undefined, res);
@@ -336,7 +342,7 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
           }),
         );
     }
-    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, source: sourceOf(st) }, st);
+    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, sourceFrom: st }, st);
     previous = st.name;
   }
 }

@@ -8,7 +8,7 @@ import type { SourceRange } from '../diag/diagnostic.js';
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { withArticle } from '../render/words.js';
 import type { IgnoresChanges, MaybeSecret, Protectable, VariableSpec } from '../manifest/types.js';
-import type { sourceOf } from '../manifest/types.js';
+import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource } from '../model/resource.js';
 import { SecretValue } from '../model/secret.js';
 import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
@@ -27,8 +27,11 @@ export interface GraphBuilder {
   pendingVariables: PendingVariable[];
   /** Clone sources not yet declared when their clone was walked. */
   pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
-  /** Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes` and `protect`). */
-  add(r: Omit<DesiredResource, 'dependsOn'> & { dependsOn?: Address[] }, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
+  /**
+   * Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes` and
+   * `protect`), `sourceFrom` the object whose position is the resource's `source`.
+   */
+  add(r: Omit<DesiredResource, 'dependsOn' | 'source'> & { dependsOn?: Address[]; sourceFrom: object }, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
 }
 
 /** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */
@@ -43,7 +46,8 @@ export function checkDescription(
   description: string | undefined,
   sensitive: readonly string[],
   address: Address,
-  range: ReturnType<typeof sourceOf>,
+  /** Where the description is written: asked for only when it is too long. */
+  rangeOf: () => SourceRange | undefined,
 ): void {
   if (description === undefined) return;
   const room = DESCRIPTION_MAX_LENGTH - markerLength(sensitive);
@@ -55,8 +59,28 @@ export function checkDescription(
             ? `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters, and driftless appends ${withArticle(`${markerLength(sensitive)}-character`)} fingerprint marker to records holding secrets.`
             : `The API limits descriptions to ${DESCRIPTION_MAX_LENGTH} characters.`,
         address,
-        range,
+        range: rangeOf(),
       }),
     );
   }
+}
+
+/**
+ * Gives `res` its `source`, the position of the manifest object `from`, read when first asked for:
+ * a plan without a diagnostic reads few, and reading one builds the positions of its file
+ * (src/manifest/lazy-positions.ts). Then an ordinary property, as if assigned.
+ */
+export function lazySource(res: DesiredResource, from: object): void {
+  Object.defineProperty(res, 'source', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = sourceOf(from);
+      Object.defineProperty(res, 'source', { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+    set(value: SourceRange | undefined) {
+      Object.defineProperty(res, 'source', { value, enumerable: true, writable: true, configurable: true });
+    },
+  });
 }

@@ -46,7 +46,7 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
       put(attrs, 'reference', isSecret ? secret(v.external_secret.reference) : v.external_secret.reference);
     }
     const sensitive = isSecret && attrs.value !== undefined ? ['value'] : isSecret && attrs.reference !== undefined ? ['reference'] : [];
-    checkDescription(b, v.description, sensitive, address, sourceOf(v, 'description'));
+    checkDescription(b, v.description, sensitive, address, () => sourceOf(v, 'description'));
     const res = b.add({
       address,
       kind: 'variable',
@@ -54,7 +54,7 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
       parent: scope.address,
       attrs,
       sensitiveFields: sensitive.length > 0 ? sensitive : undefined,
-      source: sourceOf(v),
+      sourceFrom: v,
     }, v);
     if (res && (type === 'ALIAS' || type === 'OVERRIDE')) b.pendingVariables.push({ spec: v, resource: res, scope });
   }

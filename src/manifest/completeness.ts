@@ -27,7 +27,8 @@ export interface ParsedFile {
 interface EnvironmentDeclarations {
   project: string;
   environment: string;
-  places: SourceRange[];
+  /** Each declaration: its position is asked for only when it is reported (positions may be built lazily). */
+  declarations: object[];
   written: Set<string>;
 }
 
@@ -40,17 +41,17 @@ export function checkCompleteness(files: readonly ParsedFile[]): Diagnostic[] {
         if (typeof e.name !== 'string') continue;
         const id = `${p.name.toLowerCase()}\u0000${e.name.toLowerCase()}`;
         let entry = environments.get(id);
-        if (!entry) environments.set(id, (entry = { project: p.name, environment: e.name, places: [], written: new Set() }));
-        const at = sourceOf(e);
-        if (at) entry.places.push(at);
+        if (!entry) environments.set(id, (entry = { project: p.name, environment: e.name, declarations: [], written: new Set() }));
+        entry.declarations.push(e);
         for (const { key } of ENVIRONMENT_REQUIRED) if (e[key] !== undefined) entry.written.add(key);
       }
     }
   }
   const out: Diagnostic[] = [];
-  for (const { project, environment, places, written } of environments.values()) {
+  for (const { project, environment, declarations, written } of environments.values()) {
     for (const { key, what } of ENVIRONMENT_REQUIRED) {
       if (written.has(key)) continue;
+      const places = declarations.map((e) => sourceOf(e)).filter((r): r is SourceRange => r !== undefined);
       const where =
         places.length > 1
           ? `It is declared at ${places.map(formatRange).join(', ')}, and none of them writes \`${key}\`: write it in one of them`

@@ -12,8 +12,9 @@ import { addressOf, type Address } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
 import { sourceOf, type Manifest, type VariableSpec } from './types.js';
 
+/** The first of a name: its position is asked for only when a second one is reported (positions may be built lazily). */
 interface Seen {
-  range?: ReturnType<typeof sourceOf>;
+  item: object;
 }
 
 function checkUnique<T extends object>(
@@ -31,15 +32,16 @@ function checkUnique<T extends object>(
     const id = identity(item);
     if (typeof id !== 'string') continue;
     const norm = caseInsensitive ? id.toLowerCase() : id;
-    const here = fieldSourceOf(item, field) ?? sourceOf(item);
     const first = seen.get(norm);
     if (!first) {
-      seen.set(norm, { range: here });
+      seen.set(norm, { item });
       continue;
     }
+    const here = fieldSourceOf(item, field) ?? sourceOf(item);
+    const firstRange = fieldSourceOf(first.item, field) ?? sourceOf(first.item);
     out.push(
       error('manifest.duplicate', `${what} \`${id}\` is declared twice`, {
-        detail: `It is also declared at ${first.range ? formatRange(first.range) : 'another place'}${caseInsensitive ? ' (names are compared case-insensitively)' : ''}. Remove or rename one of them.`,
+        detail: `It is also declared at ${firstRange ? formatRange(firstRange) : 'another place'}${caseInsensitive ? ' (names are compared case-insensitively)' : ''}. Remove or rename one of them.`,
         range: here,
         address: address(item),
       }),
@@ -78,21 +80,22 @@ export function findDuplicates(m: Manifest): Diagnostic[] {
         if ('variables' in s) checkVariables(s.variables, addressOf(s.type, s.name, ea), out);
       }
       // A service belongs to one stage only.
-      const stageOf = new Map<string, { stage: string; range?: ReturnType<typeof sourceOf> }>();
+      const stageOf = new Map<string, { stage: string; list: unknown; index: number }>();
       for (const st of e.deployment_stages ?? []) {
         (st.services ?? []).forEach((svc, i) => {
           if (typeof svc !== 'string') return;
-          const here = fieldSourceOf(st.services, String(i));
           const prev = stageOf.get(svc.toLowerCase());
           if (prev) {
+            const here = fieldSourceOf(st.services, String(i));
+            const prevRange = fieldSourceOf(prev.list, String(prev.index));
             out.push(
               error('manifest.duplicate', `service \`${svc}\` is listed in two deployment stages`, {
-                detail: `It is also listed in stage \`${prev.stage}\` at ${prev.range ? formatRange(prev.range) : 'another place'}. A service belongs to one stage.`,
+                detail: `It is also listed in stage \`${prev.stage}\` at ${prevRange ? formatRange(prevRange) : 'another place'}. A service belongs to one stage.`,
                 range: here,
                 address: addressOf('deployment_stage', st.name, ea),
               }),
             );
-          } else stageOf.set(svc.toLowerCase(), { stage: st.name, range: here });
+          } else stageOf.set(svc.toLowerCase(), { stage: st.name, list: st.services, index: i });
         });
       }
     }

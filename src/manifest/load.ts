@@ -20,6 +20,7 @@ import { findDuplicates } from './duplicates.js';
 import { checkCompleteness, type ParsedFile } from './completeness.js';
 import { mergeManifestFiles, type PartialFile } from './merge.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, type ParseLimits } from './parse-yaml.js';
+import { parseYamlFileLazily } from './lazy-positions.js';
 import { readManifestFile, readReferencedFile } from './read-files.js';
 import { checkReferences, type ReferenceContext } from './references.js';
 import { resolveManifest, type FileReadResult } from './resolve.js';
@@ -172,7 +173,9 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
   if (cachedManifest) for (const { file, text } of sources) texts.set(file.display, { file, text, lineStarts: lineStartsOf(text) });
 
   for (const { file, text } of cachedManifest ? [] : sources) {
-    const parsed = parseYamlFile(text, file.display, limits);
+    // Fast, positions built when first asked for (lazy-positions.ts); with a load cache, positioned
+    // at once: a clean load is stored with every position (load-cache.ts), which would ask for all.
+    const parsed = opts.cache ? parseYamlFile(text, file.display, limits) : parseYamlFileLazily(text, file.display, limits);
     texts.set(file.display, { file, text, lineStarts: parsed.lineCounter.lineStarts });
     diagnostics.push(...parsed.diagnostics);
     if (hasErrors(parsed.diagnostics)) {

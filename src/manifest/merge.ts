@@ -27,6 +27,7 @@ import { sourceOf, type Manifest } from './types.js';
 import { formatRange } from '../diag/excerpt.js';
 import { addressOf, type Address } from '../model/resource.js';
 import { withArticle } from '../render/words.js';
+import { deferPositions } from './lazy-positions.js';
 
 // `projects` merge by name (below); `moved` entries concatenate like the other lists.
 const LIST_KEYS = ['clusters', 'annotation_groups', 'label_groups', 'alert_receivers', 'alert_rules', 'webhooks', 'moved'] as const;
@@ -60,7 +61,9 @@ export interface PartialFile {
 export function mergeManifestFiles(parts: readonly PartialFile[]): { manifest: Manifest; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const merged: Record<string, unknown> = { version: 1 };
-  attachSource(merged, { file: parts[0]?.file ?? '', start: { line: 1, col: 1 } });
+  // Positions of the merged objects are copied when first asked for (deferPositions): a load
+  // without a diagnostic asks for few, and the files' own positions may not be built yet.
+  deferPositions(merged, () => attachSource(merged, { file: parts[0]?.file ?? '', start: { line: 1, col: 1 } }));
   for (const { value } of parts) {
     for (const key of LIST_KEYS) concatInto(merged, key, value);
     for (const key of SINGLE_KEYS) {
@@ -92,20 +95,28 @@ function concatInto(into: Record<string, unknown>, key: string, from: Record<str
   const list = from[key];
   if (!Array.isArray(list)) return;
   const target = (into[key] ??= []) as unknown[];
-  const listRange = fieldSourceOf(from, key);
-  if (target.length === 0 && listRange) attachSource(target, listRange);
-  for (let i = 0; i < list.length; i++) {
-    const at = fieldSourceOf(list, String(i)) ?? listRange;
-    if (at) attachFieldSource(target, String(target.length), at);
-    target.push(list[i]);
-  }
-  if (!fieldSourceOf(into, key) && listRange) attachFieldSource(into, key, listRange, keySourceOf(from, key));
+  const offset = target.length;
+  for (const item of list) target.push(item);
+  deferPositions(target, () => {
+    const listRange = fieldSourceOf(from, key);
+    if (offset === 0 && listRange) attachSource(target, listRange);
+    for (let i = 0; i < list.length; i++) {
+      const at = fieldSourceOf(list, String(i)) ?? listRange;
+      if (at) attachFieldSource(target, String(offset + i), at);
+    }
+  });
+  deferPositions(into, () => {
+    const listRange = fieldSourceOf(from, key);
+    if (!fieldSourceOf(into, key) && listRange) attachFieldSource(into, key, listRange, keySourceOf(from, key));
+  });
 }
 
 function copyField(into: Record<string, unknown>, key: string, from: Record<string, unknown>): void {
   into[key] = from[key];
-  const at = fieldSourceOf(from, key);
-  if (at) attachFieldSource(into, key, at, keySourceOf(from, key));
+  deferPositions(into, () => {
+    const at = fieldSourceOf(from, key);
+    if (at) attachFieldSource(into, key, at, keySourceOf(from, key));
+  });
 }
 
 /** The container a list belongs to: how messages and addresses name it (nothing at the top). */
@@ -131,12 +142,11 @@ function mergeNamedLists(
   diagnostics: Diagnostic[],
 ): unknown[] {
   /** In order of first appearance: a group of declarations to merge, or an entry kept as written. */
-  const entries: Array<{ group: Declaration[]; range?: SourceRange }> = [];
+  const entries: Array<{ group: Declaration[]; list: unknown[]; index: number; owner: Record<string, unknown> }> = [];
   const groups = new Map<string, Declaration[]>();
   for (const { file, owner } of owners) {
     const list = owner[key] as unknown[];
     list.forEach((item, i) => {
-      const range = fieldSourceOf(list, String(i)) ?? fieldSourceOf(owner, key);
       const name = isNamed(item) ? item.name.toLowerCase() : undefined;
       const group = name === undefined ? undefined : groups.get(name);
       // A second declaration in the same file is a duplicate (reported by duplicates.ts), not a part.
@@ -146,17 +156,20 @@ function mergeNamedLists(
       }
       const fresh: Declaration[] = [{ file, value: item as Record<string, unknown> }];
       if (name !== undefined && !group) groups.set(name, fresh);
-      entries.push({ group: fresh, ...(range ? { range } : {}) });
+      entries.push({ group: fresh, list, index: i, owner });
     });
   }
   const out: unknown[] = [];
-  const firstList = owners[0]!.owner[key] as unknown[];
-  const listRange = sourceOf(firstList) ?? fieldSourceOf(owners[0]!.owner, key);
-  if (listRange) attachSource(out, listRange);
-  for (const { group, range } of entries) {
-    if (range) attachFieldSource(out, String(out.length), range);
-    out.push(group.length === 1 ? group[0]!.value : mergeDeclarations(group, rule, parent, diagnostics));
-  }
+  deferPositions(out, () => {
+    const firstList = owners[0]!.owner[key] as unknown[];
+    const listRange = sourceOf(firstList) ?? fieldSourceOf(owners[0]!.owner, key);
+    if (listRange) attachSource(out, listRange);
+    entries.forEach(({ list, index, owner }, i) => {
+      const range = fieldSourceOf(list, String(index)) ?? fieldSourceOf(owner, key);
+      if (range) attachFieldSource(out, String(i), range);
+    });
+  });
+  for (const { group } of entries) out.push(group.length === 1 ? group[0]!.value : mergeDeclarations(group, rule, parent, diagnostics));
   return out;
 }
 
@@ -171,8 +184,10 @@ function mergeDeclarations(decls: readonly Declaration[], rule: ContainerRule, p
   const what = `${rule.kind} \`${name}\`${parent.text}`;
   const address = rule.kind === 'template' ? parent.address : addressOf(rule.kind, name, parent.address);
   const out: Record<string, unknown> = {};
-  const firstRange = sourceOf(first);
-  if (firstRange) attachSource(out, firstRange);
+  deferPositions(out, () => {
+    const firstRange = sourceOf(first);
+    if (firstRange) attachSource(out, firstRange);
+  });
   copyField(out, 'name', first);
   for (const d of decls.slice(1)) {
     if (d.value.name === name) continue;
@@ -245,8 +260,10 @@ function mergeSection(
   diagnostics: Diagnostic[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const firstRange = sourceOf(parts[0]);
-  if (firstRange) attachSource(out, firstRange);
+  deferPositions(out, () => {
+    const firstRange = sourceOf(parts[0]);
+    if (firstRange) attachSource(out, firstRange);
+  });
   const twice = (what: string, at: SourceRange | undefined, first: SourceRange | undefined) =>
     diagnostics.push(
       error('manifest.conflict', `${what} is written in more than one file`, {
@@ -261,8 +278,10 @@ function mergeSection(
     const holders = parts.filter((p) => p[k] !== undefined);
     if (maps.includes(k) && holders.every((h) => isMapping(h[k]))) {
       const map: Record<string, unknown> = {};
-      const mapRange = sourceOf(holders[0]![k]);
-      if (mapRange) attachSource(map, mapRange);
+      deferPositions(map, () => {
+        const mapRange = sourceOf(holders[0]![k]);
+        if (mapRange) attachSource(map, mapRange);
+      });
       const seen = new Map<string, Record<string, unknown>>();
       for (const h of holders) {
         const entries = h[k] as Record<string, unknown>;
@@ -290,8 +309,10 @@ function mergeSection(
 }
 
 function attachListField(into: Record<string, unknown>, key: string, from: Record<string, unknown>): void {
-  const at = fieldSourceOf(from, key);
-  if (at) attachFieldSource(into, key, at, keySourceOf(from, key));
+  deferPositions(into, () => {
+    const at = fieldSourceOf(from, key);
+    if (at) attachFieldSource(into, key, at, keySourceOf(from, key));
+  });
 }
 
 function placeOf(r: SourceRange | undefined): string {

@@ -145,7 +145,25 @@ function withPlainProcessEnv<T>(parse: () => T): T {
   }
 }
 
-export function parseYamlFile(text: string, file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedFile {
+/**
+ * `built`, when given, receives every mapping and sequence object in the order they are built
+ * (depth first, in source order, an alias's copy where the alias is): the fast parse
+ * (fast-yaml.ts) builds its objects in the same order, so that the two can be paired when the
+ * positions of a fast-parsed file are first asked for (lazy-positions.ts).
+ */
+export function parseYamlFile(text: string, file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS, built?: object[]): ParsedFile {
+  return parsePositioned(text, file, limits, built);
+}
+
+/**
+ * The same parse, run by lazy-positions.ts when the positions of a file the fast parse read are
+ * first asked for (an export of its own: a count of the loader's parses does not count it).
+ */
+export function reparseForPositions(text: string, file: string, limits: ParseLimits, built: object[]): ParsedFile {
+  return parsePositioned(text, file, limits, built);
+}
+
+function parsePositioned(text: string, file: string, limits: ParseLimits, built: object[] | undefined): ParsedFile {
   const lineCounter = new LineCounter();
   const diagnostics: Diagnostic[] = [];
   const at = (offset: number, endOffset?: number): SourceRange => ({
@@ -256,6 +274,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     }
     if (isMap(node)) {
       const obj: Record<string, unknown> = {};
+      built?.push(obj);
       attachSource(obj, range);
       const merges: Array<{ value: unknown; range: SourceRange }> = [];
       for (const pair of node.items) {
@@ -287,6 +306,7 @@ export function parseYamlFile(text: string, file: string, limits: ParseLimits = 
     }
     if (isSeq(node)) {
       const arr: unknown[] = [];
+      built?.push(arr);
       attachSource(arr, range);
       node.items.forEach((item, i) => {
         const built = build(item as Node | null, depth + 1, range);

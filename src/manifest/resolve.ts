@@ -77,7 +77,8 @@ export function quotedReference(inner: string, closed = true): string {
 /** Resolves the references of one string. Returns undefined (and diagnostics) when one fails. */
 export function resolveString(
   s: string,
-  range: SourceRange | undefined,
+  /** Where the string is written: asked for only to report a problem (positions may be built lazily). */
+  placeOf: () => SourceRange | undefined,
   deps: ResolveDeps,
   out: Diagnostic[],
   address?: string,
@@ -90,10 +91,14 @@ export function resolveString(
   // `${env:NAME` without its closing brace would otherwise pass through as literal text.
   if (s.replace(REFERENCE, '').includes('${')) {
     const start = s.replace(/\$\$\{/g, '\0\0\0').search(/\$\{[^}]*$/);
+    const range = placeOf();
     out.push(error('ref.unterminated', `${quotedReference(s.slice(Math.max(0, start) + 2), false)} is missing its closing brace`, { detail: 'Write ${env:NAME} or ${file:PATH}; write $${ for a literal ${.', range: range && deps.refine ? deps.refine(range, s.slice(Math.max(0, start), Math.max(0, start) + 40)) : range, address }));
     return undefined;
   }
-  const at = (needle: string) => (range && deps.refine ? deps.refine(range, needle) : range);
+  const at = (needle: string) => {
+    const range = placeOf();
+    return range && deps.refine ? deps.refine(range, needle) : range;
+  };
   const result = s.replace(REFERENCE, (whole, inner: string | undefined) => {
     if (whole === '$${') return '${';
     const ref = inner ?? '';
@@ -146,7 +151,7 @@ export function resolveString(
         out.push(error('ref.bad-file-path', '`${file:}` needs a path', { detail: 'Write ${file:PATH}, PATH relative to the manifest file.', range: at(whole), address }));
         return '';
       }
-      const r = deps.readFile(arg, range?.file ?? '');
+      const r = deps.readFile(arg, placeOf()?.file ?? '');
       if (!r.ok) {
         failed = true;
         out.push(error('ref.file-unreadable', `cannot read \`${clip(arg)}\`: ${r.reason}`, { detail: 'PATH is relative to the manifest file and must stay inside the manifest directory.', range: at(whole), address }));
@@ -163,11 +168,11 @@ export function resolveString(
 
 /**
  * Resolves every string value of the manifest in place and wraps secret fields. Returns the
- * diagnostics and the ranges of secret values (to be masked in excerpts).
+ * diagnostics. (The ranges of secret values were returned too, read by nobody: asking for them
+ * built the positions of every file of a manifest without a diagnostic.)
  */
-export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: Diagnostic[]; secretRanges: SourceRange[] } {
+export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: Diagnostic[] } {
   const out: Diagnostic[] = [];
-  const secretRanges: SourceRange[] = [];
   const templated = fieldsWithReferences(m);
   const templateOf = (holder: object, field: string) => templated.get(holder)?.get(field);
   const unavailable: Unavailable = new Map();
@@ -214,13 +219,13 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
       if (typeof v === 'string' && v.includes('${') && optional.get(node)?.has(k)) {
         const own: Diagnostic[] = [];
         const missing: Unavailable = new Map();
-        const resolved = resolveString(v, fieldSourceOf(node, k), { ...deps, missingEnv: 'warning' }, own, undefined, missing);
+        const resolved = resolveString(v, () => fieldSourceOf(node, k), { ...deps, missingEnv: 'warning' }, own, undefined, missing);
         if (resolved !== undefined) rec[k] = resolved;
         else if (own.length === 0 && missing.size > 0) unset.set(node, (unset.get(node) ?? new Map<string, string>()).set(k, v));
         else out.push(...own);
       } else if (typeof v === 'string' && v.includes('${')) {
         const before = out.length;
-        const resolved = resolveString(v, fieldSourceOf(node, k), deps, out, undefined, unavailable, secretOf.get(node)?.has(k) === true);
+        const resolved = resolveString(v, () => fieldSourceOf(node, k), deps, out, undefined, unavailable, secretOf.get(node)?.has(k) === true);
         if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
         if (resolved !== undefined) rec[k] = resolved;
       } else if (typeof v === 'object') walk(v, depth + 1);
@@ -236,8 +241,6 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     if (typeof v !== 'string') return;
     const notSet = unset.get(holder)?.get(field);
     rec[field] = unread ? new UnreadSecret() : notSet !== undefined ? new UnreadSecret(notSet) : new SecretValue(v);
-    const range = fieldSourceOf(holder, field);
-    if (range) secretRanges.push(range);
     const template = templateOf(holder, field);
     const clearDefault = template === undefined ? undefined : defaultWrittenInClear(template);
     if (clearDefault !== undefined) {
@@ -245,7 +248,7 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
         // Names the variable only: the default itself is the secret.
         warning('secret.in-clear', `the default of \`\${env:${clearDefault}:-…}\` is a secret value written in clear in the manifest`, {
           detail: 'Anyone who can read the repository can read it. Remove the default (`${env:NAME}`), or write `${env:NAME:-}` for an intentionally empty value.',
-          range,
+          range: fieldSourceOf(holder, field),
           address,
         }),
       );
@@ -253,14 +256,14 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
       out.push(
         warning('secret.in-clear', 'a secret value is written in clear in the manifest', {
           detail: 'Anyone who can read the repository can read it. Write ${env:NAME} or ${file:PATH} instead.',
-          range,
+          range: fieldSourceOf(holder, field),
           address,
         }),
       );
     }
   };
   for (const f of secretFields) wrap(f.holder, f.field, f.address);
-  return { diagnostics: out, secretRanges };
+  return { diagnostics: out };
 }
 
 interface SecretField {

@@ -148,7 +148,7 @@ function terraformFromManifest(s: TerraformSpec, env: Address, b: GraphBuilder, 
     a.auto_deploy_config = compact({ auto_deploy: s.auto_deploy, terraform_action: s.terraform_action });
   if (s.git_commit_id !== undefined) out.deploy = { git_commit_id: s.git_commit_id };
   const address = addressOf('terraform', s.name, env);
-  if (s.description !== undefined) checkDescription(b, s.description, out.sensitiveFields.length ? secretTfVarFields(a) : [], address, sourceOf(s, 'description'));
+  if (s.description !== undefined) checkDescription(b, s.description, out.sensitiveFields.length ? secretTfVarFields(a) : [], address, () => sourceOf(s, 'description'));
   for (const name of sensitiveNames)
     if (!s.tf_vars || !(name in s.tf_vars))
       b.diagnostics.push(

@@ -1,0 +1,229 @@
+/**
+ * The fast parse of a manifest file: plain values without source positions, or "declined".
+ *
+ * Why: the YAML library's document parse (parse-yaml.ts) builds a node with a source range for every
+ * value, which was most of the time of loading a large manifest (issue 21); a run without a
+ * diagnostic never looks at most of those positions. js-yaml builds plain values about ten times
+ * faster. The positions are then built only when something first asks for one (lazy-positions.ts),
+ * by the positioned parse of that one file.
+ *
+ * The fast parse must give exactly the values the positioned parse gives (the `yaml` package's YAML
+ * 1.2 core schema, parse-yaml.ts's merge keys, aliases and limits), or decline. It declines whenever
+ * the two could differ, judged on the text before parsing and on what js-yaml saw:
+ * - anything that makes the positioned parse report (a syntax error, a duplicate key, a bad merge,
+ *   a limit: js-yaml throws, or the text is near a limit) -- the positioned parse reports it;
+ * - tags (`!`), directives, document markers (`---`, `...`), explicit (`?`) or collection keys,
+ *   aliases used as keys, integer-like keys (a JS object orders them first, not in source order),
+ *   tabs, carriage returns, control characters and byte order marks, lines over 1024 characters
+ *   (the positioned parse's limit on an implicit key), flow collections over several lines;
+ * - an anchored value that contains an alias (the two libraries resolve such a self-reference
+ *   differently), or aliases whose expansion could reach the parse limits.
+ * Plain scalars are typed by the `yaml` package's own core-schema tags (the same tests, in the same
+ * order, with the same resolve functions), so a typing difference (YAML 1.1 booleans, `1_000`,
+ * `-.5`, `0o17`, `.inf`) cannot arise. test/manifest/fast-yaml.property.test.ts checks over
+ * generated manifests that an accepted file gives the positioned parse's values, deep-equal.
+ */
+import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
+import { isScalar, Schema } from 'yaml';
+import { findExcessiveBlockNesting, findExcessiveFlowNesting, type ParseLimits } from './parse-yaml.js';
+
+/** What the fast parse built: the value, and every mapping and sequence in build order (parse-yaml.ts's order). */
+export interface FastParsed {
+  value: unknown;
+  objects: object[];
+}
+
+/** The YAML 1.2 core schema's scalar tags of the `yaml` package, as parseDocument uses them. */
+const CORE_TAGS = new Schema({}).tags.filter((t) => t.default === true && t.test !== undefined);
+const RESOLVE_OPTIONS = { intAsBigInt: false };
+
+function coreTagOf(s: string) {
+  for (const tag of CORE_TAGS) if (tag.test!.test(s)) return tag;
+  return undefined;
+}
+
+/** A plain scalar that is not a string: typed exactly as the positioned parse types it. */
+const plainScalar = new Type('tag:driftless,2026:plain', {
+  kind: 'scalar',
+  resolve: (data: unknown) => typeof data === 'string' && coreTagOf(data) !== undefined,
+  construct: (data: string) => {
+    const tag = coreTagOf(data)!;
+    const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
+    const v = isScalar(r) ? r.value : r;
+    return typeof v === 'bigint' ? Number(v) : v;
+  },
+});
+
+/** Strings, sequences and mappings, plus the core schema's plain scalars: no merge type, no tags. */
+const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: [plainScalar] });
+
+const MERGE_KEY = '<<';
+/** Characters whose handling differs between the libraries or that the positioned parse reports on. */
+const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\uFFFF]/;
+/** A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a key. */
+const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)/m;
+/** An array index as a key: a JS object lists it first, so build order would not be source order. */
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
+export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
+  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(text)) return undefined;
+  if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
+  if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
+  const aliases = countAliasCandidates(text);
+  if (aliases === undefined || aliases > limits.maxAliases) return undefined;
+
+  // The source span of each anchored value (an upper bound: from where js-yaml opened the node to
+  // where it closed it), and whether one holds an alias.
+  let maxAnchoredSpan = 0;
+  let aliasInAnchor = false;
+  const opened: number[] = [];
+  const listener = (event: 'open' | 'close', state: { position: number; anchor: string | null }) => {
+    if (event === 'open') {
+      opened.push(state.position);
+      return;
+    }
+    const from = opened.pop() ?? 0;
+    if (state.anchor === null) return;
+    maxAnchoredSpan = Math.max(maxAnchoredSpan, state.position - from);
+    const star = text.indexOf('*', from);
+    if (star >= 0 && star < state.position) aliasInAnchor = true;
+  };
+
+  let loaded: unknown;
+  try {
+    let warned = false;
+    loaded = load(text, { schema: SCHEMA, listener, onWarning: () => (warned = true), maxDepth: limits.maxDepth + 2 });
+    if (warned) return undefined;
+  } catch {
+    return undefined;
+  }
+  if (aliasInAnchor) return undefined;
+  if (aliases > 0 && aliases * maxAnchoredSpan > Math.max(limits.maxAliasExpansionBytes, text.length)) return undefined;
+
+  const objects: object[] = [];
+  let nodes = 0;
+  let deepest = 0;
+  let declined = false;
+  // parse-yaml.ts's build, on js-yaml's values: a fresh copy at each alias (js-yaml shares the
+  // anchored object), merge keys applied after the mapping's own keys.
+  const build = (v: unknown, depth: number): unknown => {
+    nodes++;
+    if (depth > deepest) deepest = depth;
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) {
+      const arr: unknown[] = [];
+      objects.push(arr);
+      for (const x of v) arr.push(build(x, depth + 1));
+      return arr;
+    }
+    const src = v as Record<string, unknown>;
+    const obj: Record<string, unknown> = {};
+    objects.push(obj);
+    const merges: unknown[] = [];
+    for (const key of Object.keys(src)) {
+      // An empty key and `null` both come out of js-yaml as "null"; the positioned parse refuses the first.
+      if (INDEX_KEY.test(key) || key === 'null') declined = true;
+      const value = build(src[key], depth + 1);
+      if (key === MERGE_KEY) merges.push(value);
+      else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      else obj[key] = value;
+    }
+    for (const m of merges) {
+      for (const from of Array.isArray(m) ? m : [m]) {
+        if (from === null || typeof from !== 'object' || Array.isArray(from)) {
+          declined = true;
+          continue;
+        }
+        for (const k of Object.keys(from)) {
+          if (Object.prototype.hasOwnProperty.call(obj, k)) continue;
+          Object.defineProperty(obj, k, { value: (from as Record<string, unknown>)[k], enumerable: true, writable: true, configurable: true });
+        }
+      }
+    }
+    return obj;
+  };
+  const value = build(loaded, 0);
+  // An alias adds a level where it is written, and each is one more value built.
+  if (declined || deepest + 1 > limits.maxDepth || nodes + aliases > limits.maxNodes) return undefined;
+  return { value, objects };
+}
+
+function hasLongLine(text: string): boolean {
+  let start = 0;
+  while (start < text.length) {
+    let nl = text.indexOf('\n', start);
+    if (nl < 0) nl = text.length;
+    if (nl - start > 1024) return true;
+    start = nl + 1;
+  }
+  return false;
+}
+
+/**
+ * How many `*name` the text could hold (every `*` followed by a name character: an over-count, so
+ * that the true number of aliases is at most this), or undefined when one could be a mapping key.
+ */
+function countAliasCandidates(text: string): number | undefined {
+  let n = 0;
+  for (let i = text.indexOf('*'); i >= 0; i = text.indexOf('*', i + 1)) {
+    let j = i + 1;
+    while (j < text.length && !/[\s[\]{},]/.test(text[j]!)) j++;
+    if (j === i + 1) continue;
+    n++;
+    if (text[j - 1] === ':') return undefined;
+    while (text[j] === ' ') j++;
+    if (text[j] === ':') return undefined;
+  }
+  return n;
+}
+
+/**
+ * Whether a flow collection (`[...]`, `{...}`) may go on over a line break (indentation rules inside
+ * them differ between the libraries): twice, once skipping quotes and comments as
+ * findExcessiveFlowNesting does, once counting every bracket (a quote the first scan misreads
+ * cannot hide one from both).
+ */
+function hasMultilineFlow(text: string): boolean {
+  return hasMultilineFlowQuoted(text) || hasUnbalancedLine(text);
+}
+
+function hasUnbalancedLine(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x0a && depth !== 0) return true;
+  }
+  return depth !== 0;
+}
+
+function hasMultilineFlowQuoted(text: string): boolean {
+  let depth = 0;
+  let quote: '"' | "'" | undefined;
+  let prev = '\n';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+      else if (c === '\n' && depth > 0) return true;
+      prev = c;
+      continue;
+    }
+    if (c === '#' && (prev === ' ' || prev === '\n')) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl - 1;
+      prev = ' ';
+      continue;
+    }
+    if (c === '\n' && depth > 0) return true;
+    if ((c === '"' || c === "'") && /[\s[{,:]/.test(prev)) quote = c;
+    else if (c === '[' || c === '{') depth++;
+    else if ((c === ']' || c === '}') && depth > 0) depth--;
+    prev = c;
+  }
+  return depth > 0;
+}
