@@ -12,7 +12,7 @@
  */
 import type { ServiceKind } from './resource.js';
 
-export interface BuiltInName {
+interface BuiltInName {
   /** The part of the key after the service's hash. */
   suffix: string;
   /** The platform keeps it as a secret (an alias of it is a secret too). */

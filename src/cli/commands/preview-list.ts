@@ -13,7 +13,7 @@ import { escapeControl } from '../../render/escape.js';
 import { withPreviewSession } from './preview-session.js';
 import type { PreviewArgs } from './preview-args.js';
 
-export interface PreviewListing {
+interface PreviewListing {
   project: string;
   number: number;
   name: string;
