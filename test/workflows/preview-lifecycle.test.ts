@@ -129,7 +129,8 @@ async function pullRequestEvent(action: 'opened' | 'synchronize' | 'closed', sha
   const step = await runStep(
     tmp.dir,
     { ACTION_INPUT_COMMAND: 'preview', ACTION_INPUT_MANIFEST: 'infra', ACTION_INPUT_PROJECT: 'shop', ACTION_INPUT_SET: `api.git_commit_id=${sha}\napi.git_repository.branch=feature-checkout` },
-    emu.env({ GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'pull_request' }),
+    // As action.yml runs the step after restoring the refresh cache (tested in action.test.ts).
+    emu.env({ GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'pull_request', RUNNER_TEMP: runnerTemp, ACTION_CACHE_RESTORED: 'success' }),
   );
   expect(step.outputs['exit-code'], step.log).toBe('0');
   // The command is echoed with each --set value hidden (a value may come from a secret).
@@ -138,6 +139,10 @@ async function pullRequestEvent(action: 'opened' | 'synchronize' | 'closed', sha
   await syncPreviewComment({ github: pr.github, context, core: pr.core, file: path.join(tmp.dir, step.outputs['output-file']!), action: step.outputs['preview-action'] as 'up' | 'down', exitCode: step.outputs['exit-code']!, key: 'shop', author: BOT, sha });
   return step;
 }
+
+/** $RUNNER_TEMP: action.yml restores and saves the refresh cache under it (driftless-cache/). */
+const runnerTemp = path.join(tmp.dir, 'runner');
+const cacheFile = path.join(runnerTemp, 'driftless-cache', 'driftless-live-state.json');
 
 const preview = () => Object.values(emu.em.state.environments).find((e) => e.name === `pr-${PR}`);
 const servicesOf = (envId: string) => Object.values(emu.em.state.services).filter((s) => s.environment.id === envId);
@@ -183,6 +188,8 @@ describe("a pull request's preview, through the Action's steps", () => {
     expect(body).toContain(`### Preview \`pr-${PR}\``);
     for (const u of urls) expect(body).toContain(`| ${u.service} | ${u.url} |`);
     expect(body).toContain(`Created for ${SHAS[0]!.slice(0, 12)}`);
+    // The refresh cache the save step keeps for the next push (its condition: this file exists).
+    expect(existsSync(cacheFile)).toBe(true);
   });
 
   it('two pushes: only the service whose commit changed is redeployed, and the comment is updated in place', async () => {
