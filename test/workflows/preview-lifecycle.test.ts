@@ -16,48 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncPreviewComment, type Comment } from '../../action/comments.cjs';
 import { run, startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { root, runStep } from './action-step.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 const BOT = 'github-actions[bot]';
 const PR = 17;
 const SHAS = ['1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '3333333ccccccccccccccccccccccccccccccccc'];
 
-const MANIFEST = `version: 1
-projects:
-  - name: shop
-    templates:
-      - name: web-stack
-        deployment_stages:
-          - name: data
-            services: [pg]
-          - name: apps
-            services: [api, web]
-        services:
-          - type: database
-            name: pg
-            database_type: POSTGRESQL
-            version: "16"
-            mode: CONTAINER
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-          - type: application
-            name: web
-            git_repository: { url: "https://github.com/acme/web.git", branch: main }
-            dockerfile_path: Dockerfile
-            ports: [{ name: http, internal_port: 3000, publicly_accessible: true }]
-    previews:
-      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-      ttl: 72h
-      allow_data_loss: true
-    environments:
-      - name: staging
-        cluster: staging-cluster
-        template: web-stack
-  - name: billing
+/** shop's previews (pg, api, web) next to staging, and another project, billing, that no preview may touch. */
+const MANIFEST = previewManifest({
+  previews: { ttl: '72h', allowDataLoss: true },
+  moreProjects: `  - name: billing
     variables:
       - { key: CURRENCY, value: EUR }
     environments:
@@ -70,7 +38,8 @@ projects:
             git_repository: { url: "https://github.com/acme/invoices.git", branch: main }
             dockerfile_path: Dockerfile
             ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-`;
+`,
+});
 
 /** A pull request's comments, as GitHub's REST API keeps them (see comments.test.ts). */
 function fakePullRequest() {
