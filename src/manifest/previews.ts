@@ -205,17 +205,23 @@ export function withPreviewEnvironment(manifest: Manifest, request: PreviewReque
   return { manifest: out as unknown as Manifest, environment, diagnostics };
 }
 
+/** A project's `previews:`, with the project's name as the manifest spells it. */
+export interface PreviewDeclaration {
+  project: string;
+  previews: PreviewSpec;
+}
+
 /** The `previews:` declaration of the project named so (letter case ignored), after loading. */
-export function previewDeclarationOf(manifest: Manifest, project: string): { project: string; previews: PreviewSpec } | undefined {
+export function previewDeclarationOf(manifest: Manifest, project: string): PreviewDeclaration | undefined {
   const p = (manifest.projects ?? []).find((x) => lower(x.name) === lower(project));
   return p?.previews ? { project: p.name, previews: p.previews } : undefined;
 }
 
 /** The address of the preview environment of `request` (the project as the manifest spells it). */
 export function previewEnvironmentAddress(manifest: Manifest, request: PreviewRequest): string {
-  const project = (manifest.projects ?? []).find((p) => lower(p.name) === lower(request.project));
-  const name = project?.previews ? previewNameOf(project.previews.name, request.number) : String(request.number);
-  return addressOf('environment', name, addressOf('project', project?.name ?? request.project));
+  const declared = previewDeclarationOf(manifest, request.project);
+  const name = declared ? previewNameOf(declared.previews.name, request.number) : String(request.number);
+  return addressOf('environment', name, addressOf('project', declared?.project ?? request.project));
 }
 
 function valueAt(obj: unknown, path: readonly string[]): unknown {

@@ -27,7 +27,7 @@ export function builtInOfKind(kind: ServiceKind, suffix: string): BuiltInName | 
   return builtInsOfKind(kind).find((b) => b.suffix === suffix);
 }
 
-/** `Z` + the first 8 hex digits of a service id, upper-cased: the hash in its built-in keys. */
+/** `Z` + the first 8 hex digits of a service id, upper-cased: the hash in its built-in keys (the emulator keeps its own copy, shortId: it imports nothing of the product). */
 export function builtInHash(serviceId: string): string {
   return `Z${serviceId.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
 }

@@ -69,7 +69,7 @@ export async function previewUrls(api: ApiPort, environmentId: string): Promise<
     .map(({ service, url }) => ({ service, url }));
 }
 
-export interface PreviewStatus {
+interface PreviewStatus {
   state: string;
   last_deployment_date: string | null;
 }
@@ -80,7 +80,7 @@ export async function previewStatus(api: ApiPort, environmentId: string): Promis
   return { state: String(s.state ?? 'UNKNOWN'), last_deployment_date: s.last_deployment_date ?? null };
 }
 
-export type DeleteOutcome = { status: 'deleted' } | { status: 'gone' } | { status: 'blocked'; databases: string[] };
+type DeleteOutcome = { status: 'deleted' } | { status: 'gone' } | { status: 'blocked'; databases: string[] };
 
 /**
  * Deletes a preview environment and everything in it. Its databases go only with `allowDataLoss`;

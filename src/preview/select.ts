@@ -5,14 +5,14 @@
  */
 import type { LivePreview } from './live.js';
 
-export interface PruneSelection {
+interface PruneSelection {
   /** Milliseconds; undefined: no age limit. */
   olderThanMs?: number;
   /** undefined: no keep list. */
   keep?: readonly number[];
 }
 
-export interface PruneVerdict {
+interface PruneVerdict {
   preview: LivePreview;
   reason: string;
 }

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from './helpers.js';
 import { SECRET_ENV, appManifest, servicesByName } from './fixtures.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -175,23 +176,7 @@ describe('--max-wait with apply', () => {
 });
 
 describe('--max-wait with preview up', () => {
-  const withPreviews = `version: 1
-projects:
-  - name: shop
-    templates:
-      - name: web-stack
-        services:
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            cpu: 250
-            memory: 256
-    previews:
-      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-`;
+  const withPreviews = previewManifest({ services: [] });
   const up = ['preview', 'up', 'm', '--project', 'shop', '--number', '7'];
 
   it('refuses as apply does, before the first write, when that write would wait beyond the cap: no preview made', async () => {

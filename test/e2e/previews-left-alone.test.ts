@@ -6,32 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from './helpers.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 let h: Harness;
 
-const MANIFEST = `version: 1
-projects:
-  - name: shop
-    prune: { environments: true }
-    templates:
-      - name: web-stack
-        services:
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            cpu: 250
-            memory: 256
-            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-    previews:
-      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-    environments:
-      - name: staging
-        cluster: staging-cluster
-        template: web-stack
-`;
+/** api alone, prune: {environments: true}, previews pr-{number}, staging. */
+const MANIFEST = previewManifest({ services: [], pruneEnvironments: true });
 
 async function api(method: string, path: string, body?: unknown): Promise<any> {
   const r = await fetch(h.emu.url + path, { method, headers: { authorization: `Token ${h.emu.tokens.ADMIN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

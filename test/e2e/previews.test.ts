@@ -6,52 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from './helpers.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 let h: Harness;
 
-const manifest = (o: { allowDataLoss?: boolean; ttl?: string } = {}) => `version: 1
-projects:
-  - name: shop
-    templates:
-      - name: web-stack
-        deployment_stages:
-          - name: data
-            services: [pg]
-          - name: apps
-            services: [api, web]
-        services:
-          - type: database
-            name: pg
-            database_type: POSTGRESQL
-            version: "16"
-            mode: CONTAINER
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            cpu: 250
-            memory: 256
-            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-          - type: application
-            name: web
-            git_repository: { url: "https://github.com/acme/web.git", branch: main }
-            dockerfile_path: Dockerfile
-            cpu: 250
-            memory: 256
-            ports: [{ name: http, internal_port: 3000, publicly_accessible: true }]
-    previews:
-      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-${o.ttl ? `      ttl: ${o.ttl}\n` : ''}      allow_data_loss: ${o.allowDataLoss ?? true}
-      overrides:
-        services:
-          web: { cpu: 100 }
-    environments:
-      - name: staging
-        cluster: staging-cluster
-        template: web-stack
-`;
+/** pg, api and web in two stages; the previews' web overridden to 100 cpu (staging keeps 250). */
+const manifest = (o: { allowDataLoss?: boolean; ttl?: string } = {}) =>
+  previewManifest({ previews: { ...(o.ttl ? { ttl: o.ttl } : {}), allowDataLoss: o.allowDataLoss ?? true, serviceOverrides: ['web: { cpu: 100 }'] } });
 
 const SHA1 = 'aaaaaaa1111111111111111111111111111111111'.slice(0, 40);
 const SHA2 = 'bbbbbbb2222222222222222222222222222222222'.slice(0, 40);

@@ -5,43 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { load, tempTree } from './helpers.js';
+import { previewManifest, previewsYaml } from '../support/preview-manifest.js';
 import type { Diagnostic } from '../../src/diag/diagnostic.js';
 import { parseDuration } from '../../src/model/duration.js';
 import { parseAssignment, previewNameOf, previewNumberOf, type PreviewAssignment } from '../../src/manifest/previews.js';
 
-const shop = (previews: string, environments = '') => `version: 1
-projects:
-  - name: shop
-    templates:
-      - name: web-stack
-        services:
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            cpu: 250
-            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-          - type: database
-            name: pg
-            database_type: POSTGRESQL
-            version: "16"
-            mode: CONTAINER
-    previews:
-${previews}
-    environments:
-      - name: staging
-        cluster: staging-cluster
-        template: web-stack
-${environments}`;
+/** Project shop: template web-stack (api, pg), the previews block given, staging and `environments` after it. */
+const shop = (previews: string, environments = '') => previewManifest({ services: ['pg'], previews, moreEnvironments: environments });
 
-const GOOD = `      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-      ttl: 72h
-      allow_data_loss: true
-      overrides:
-        services:
-          api: { cpu: 100 }`;
+const GOOD = previewsYaml({ ttl: '72h', allowDataLoss: true, serviceOverrides: ['api: { cpu: 100 }'] });
+/** The 1-based line of the first line of `text` containing `part`. */
+const lineOf = (text: string, part: string) => text.split('\n').findIndex((l) => l.includes(part)) + 1;
 
 const set = (...texts: string[]) => texts.map((t) => parseAssignment(t) as PreviewAssignment);
 const errorsOf = (r: { diagnostics: Diagnostic[] }) => r.diagnostics.filter((d) => d.severity === 'error');
@@ -56,13 +30,15 @@ describe('a previews declaration', () => {
   });
 
   it('refuses a name without {number}, an unknown template, a bad ttl, with the line of each', async () => {
-    const r = await load(tempTree({ 'm.yaml': shop(GOOD.replace('"pr-{number}"', 'preview')) }));
-    expect(errorsOf(r).map((d) => [d.summary, d.range!.start.line])).toEqual([['`previews.name` of project `shop` must contain `{number}`, got `preview`', 20]]);
-    const bad = await load(tempTree({ 'm.yaml': shop(GOOD.replace('template: web-stack', 'template: web-stak').replace('ttl: 72h', 'ttl: 72hours')) }));
+    const unnumbered = shop(GOOD.replace('"pr-{number}"', 'preview'));
+    const r = await load(tempTree({ 'm.yaml': unnumbered }));
+    expect(errorsOf(r).map((d) => [d.summary, d.range!.start.line])).toEqual([['`previews.name` of project `shop` must contain `{number}`, got `preview`', lineOf(unnumbered, 'name: preview')]]);
+    const misnamed = shop(GOOD.replace('template: web-stack', 'template: web-stak').replace('ttl: 72h', 'ttl: 72hours'));
+    const bad = await load(tempTree({ 'm.yaml': misnamed }));
     const summaries = errorsOf(bad).map((d) => d.summary).join('\n');
     expect(summaries).toMatch(/uses template `web-stak`, which the project does not declare/);
     expect(summaries).toMatch(/ttl/);
-    expect(errorsOf(bad).find((d) => /web-stak/.test(d.summary))!.range!.start.line).toBe(19);
+    expect(errorsOf(bad).find((d) => /web-stak/.test(d.summary))!.range!.start.line).toBe(lineOf(misnamed, 'template: web-stak'));
     expect(JSON.stringify(bad.diagnostics)).toContain('Did you mean `web-stack`?');
   });
 
@@ -73,7 +49,7 @@ describe('a previews declaration', () => {
     expect(e, JSON.stringify(r.diagnostics)).toBeDefined();
     expect(e!.summary).toBe('environment `PR-7` of project `shop` matches the preview name `pr-{number}`');
     expect(e!.range!.start.line).toBe(text.split('\n').findIndex((l) => l.includes('PR-7')) + 1);
-    expect(e!.related![0].range.start.line).toBe(20);
+    expect(e!.related![0].range.start.line).toBe(lineOf(text, 'name: "pr-{number}"'));
   });
 
   it('refuses overrides of a service the template lacks', async () => {

@@ -43,7 +43,8 @@ const DATABASE = `          - type: database
             mode: CONTAINER
 `;
 
-function declarationYaml(d: PreviewDeclaration): string {
+/** The `previews:` block of a declaration, as previewManifest writes it (indented six spaces). */
+export function previewsYaml(d: PreviewDeclaration): string {
   const lines = ['      template: web-stack', '      name: "pr-{number}"', '      cluster: staging-cluster'];
   if (d.ttl !== undefined) lines.push(`      ttl: ${d.ttl}`);
   if (d.allowDataLoss !== undefined) lines.push(`      allow_data_loss: ${d.allowDataLoss}`);
@@ -55,7 +56,7 @@ export function previewManifest(o: PreviewManifestOptions = {}): string {
   const services = o.services ?? ['web', 'pg'];
   const apps = services.includes('web') ? ['api', 'web'] : ['api'];
   const stages = services.includes('pg') ? `        deployment_stages:\n          - name: data\n            services: [pg]\n          - name: apps\n            services: [${apps.join(', ')}]\n` : '';
-  const previews = typeof o.previews === 'string' ? o.previews : declarationYaml(o.previews ?? {});
+  const previews = typeof o.previews === 'string' ? o.previews : previewsYaml(o.previews ?? {});
   return `version: 1
 projects:
   - name: shop

@@ -112,13 +112,15 @@ describe('action.yml: the refresh cache', () => {
   const save = steps.find((s) => String(s.uses).startsWith('actions/cache/save@'))!;
   const run = steps.find((s) => s.id === 'run')!;
 
-  it('restores before the run and saves after it, the same directory, for plan, apply and drift only, unless cache is false', () => {
+  it('restores before the run and saves after it, the same directory, for plan, apply, drift and preview only, unless cache is false', () => {
     expect(String(restore.uses)).toMatch(/^actions\/cache\/restore@/);
     expect(steps.indexOf(restore)).toBeLessThan(steps.indexOf(run));
     expect(steps.indexOf(save)).toBeGreaterThan(steps.indexOf(run));
     expect(restore.with.path).toBe(save.with.path);
     expect(restore.if).toContain("inputs.cache == 'true'");
-    expect(restore.if).toContain('["plan","apply","drift"]');
+    // The commands that read the live state through the cache: validate and show do not.
+    const commands = (condition: string) => JSON.parse(/contains\(fromJSON\('(\[[^\]]*\])'\), inputs\.command\)/.exec(condition)![1]!);
+    expect(commands(restore.if)).toEqual(['plan', 'apply', 'drift', 'preview']);
     // Saved whatever the exit code (the cache is written right after the read), under the key the restore computed.
     expect(save.if).toContain("steps.cache-restore.outcome == 'success'");
     expect(save.with.key).toBe('${{ steps.cache-restore.outputs.cache-primary-key }}');

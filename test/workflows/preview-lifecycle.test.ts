@@ -16,48 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncPreviewComment, type Comment } from '../../action/comments.cjs';
 import { run, startEmu, tempDir, type Emu } from '../export/helpers.js';
 import { root, runStep } from './action-step.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 const BOT = 'github-actions[bot]';
 const PR = 17;
 const SHAS = ['1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '3333333ccccccccccccccccccccccccccccccccc'];
 
-const MANIFEST = `version: 1
-projects:
-  - name: shop
-    templates:
-      - name: web-stack
-        deployment_stages:
-          - name: data
-            services: [pg]
-          - name: apps
-            services: [api, web]
-        services:
-          - type: database
-            name: pg
-            database_type: POSTGRESQL
-            version: "16"
-            mode: CONTAINER
-          - type: application
-            name: api
-            git_repository: { url: "https://github.com/acme/api.git", branch: main }
-            dockerfile_path: Dockerfile
-            ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-          - type: application
-            name: web
-            git_repository: { url: "https://github.com/acme/web.git", branch: main }
-            dockerfile_path: Dockerfile
-            ports: [{ name: http, internal_port: 3000, publicly_accessible: true }]
-    previews:
-      template: web-stack
-      name: "pr-{number}"
-      cluster: staging-cluster
-      ttl: 72h
-      allow_data_loss: true
-    environments:
-      - name: staging
-        cluster: staging-cluster
-        template: web-stack
-  - name: billing
+/** shop's previews (pg, api, web) next to staging, and another project, billing, that no preview may touch. */
+const MANIFEST = previewManifest({
+  previews: { ttl: '72h', allowDataLoss: true },
+  moreProjects: `  - name: billing
     variables:
       - { key: CURRENCY, value: EUR }
     environments:
@@ -70,7 +38,8 @@ projects:
             git_repository: { url: "https://github.com/acme/invoices.git", branch: main }
             dockerfile_path: Dockerfile
             ports: [{ name: http, internal_port: 8080, publicly_accessible: true }]
-`;
+`,
+});
 
 /** A pull request's comments, as GitHub's REST API keeps them (see comments.test.ts). */
 function fakePullRequest() {
@@ -129,7 +98,8 @@ async function pullRequestEvent(action: 'opened' | 'synchronize' | 'closed', sha
   const step = await runStep(
     tmp.dir,
     { ACTION_INPUT_COMMAND: 'preview', ACTION_INPUT_MANIFEST: 'infra', ACTION_INPUT_PROJECT: 'shop', ACTION_INPUT_SET: `api.git_commit_id=${sha}\napi.git_repository.branch=feature-checkout` },
-    emu.env({ GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'pull_request' }),
+    // As action.yml runs the step after restoring the refresh cache (tested in action.test.ts).
+    emu.env({ GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'pull_request', RUNNER_TEMP: runnerTemp, ACTION_CACHE_RESTORED: 'success' }),
   );
   expect(step.outputs['exit-code'], step.log).toBe('0');
   // The command is echoed with each --set value hidden (a value may come from a secret).
@@ -138,6 +108,10 @@ async function pullRequestEvent(action: 'opened' | 'synchronize' | 'closed', sha
   await syncPreviewComment({ github: pr.github, context, core: pr.core, file: path.join(tmp.dir, step.outputs['output-file']!), action: step.outputs['preview-action'] as 'up' | 'down', exitCode: step.outputs['exit-code']!, key: 'shop', author: BOT, sha });
   return step;
 }
+
+/** $RUNNER_TEMP: action.yml restores and saves the refresh cache under it (driftless-cache/). */
+const runnerTemp = path.join(tmp.dir, 'runner');
+const cacheFile = path.join(runnerTemp, 'driftless-cache', 'driftless-live-state.json');
 
 const preview = () => Object.values(emu.em.state.environments).find((e) => e.name === `pr-${PR}`);
 const servicesOf = (envId: string) => Object.values(emu.em.state.services).filter((s) => s.environment.id === envId);
@@ -183,6 +157,8 @@ describe("a pull request's preview, through the Action's steps", () => {
     expect(body).toContain(`### Preview \`pr-${PR}\``);
     for (const u of urls) expect(body).toContain(`| ${u.service} | ${u.url} |`);
     expect(body).toContain(`Created for ${SHAS[0]!.slice(0, 12)}`);
+    // The refresh cache the save step keeps for the next push (its condition: this file exists).
+    expect(existsSync(cacheFile)).toBe(true);
   });
 
   it('two pushes: only the service whose commit changed is redeployed, and the comment is updated in place', async () => {

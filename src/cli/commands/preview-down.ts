@@ -3,124 +3,82 @@
  * [--older-than DURATION] [--keep N,...]`: delete preview environments with everything in them.
  *
  * Requests in proportion to the previews: the organization and its projects (2, once), each
- * project's environments (1), then per deleted preview its services (the database check), the deletion and
- * the read that confirms it. A preview with a database is deleted only under the declaration's
+ * project's environments (1), then per deleted preview its services (the database check), the
+ * deletion and the read that confirms it. A preview with a database is deleted only under the declaration's
  * `allow_data_loss: true`, else blocked (exit 1), as apply blocks any database deletion. Deleting a
  * preview that is already gone succeeds: both commands are idempotent. Only environments whose name
  * matches the declaration's pattern are ever deleted.
  */
 import type { CliIO } from '../io.js';
 import { EXIT } from '../io.js';
-import { error, hasErrors, warning, type Diagnostic } from '../../diag/diagnostic.js';
-import { writeDiagnostics } from '../diagnostics-out.js';
-import { palettesOf } from '../config.js';
-import { reportUsage } from '../api-usage.js';
-import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
-import { previewNameOf } from '../../manifest/previews.js';
+import { error, warning, type Diagnostic } from '../../diag/diagnostic.js';
+import { DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
+import { previewNameOf, type PreviewDeclaration } from '../../manifest/previews.js';
 import { parseDuration } from '../../model/duration.js';
 import { deletePreview, livePreviews, projectsNamed, type LivePreview } from '../../preview/live.js';
 import { previewsToPrune } from '../../preview/select.js';
-import { openPreviewSession, previewDeclarations, type Declared } from './preview-session.js';
+import { withPreviewSession, type PreviewSession } from './preview-session.js';
 import type { PreviewArgs } from './preview-args.js';
 
 const POLL_MS = 2000;
 
 export async function runPreviewDown(args: PreviewArgs, io: CliIO): Promise<number> {
-  const { err: errPalette } = palettesOf(io, args);
-  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
-  const declared = previewDeclarations(args, io);
-  printDiags(declared.diagnostics);
-  if (hasErrors(declared.diagnostics)) return EXIT.error;
-  const decl = declared.declarations[0]!;
-  const environment = previewNameOf(decl.previews.name, args.number!);
-  const session = openPreviewSession(args, io);
-  if ('diagnostics' in session) {
-    printDiags(session.diagnostics);
-    return EXIT.error;
-  }
-  try {
-    const project = (await projectsNamed(session.port, [decl.project])).get(decl.project);
-    const preview = project ? (await livePreviews(session.port, project.id, decl.previews.name)).find((p) => p.number === args.number) : undefined;
-    if (!preview) {
-      writeResult(io, args, { environment, deleted: false, already_gone: true }, `Preview ${environment} does not exist: nothing to delete.`);
-      return EXIT.ok;
-    }
-    const outcome = await deleteOne(session.port, preview, decl, args, io);
+  const environmentOf = (decl: PreviewDeclaration) => previewNameOf(decl.previews.name, args.number!);
+  return withPreviewSession(args, io, { doing: (d) => `Deleting preview ${d[0] ? environmentOf(d[0]) : args.number}` }, async (session) => {
+    const { declarations, api } = session;
+    const decl = declarations[0]!;
+    const environment = environmentOf(decl);
+    const project = (await projectsNamed(api, [decl.project])).get(decl.project);
+    const preview = project ? (await livePreviews(api, project.id, decl.previews.name)).find((p) => p.number === args.number) : undefined;
+    const outcome = preview ? await deleteOne(session, preview, decl, args) : 'gone';
     if (outcome === 'blocked') return EXIT.error;
     writeResult(io, args, { environment, deleted: outcome === 'deleted', already_gone: outcome === 'gone' }, outcome === 'deleted' ? `Preview ${environment} deleted.` : `Preview ${environment} does not exist: nothing to delete.`);
     return EXIT.ok;
-  } catch (e) {
-    printDiags([apiDiagnostic(e, `Deleting preview ${environment}`)]);
-    return EXIT.error;
-  } finally {
-    await session.close();
-    reportUsage(io, session);
-  }
+  });
 }
 
 export async function runPreviewPrune(args: PreviewArgs, io: CliIO): Promise<number> {
-  const { err: errPalette } = palettesOf(io, args);
-  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
-  const declared = previewDeclarations(args, io);
-  const problems = [...declared.diagnostics];
   // Without --older-than nor --keep, the ttl decides: a declaration without one prunes nothing, said once.
-  if (args.olderThan === undefined && args.keep === undefined) {
-    for (const d of declared.declarations.filter((x) => x.previews.ttl === undefined)) {
-      problems.push(warning('preview.no-ttl', `project \`${d.project}\` declares no \`previews.ttl\`: preview prune deletes none of its previews without --older-than or --keep`, { detail: 'Give its previews a `ttl:` (e.g. `72h`), or run prune with --older-than DURATION or --keep N,... (the open pull requests).' }));
-    }
-  }
-  printDiags(problems);
-  if (hasErrors(problems)) return EXIT.error;
-  const session = openPreviewSession(args, io);
-  if ('diagnostics' in session) {
-    printDiags(session.diagnostics);
-    return EXIT.error;
-  }
-  const deleted: string[] = [];
-  const blocked: string[] = [];
-  try {
-    const projects = await projectsNamed(session.port, declared.declarations.map((d) => d.project));
-    for (const decl of declared.declarations) {
+  const checks = (declarations: PreviewDeclaration[]): Diagnostic[] =>
+    args.olderThan !== undefined || args.keep !== undefined
+      ? []
+      : declarations
+          .filter((x) => x.previews.ttl === undefined)
+          .map((d) => warning('preview.no-ttl', `project \`${d.project}\` declares no \`previews.ttl\`: preview prune deletes none of its previews without --older-than or --keep`, { detail: 'Give its previews a `ttl:` (e.g. `72h`), or run prune with --older-than DURATION or --keep N,... (the open pull requests).' }));
+  return withPreviewSession(args, io, { doing: () => 'Pruning previews', checks }, async (session) => {
+    const { declarations, api } = session;
+    const deleted: string[] = [];
+    const blocked: string[] = [];
+    const projects = await projectsNamed(api, declarations.map((d) => d.project));
+    for (const decl of declarations) {
       const ttl = decl.previews.ttl !== undefined ? parseDuration(decl.previews.ttl, { unit: 'required' }) : undefined;
       const olderThanMs = args.olderThan ?? ttl;
       const project = projects.get(decl.project);
       if (!project) continue;
-      const chosen = previewsToPrune(await livePreviews(session.port, project.id, decl.previews.name), { ...(olderThanMs !== undefined ? { olderThanMs } : {}), ...(args.keep ? { keep: args.keep } : {}) }, new Date());
+      const chosen = previewsToPrune(await livePreviews(api, project.id, decl.previews.name), { ...(olderThanMs !== undefined ? { olderThanMs } : {}), ...(args.keep ? { keep: args.keep } : {}) }, new Date());
       for (const { preview, reason } of chosen) {
         if (args.format !== 'json') io.stdout.write(`Deleting preview ${preview.name} of project ${decl.project}: ${reason}.\n`);
-        const outcome = await deleteOne(session.port, preview, decl, args, io);
+        const outcome = await deleteOne(session, preview, decl, args);
         if (outcome === 'blocked') blocked.push(preview.name);
         else deleted.push(preview.name);
       }
     }
-  } catch (e) {
-    printDiags([apiDiagnostic(e, 'Pruning previews')]);
-    return EXIT.error;
-  } finally {
-    await session.close();
-    reportUsage(io, session);
-  }
-  if (args.format === 'json') io.stdout.write(`${JSON.stringify({ deleted, blocked })}\n`);
-  else io.stdout.write(deleted.length === 0 && blocked.length === 0 ? 'No preview to prune.\n' : `Pruned ${deleted.length} preview${deleted.length === 1 ? '' : 's'}${blocked.length > 0 ? `; ${blocked.length} blocked` : ''}.\n`);
-  return blocked.length > 0 ? EXIT.error : EXIT.ok;
+    if (args.format === 'json') io.stdout.write(`${JSON.stringify({ deleted, blocked })}\n`);
+    else io.stdout.write(deleted.length === 0 && blocked.length === 0 ? 'No preview to prune.\n' : `Pruned ${deleted.length} preview${deleted.length === 1 ? '' : 's'}${blocked.length > 0 ? `; ${blocked.length} blocked` : ''}.\n`);
+    return blocked.length > 0 ? EXIT.error : EXIT.ok;
+  });
 }
 
-async function deleteOne(api: Parameters<typeof deletePreview>[0], preview: LivePreview, decl: Declared, args: PreviewArgs, io: CliIO): Promise<'deleted' | 'gone' | 'blocked'> {
-  const outcome = await deletePreview(api, preview.id, { allowDataLoss: decl.previews.allow_data_loss === true, timeoutMs: args.timeout ?? 30 * 60_000, pollMs: args.pollInterval ?? POLL_MS });
-  if (outcome.status === 'blocked') {
-    const { err } = palettesOf(io, args);
-    writeDiagnostics(
-      io,
-      [
-        error('preview.data-loss', `preview ${preview.name} was not deleted: it has ${outcome.databases.length === 1 ? 'a database' : 'databases'} (${outcome.databases.join(', ')}), and the previews of project \`${decl.project}\` do not allow data loss`, {
-          detail: "Set `allow_data_loss: true` in the project's `previews:` if a preview's databases may go with it. Nothing was deleted.",
-        }),
-      ],
-      err,
-    );
-    return 'blocked';
-  }
-  return outcome.status;
+/** Deletes one preview; a database without the declaration's `allow_data_loss` blocks it (said, nothing deleted). */
+async function deleteOne(s: PreviewSession, preview: LivePreview, decl: PreviewDeclaration, args: PreviewArgs): Promise<'deleted' | 'gone' | 'blocked'> {
+  const outcome = await deletePreview(s.api, preview.id, { allowDataLoss: decl.previews.allow_data_loss === true, timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS, pollMs: args.pollInterval ?? POLL_MS });
+  if (outcome.status !== 'blocked') return outcome.status;
+  s.printDiags([
+    error('preview.data-loss', `preview ${preview.name} was not deleted: it has ${outcome.databases.length === 1 ? 'a database' : 'databases'} (${outcome.databases.join(', ')}), and the previews of project \`${decl.project}\` do not allow data loss`, {
+      detail: "Set `allow_data_loss: true` in the project's `previews:` if a preview's databases may go with it. Nothing was deleted.",
+    }),
+  ]);
+  return 'blocked';
 }
 
 function writeResult(io: CliIO, args: PreviewArgs, doc: Record<string, unknown>, text: string): void {

@@ -6,18 +6,14 @@
  */
 import type { CliIO } from '../io.js';
 import { EXIT } from '../io.js';
-import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
-import { writeDiagnostics } from '../diagnostics-out.js';
 import { palettesOf } from '../config.js';
-import { reportUsage } from '../api-usage.js';
-import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
-import { livePreviews, projectsNamed, previewStatus, previewUrls, type PreviewUrl } from '../../preview/live.js';
+import { livePreviews, previewStatus, previewUrls, projectsNamed, type PreviewUrl } from '../../preview/live.js';
 import { formatAge } from '../../preview/select.js';
 import { escapeControl } from '../../render/escape.js';
-import { openPreviewSession, previewDeclarations } from './preview-session.js';
+import { withPreviewSession } from './preview-session.js';
 import type { PreviewArgs } from './preview-args.js';
 
-export interface PreviewListing {
+interface PreviewListing {
   project: string;
   number: number;
   name: string;
@@ -29,35 +25,22 @@ export interface PreviewListing {
 }
 
 export async function runPreviewList(args: PreviewArgs, io: CliIO): Promise<number> {
-  const { out: palette, err: errPalette } = palettesOf(io, args);
-  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, errPalette);
-  const declared = previewDeclarations(args, io);
-  printDiags(declared.diagnostics);
-  if (hasErrors(declared.diagnostics)) return EXIT.error;
-  const session = openPreviewSession(args, io);
-  if ('diagnostics' in session) {
-    printDiags(session.diagnostics);
-    return EXIT.error;
-  }
+  const { out: palette } = palettesOf(io, args);
   const now = Date.now();
   const rows: PreviewListing[] = [];
-  try {
-    const projects = await projectsNamed(session.port, declared.declarations.map((d) => d.project));
-    for (const decl of declared.declarations) {
+  const read = await withPreviewSession(args, io, { doing: () => 'Listing the previews' }, async ({ declarations, api }) => {
+    const projects = await projectsNamed(api, declarations.map((d) => d.project));
+    for (const decl of declarations) {
       const project = projects.get(decl.project);
       if (!project) continue;
-      for (const p of await livePreviews(session.port, project.id, decl.previews.name)) {
-        const [status, urls] = await Promise.all([previewStatus(session.port, p.id), previewUrls(session.port, p.id)]);
+      for (const p of await livePreviews(api, project.id, decl.previews.name)) {
+        const [status, urls] = await Promise.all([previewStatus(api, p.id), previewUrls(api, p.id)]);
         rows.push({ project: decl.project, number: p.number, name: p.name, created_at: p.created_at, age_seconds: Math.max(0, Math.round((now - Date.parse(p.created_at)) / 1000)), last_deployment_date: status.last_deployment_date, status: status.state, urls });
       }
     }
-  } catch (e) {
-    printDiags([apiDiagnostic(e, 'Listing the previews')]);
-    return EXIT.error;
-  } finally {
-    await session.close();
-    reportUsage(io, session);
-  }
+    return EXIT.ok;
+  });
+  if (read !== EXIT.ok) return read;
   if (args.format === 'json') {
     io.stdout.write(`${JSON.stringify({ previews: rows })}\n`);
     return EXIT.ok;

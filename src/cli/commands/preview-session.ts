@@ -1,20 +1,61 @@
 /**
  * What `preview down`, `list` and `prune` share: the `previews:` declarations of the manifest
- * (loaded without reading any secret: only the declarations are needed) and an API session.
+ * (loaded without reading any secret: only the declarations are needed) and an API session, with
+ * their diagnostics printed, an API error reported, and the session closed and its usage reported.
  */
 import type { CliIO } from '../io.js';
-import { error, type Diagnostic } from '../../diag/diagnostic.js';
+import { EXIT } from '../io.js';
+import { error, hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
 import { loadManifestSync } from '../../manifest/load.js';
-import type { PreviewSpec } from '../../manifest/types.js';
+import { previewDeclarationOf, type PreviewDeclaration } from '../../manifest/previews.js';
 import { knownList } from '../../manifest/suggest.js';
-import { resolveApiConfig } from '../config.js';
+import type { ApiPort } from '../../live/api-port.js';
+import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
+import { palettesOf, resolveApiConfig } from '../config.js';
+import { writeDiagnostics } from '../diagnostics-out.js';
+import { reportUsage } from '../api-usage.js';
 import { openSession, type ApiSession } from '../run-plan.js';
 import { apiEventReporter } from '../shared-options.js';
 import type { PreviewArgs } from './preview-args.js';
 
-export interface Declared {
-  project: string;
-  previews: PreviewSpec;
+export interface PreviewSession {
+  declarations: PreviewDeclaration[];
+  api: ApiPort;
+  printDiags(d: Diagnostic[]): void;
+}
+
+export interface PreviewSessionOptions {
+  /** What was being done, for the error of a failed request: `Listing the previews`. */
+  doing(declarations: PreviewDeclaration[]): string;
+  /** Diagnostics of the declarations printed with theirs, before any request (an error stops there). */
+  checks?(declarations: PreviewDeclaration[]): Diagnostic[];
+}
+
+/**
+ * Runs `body` with the declarations (of `--project` only, when given) and an API session. A
+ * manifest error, a check's error or a missing URL or token is exit 1 before any request.
+ */
+export async function withPreviewSession(args: PreviewArgs, io: CliIO, o: PreviewSessionOptions, body: (s: PreviewSession) => Promise<number>): Promise<number> {
+  const { err } = palettesOf(io, args);
+  const printDiags = (d: Diagnostic[]) => writeDiagnostics(io, d, err);
+  const declared = previewDeclarations(args, io);
+  const problems = [...declared.diagnostics, ...(o.checks?.(declared.declarations) ?? [])];
+  printDiags(problems);
+  if (hasErrors(problems)) return EXIT.error;
+  const session = openPreviewSession(args, io);
+  if ('diagnostics' in session) {
+    printDiags(session.diagnostics);
+    return EXIT.error;
+  }
+  try {
+    return await body({ declarations: declared.declarations, api: session.port, printDiags });
+  } catch (e) {
+    printDiags([apiDiagnostic(e, o.doing(declared.declarations))]);
+    return EXIT.error;
+  } finally {
+    await session.close();
+    reportUsage(io, session);
+  }
 }
 
 /**
@@ -22,27 +63,26 @@ export interface Declared {
  * declare previews). Errors of the manifest are errors here; warnings about unset `${env:}` are not
  * (a preview's values are not needed to find or delete it).
  */
-export function previewDeclarations(args: PreviewArgs, io: CliIO): { declarations: Declared[]; diagnostics: Diagnostic[] } {
+function previewDeclarations(args: PreviewArgs, io: CliIO): { declarations: PreviewDeclaration[]; diagnostics: Diagnostic[] } {
   const loaded = loadManifestForPreviews(args, io);
   if (!loaded.manifest) return { declarations: [], diagnostics: loaded.diagnostics };
-  const all = (loaded.manifest.projects ?? []).filter((p) => p.previews !== undefined).map((p) => ({ project: p.name, previews: p.previews! }));
+  const manifest = loaded.manifest;
+  const all = (manifest.projects ?? []).flatMap((p) => previewDeclarationOf(manifest, p.name) ?? []);
   if (args.project === undefined) {
     if (all.length === 0) return { declarations: [], diagnostics: [error('preview.none-declared', 'no project of the manifest declares `previews:`', { detail: 'Declare `previews: {template, name: "pr-{number}", cluster}` under a project (docs/previews.md).' })] };
     return { declarations: all, diagnostics: [] };
   }
-  const one = all.find((d) => d.project.toLowerCase() === args.project!.toLowerCase());
-  if (!one) {
-    const exists = (loaded.manifest.projects ?? []).some((p) => p.name.toLowerCase() === args.project!.toLowerCase());
-    return {
-      declarations: [],
-      diagnostics: [
-        error('preview.none-declared', exists ? `project \`${args.project}\` declares no \`previews:\`` : `--project ${args.project}: the manifest declares no such project`, {
-          detail: `Projects with previews: ${knownList(all.map((d) => d.project), { none: 'none' })}.`,
-        }),
-      ],
-    };
-  }
-  return { declarations: [one], diagnostics: [] };
+  const one = previewDeclarationOf(manifest, args.project);
+  if (one) return { declarations: [one], diagnostics: [] };
+  const exists = (manifest.projects ?? []).some((p) => p.name.toLowerCase() === args.project!.toLowerCase());
+  return {
+    declarations: [],
+    diagnostics: [
+      error('preview.none-declared', exists ? `project \`${args.project}\` declares no \`previews:\`` : `--project ${args.project}: the manifest declares no such project`, {
+        detail: `Projects with previews: ${knownList(all.map((d) => d.project), { none: 'none' })}.`,
+      }),
+    ],
+  };
 }
 
 /** Only the declarations are needed: no secret is read, and an unset `${env:}` is not an error. */
@@ -52,9 +92,8 @@ function loadManifestForPreviews(args: PreviewArgs, io: CliIO) {
 }
 
 /** An API session from the connection options, or the diagnostics of a missing URL or token. */
-export function openPreviewSession(args: PreviewArgs, io: CliIO): ApiSession | { diagnostics: Diagnostic[] } {
+function openPreviewSession(args: PreviewArgs, io: CliIO): ApiSession | { diagnostics: Diagnostic[] } {
   const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
   if (!cfg.config) return { diagnostics: cfg.diagnostics };
   return openSession(cfg.config, { parallelism: args.parallelism, onApiEvent: apiEventReporter(io), timeZone: io.env.TZ });
 }
-

@@ -32,7 +32,7 @@ import { previewUrls, type PreviewUrl } from '../../preview/live.js';
 import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
 import type { PreviewArgs } from './preview-args.js';
 
-export interface PreviewUpResult {
+interface PreviewUpResult {
   environment: string;
   created: boolean;
   urls: PreviewUrl[];
@@ -117,7 +117,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
   }
 }
 
-export function renderUrls(r: PreviewUpResult, bold: (s: string) => string = (s) => s): string {
+function renderUrls(r: PreviewUpResult, bold: (s: string) => string = (s) => s): string {
   const lines = [bold(`Preview ${r.environment} ${r.created ? 'created' : 'updated'}.`)];
   if (r.urls.length === 0) lines.push('No public URL: no service of the preview has a public port.');
   const width = Math.max(0, ...r.urls.map((u) => u.service.length));

@@ -22,9 +22,9 @@ import { shortId } from '../variables/builtins.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
 
 /** The parent domain of every generated URL: `.localhost` is reserved, so it never leaves the machine. */
-export const LINK_DOMAIN = 'emulator.localhost';
+const LINK_DOMAIN = 'emulator.localhost';
 
-export interface ServiceLink {
+interface ServiceLink {
   service_id: string;
   service_type: string;
   url: string;
@@ -35,7 +35,7 @@ export interface ServiceLink {
 }
 
 /** The links of one service, default port first. Pure. */
-export function linksOfService(svc: ApiRecord): ServiceLink[] {
+function linksOfService(svc: ApiRecord): ServiceLink[] {
   const type = String(svc.service_type);
   if (type !== 'APPLICATION' && type !== 'CONTAINER' && type !== 'HELM') return [];
   const ports = ((svc.ports ?? []) as ApiRecord[]).filter((p) => type === 'HELM' || p.publicly_accessible === true);

@@ -22,7 +22,12 @@ export interface BuiltInSpec {
   service?: ApiRecord;
 }
 
-/** `Z` + the first 8 hex digits of the id, upper-cased: how the real platform names services. */
+/**
+ * `Z` + the first 8 hex digits of the id, upper-cased: how the real platform names services.
+ * The product's reading of these keys (src/model/builtins.ts builtInHash) is the same rule written
+ * again on purpose: the emulator imports nothing of the product, so that a wrong rule in the
+ * product shows as a disagreement with the platform the emulator plays, not as two sides agreeing.
+ */
 export function shortId(id: string): string {
   return `Z${id.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
 }

@@ -33,7 +33,7 @@ import { RESOURCE_KINDS, SERVICE_KINDS, type ResourceKind, type ServiceKind } fr
 export { RESOURCE_KINDS, SERVICE_KINDS, isServiceKind, isResourceKind, type ResourceKind, type ServiceKind } from './names.js';
 
 /** Every kind's descriptor; a service kind's has its mappings (a kind missing here does not compile). */
-export type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
+type DescriptorTable = { readonly [K in ResourceKind]: K extends ServiceKind ? ServiceKindDescriptor<K> : KindDescriptor<K> };
 
 let table: DescriptorTable | undefined;
 
