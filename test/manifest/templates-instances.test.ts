@@ -247,3 +247,69 @@ describe('what each template mistake tells the user to do', () => {
     expect(r.diagnostics.every((d) => d.address === 'project.shop' || d.address === 'project.shop/environment.prod')).toBe(true);
   });
 });
+
+describe('the load result', () => {
+  it('carries the template locations only when the manifest uses templates', async () => {
+    const plain = await load(tempTree({ 'm.yaml': 'version: 1\nprojects:\n  - name: shop\n    environments:\n      - {name: prod, cluster: c}\n' }));
+    expect(plain.diagnostics).toEqual([]);
+    expect(plain.templates).toBeUndefined();
+    const templated = await loadText(withEnv('      - {name: prod, cluster: c, template: web}\n'));
+    expect(templated.templates?.byAddress.size).toBeGreaterThan(0);
+  });
+
+  it('an overridden environment variable is located at the template and at its override, for every later check', async () => {
+    const text = withEnv(`      - name: prod
+        cluster: c
+        template: web
+        overrides:
+          variables:
+            - {key: LOG_LEVEL, value: debug}
+`);
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    const places = (key: string) => r.templates!.byAddress.get(`project.shop/environment.prod/variable.${key}`)!.map((x) => [x.message, x.range.start.line]);
+    expect(places('LOG_LEVEL')).toEqual([
+      ['defined', at(text, '{key: LOG_LEVEL').line],
+      ['overridden', at(text, '{key: LOG_LEVEL', 2).line],
+    ]);
+    expect(places('REGION')).toEqual([
+      ['defined', at(text, '{key: REGION').line],
+      ['instantiated', at(text, 'template: web').line],
+    ]);
+    expect(envOf(r.manifest, 'prod').variables!.map((v) => [v.key, v.value])).toEqual([
+      ['LOG_LEVEL', 'debug'],
+      ['REGION', 'eu'],
+    ]);
+  });
+
+  it("an unknown template in one project is the one error there, whatever another project holds", async () => {
+    const text = `${TEMPLATE}    environments:
+      - {name: prod, cluster: c, template: web}
+  - name: blog
+    environments:
+      - name: prod
+        cluster: c
+        template: wbe
+        deployment_stages:
+          - {name: extra, services: [api]}
+`;
+    const r = await loadText(text);
+    expect(r.diagnostics.map((d) => [d.code, d.summary])).toEqual([['ref.unresolved', 'environment `prod` uses template `wbe`, which the project does not declare']]);
+  });
+
+  it("a previews declaration's overrides are checked, but their ${env:} is read only when a preview is made", async () => {
+    const text = `${TEMPLATE}    previews:
+      template: web
+      name: "pr-{number}"
+      cluster: c
+      overrides:
+        services:
+          api: {tag: "\${env:PREVIEW_TAG}"}
+    environments:
+      - {name: staging, cluster: c, template: web}
+`;
+    const r = await loadText(text);
+    expect(r.diagnostics).toEqual([]);
+    expect((r.manifest!.projects![0]!.previews as unknown as Record<string, unknown>).overrides).toBeUndefined();
+  });
+});
