@@ -87,13 +87,6 @@ const valid = detected + counts.Survived + counts.NoCoverage;
 const equivalent = survivors.filter((s) => s.equivalent).length;
 const pct = (d, v) => (v ? Math.round((1000 * d) / v) / 10 : 0);
 const scored = ({ equivalent = 0, ...x }) => ({ ...x, score: pct(x.detected, x.valid), ...(equivalent ? { equivalent, score_without_equivalent: pct(x.detected, x.valid - equivalent) } : {}) });
-const byArea = {};
-for (const area of AREAS) {
-  const mine = files.filter(area.files);
-  if (mine.length === 0) continue;
-  const sum = (k) => mine.reduce((n, f) => n + (byFile[f][k] ?? 0), 0);
-  byArea[area.name] = scored({ files: mine.length, detected: sum('detected'), valid: sum('valid'), equivalent: sum('equivalent') });
-}
 const target = join(ROOT, 'test/support/results/mutation.json');
 let earlier = [];
 if (keepEarlier) {
@@ -107,6 +100,20 @@ if (keepEarlier) {
     const { earlier: older = [], ...last } = previous;
     earlier = [last, ...older].filter((run) => !run.files.some((f) => files.includes(f)));
   }
+}
+// An area counts every file of it measured so far: this run's figures, and for a file this run did
+// not measure, those of the earlier run kept that did (a run over one file of an area must not make
+// the area's score that file's alone). `earlier_files` says which came from an earlier run.
+const fileFigures = new Map();
+for (const run of [...earlier].reverse()) for (const [f, x] of Object.entries(run.by_file ?? {})) fileFigures.set(f, { ...x, earlier: true });
+for (const f of files) fileFigures.set(f, byFile[f]);
+const byArea = {};
+for (const area of AREAS) {
+  const mine = [...fileFigures.keys()].filter(area.files).sort();
+  if (mine.length === 0) continue;
+  const sum = (k) => mine.reduce((n, f) => n + (fileFigures.get(f)[k] ?? 0), 0);
+  const fromEarlier = mine.filter((f) => fileFigures.get(f).earlier);
+  byArea[area.name] = { ...scored({ files: mine.length, detected: sum('detected'), valid: sum('valid'), equivalent: sum('equivalent') }), ...(fromEarlier.length > 0 ? { earlier_files: fromEarlier } : {}) };
 }
 const out = {
   command,

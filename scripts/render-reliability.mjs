@@ -49,9 +49,14 @@ function mutationSection() {
   if (areas.length > 0) {
     out.push('', 'Per area held to the target (issue 18), and per file:', '');
     const without = (x) => (x.equivalent ? `; **${x.score_without_equivalent}%** without the ${x.equivalent} explained as equivalent` : '');
-    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'}${without(x)})`);
+    // An area also counts its files measured by an earlier run only (`earlier_files`): said, and listed.
+    const fromEarlier = (x) => (!x.earlier_files?.length ? '' : x.earlier_files.length === x.files ? '; measured by an earlier run below' : `; ${x.earlier_files.length} of them measured by an earlier run below`);
+    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'}${without(x)}${fromEarlier(x)})`);
+    const earlierFiles = new Set(areas.flatMap(([, x]) => x.earlier_files ?? []));
+    const rows = new Map(Object.entries(m.by_file ?? {}).map(([f, x]) => [f, { x, earlier: false }]));
+    for (const run of m.earlier ?? []) for (const [f, x] of Object.entries(run.by_file ?? {})) if (earlierFiles.has(f) && !rows.has(f)) rows.set(f, { x, earlier: true });
     out.push('', '| file | score | killed of | without equivalents |', '|---|---|---|---|');
-    for (const [file, x] of Object.entries(m.by_file ?? {})) out.push(`| \`${file}\` | ${x.score}% | ${x.detected} of ${x.valid} | ${x.equivalent ? `${x.score_without_equivalent}% (${x.equivalent} explained)` : ''} |`);
+    for (const [file, { x, earlier }] of [...rows].sort(([a], [b]) => (a < b ? -1 : 1))) out.push(`| \`${file}\`${earlier ? ' (earlier run)' : ''} | ${x.score}% | ${x.detected} of ${x.valid} | ${x.equivalent ? `${x.score_without_equivalent}% (${x.equivalent} explained)` : ''} |`);
   }
   for (const run of m.earlier ?? []) {
     out.push('', `Measured by an earlier run, not re-run since (its own command and date):`, '', ...runLines(run));
