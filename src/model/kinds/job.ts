@@ -8,7 +8,7 @@ import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, registryName } from '../../live/record-helpers.js';
+import { args, deployedCommit, gitRepo, registryName } from '../../live/record-helpers.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults, withoutPartDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
@@ -92,8 +92,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
         deployed = { image_tag: String(src.image.tag) };
       } else if (src.docker) {
         a.source = { docker: compact({ git_repository: gitRepo(src.docker.git_repository), dockerfile_path: src.docker.dockerfile_path ?? undefined }) };
-        const commit = src.docker.git_repository?.deployed_commit_id;
-        if (commit) deployed = { git_commit_id: commit };
+        deployed = deployedCommit(src.docker.git_repository);
       }
       const sc = r.schedule ?? {};
       if (sc.cronjob) {
