@@ -43,6 +43,11 @@ export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
   return a;
 }
 
+/** The changes apply sends something for (those with a step action), by address. */
+export function changesWithSteps(plan: Plan): Map<Address, ResourceChange> {
+  return new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
+}
+
 /** The resources a step acts on, with the action shown for each. */
 export function targetsOf(s: PlannedStep): Array<{ address: Address; action: StepAction }> {
   switch (s.type) {
