@@ -21,7 +21,7 @@
 import type { Address, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, parentAddress, parseAddress } from '../model/resource.js';
 import { variableHoldingServiceKinds } from '../model/kinds/index.js';
-import type { Plan, ResourceChange } from '../plan/types.js';
+import { writesObject, type Plan, type ResourceChange } from '../plan/types.js';
 import type { StepAction } from './events.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace';
@@ -35,10 +35,10 @@ export type PlannedStep =
 
 /** The action a change takes in apply's vocabulary; undefined when apply sends nothing for it. */
 export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
-  if (c.status !== 'planned' || c.via_parent !== undefined) return undefined;
+  if (c.status !== 'planned' || c.via_parent !== undefined || !writesObject(c)) return undefined;
   const [a, b] = c.actions;
   // An otherwise unchanged object whose protect mark is recorded or cleared: one update of it.
-  if (a === 'no-op') return c.protect_mark !== undefined ? 'update' : undefined;
+  if (a === 'no-op') return 'update';
   if (a === 'delete' && b === 'create') return 'replace';
   return a;
 }

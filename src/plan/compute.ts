@@ -12,7 +12,7 @@ import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, PreviewCount, ResourceChange } from './types.js';
-import { PLAN_FORMAT_VERSION } from './types.js';
+import { isActionable, PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
 import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
@@ -573,7 +573,7 @@ function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Add
   };
   for (const l of live.resources.values()) if (REFERENCE_KINDS.has(l.kind)) out[l.address] = { id: l.id, version: l.version };
   for (const c of changes) {
-    if (c.status === 'unmanaged' || (c.actions[0] === 'no-op' && !c.deploy && c.protect_mark === undefined)) continue;
+    if (!isActionable(c)) continue;
     if (c.id !== undefined && c.version !== undefined) out[c.address] = { id: c.id, version: c.version };
     for (const d of c.depends_on) record(d);
     if (c.clone_from !== undefined) record(c.clone_from);
