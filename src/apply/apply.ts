@@ -32,9 +32,8 @@ import type { ApplyEvent, ApplyEventSink, ApplySummary, StepRef } from './events
 export type { ApplySummary } from './events.js';
 import { IdRegistry } from './refs.js';
 import { emptySummary, summarizeApply, type StepReport } from './summary.js';
-import { parentOf, planSteps, serviceKindOfAddress, stepActionOf, stepRefOf, type ChangeAction } from './steps.js';
+import { changesWithSteps, parentOf, planSteps, serviceKindOfAddress, stepActionOf, stepRefOf, type ChangeAction } from './steps.js';
 
-export { stepActionOf } from './steps.js';
 export { refusals } from './refusals.js';
 import { refusals } from './refusals.js';
 import { tokenRefusals } from './permissions.js';
@@ -99,7 +98,7 @@ export interface PendingDeploy {
   reasons: string[];
 }
 
-export type { StepReport, StepStatus } from './summary.js';
+export type { StepReport } from './summary.js';
 
 export interface ApplyResult {
   status: 'applied' | 'failed' | 'interrupted' | 'refused';
@@ -196,7 +195,7 @@ export async function applyPlan(fullPlan: Plan, deps: ApplyDeps, opts: ApplyOpti
   const destroyed = new Set<Address>();
 
   const planned = planSteps(plan);
-  const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
+  const byAddress = changesWithSteps(plan);
 
   const runServiceDeletes = async (env: Address, list: ResourceChange[]): Promise<void> => {
     const started = timing.now();

@@ -16,7 +16,6 @@ import { desiredFingerprints } from '../plan/compare.js';
 import type { ApiRecord } from '../live/api-record.js';
 import type { IdRegistry } from './refs.js';
 import { gitRequest, isObj, pick, pickSet, type BodyContext } from './body-helpers.js';
-export { gitRequest, isObj, pick, pickSet, type BodyContext } from './body-helpers.js';
 
 type Obj = Record<string, unknown>;
 

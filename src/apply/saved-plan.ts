@@ -9,7 +9,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { LiveState } from '../model/resource.js';
-import type { Plan, ResourceChange } from '../plan/types.js';
+import { isActionable, type Plan, type ResourceChange } from '../plan/types.js';
 import { findStaleObjects } from '../plan/planfile.js';
 
 export interface PlanMismatch {
@@ -37,10 +37,6 @@ function essence(c: ResourceChange): string {
   });
 }
 
-function actionable(c: ResourceChange): boolean {
-  return c.status !== 'unmanaged' && (c.actions[0] !== 'no-op' || c.deploy !== undefined || c.protect_mark !== undefined);
-}
-
 function secretFieldsChanged(saved: ResourceChange, fresh: ResourceChange): boolean {
   const afterSecrets = (c: ResourceChange) => JSON.stringify(c.after ?? {}).match(/"fingerprint":"[^"]*"/g)?.join() ?? '';
   return afterSecrets(saved) !== afterSecrets(fresh) || JSON.stringify(saved.fingerprints ?? {}) !== JSON.stringify(fresh.fingerprints ?? {});
@@ -63,10 +59,10 @@ export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
   const freshBy = new Map(fresh.changes.map((c) => [c.address, c]));
   const savedBy = new Map(saved.changes.map((c) => [c.address, c]));
   for (const s of saved.changes) {
-    if (!actionable(s)) continue;
+    if (!isActionable(s)) continue;
     const f = freshBy.get(s.address);
     if (liveChanged(s, f)) out.push({ address: s.address, cause: 'live', reason: LIVE });
-    else if (!f || !actionable(f)) out.push({ address: s.address, cause: 'manifest', reason: 'the saved plan changes it, but it no longer needs that change' });
+    else if (!f || !isActionable(f)) out.push({ address: s.address, cause: 'manifest', reason: 'the saved plan changes it, but it no longer needs that change' });
     else if (essence(s) !== essence(f)) {
       out.push(
         secretFieldsChanged(s, f)
@@ -76,9 +72,9 @@ export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
     }
   }
   for (const f of fresh.changes) {
-    if (!actionable(f)) continue;
+    if (!isActionable(f)) continue;
     const s = savedBy.get(f.address);
-    if (s && actionable(s)) continue;
+    if (s && isActionable(s)) continue;
     if (liveChanged(s, f)) out.push({ address: f.address, cause: 'live', reason: LIVE });
     else if (s && onlySecretsChange(f)) out.push({ address: f.address, cause: 'secret', reason: SECRET });
     else out.push({ address: f.address, cause: 'manifest', reason: 'it needs a change the saved plan does not contain (the manifest changed since the plan was made)' });

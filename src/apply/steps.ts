@@ -21,8 +21,8 @@
 import type { Address, ResourceKind, ServiceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, parentAddress, parseAddress } from '../model/resource.js';
 import { variableHoldingServiceKinds } from '../model/kinds/index.js';
-import type { Plan, ResourceChange } from '../plan/types.js';
-import type { StepRef } from './events.js';
+import { writesObject, type Plan, type ResourceChange } from '../plan/types.js';
+import type { StepAction, StepRef } from './events.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace';
 
@@ -35,10 +35,10 @@ export type PlannedStep =
 
 /** The action a change takes in apply's vocabulary; undefined when apply sends nothing for it. */
 export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
-  if (c.status !== 'planned' || c.via_parent !== undefined) return undefined;
+  if (c.status !== 'planned' || c.via_parent !== undefined || !writesObject(c)) return undefined;
   const [a, b] = c.actions;
   // An otherwise unchanged object whose protect mark is recorded or cleared: one update of it.
-  if (a === 'no-op') return c.protect_mark !== undefined ? 'update' : undefined;
+  if (a === 'no-op') return 'update';
   if (a === 'delete' && b === 'create') return 'replace';
   return a;
 }
@@ -51,6 +51,11 @@ export function stepActionOf(c: ResourceChange): ChangeAction | undefined {
 export function stepRefOf(c: ResourceChange, action: ChangeAction): StepRef {
   if (c.actions[0] === 'no-op' && c.protect_mark !== undefined) return { address: c.address, action: 'no-op', protect_mark: c.protect_mark };
   return { address: c.address, action };
+}
+
+/** The changes apply sends something for (those with a step action), by address. */
+export function changesWithSteps(plan: Plan): Map<Address, ResourceChange> {
+  return new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
 }
 
 /** The resources a step acts on, with the action shown for each. */

@@ -15,7 +15,7 @@ import type { Address } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import type { ApplySummary, StepAction } from './events.js';
 import type { StepFailure, StepSkip } from './executor.js';
-import { stepActionOf, targetsOf, type PlannedStep } from './steps.js';
+import { changesWithSteps, targetsOf, type PlannedStep } from './steps.js';
 
 export type StepStatus = 'applied' | 'failed' | 'skipped' | 'not_started';
 
@@ -84,7 +84,7 @@ export function summarizeApply(plan: Plan, planned: readonly PlannedStep[], outc
   }
 
   // Objects deleted with their parent (no request of their own) share their parent's fate.
-  const byAddress = new Map(plan.changes.filter((c) => stepActionOf(c) !== undefined).map((c) => [c.address, c]));
+  const byAddress = changesWithSteps(plan);
   const viaParentOf = new Map(plan.changes.filter((c) => c.via_parent !== undefined).map((c) => [c.address, c.via_parent!]));
   for (const c of plan.changes) {
     if (c.status !== 'planned' || c.via_parent === undefined || c.actions[0] !== 'delete') continue;

@@ -9,7 +9,6 @@ import { addressOf } from '../model/resource.js';
 import { desc, put, sortedSet } from './attrs.js';
 import type { GraphBuilder } from './builder.js';
 import type { ServiceBuild } from './service-helpers.js';
-export { compute, git, secretTfVarFields, type ServiceBuild } from './service-helpers.js';
 
 export function serviceAttrs(s: ServiceSpec, env: Address, b: GraphBuilder): ServiceBuild {
   const out: ServiceBuild = { attrs: { name: s.name }, dependsOn: [], sensitiveFields: [] };

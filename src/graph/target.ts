@@ -25,6 +25,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { addressOf, canonicalAddress, matchKey, RESOURCE_KINDS } from '../model/resource.js';
+import { kindsNamedByOthers } from '../model/kinds/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { knownList, nearest } from '../manifest/suggest.js';
 
@@ -38,15 +39,6 @@ export interface TargetScope {
   targetKeys: readonly string[];
 }
 
-/** Organization-level kinds others refer to by name: their live objects are kept for name resolution. */
-const REFERRED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
-  'cluster',
-  'container_registry',
-  'helm_repository',
-  'annotations_group',
-  'labels_group',
-  'alert_receiver',
-]);
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set<ResourceKind>(RESOURCE_KINDS);
 
@@ -175,7 +167,8 @@ export function narrowLive(live: LiveState, scope: TargetScope): LiveState {
   const resources = new Map<Address, LiveResource>();
   for (const [a, l] of live.resources) {
     const key = matchKey(a);
-    const keepIt = scope.kept.has(key) || scope.targetKeys.some((t) => isUnder(key, t)) || (l.parent === undefined && REFERRED_KINDS.has(l.kind));
+    // Organization-level objects others name are kept: names resolve through them.
+    const keepIt = scope.kept.has(key) || scope.targetKeys.some((t) => isUnder(key, t)) || (l.parent === undefined && kindsNamedByOthers().has(l.kind));
     if (keepIt) resources.set(a, l);
   }
   return { ...live, resources };

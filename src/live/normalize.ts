@@ -16,8 +16,7 @@ import { serviceKindOfApiType, serviceMappings } from '../model/kinds/index.js';
 import { compact, desc, num, sortedSet } from '../graph/attrs.js';
 import { splitFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, splitProtectMark } from '../plan/protect-mark.js';
-import { args, byKey, computeFromRecord, gitRepo, helmSource, nameOf, pairs, registryName, type ApiRecord, type LiveLookup, type LiveServiceRef } from './record-helpers.js';
-export { args, byKey, computeFromRecord, gitRepo, helmSource, pairs, registryName, type ApiRecord, type LiveLookup, type LiveServiceRef } from './record-helpers.js';
+import { byKey, nameOf, type ApiRecord, type LiveLookup, type LiveServiceRef } from './record-helpers.js';
 
 export interface LiveLookupInput {
   clusters?: ApiRecord[];

@@ -23,7 +23,7 @@
  */
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, isServiceKind, matchKey } from '../model/resource.js';
-import { kindDescriptor, kindsReferringTo, variableScopeOf } from '../model/kinds/index.js';
+import { kindsReferringTo, variableScopeOf } from '../model/kinds/index.js';
 import type { ApiPort } from './api-port.js';
 import { routes, type OrgListName } from '../api/routes.js';
 import { mapWithLimit } from './limit.js';

@@ -3,7 +3,7 @@
  * descriptors (src/model/kinds) use, in a module that does not import the kind registry: the
  * registry imports the descriptors, and ./normalize.ts imports the registry (no import cycle).
  */
-import type { ServiceKind } from '../model/resource.js';
+import type { LiveResource, ServiceKind } from '../model/resource.js';
 import { compact, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num } from '../graph/attrs.js';
 
 export type ApiRecord = Record<string, any>;
@@ -45,6 +45,12 @@ export function gitRepo(g: unknown): Record<string, unknown> | undefined {
   return g && typeof g === 'object' ? normalizeGitRepository(g as Record<string, unknown>) : undefined;
 }
 
+/** What a service built from this git repository last deployed (the record's `deployed_commit_id`), if the API says. */
+export function deployedCommit(repo: ApiRecord | null | undefined): LiveResource['deployed'] {
+  const commit = repo?.deployed_commit_id;
+  return commit ? { git_commit_id: commit } : undefined;
+}
+
 export function registryName(r: ApiRecord, lookup: LiveLookup): string {
   if (r.registry && typeof r.registry.name === 'string') return r.registry.name;
   return nameOf(lookup.registries, r.registry_id ?? r.registry?.id);
@@ -74,9 +80,8 @@ export function computeFromRecord(r: ApiRecord): Record<string, unknown> {
  * repository becomes its name: the embedded one, else the lookup's, else an id that stays visible.
  */
 export function helmSource(source: unknown, lookup: Pick<LiveLookup, 'helmRepositories'>): { helm_repository?: Record<string, unknown>; git_repository?: ApiRecord } {
-  const s = (source ?? {}) as ApiRecord;
-  const chart = s.repository && typeof s.repository === 'object' ? s.repository : s.helm_repository;
-  if (chart && typeof chart === 'object') {
+  const { chart, git } = helmSourceParts(source);
+  if (chart) {
     const ref = chart.repository;
     const name =
       ref && typeof ref === 'object'
@@ -86,8 +91,21 @@ export function helmSource(source: unknown, lookup: Pick<LiveLookup, 'helmReposi
       helm_repository: compact({ repository: name, chart_name: chart.chart_name, chart_version: chart.chart_version === undefined || chart.chart_version === null ? undefined : String(chart.chart_version) }),
     };
   }
+  return git ? { git_repository: git } : {};
+}
+
+/**
+ * Which source a helm record has, in either shape (the API's answer or the request's): its chart
+ * (`{chart_name, chart_version, repository}`, the repository embedded or an id), else its git
+ * repository. The one reading of the shapes, for the attrs (helmSource) and a PUT's base (the
+ * helm descriptor's recordToRequest).
+ */
+export function helmSourceParts(source: unknown): { chart?: ApiRecord; git?: ApiRecord } {
+  const s = (source ?? {}) as ApiRecord;
+  const chart = s.repository && typeof s.repository === 'object' ? s.repository : s.helm_repository;
+  if (chart && typeof chart === 'object') return { chart };
   const git = s.git && typeof s.git === 'object' ? s.git.git_repository : s.git_repository;
-  return git && typeof git === 'object' ? { git_repository: git } : {};
+  return git && typeof git === 'object' ? { git } : {};
 }
 
 /** Helm key/values: the API's [[k, v]] list, or {key, value} objects from some responses. */

@@ -11,7 +11,7 @@
 import type { AuditEvent } from './audit-log.js';
 import { listResults } from './read.js';
 import { listRouteOf, ORG_LISTS, type ListRoute } from '../api/routes.js';
-import { serviceKindOfApiType } from '../model/kinds/index.js';
+import { kindsReferringTo, serviceKindOfApiType } from '../model/kinds/index.js';
 
 /** `GET path?query` as the cache stores it: the query sorted, so one request has one key. */
 export function requestKey(path: string, query?: Record<string, string | number | boolean | undefined>): string {
@@ -22,11 +22,8 @@ export function requestKey(path: string, query?: Record<string, string | number 
   return q.length === 0 ? path : `${path}?${new URLSearchParams(q as Array<[string, string]>).toString()}`;
 }
 
-/** What a request key reads, and the id of the object whose list it is (src/api/routes.ts). */
-export type KeyShape = ListRoute;
-
-/** The list a cached request key reads: the inverse of the route table the readers build paths with. */
-export function shapeOf(key: string): KeyShape {
+/** The list a cached request key reads (and the id of the object whose list it is): the inverse of the route table the readers build paths with. */
+export function shapeOf(key: string): ListRoute {
   const [path = '', qs = ''] = key.split('?', 2);
   return listRouteOf(path, qs);
 }
@@ -68,9 +65,6 @@ export function topologyOf(responses: Readonly<Record<string, unknown>>): Topolo
   }
   return t;
 }
-
-/** The audit target types of services (their kinds' descriptors). */
-const SERVICE_TARGETS = { has: (t: string): boolean => serviceKindOfApiType().has(t) };
 
 /**
  * Event types that change nothing driftless reads (a shell, an export). Not a terraform plan
@@ -149,6 +143,8 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
     const sub = e.sub_target_type ?? undefined;
     const id = e.target_id ?? undefined;
     const t = e.target_type;
+    // A service's target type is its kind's API type (its descriptor's).
+    const service = serviceKindOfApiType().get(t);
     if (t === 'ORGANIZATION' || t === 'MEMBERS_AND_ROLES') {
       // The organization record itself is re-read on every run.
       if (sub === undefined || ORG_SUBTARGETS_NOT_READ.has(sub) || t === 'MEMBERS_AND_ROLES') continue;
@@ -160,7 +156,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       if ((sub === 'ANNOTATIONS_GROUP' || sub === 'LABELS_GROUP') && e.event_type !== 'CREATE') (allServices = true), (allStatuses = true);
       continue;
     }
-    if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || SERVICE_TARGETS.has(t))) {
+    if ((sub === 'VARIABLE' || sub === 'SECRET') && (t === 'PROJECT' || t === 'ENVIRONMENT' || service !== undefined)) {
       // A variable change also makes the services that see it out of date (service_deployment_status
       // in their records and statuses): those lists are stale too.
       if (t === 'PROJECT' && (id ?? e.project_id)) varProjects.add((id ?? e.project_id)!);
@@ -168,7 +164,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         const env = (id ?? e.environment_id)!;
         varEnvs.add(env);
         envList(env, 'services', 'statuses');
-      } else if (SERVICE_TARGETS.has(t) && id) {
+      } else if (service !== undefined && id) {
         // Aliases and overrides made at a service are the service's own variables.
         varParents.add(id);
         const env = e.environment_id ?? topo.serviceEnv.get(id);
@@ -223,7 +219,7 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
         continue;
       }
     }
-    if (SERVICE_TARGETS.has(t)) {
+    if (service !== undefined) {
       const env = e.environment_id ?? (id ? topo.serviceEnv.get(id) : undefined);
       if (!env) return { reason: `the audit log holds an event driftless cannot place (${show(e)}: no environment)` };
       envList(env, 'services', 'statuses');
@@ -233,9 +229,10 @@ export function stalenessOf(events: readonly AuditEvent[], topo: Topology): Stal
       // the aliases are the services' variables, and the log names only the database).
       if (gone && id) (varParents.add(id), varEnvs.add(env));
       // The organization's lists count their users: a labels group its services
-      // (associated_items_count), a helm repository its helm services (associated_services_count).
+      // (associated_items_count), a helm repository its helm services (associated_services_count:
+      // the services of the kinds that name one, their descriptors' refersTo).
       if (sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'labels_groups')))) orgLists.add(ORG_LISTS.labelsGroups);
-      if (t === 'HELM' && sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'source')))) orgLists.add(ORG_LISTS.helmRepositories);
+      if (kindsReferringTo('helm_repository').includes(service) && sub === undefined && (SERVICE_USERS_EVENTS.has(e.event_type) || (e.event_type === 'UPDATE' && mayChange(e, 'source')))) orgLists.add(ORG_LISTS.helmRepositories);
       continue;
     }
     return { reason: `the audit log holds an event driftless does not understand (${show(e)})` };

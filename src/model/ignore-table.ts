@@ -47,7 +47,8 @@ export const compute: Table = same(
   'auto_deploy',
 );
 
-export function hook(name: string): Table {
-  return same(`schedule.${name}`, `schedule.${name}.arguments`, `schedule.${name}.entrypoint`);
+/** The paths of a job's lifecycle hooks (`schedule.on_start` and its arguments and entrypoint...). */
+export function hooks(names: readonly string[]): Table {
+  return same(...names.flatMap((name) => [`schedule.${name}`, `schedule.${name}.arguments`, `schedule.${name}.entrypoint`]));
 }
 

@@ -6,13 +6,13 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isCaseInsensitiveKind, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
-import { holdsData } from '../model/kinds/index.js';
+import { holdsData, kindsNamedByOthers } from '../model/kinds/index.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
 import { keptReason, manifestScope, ownsUndeclaredAtTop } from './scope.js';
 import type { ActionList, GuardRequirement, OutOfScope, Plan, PlanOptions, PlanSummary, PreviewCount, ResourceChange } from './types.js';
-import { PLAN_FORMAT_VERSION } from './types.js';
+import { isActionable, PLAN_FORMAT_VERSION } from './types.js';
 import { guardChange, hasBeenDeployed, inheritedRequirements, type GuardFlags } from './guards.js';
 import { stageBeforeLists } from './stage-lists.js';
 import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
@@ -38,15 +38,6 @@ const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organ
 function isPlatformStage(l: LiveResource): boolean {
   return l.kind === 'deployment_stage' && l.name.toUpperCase() === 'DEFAULT';
 }
-/** Live objects the plan records ids for even when untouched: apply resolves names through them. */
-const REFERENCE_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>([
-  'cluster',
-  'container_registry',
-  'helm_repository',
-  'annotations_group',
-  'labels_group',
-  'alert_receiver',
-]);
 
 export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanOptions = {}): Plan {
   const diagnostics: Diagnostic[] = [...(options.checks ?? [])];
@@ -571,9 +562,10 @@ function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Add
     const l = live.resources.get(liveOf.get(desiredAddress) ?? desiredAddress);
     if (l) out[desiredAddress] = { id: l.id, version: l.version };
   };
-  for (const l of live.resources.values()) if (REFERENCE_KINDS.has(l.kind)) out[l.address] = { id: l.id, version: l.version };
+  // Live objects recorded even when untouched: apply resolves names through them.
+  for (const l of live.resources.values()) if (kindsNamedByOthers().has(l.kind)) out[l.address] = { id: l.id, version: l.version };
   for (const c of changes) {
-    if (c.status === 'unmanaged' || (c.actions[0] === 'no-op' && !c.deploy && c.protect_mark === undefined)) continue;
+    if (!isActionable(c)) continue;
     if (c.id !== undefined && c.version !== undefined) out[c.address] = { id: c.id, version: c.version };
     for (const d of c.depends_on) record(d);
     if (c.clone_from !== undefined) record(c.clone_from);

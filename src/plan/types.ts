@@ -309,6 +309,23 @@ export function planHasChanges(plan: Plan): boolean {
   return s.add + s.change + s.destroy + s.deploy + s.blocked > 0;
 }
 
+/**
+ * Whether apply writes the object itself for this change: a change of its own, or a protect mark
+ * recorded on (or cleared from) an otherwise unchanged object.
+ */
+export function writesObject(c: ResourceChange): boolean {
+  return c.actions[0] !== 'no-op' || c.protect_mark !== undefined;
+}
+
+/**
+ * Whether the plan asks apply to act on this change (now, or once a guard is lifted): it writes
+ * the object or deploys it. A saved plan is compared with a fresh one on these, and the plan
+ * records the live objects they touch.
+ */
+export function isActionable(c: ResourceChange): boolean {
+  return c.status !== 'unmanaged' && (writesObject(c) || c.deploy !== undefined);
+}
+
 /** Whether apply has anything to write: a change, or a protect mark to record on an unchanged object. */
 export function planHasWrites(plan: Plan): boolean {
   return planHasChanges(plan) || (plan.summary.marks ?? 0) > 0;

@@ -7,7 +7,8 @@ import type { Manifest } from '../../src/manifest/types.js';
 import type { Address, LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
 import { addressOf } from '../../src/model/resource.js';
 import { SecretValue } from '../../src/model/secret.js';
-import { buildLiveLookup, normalizeLive, type ApiRecord } from '../../src/live/normalize.js';
+import { buildLiveLookup, normalizeLive } from '../../src/live/normalize.js';
+import type { ApiRecord } from '../../src/live/record-helpers.js';
 import { fingerprint, withFingerprintMarker } from '../../src/plan/fingerprint.js';
 
 export const KEY = 'test-fingerprint-key';

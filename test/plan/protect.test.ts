@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build.js';
 import { loadManifestFromSources } from '../../src/manifest/load.js';
-import { buildLiveLookup, normalizeLive, type ApiRecord } from '../../src/live/normalize.js';
+import { buildLiveLookup, normalizeLive } from '../../src/live/normalize.js';
+import type { ApiRecord } from '../../src/live/record-helpers.js';
 import type { Address, DesiredGraph, LiveResource, LiveState, ResourceKind } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { splitProtectMark, withProtectMark } from '../../src/plan/protect-mark.js';

@@ -17,6 +17,7 @@ export const alertReceiverKind: KindDescriptor<'alert_receiver'> = {
   apiType: 'ALERT_RECEIVER',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  namedByOthers: true,
   requestFields: [
     'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',
     'to', 'from', 'smarthost', 'auth_username', 'auth_password', 'require_tls',

@@ -7,6 +7,7 @@ export const annotationsGroupKind: KindDescriptor<'annotations_group'> = {
   apiType: 'ANNOTATIONS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  namedByOthers: true,
   requestFields: ['name', 'annotations', 'scopes'],
   ignorePaths: same('annotations', 'scopes'),
 };

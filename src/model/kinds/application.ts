@@ -6,7 +6,7 @@ import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';
 import { compact, put } from '../../graph/attrs.js';
-import { computeFromRecord, gitRepo } from '../../live/record-helpers.js';
+import { computeFromRecord, deployedCommit, gitRepo } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults } from '../../export/part-defaults.js';
 
@@ -55,7 +55,7 @@ export const applicationKind: ServiceKindDescriptor<'application'> = {
     fromRecord(r, a) {
       Object.assign(a, compact({ git_repository: gitRepo(r.git_repository), build_mode: r.build_mode ?? undefined, dockerfile_path: r.dockerfile_path ?? undefined }));
       Object.assign(a, computeFromRecord(r));
-      return r.git_repository?.deployed_commit_id ? { git_commit_id: r.git_repository.deployed_commit_id } : undefined;
+      return deployedCommit(r.git_repository);
     },
     toManifest(a, s) {
       return {

@@ -5,4 +5,5 @@ export const clusterKind: KindDescriptor<'cluster'> = {
   kind: 'cluster',
   apiType: 'CLUSTER',
   caseInsensitiveName: false,
+  namedByOthers: true,
 };

@@ -5,4 +5,5 @@ export const containerRegistryKind: KindDescriptor<'container_registry'> = {
   kind: 'container_registry',
   apiType: 'CONTAINER_REGISTRY',
   caseInsensitiveName: false,
+  namedByOthers: true,
 };

@@ -87,6 +87,12 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
    * repository, an environment its cluster): their lists are read whenever this kind is declared.
    */
   readonly refersTo?: readonly ResourceKind[];
+  /**
+   * Other objects name its objects (a service its groups, an environment its cluster, a rule its
+   * receiver): apply resolves those names through its live objects, so the plan records their ids
+   * even when they are untouched, and a targeted plan keeps them.
+   */
+  readonly namedByOthers?: true;
   /** Attrs whose change cannot be done in place (the plan shows a replace). */
   readonly immutableFields?: readonly string[];
   /** Fields the API's create/update request accepts (a live record is reduced to them for a PUT). */

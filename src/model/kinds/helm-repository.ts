@@ -5,4 +5,5 @@ export const helmRepositoryKind: KindDescriptor<'helm_repository'> = {
   kind: 'helm_repository',
   apiType: 'HELM_REPOSITORY',
   caseInsensitiveName: false,
+  namedByOthers: true,
 };

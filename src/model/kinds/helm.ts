@@ -5,7 +5,7 @@ import type { HelmSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, helmSource, pairs, type ApiRecord } from '../../live/record-helpers.js';
+import { args, deployedCommit, gitRepo, helmSource, helmSourceParts, pairs, type ApiRecord } from '../../live/record-helpers.js';
 import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/manifest-helpers.js';
 import { PART_DEFAULTS, withoutKindDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
@@ -59,7 +59,7 @@ export const helmKind: ServiceKindDescriptor<'helm'> = {
       if (src.helm_repository) a.source = { helm_repository: src.helm_repository };
       else if (src.git_repository) {
         a.source = { git_repository: gitRepo(src.git_repository) };
-        if (src.git_repository.deployed_commit_id) deployed = { git_commit_id: src.git_repository.deployed_commit_id };
+        deployed = deployedCommit(src.git_repository);
       }
       const vo = r.values_override;
       if (vo && typeof vo === 'object') {
@@ -136,14 +136,11 @@ function helmFromManifest(s: HelmSpec, out: ServiceBuild): void {
 }
 
 
+/** A live helm source in the request's shape (the chart repository by id), for a PUT that keeps it. */
 function helmSourceFromRecord(src: Obj): Obj {
-  if (isObj(src.repository)) {
-    const r = src.repository;
-    return { helm_repository: { repository: isObj(r.repository) ? r.repository.id : r.repository, chart_name: r.chart_name, chart_version: r.chart_version } };
-  }
-  if (isObj(src.git) && isObj(src.git.git_repository)) return { git_repository: gitRequest(src.git.git_repository) };
-  if (isObj(src.git_repository)) return { git_repository: gitRequest(src.git_repository) };
-  if (isObj(src.helm_repository)) return { helm_repository: pick(src.helm_repository, ['repository', 'chart_name', 'chart_version']) };
+  const { chart, git } = helmSourceParts(src);
+  if (chart) return { helm_repository: pick({ ...chart, repository: isObj(chart.repository) ? chart.repository.id : chart.repository }, ['repository', 'chart_name', 'chart_version']) };
+  if (git) return { git_repository: gitRequest(git) };
   return src;
 }
 

@@ -97,6 +97,9 @@ export function kindsReferringTo(kind: ResourceKind): ResourceKind[] {
   return kindsWhere((d) => d.refersTo?.includes(kind) === true);
 }
 
+/** Kinds other objects name, whose live objects apply resolves names through (descriptor.ts, namedByOthers). */
+export const kindsNamedByOthers = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].namedByOthers === true)));
+
 /** Kinds whose names the API compares case-insensitively. */
 export const caseInsensitiveKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].caseInsensitiveName)));
 

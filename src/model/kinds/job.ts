@@ -1,5 +1,5 @@
 /** The `job` kind (src/model/kinds/descriptor.ts). */
-import { git, hook, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
+import { git, hooks, pinOnly, renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
 import { list } from '../../manifest/shape-helpers.js';
 import { error } from '../../manifest/codes.js';
@@ -8,13 +8,16 @@ import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, gitRepo, registryName } from '../../live/record-helpers.js';
+import { args, deployedCommit, gitRepo, registryName } from '../../live/record-helpers.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults, withoutPartDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';
 
 type Doc = Record<string, unknown>;
 type Obj = Doc;
+
+/** A lifecycle job's hooks, in the schedule of the manifest, the attrs and the API alike (`on_start`...). */
+const LIFECYCLE_HOOKS = ['on_start', 'on_stop', 'on_delete'] as const;
 
 export const jobKind: ServiceKindDescriptor<'job'> = {
   kind: 'job',
@@ -46,9 +49,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
     ...renamed('schedule.cron.timezone', 'schedule.cronjob.timezone'),
     ...renamed('schedule.cron.arguments', 'schedule.cronjob.arguments'),
     ...renamed('schedule.cron.entrypoint', 'schedule.cronjob.entrypoint'),
-    ...hook('on_start'),
-    ...hook('on_stop'),
-    ...hook('on_delete'),
+    ...hooks(LIFECYCLE_HOOKS),
     ...pinOnly('git_commit_id'),
   },
   service: {
@@ -57,7 +58,7 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
       c.exactlyOne(s.source, ['image', 'git_repository'], `the source of ${c.what}`, c.address);
       c.onlyWith(s.source, 'dockerfile_path', 'git_repository', `the source of ${c.what}`, c.address);
       const sched = s.schedule as Record<string, unknown>;
-      const hooks = ['on_start', 'on_stop', 'on_delete'].filter((k) => c.present(sched, k));
+      const hooks = LIFECYCLE_HOOKS.filter((k) => c.present(sched, k));
       if (c.present(sched, 'cron') === hooks.length > 0) {
         c.report(
           error('manifest.exclusive', hooks.length ? `the schedule of ${c.what} mixes \`cron\` with ${list(hooks)}` : `the schedule of ${c.what} is empty`, {
@@ -92,15 +93,14 @@ export const jobKind: ServiceKindDescriptor<'job'> = {
         deployed = { image_tag: String(src.image.tag) };
       } else if (src.docker) {
         a.source = { docker: compact({ git_repository: gitRepo(src.docker.git_repository), dockerfile_path: src.docker.dockerfile_path ?? undefined }) };
-        const commit = src.docker.git_repository?.deployed_commit_id;
-        if (commit) deployed = { git_commit_id: commit };
+        deployed = deployedCommit(src.docker.git_repository);
       }
       const sc = r.schedule ?? {};
       if (sc.cronjob) {
         a.schedule = { cronjob: compact({ scheduled_at: sc.cronjob.scheduled_at, timezone: sc.cronjob.timezone ?? undefined, arguments: args(sc.cronjob.arguments), entrypoint: sc.cronjob.entrypoint ?? undefined }) };
       } else {
         const s: Record<string, unknown> = {};
-        for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) s[k] = compact({ arguments: args(sc[k].arguments), entrypoint: sc[k].entrypoint ?? undefined });
+        for (const k of LIFECYCLE_HOOKS) if (sc[k]) s[k] = compact({ arguments: args(sc[k].arguments), entrypoint: sc[k].entrypoint ?? undefined });
         a.schedule = s;
       }
       return deployed;
@@ -174,7 +174,7 @@ function jobFromManifest(s: JobSpec, out: ServiceBuild): void {
     };
   } else {
     const sched: Record<string, unknown> = {};
-    for (const k of ['on_start', 'on_stop', 'on_delete'] as const) {
+    for (const k of LIFECYCLE_HOOKS) {
       const h = (s.schedule as Record<string, { arguments?: string[]; entrypoint?: string } | undefined>)[k];
       if (h) sched[k] = compact({ arguments: h.arguments ? [...h.arguments] : undefined, entrypoint: h.entrypoint });
     }
@@ -236,6 +236,6 @@ function jobSchedule(schedule: unknown): Doc {
     return { cron: clean({ scheduled_at: c.scheduled_at, ...withoutPartDefaults('job_cron', { timezone: c.timezone }), arguments: c.arguments, entrypoint: c.entrypoint }) };
   }
   const out: Doc = {};
-  for (const k of ['on_start', 'on_stop', 'on_delete']) if (sc[k]) out[k] = clean(obj(sc[k]));
+  for (const k of LIFECYCLE_HOOKS) if (sc[k]) out[k] = clean(obj(sc[k]));
   return out;
 }

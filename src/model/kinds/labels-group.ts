@@ -7,6 +7,7 @@ export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   apiType: 'LABELS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  namedByOthers: true,
   requestFields: ['name', 'labels'],
   ignorePaths: same('labels'),
 };

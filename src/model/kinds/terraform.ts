@@ -9,7 +9,7 @@ import { addressOf, type Address, type LiveResource } from '../resource.js';
 import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/service-helpers.js';
 import { checkDescription, secret, type GraphBuilder } from '../../graph/builder.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { args, byKey, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
+import { args, byKey, deployedCommit, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
 import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj } from '../../apply/body-helpers.js';
@@ -77,7 +77,7 @@ export const terraformKind: ServiceKindDescriptor<'terraform'> = {
       let deployed: LiveResource['deployed'];
       const files = r.terraform_files_source ?? {};
       a.terraform_files_source = { git_repository: gitRepo(files.git_repository) ?? {} };
-      if (files.git_repository?.deployed_commit_id) deployed = { git_commit_id: files.git_repository.deployed_commit_id };
+      deployed = deployedCommit(files.git_repository);
       if (r.engine) a.engine = r.engine;
       if (r.provider_version) a.provider_version = compact({ explicit_version: r.provider_version.explicit_version, read_from_terraform_block: r.provider_version.read_from_terraform_block });
       const vs = r.terraform_variables_source;
