@@ -60,14 +60,18 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: [plainScalar] });
 const MERGE_KEY = '<<';
 /** Characters whose handling differs between the libraries or that the positioned parse reports on. */
 const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\uFFFF]/;
-/** A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a key. */
-const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)/m;
+/**
+ * A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a
+ * key, a `#` right after a quoted value or a collection (an error for the positioned parse, a comment
+ * for js-yaml).
+ */
+const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#/m;
 /** An array index as a key: a JS object lists it first, so build order would not be source order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
-  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(text)) return undefined;
+  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
   if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
   if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
   const aliases = countAliasCandidates(text);
@@ -147,6 +151,16 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   // An alias adds a level where it is written, and each is one more value built.
   if (declined || deepest + 1 > limits.maxDepth || nodes + aliases > limits.maxNodes) return undefined;
   return { value, objects };
+}
+
+/**
+ * The text with each line cut at its comment (a `#` at the line's start or after a space), so that
+ * the prose of comments (`run \`driftless plan\`!`) does not look like a tag or an indicator. A `#`
+ * inside quotes cuts too early: what it hides is a tag after a quoted value on the same line, which
+ * js-yaml refuses unless it is `!!str`, `!!seq` or `!!map`, read alike by both libraries.
+ */
+function withoutComments(text: string): string {
+  return text.replace(/(^|[ \t])#[^\n]*/gm, '$1');
 }
 
 function hasLongLine(text: string): boolean {
