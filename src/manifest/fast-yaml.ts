@@ -74,6 +74,8 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
   if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
   if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
+  // An anchor name with a colon (`&name: value`): the positioned parse reports it.
+  if (/&[^\s[\]{},]*:/.test(text)) return undefined;
   const aliases = countAliasCandidates(text);
   if (aliases === undefined || aliases > limits.maxAliases) return undefined;
 
@@ -176,7 +178,8 @@ function hasLongLine(text: string): boolean {
 
 /**
  * How many `*name` the text could hold (every `*` followed by a name character: an over-count, so
- * that the true number of aliases is at most this), or undefined when one could be a mapping key.
+ * that the true number of aliases is at most this), or undefined when one could be a mapping key or
+ * its name has a colon.
  */
 function countAliasCandidates(text: string): number | undefined {
   let n = 0;
@@ -185,7 +188,7 @@ function countAliasCandidates(text: string): number | undefined {
     while (j < text.length && !/[\s[\]{},]/.test(text[j]!)) j++;
     if (j === i + 1) continue;
     n++;
-    if (text[j - 1] === ':') return undefined;
+    if (text.slice(i + 1, j).includes(':')) return undefined;
     while (text[j] === ' ') j++;
     if (text[j] === ':') return undefined;
   }
