@@ -63,9 +63,10 @@ const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\
 /**
  * A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a
  * key, a `#` right after a quoted value or a collection (an error for the positioned parse, a comment
- * for js-yaml).
+ * for js-yaml), an empty entry of a list in a list (`- -`: js-yaml takes the next entry into the
+ * inner list).
  */
-const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#/m;
+const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#|^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m;
 /** An array index as a key: a JS object lists it first, so build order would not be source order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
