@@ -77,6 +77,9 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
   // An anchor name with a colon (`&name: value`): the positioned parse reports it.
   if (/&[^\s[\]{},]*:/.test(text)) return undefined;
+  // An anchor before a key on its line (`&a key: v`, `k: &a x:`): js-yaml may read a mapping where
+  // the positioned parse reports an implicit key it does not allow.
+  if (/&[^\s[\]{},]+[ \t][^\n]*:(?:[ \t]|$)/m.test(text)) return undefined;
   const aliases = countAliasCandidates(text);
   if (aliases === undefined || aliases > limits.maxAliases) return undefined;
 
