@@ -70,17 +70,21 @@ export function checkDescription(
  * a plan without a diagnostic reads few, and reading one builds the positions of its file
  * (src/manifest/lazy-positions.ts). Then an ordinary property, as if assigned.
  */
-export function lazySource(res: DesiredResource, from: object): void {
-  Object.defineProperty(res, 'source', {
+export function lazySource(res: { source?: SourceRange }, from: object, field?: string): void {
+  lazyProperty(res, 'source', () => sourceOf(from, field));
+}
+
+/** `obj[key]`, computed on first read (an enumerable property like any other, then a plain one). */
+function lazyProperty(obj: object, key: string, compute: () => unknown): void {
+  const settle = (value: unknown) => Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(obj, key, {
     enumerable: true,
     configurable: true,
     get() {
-      const value = sourceOf(from);
-      Object.defineProperty(res, 'source', { value, enumerable: true, writable: true, configurable: true });
+      const value = compute();
+      settle(value);
       return value;
     },
-    set(value: SourceRange | undefined) {
-      Object.defineProperty(res, 'source', { value, enumerable: true, writable: true, configurable: true });
-    },
+    set: settle,
   });
 }

@@ -6,15 +6,17 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Protectable } from '../manifest/types.js';
-import { sourceOf } from '../manifest/types.js';
+import { lazySource } from './builder.js';
 import type { DesiredResource } from '../model/resource.js';
 import { DESCRIPTION_MAX_LENGTH, fingerprintMarker, markerLength } from '../plan/fingerprint.js';
 import { canCarryMark, PROTECT_MARK_FIELD, PROTECT_MARK_VALUE } from '../plan/protect-mark.js';
 
 export function protectOf(spec: Protectable | undefined): DesiredResource['protect'] | undefined {
   if (spec === undefined || typeof spec.protect !== 'boolean') return undefined;
-  const source = sourceOf(spec, 'protect');
-  return source ? { value: spec.protect, source } : { value: spec.protect };
+  // Where it is written, read when the plan reports it (lazySource: positions may be built lazily).
+  const mark: NonNullable<DesiredResource['protect']> = { value: spec.protect };
+  lazySource(mark, spec, 'protect');
+  return mark;
 }
 
 /** An error when the description leaves no room for the protect mark (and the secrets' marker). */

@@ -60,16 +60,26 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: [plainScalar] });
 const MERGE_KEY = '<<';
 /** Characters whose handling differs between the libraries or that the positioned parse reports on. */
 const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\uFFFF]/;
-/** A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a key. */
-const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)/m;
+/**
+ * A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a
+ * key, a `#` right after a quoted value or a collection (an error for the positioned parse, a comment
+ * for js-yaml), an empty entry of a list in a list (`- -`: js-yaml takes the next entry into the
+ * inner list).
+ */
+const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#|^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m;
 /** An array index as a key: a JS object lists it first, so build order would not be source order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
-  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(text)) return undefined;
+  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
   if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
   if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
+  // An anchor name with a colon (`&name: value`): the positioned parse reports it.
+  if (/&[^\s[\]{},]*:/.test(text)) return undefined;
+  // An anchor before a key on its line (`&a key: v`, `k: &a x:`): js-yaml may read a mapping where
+  // the positioned parse reports an implicit key it does not allow.
+  if (/&[^\s[\]{},]+[ \t][^\n]*:(?:[ \t]|$)/m.test(text)) return undefined;
   const aliases = countAliasCandidates(text);
   if (aliases === undefined || aliases > limits.maxAliases) return undefined;
 
@@ -149,6 +159,16 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   return { value, objects };
 }
 
+/**
+ * The text with each line cut at its comment (a `#` at the line's start or after a space), so that
+ * the prose of comments (`run \`driftless plan\`!`) does not look like a tag or an indicator. A `#`
+ * inside quotes cuts too early: what it hides is a tag after a quoted value on the same line, which
+ * js-yaml refuses unless it is `!!str`, `!!seq` or `!!map`, read alike by both libraries.
+ */
+function withoutComments(text: string): string {
+  return text.replace(/(^|[ \t])#[^\n]*/gm, '$1');
+}
+
 function hasLongLine(text: string): boolean {
   let start = 0;
   while (start < text.length) {
@@ -162,7 +182,8 @@ function hasLongLine(text: string): boolean {
 
 /**
  * How many `*name` the text could hold (every `*` followed by a name character: an over-count, so
- * that the true number of aliases is at most this), or undefined when one could be a mapping key.
+ * that the true number of aliases is at most this), or undefined when one could be a mapping key or
+ * its name has a colon.
  */
 function countAliasCandidates(text: string): number | undefined {
   let n = 0;
@@ -171,7 +192,7 @@ function countAliasCandidates(text: string): number | undefined {
     while (j < text.length && !/[\s[\]{},]/.test(text[j]!)) j++;
     if (j === i + 1) continue;
     n++;
-    if (text[j - 1] === ':') return undefined;
+    if (text.slice(i + 1, j).includes(':')) return undefined;
     while (text[j] === ' ') j++;
     if (text[j] === ':') return undefined;
   }
