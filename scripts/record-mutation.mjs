@@ -12,8 +12,11 @@
  *
  * Scores are given per directory, per file, and per area of AREAS (what issue 18 holds to 85% each).
  * `--keep-earlier`: the record already there (and the earlier ones it kept) stays in `earlier`, with
- * its own command and date, when none of its files was measured again: a run over a part of the
- * scope does not erase what an earlier run measured of another part.
+ * its own command and date, when some of its files were not measured again (those measured again
+ * are named in its `superseded` and their survivors left out of it): a run over a part of the scope
+ * does not erase what an earlier run measured of another part. The areas and the per-file table
+ * then count every file of an area by its latest measurement, a file carried from an earlier run
+ * marked with that run's date (`measured`).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -98,22 +101,30 @@ if (keepEarlier) {
   }
   if (previous) {
     const { earlier: older = [], ...last } = previous;
-    earlier = [last, ...older].filter((run) => !run.files.some((f) => files.includes(f)));
+    const fileOfKey = (key) => key.split(':')[0];
+    earlier = [last, ...older]
+      .filter((run) => run.files.some((f) => !files.includes(f)))
+      .map((run) => {
+        const superseded = [...new Set([...(run.superseded ?? []), ...run.files.filter((f) => files.includes(f))])].sort();
+        return superseded.length === 0 ? run : { ...run, superseded, survivors: run.survivors.filter((x) => !superseded.includes(fileOfKey(x.key))) };
+      });
   }
 }
-// An area counts every file of it measured so far: this run's figures, and for a file this run did
-// not measure, those of the earlier run kept that did (a run over one file of an area must not make
-// the area's score that file's alone). `earlier_files` says which came from an earlier run.
-const fileFigures = new Map();
-for (const run of [...earlier].reverse()) for (const [f, x] of Object.entries(run.by_file ?? {})) fileFigures.set(f, { ...x, earlier: true });
-for (const f of files) fileFigures.set(f, byFile[f]);
+// A file of an area not measured by this run counts by its latest earlier measurement.
+const carried = {};
+for (const run of earlier) {
+  for (const [f, x] of Object.entries(run.by_file ?? {})) {
+    if (files.includes(f) || carried[f] || (run.superseded ?? []).includes(f)) continue;
+    carried[f] = { ...x, measured: x.measured ?? run.date };
+  }
+}
 const byArea = {};
 for (const area of AREAS) {
-  const mine = [...fileFigures.keys()].filter(area.files).sort();
-  if (mine.length === 0) continue;
-  const sum = (k) => mine.reduce((n, f) => n + (fileFigures.get(f)[k] ?? 0), 0);
-  const fromEarlier = mine.filter((f) => fileFigures.get(f).earlier);
-  byArea[area.name] = { ...scored({ files: mine.length, detected: sum('detected'), valid: sum('valid'), equivalent: sum('equivalent') }), ...(fromEarlier.length > 0 ? { earlier_files: fromEarlier } : {}) };
+  const mine = files.filter(area.files);
+  const theirs = Object.keys(carried).filter(area.files);
+  if (mine.length + theirs.length === 0) continue;
+  const sum = (k) => mine.reduce((n, f) => n + (byFile[f][k] ?? 0), 0) + theirs.reduce((n, f) => n + (carried[f][k] ?? 0), 0);
+  byArea[area.name] = { ...scored({ files: mine.length + theirs.length, detected: sum('detected'), valid: sum('valid'), equivalent: sum('equivalent') }), ...(theirs.length > 0 ? { carried_files: theirs.length } : {}) };
 }
 const out = {
   command,
@@ -132,7 +143,7 @@ const out = {
   score_without_equivalent: valid - equivalent ? Math.round((1000 * detected) / (valid - equivalent)) / 10 : 0,
   by_directory: Object.fromEntries(Object.entries(byDir).map(([d, x]) => [d, scored(x)])),
   by_area: byArea,
-  by_file: Object.fromEntries(Object.entries(byFile).map(([f, x]) => [f, scored(x)])),
+  by_file: Object.fromEntries([...Object.entries(byFile).map(([f, x]) => [f, scored(x)]), ...Object.entries(carried).filter(([f]) => AREAS.some((a) => a.files(f)))].sort(([a], [b]) => (a < b ? -1 : 1))),
   survivors,
   ...(earlier.length > 0 ? { earlier } : {}),
 };

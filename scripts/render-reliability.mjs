@@ -20,6 +20,7 @@ function runLines(m) {
     `- command: \`${m.command}\`, ${m.date} (Node ${m.node})`,
     ...(m.note ? [`- ${m.note}`] : []),
     `- scope: ${m.files.map((f) => `\`${f}\``).join(', ')}`,
+    ...(m.superseded?.length ? [`- measured again since (its figures for these are not the current ones): ${m.superseded.map((f) => `\`${f}\``).join(', ')}`] : []),
     `- mutants: **${m.mutants}**; killed **${m.killed}**, survived **${m.survived}**, timeout **${m.timeout}**, no coverage **${m.no_coverage}**, ignored (static) **${m.ignored_static}**, errors **${m.errors}**`,
     `- mutation score: **${m.score}%** ((killed + timeout) / (killed + timeout + survived + no coverage)); **${m.score_without_equivalent}%** without the survivors explained as equivalent below`,
     ...Object.entries(m.by_directory ?? {}).map(([dir, x]) => `- \`${dir}\`: **${x.score}%** (${x.detected} of ${x.valid})`),
@@ -49,14 +50,10 @@ function mutationSection() {
   if (areas.length > 0) {
     out.push('', 'Per area held to the target (issue 18), and per file:', '');
     const without = (x) => (x.equivalent ? `; **${x.score_without_equivalent}%** without the ${x.equivalent} explained as equivalent` : '');
-    // An area also counts its files measured by an earlier run only (`earlier_files`): said, and listed.
-    const fromEarlier = (x) => (!x.earlier_files?.length ? '' : x.earlier_files.length === x.files ? '; measured by an earlier run below' : `; ${x.earlier_files.length} of them measured by an earlier run below`);
-    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'}${without(x)}${fromEarlier(x)})`);
-    const earlierFiles = new Set(areas.flatMap(([, x]) => x.earlier_files ?? []));
-    const rows = new Map(Object.entries(m.by_file ?? {}).map(([f, x]) => [f, { x, earlier: false }]));
-    for (const run of m.earlier ?? []) for (const [f, x] of Object.entries(run.by_file ?? {})) if (earlierFiles.has(f) && !rows.has(f)) rows.set(f, { x, earlier: true });
-    out.push('', '| file | score | killed of | without equivalents |', '|---|---|---|---|');
-    for (const [file, { x, earlier }] of [...rows].sort(([a], [b]) => (a < b ? -1 : 1))) out.push(`| \`${file}\`${earlier ? ' (earlier run)' : ''} | ${x.score}% | ${x.detected} of ${x.valid} | ${x.equivalent ? `${x.score_without_equivalent}% (${x.equivalent} explained)` : ''} |`);
+    const carried = (x) => (x.carried_files ? `, ${x.carried_files} as an earlier run measured ${x.carried_files === 1 ? 'it' : 'them'}` : '');
+    for (const [area, x] of areas) out.push(`- ${area}: **${x.score}%** (${x.detected} of ${x.valid}, ${x.files} file${x.files === 1 ? '' : 's'}${carried(x)}${without(x)})`);
+    out.push('', '| file | score | killed of | without equivalents | measured |', '|---|---|---|---|---|');
+    for (const [file, x] of Object.entries(m.by_file ?? {})) out.push(`| \`${file}\` | ${x.score}% | ${x.detected} of ${x.valid} | ${x.equivalent ? `${x.score_without_equivalent}% (${x.equivalent} explained)` : ''} | ${x.measured ? `earlier run, ${x.measured}` : 'this run'} |`);
   }
   for (const run of m.earlier ?? []) {
     out.push('', `Measured by an earlier run, not re-run since (its own command and date):`, '', ...runLines(run));

@@ -655,6 +655,18 @@ describe('readLiveRecordsCached: clocks, failures and what the snapshot carries'
     await expect(readLiveRecordsCached(w.api, read, { previous: { unusable: 'no cache yet' }, now })).rejects.toMatchObject({ status: 500 });
   });
 
+  it('an events endpoint failing once (a 500) fails the run, rather than a full read that would hide it', async () => {
+    const w = world();
+    const snapshot = await warm(w);
+    const answer = w.api.events;
+    let calls = 0;
+    w.api.events = (q) => {
+      if (calls++ === 0) throw new HttpError(500, 'boom');
+      return answer(q);
+    };
+    await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now })).rejects.toMatchObject({ status: 500 });
+  });
+
   it('a full read whose list answers 404 fails with the API\'s error, not an unexplained change', async () => {
     const w = world();
     delete w.lists['/environment/e1/services'];
