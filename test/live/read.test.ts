@@ -19,6 +19,9 @@ const ORG = 'org-1';
 class ListApi implements ApiPort {
   readonly calls: string[] = [];
   constructor(readonly lists: Record<string, unknown>) {}
+  get requestCount(): number {
+    return this.calls.length;
+  }
   async get<T>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     this.calls.push(key);
