@@ -11,13 +11,16 @@ import type { ApiPort, Query } from '../../src/live/api-port.js';
 import { listResults, orgListsNeeded, readLiveRecords, readOrganizationLists, readVariableLists, type LiveRecords } from '../../src/live/read.js';
 import { requestKey } from '../../src/live/touched.js';
 import { buildGraph } from '../../src/graph/build.js';
-import type { DesiredGraph } from '../../src/model/resource.js';
+import type { DesiredGraph, DesiredResource } from '../../src/model/resource.js';
 
 const ORG = 'org-1';
 
 /** GETs answered from `lists` by request key (a list not given answers empty); every call recorded. */
 class ListApi implements ApiPort {
   readonly calls: string[] = [];
+  /** The most requests ever in flight at once. */
+  maxInFlight = 0;
+  private inFlight = 0;
   constructor(readonly lists: Record<string, unknown>) {}
   get requestCount(): number {
     return this.calls.length;
@@ -25,6 +28,9 @@ class ListApi implements ApiPort {
   async get<T>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     this.calls.push(key);
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    await new Promise((r) => setTimeout(r, 1));
+    this.inFlight--;
     if (key in this.lists) return structuredClone(this.lists[key]) as T;
     return (path === '/organization' ? { results: [{ id: ORG, name: 'acme' }] } : { results: [] }) as T;
   }
@@ -189,6 +195,52 @@ describe('readLiveRecords: the lists below a project', () => {
     expect(out.environments.get('p1')!.map((e) => e.id)).toEqual(['e1', 'e2']);
   });
 
+  it('an empty manifest reads the organization only', async () => {
+    const { calls } = await readFor({});
+    expect(calls).toEqual(['/organization']);
+  });
+
+  it('of two live projects under one name (case aside), the first listed is the one read', async () => {
+    const { calls } = await readFor({ projects: [{ name: 'shop' }] }, live({ [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'Shop' }, { id: 'p3', name: 'shop' }] } }));
+    expect(calls).toContain('/project/p1/environment');
+    expect(calls).not.toContain('/project/p3/environment');
+  });
+
+  it('a declared environment not live reads nothing of its own', async () => {
+    const { calls } = await readFor({ projects: [{ name: 'shop', environments: [env('staging', { services: [app('api', { variables: [] })] })] }] });
+    expect(calls).toEqual(['/organization', `/organization/${ORG}/project`, `/organization/${ORG}/cluster`, '/project/p1/environment']);
+  });
+
+  it('holds the requests in flight to the parallelism asked for (8 by default)', async () => {
+    const many = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, name: `p${i}` }));
+    const manifest = { projects: many.map((p) => ({ name: p.name })) };
+    const lists = live({ [`/organization/${ORG}/project`]: { results: many } });
+    const two = new ListApi(lists);
+    await readLiveRecords(two, graphOf(manifest), { parallelism: 2 });
+    expect(two.calls.filter((c) => c.startsWith('/project/'))).toHaveLength(10);
+    expect(two.maxInFlight).toBe(2);
+    const dflt = new ListApi(lists);
+    await readLiveRecords(dflt, graphOf(manifest));
+    expect(dflt.calls.filter((c) => c.startsWith('/project/'))).toHaveLength(10);
+    expect(dflt.maxInFlight).toBe(8);
+  });
+
+  it('a graph without prune lists (not built from a manifest) deletes, so reads, nothing more', async () => {
+    const resources = new Map<string, DesiredResource>([
+      ['project.shop', { address: 'project.shop', kind: 'project', name: 'shop', attrs: {} } as DesiredResource],
+      ['project.shop/environment.prod', { address: 'project.shop/environment.prod', kind: 'environment', name: 'prod', parent: 'project.shop', attrs: {} } as DesiredResource],
+      ['project.shop/environment.prod/application.api', { address: 'project.shop/environment.prod/application.api', kind: 'application', name: 'api', parent: 'project.shop/environment.prod', attrs: {} } as DesiredResource],
+    ]);
+    const api = new ListApi(live());
+    await readLiveRecords(api, { resources, order: [...resources.keys()] } as DesiredGraph, { parallelism: 1 });
+    expect(api.calls).toEqual(['/organization', `/organization/${ORG}/project`, `/organization/${ORG}/cluster`, '/project/p1/environment', '/environment/e1/services', '/environment/e1/statuses']);
+  });
+
+  it('an environment variable named like a service does not make that service\'s list read', async () => {
+    const { calls } = await readFor({ projects: [{ name: 'shop', environments: [env('prod', { variables: [{ key: 'WORKER', value: 'x' }] })] }] });
+    expect(calls.filter((c) => c.startsWith('/variable'))).toEqual([vars('e1', 'ENVIRONMENT')]);
+  });
+
   it('matches a project by name case-insensitively', async () => {
     const { calls } = await readFor({ projects: [{ name: 'SHOP' }] });
     expect(calls).toContain('/project/p1/environment');
@@ -225,15 +277,25 @@ describe('readLiveRecords: the lists below a project', () => {
     expect(out.services.get('e2')!.map((s) => s.id)).toEqual(['s3']);
     // The project of a deleted environment is declared: its variables are not this reader's.
     expect(calls).not.toContain(vars('p1', 'PROJECT'));
+    expect(out.variables.has('p1')).toBe(false);
+  });
+
+  it('a database in a deleted environment has no variable list', async () => {
+    const { calls } = await readFor(
+      { projects: [{ name: 'shop', environments: [env('prod')], prune: { environments: true } }] },
+      live({ '/environment/e2/services': { results: [{ id: 'd2', name: 'pg', service_type: 'DATABASE' }, { id: 's3', name: 'cron', service_type: 'JOB' }] } }),
+    );
+    expect(calls.filter((c) => c.startsWith('/variable'))).toEqual([vars('s3', 'JOB')]);
   });
 
   it('a deleted environment with no service reads its own variable list', async () => {
-    const { calls } = await readFor(
+    const { calls, out } = await readFor(
       { projects: [{ name: 'shop', environments: [env('prod')], prune: { environments: true } }] },
       live({ '/environment/e2/services': { results: [] } }),
     );
     expect(calls).toContain(vars('e2', 'ENVIRONMENT'));
     expect(calls).not.toContain(vars('p1', 'PROJECT'));
+    expect(out.variables.has('p1')).toBe(false);
   });
 
   it('an undeclared project is read only when the top level prunes projects, with everything in it', async () => {
@@ -256,11 +318,14 @@ describe('readLiveRecords: the lists below a project', () => {
   });
 
   it('a deleted project without services reads its environment and project lists', async () => {
-    const { calls } = await readFor(
+    const { calls, out } = await readFor(
       { prune: { projects: true }, projects: [{ name: 'shop' }] },
-      live({ '/environment/e9/services': { results: [] } }),
+      live({ '/environment/e9/services': { results: [] }, [vars('e9', 'ENVIRONMENT')]: { results: [{ id: 'ee', key: 'EE', scope: 'ENVIRONMENT' }, { id: 'pp', key: 'PP', scope: 'PROJECT' }] } }),
     );
     expect(calls.filter((c) => c.startsWith('/variable'))).toEqual([vars('e9', 'ENVIRONMENT')]);
+    // The environment's list also holds its project's variables.
+    expect(out.variables.get('e9')!.map((v) => v.id)).toEqual(['ee']);
+    expect(out.variables.get('p2')!.map((v) => v.id)).toEqual(['pp']);
 
     const empty = await readFor({ prune: { projects: true }, projects: [{ name: 'shop' }] }, live({ '/project/p2/environment': { results: [] } }));
     expect(empty.calls.filter((c) => c.startsWith('/variable'))).toEqual([vars('p2', 'PROJECT')]);
@@ -337,6 +402,14 @@ describe('readLiveRecords: variables, read per scope with the fewest lists', () 
       projects: [{ name: 'shop', environments: [env('prod', { services: [app('backend', { variables: [] })] })] }],
     });
     expect(calls.filter((c) => c.startsWith('/variable'))).toEqual([vars('s1', 'APPLICATION')]);
+  });
+
+  it('a project moved twice is read under whichever earlier name is live', async () => {
+    const { calls } = await readFor({
+      moved: [{ from: 'project.shop', to: 'project.mid' }, { from: 'project.mid', to: 'project.store' }],
+      projects: [{ name: 'store' }],
+    });
+    expect(calls).toContain('/project/p1/environment');
   });
 
   it('a project moved from an earlier name is read under it', async () => {
