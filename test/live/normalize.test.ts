@@ -276,6 +276,16 @@ describe('variables: the value of a plain one only, never of a secret', () => {
     expect(normalizeLive('variable', plain, 'project.shop/environment.prod/application.web', lookup()).attrs).not.toHaveProperty('aliased_service');
     const notHashed = { ...alias, aliased_variable: { key: 'QOVERY_ENVIRONMENT_ID', scope: 'BUILT_IN' } };
     expect(normalizeLive('variable', notHashed, 'project.shop/environment.prod/application.web', lookup()).attrs).not.toHaveProperty('aliased_service');
+    // Two services whose ids share the hash, in two environments: each environment finds its own.
+    const twin = `${SVC_ID.slice(0, 8)}-ffff-4000-8000-000000000009`;
+    const both = buildLiveLookup({
+      services: [
+        { record: { id: SVC_ID, name: 'api', service_type: 'APPLICATION' }, environment: 'prod', project: 'shop' },
+        { record: { id: twin, name: 'other', service_type: 'APPLICATION' }, environment: 'staging', project: 'shop' },
+      ],
+    });
+    expect(normalizeLive('variable', alias, 'project.shop/environment.prod/application.web', both).attrs).toMatchObject({ aliased_service: 'api' });
+    expect(normalizeLive('variable', alias, 'project.shop/environment.staging/application.web', both).attrs).toMatchObject({ aliased_service: 'other' });
     // A project's alias has no environment to look in.
     expect(normalizeLive('variable', alias, 'project.shop', lookup()).attrs).not.toHaveProperty('aliased_service');
   });

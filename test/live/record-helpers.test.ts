@@ -107,6 +107,9 @@ describe('helm source', () => {
     expect(helmSource(undefined, lookup)).toEqual({});
     expect(helmSource(null, lookup)).toEqual({});
     expect(helmSourceParts({ repository: 'x', helm_repository: 'y' })).toEqual({});
+    // A `git` field that is no object (null in some answers) leaves the request shape's git repository.
+    expect(helmSource({ git: null, git_repository: git }, lookup)).toEqual({ git_repository: git });
+    expect(helmSource({ git: 'x', git_repository: git }, lookup)).toEqual({ git_repository: git });
   });
 });
 
