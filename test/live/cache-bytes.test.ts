@@ -98,6 +98,20 @@ describe('responsesPieces after rememberAnswers', () => {
     expect(text(responsesPieces({ '/a': read['/c'], '/c': read['/a'] }))).toBe('{"/a":{"y":3},"/c":{"x":1}}');
   });
 
+  it('never runs the bytes of kept answers together over one left out, nor across two files', () => {
+    const readOf = (payload: string) => {
+      const b = bytes(payload);
+      const read = (JSON.parse(payload) as { responses: Record<string, unknown> }).responses;
+      rememberAnswers(b, scanPayload(b, 8)!, read);
+      return read;
+    };
+    const one = readOf('{"responses":{"/a":{"x":1},"/b":{"y":3},"/c":{"z":5}}}');
+    expect(text(responsesPieces({ '/a': one['/a'], '/c': one['/c'] }))).toBe('{"/a":{"x":1},"/c":{"z":5}}');
+    // The same layout in another file: /b of the second file sits where /b of the first did.
+    const two = readOf('{"responses":{"/a":{"x":9},"/b":{"y":2},"/c":{"z":7}}}');
+    expect(text(responsesPieces({ '/a': one['/a'], '/b': two['/b'] }))).toBe('{"/a":{"x":1},"/b":{"y":2}}');
+  });
+
   it('answers that are not objects (a number, a string, null) are remembered as nothing and written as text', () => {
     const payload = '{"responses":{"/n":5,"/s":"t","/z":null,"/a":{"x":1}}}';
     const b = bytes(payload);
