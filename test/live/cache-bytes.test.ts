@@ -93,6 +93,33 @@ describe('responsesPieces after rememberAnswers', () => {
     expect(reordered.map((p) => (typeof p === 'string' ? p : text([p])))).toEqual(['{', '"/c":{"y":3}', ',"/n":{"z":0},', '"/a":{"x":1}', '}']);
     // An answer read under one key and written under another is stringified.
     expect(responsesPieces({ '/other': read['/a'] })).toEqual(['{"/other":{"x":1}}']);
+    // Under another key of the same length too: the bytes would say the old key.
+    expect(text(responsesPieces({ '/z': read['/a'] }))).toBe('{"/z":{"x":1}}');
+    expect(text(responsesPieces({ '/a': read['/c'], '/c': read['/a'] }))).toBe('{"/a":{"y":3},"/c":{"x":1}}');
+  });
+
+  it('never runs the bytes of kept answers together over one left out, nor across two files', () => {
+    const readOf = (payload: string) => {
+      const b = bytes(payload);
+      const read = (JSON.parse(payload) as { responses: Record<string, unknown> }).responses;
+      rememberAnswers(b, scanPayload(b, 8)!, read);
+      return read;
+    };
+    const one = readOf('{"responses":{"/a":{"x":1},"/b":{"y":3},"/c":{"z":5}}}');
+    expect(text(responsesPieces({ '/a': one['/a'], '/c': one['/c'] }))).toBe('{"/a":{"x":1},"/c":{"z":5}}');
+    // The same layout in another file: /b of the second file sits where /b of the first did.
+    const two = readOf('{"responses":{"/a":{"x":9},"/b":{"y":2},"/c":{"z":7}}}');
+    expect(text(responsesPieces({ '/a': one['/a'], '/b': two['/b'] }))).toBe('{"/a":{"x":1},"/b":{"y":2}}');
+  });
+
+  it('answers that are not objects (a number, a string, null) are remembered as nothing and written as text', () => {
+    const payload = '{"responses":{"/n":5,"/s":"t","/z":null,"/a":{"x":1}}}';
+    const b = bytes(payload);
+    const read = (JSON.parse(payload) as { responses: Record<string, unknown> }).responses;
+    rememberAnswers(b, scanPayload(b, 8)!, read);
+    const pieces = responsesPieces(read);
+    expect(text(pieces)).toBe(payload.slice('{"responses":'.length, -1));
+    expect(pieces.filter((p) => typeof p !== 'string').map((p) => text([p]))).toEqual(['"/a":{"x":1}']);
   });
 
   it('copyOfAnswer: a fresh value equal to the answer, from its bytes or not', () => {
@@ -123,7 +150,7 @@ describe('splitCacheBytes and writePieces', () => {
   });
 
   it('declines any other shape: another header, no final newline or brace, a file cut after its header', () => {
-    for (const f of [`${header}{"responses":{}}}`, `${header}{\n`, `${header.replace('"seal"', ' "seal"')}{}}\n`, `{"checksum":"sha256:${'a'.repeat(63)}","seal":{"key_id":"0f","mac":"b"},"payload":{}}\n`, '']) {
+    for (const f of [`${header}{"responses":{}}}`, `${header}{\n`, `${header}{"responses":{}}]\n`, `${header.replace('"seal"', ' "seal"')}{}}\n`, `{"checksum":"sha256:${'a'.repeat(63)}","seal":{"key_id":"0f","mac":"b"},"payload":{}}\n`, '']) {
       expect(splitCacheBytes(bytes(f)), JSON.stringify(f)).toBeUndefined();
     }
   });
