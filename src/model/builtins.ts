@@ -12,6 +12,9 @@
  */
 import type { ServiceKind } from './resource.js';
 import { serviceMappings, type BuiltInName } from './kinds/index.js';
+import { builtInHash, parseBuiltInKey } from './builtin-keys.js';
+
+export { builtInHash, parseBuiltInKey } from './builtin-keys.js';
 
 const SERVICE_BUILT_INS: readonly BuiltInName[] = [
   { suffix: 'HOST_INTERNAL', secret: false },
@@ -27,18 +30,6 @@ export function builtInOfKind(kind: ServiceKind, suffix: string): BuiltInName | 
   return builtInsOfKind(kind).find((b) => b.suffix === suffix);
 }
 
-/** `Z` + the first 8 hex digits of a service id, upper-cased: the hash in its built-in keys (the emulator keeps its own copy, shortId: it imports nothing of the product). */
-export function builtInHash(serviceId: string): string {
-  return `Z${serviceId.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
-}
-
-const HASHED_KEY = /^QOVERY_([A-Z0-9]+)_(Z[0-9A-F]{8})_([A-Z0-9_]+)$/;
-
-/** The parts of a service's built-in key; undefined for any other key (QOVERY_ENVIRONMENT_ID...). */
-export function parseBuiltInKey(key: string): { kind: string; hash: string; suffix: string } | undefined {
-  const m = HASHED_KEY.exec(key);
-  return m ? { kind: m[1]!, hash: m[2]!, suffix: m[3]! } : undefined;
-}
 
 /** Whether `key` is the built-in `suffix` of the service with this id. */
 export function isBuiltInOf(key: string, serviceId: string, suffix: string): boolean {

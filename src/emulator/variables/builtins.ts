@@ -24,7 +24,7 @@ export interface BuiltInSpec {
 
 /**
  * `Z` + the first 8 hex digits of the id, upper-cased: how the real platform names services.
- * The product's reading of these keys (src/model/builtins.ts builtInHash) is the same rule written
+ * The product's reading of these keys (src/model/builtin-keys.ts builtInHash) is the same rule written
  * again on purpose: the emulator imports nothing of the product, so that a wrong rule in the
  * product shows as a disagreement with the platform the emulator plays, not as two sides agreeing.
  */
