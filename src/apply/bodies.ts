@@ -9,7 +9,7 @@
  */
 import type { Address, DesiredResource, ResourceKind } from '../model/resource.js';
 import { parseAddress, addressOf, isServiceKind } from '../model/resource.js';
-import { kindDescriptor, serviceMappings } from '../model/kinds/index.js';
+import { kindDescriptor, serviceMappings, type KindDescriptor, type ServiceMappings } from '../model/kinds/index.js';
 import { splitFingerprintMarker, withFingerprintMarker } from '../plan/fingerprint.js';
 import { canCarryMark, withProtectMark } from '../plan/protect-mark.js';
 import { desiredFingerprints } from '../plan/compare.js';
@@ -30,6 +30,14 @@ const STORAGE_FIELDS = ['id', 'type', 'size', 'mount_point'];
 /** Top-level fields a record may answer null that the API's edit requests type without null. */
 const NULL_MEANS_UNSET = ['instance_type'];
 
+/**
+ * A kind's own request mappings (attrs -> request body, after what every kind shares): a service
+ * kind's are in its `service` mappings, any other kind's on its descriptor (src/model/kinds).
+ */
+function requestMappings(kind: ResourceKind): Pick<KindDescriptor, 'toRequest' | 'recordToRequest' | 'finishCreate'> & Pick<ServiceMappings, 'finishUpdate'> {
+  return isServiceKind(kind) ? serviceMappings(kind) : kindDescriptor(kind);
+}
+
 /** `[{id, name, ...}]` or `[name]` resolved -> `[{id}]`. */
 function groupIds(v: unknown, kind: 'annotations_group' | 'labels_group', refs: IdRegistry, wantedBy: Address): Obj[] {
   if (!Array.isArray(v)) return [];
@@ -49,8 +57,7 @@ export function recordToRequest(kind: ResourceKind, record: ApiRecord): Obj {
   for (const g of ['annotations_groups', 'labels_groups'] as const) {
     if (Array.isArray(out[g])) out[g] = (out[g] as Obj[]).map((x) => ({ id: x.id }));
   }
-  if (isServiceKind(kind)) serviceMappings(kind).recordToRequest?.(out, record);
-  if (kind === 'alert_rule' && Array.isArray(record.alert_receiver_ids)) out.alert_receiver_ids = [...record.alert_receiver_ids];
+  requestMappings(kind).recordToRequest?.(out, record);
   return out;
 }
 
@@ -103,17 +110,7 @@ export function desiredToRequest(kind: ResourceKind, attrs: Obj, ctx: BodyContex
     if (a[g] !== undefined) a[g] = groupIds(a[g], g === 'annotations_groups' ? 'annotations_group' : 'labels_group', refs, address);
   }
   if (a.git_repository !== undefined) a.git_repository = gitRequest(a.git_repository);
-  if (isServiceKind(kind)) serviceMappings(kind).toRequest?.(a, ctx);
-  if (kind === 'alert_rule') {
-    if (Array.isArray(a.alert_receivers)) a.alert_receiver_ids = (a.alert_receivers as string[]).map((n) => refs.idOf('alert_receiver', n, address));
-    delete a.alert_receivers;
-    delete a.target;
-  }
-  if (kind === 'environment') delete a.cluster;
-  if (kind === 'deployment_stage') {
-    delete a.services;
-    delete a.after;
-  }
+  requestMappings(kind).toRequest?.(a, ctx);
   const fps = withProtectMark({ ...ctx.keptFingerprints, ...secretFingerprints(attrs, ctx.fingerprintKey) }, canCarryMark(kind) && ctx.protectMark === true);
   if (Object.keys(fps).length > 0) a.description = withFingerprintMarker(a.description as string | null | undefined, fps);
   return a;
@@ -134,7 +131,7 @@ export function updateBody(kind: ResourceKind, attrs: Obj, record: ApiRecord, ct
   // A service's storage; a database's `storage` is its size (a number), left as it is.
   if (Array.isArray(desired.storage)) desired.storage = storageWithIds(desired.storage, record.storage);
   const body = overlay(base, desired, REPLACED_WHOLE);
-  if (isServiceKind(kind)) serviceMappings(kind).finishUpdate?.(body, base, desired);
+  requestMappings(kind).finishUpdate?.(body, base, desired);
   const fields = new Set(requestFieldsOf(kind) ?? Object.keys(body));
   return Object.fromEntries(Object.entries(body).filter(([k]) => fields.has(k)));
 }
@@ -148,9 +145,7 @@ function createDefaults(kind: ResourceKind): Obj {
 export function createBody(kind: ResourceKind, attrs: Obj, ctx: BodyContext): Obj {
   const desired = desiredToRequest(kind, attrs, ctx);
   const body = overlay(createDefaults(kind), desired);
-  if (kind === 'alert_rule' && isObj(body.condition)) {
-    body.condition = { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, ...body.condition };
-  }
+  requestMappings(kind).finishCreate?.(body);
   if (Array.isArray(body.ports)) body.ports = portsWithIds(body.ports, undefined);
   if (body.description === null && kindDescriptor(kind).createDefaults?.description === '') body.description = '';
   return body;

@@ -3,8 +3,10 @@
  * descriptors (src/model/kinds) use, in a module that does not import the kind registry: the
  * registry imports the descriptors, and ./normalize.ts imports the registry (no import cycle).
  */
-import type { LiveResource, ServiceKind } from '../model/resource.js';
-import { compact, keyValuePairs, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num } from '../graph/attrs.js';
+import type { Address, LiveResource, ServiceKind } from '../model/resource.js';
+import { builtInHash } from '../model/builtin-keys.js';
+import { splitFingerprintMarker } from '../plan/fingerprint.js';
+import { compact, desc, keyValuePairs, sortedSet, normalizeGitRepository, normalizeHealthchecks, normalizePorts, normalizeStorage, num } from '../graph/attrs.js';
 
 export type ApiRecord = Record<string, any>;
 
@@ -26,6 +28,21 @@ export interface LiveLookup {
   labelsGroups: Map<string, string>;
   alertReceivers: Map<string, string>;
   services: Map<string, LiveServiceRef>;
+}
+
+/** What the live normaliser is given besides the record and the lookup (a kind's fromRecord, src/model/kinds). */
+export interface NormalizeExtra {
+  /** Clusters: the status record (next_k8s_available_version). */
+  clusterStatus?: ApiRecord;
+  /** The address of the object the record is under (a variable's: its project, environment or service). */
+  parent?: Address;
+}
+
+/** A record's attrs, and what its description's marker and its record say besides (src/live/normalize.ts). */
+export interface RecordAttrs {
+  attrs: Record<string, unknown>;
+  fingerprints?: Record<string, string>;
+  deployed?: LiveResource['deployed'];
 }
 
 /** An id the lookup does not know stays visible (and diffs) instead of vanishing. */
@@ -116,4 +133,48 @@ export function pairs(list: unknown[]): string[][] {
     else if (p && typeof p === 'object') rec[String((p as ApiRecord).key)] = String((p as ApiRecord).value);
   }
   return keyValuePairs(rec);
+}
+
+const hashIndex = new WeakMap<Map<string, LiveServiceRef>, Map<string, LiveServiceRef[]>>();
+
+/** The lookup's services by the hash of their built-in keys, built once per lookup. */
+export function servicesByHash(lookup: LiveLookup): Map<string, LiveServiceRef[]> {
+  let index = hashIndex.get(lookup.services);
+  if (!index) {
+    index = new Map();
+    for (const [id, ref] of lookup.services) {
+      const h = builtInHash(id);
+      const list = index.get(h);
+      if (list) list.push(ref);
+      else index.set(h, [ref]);
+    }
+    hashIndex.set(lookup.services, index);
+  }
+  return index;
+}
+
+function groupNames(list: unknown, map: Map<string, string>): string[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return sortedSet(list.map((g: ApiRecord) => (typeof g.name === 'string' ? g.name : nameOf(map, g.id))));
+}
+
+/**
+ * A service record's attrs (a service kind's descriptor's fromRecord): the fields every service
+ * has, mapped here once, then the kind's own, by `own` (its ServiceMappings.fromRecord), which
+ * answers what the service last deployed.
+ */
+export function serviceFromRecord(r: ApiRecord, lookup: LiveLookup, own: (r: ApiRecord, a: Record<string, unknown>, lookup: LiveLookup) => LiveResource['deployed']): RecordAttrs {
+  // Its description may carry driftless's marker: the protect mark, a terraform service's fingerprints.
+  const marker = splitFingerprintMarker(r.description);
+  const a: Record<string, unknown> = {
+    name: r.name,
+    description: desc(marker.description),
+  };
+  if (r.icon_uri !== undefined && r.icon_uri !== null) a.icon_uri = r.icon_uri;
+  const ag = groupNames(r.annotations_groups, lookup.annotationsGroups);
+  if (ag) a.annotations_groups = ag;
+  const lg = groupNames(r.labels_groups, lookup.labelsGroups);
+  if (lg) a.labels_groups = lg;
+  const deployed = own(r, a, lookup);
+  return deployed ? { attrs: a, fingerprints: marker.fingerprints, deployed } : { attrs: a, fingerprints: marker.fingerprints };
 }

@@ -1,6 +1,8 @@
 /** The `alert_receiver` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { compact } from '../../graph/attrs.js';
+import { splitFingerprintMarker } from '../../plan/fingerprint.js';
 
 /**
  * `send_resolved` when the manifest leaves it out: false, what a create has always sent. The API
@@ -14,6 +16,25 @@ const SEND_RESOLVED = false;
 
 export const alertReceiverKind: KindDescriptor<'alert_receiver'> = {
   kind: 'alert_receiver',
+  fromRecord(r) {
+    const d = splitFingerprintMarker(r.description);
+    return {
+      attrs: compact({
+        name: r.name,
+        type: r.type,
+        description: d.description,
+        send_resolved: r.send_resolved,
+        owner: r.owner ?? undefined,
+        severity: r.severity ?? undefined,
+        to: r.to ?? undefined,
+        from: r.from ?? undefined,
+        smarthost: r.smarthost ?? undefined,
+        auth_username: r.auth_username ?? undefined,
+        require_tls: r.require_tls ?? undefined,
+      }),
+      fingerprints: d.fingerprints,
+    };
+  },
   apiType: 'ALERT_RECEIVER',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,

@@ -1,9 +1,52 @@
 /** The `alert_rule` kind (src/model/kinds/descriptor.ts). */
 import { renamed, same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { compact, desc, num, sortedSet } from '../../graph/attrs.js';
+import { nameOf } from '../../live/record-helpers.js';
+import { isObj } from '../../apply/body-helpers.js';
 
 export const alertRuleKind: KindDescriptor<'alert_rule'> = {
   kind: 'alert_rule',
+  fromRecord(r, lookup) {
+    const t = r.target ?? {};
+    let target: Record<string, string>;
+    if (String(t.target_type ?? '').trim() === 'CLUSTER') {
+      target = { cluster: nameOf(lookup.clusters, t.target_id ?? r.cluster_id) };
+    } else {
+      const s = lookup.services.get(String(t.target_id));
+      target = s
+        ? { project: s.project, environment: s.environment, service: s.name }
+        : { project: String(t.service?.project_name ?? '?'), environment: String(t.service?.environment_name ?? '?'), service: String(t.service?.name ?? `(unknown id ${String(t.target_id)})`) };
+    }
+    const c = r.condition ?? {};
+    return {
+      attrs: compact({
+        name: r.name,
+        description: desc(r.description),
+        tag: r.tag ?? undefined,
+        condition: compact({ kind: c.kind, promql: c.promql, operator: c.operator, threshold: num(c.threshold), function: c.function }),
+        for_duration: r.for_duration ?? undefined,
+        severity: r.severity,
+        enabled: r.enabled,
+        alert_receivers: sortedSet((r.alert_receiver_ids ?? []).map((id: unknown) => nameOf(lookup.alertReceivers, id))),
+        presentation: r.presentation ? compact({ summary: r.presentation.summary ?? undefined, runbook_url: r.presentation.runbook_url ?? undefined }) : undefined,
+        target,
+      }),
+    };
+  },
+  toRequest(a, { refs, address }) {
+    // Receivers by name -> their ids; the target (immutable) is resolved by the create's writer (src/apply/writers.ts).
+    if (Array.isArray(a.alert_receivers)) a.alert_receiver_ids = (a.alert_receivers as string[]).map((n) => refs.idOf('alert_receiver', n, address));
+    delete a.alert_receivers;
+    delete a.target;
+  },
+  recordToRequest(out, record) {
+    if (Array.isArray(record.alert_receiver_ids)) out.alert_receiver_ids = [...record.alert_receiver_ids];
+  },
+  finishCreate(body) {
+    // The condition's fields the API requires that a manifest may leave out.
+    if (isObj(body.condition)) body.condition = { kind: 'CUSTOM', operator: 'NONE', function: 'NONE', threshold: 0, ...body.condition };
+  },
   apiType: 'ALERT_RULE',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,

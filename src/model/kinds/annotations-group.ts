@@ -1,9 +1,20 @@
 /** The `annotations_group` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { sortedSet } from '../../graph/attrs.js';
+import { byKey, type ApiRecord } from '../../live/record-helpers.js';
 
 export const annotationsGroupKind: KindDescriptor<'annotations_group'> = {
   kind: 'annotations_group',
+  fromRecord: (r) => ({
+    attrs: {
+      name: r.name,
+      annotations: [...(r.annotations ?? [])]
+        .map((a: ApiRecord) => ({ key: String(a.key), value: String(a.value) }))
+        .sort(byKey),
+      scopes: sortedSet(r.scopes ?? []),
+    },
+  }),
   apiType: 'ANNOTATIONS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,

@@ -6,12 +6,13 @@ import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';
 import { compact, put } from '../../graph/attrs.js';
-import { computeFromRecord, deployedCommit, gitRepo } from '../../live/record-helpers.js';
+import { serviceFromRecord, computeFromRecord, deployedCommit, gitRepo } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults } from '../../export/part-defaults.js';
 
 export const applicationKind: ServiceKindDescriptor<'application'> = {
   kind: 'application',
+  fromRecord: (r, lookup) => serviceFromRecord(r, lookup, applicationKind.service.fromRecord),
   apiType: 'APPLICATION',
   holdsVariables: true,
   caseInsensitiveName: true,

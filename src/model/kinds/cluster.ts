@@ -3,6 +3,18 @@ import type { KindDescriptor } from './descriptor.js';
 
 export const clusterKind: KindDescriptor<'cluster'> = {
   kind: 'cluster',
+  fromRecord(r, _lookup, extra) {
+    const next = extra.clusterStatus?.next_k8s_available_version ?? r.next_k8s_available_version ?? null;
+    // An upgrade (or any deployment) in progress counts as done: asking again would be refused (409).
+    const busy = /QUEUED|ING$/.test(String(extra.clusterStatus?.status ?? ''));
+    return {
+      attrs: {
+        kubernetes_version: r.kubernetes_version ?? r.version ?? r.kubernetes ?? null,
+        next_k8s_available_version: next,
+        upgrade_kubernetes: busy || next === null || next === undefined || next === '',
+      },
+    };
+  },
   apiType: 'CLUSTER',
   caseInsensitiveName: false,
   namedByOthers: true,

@@ -4,12 +4,13 @@ import type { ServiceKindDescriptor } from './descriptor.js';
 import { checkComputeShape } from '../../manifest/shape-helpers.js';
 import { compute as computeAttrs } from '../../graph/service-helpers.js';
 import { compact } from '../../graph/attrs.js';
-import { computeFromRecord, registryName } from '../../live/record-helpers.js';
+import { serviceFromRecord, computeFromRecord, registryName } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged } from '../../export/manifest-helpers.js';
 import { isObj } from '../../apply/body-helpers.js';
 
 export const containerKind: ServiceKindDescriptor<'container'> = {
   kind: 'container',
+  fromRecord: (r, lookup) => serviceFromRecord(r, lookup, containerKind.service.fromRecord),
   apiType: 'CONTAINER',
   holdsVariables: true,
   caseInsensitiveName: true,

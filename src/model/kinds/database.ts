@@ -1,6 +1,7 @@
 /** The `database` kind (src/model/kinds/descriptor.ts). */
 import { renamed, same, serviceCommon } from '../ignore-table.js';
 import type { ServiceKindDescriptor } from './descriptor.js';
+import { serviceFromRecord } from '../../live/record-helpers.js';
 import { error as codeError } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compact, num, put } from '../../graph/attrs.js';
@@ -9,6 +10,7 @@ import { addressOf, parseAddress } from '../resource.js';
 
 export const databaseKind: ServiceKindDescriptor<'database'> = {
   kind: 'database',
+  fromRecord: (r, lookup) => serviceFromRecord(r, lookup, databaseKind.service.fromRecord),
   apiType: 'DATABASE',
   caseInsensitiveName: true,
   parent: 'environment',

@@ -14,7 +14,7 @@ import type { ResourceKind, ServiceKind } from './names.js';
 import type { ServiceSpec } from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/service-helpers.js';
-import type { ApiRecord, LiveLookup } from '../../live/record-helpers.js';
+import type { ApiRecord, LiveLookup, NormalizeExtra, RecordAttrs } from '../../live/record-helpers.js';
 import type { BodyContext } from '../../apply/body-helpers.js';
 import type { ExportContext } from '../../export/manifest-helpers.js';
 
@@ -51,6 +51,27 @@ export type AuditTarget =
 
 export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly kind: K;
+  /**
+   * API record -> attrs (src/live/normalize.ts): ids of the objects it names become names through
+   * `lookup`, set-like lists sorted, a fingerprint marker split off the description. A service
+   * kind's is serviceFromRecord (src/live/record-helpers.ts): the fields every service has, then
+   * its own, by its `service.fromRecord`.
+   */
+  fromRecord(r: ApiRecord, lookup: LiveLookup, extra: NormalizeExtra): RecordAttrs;
+  /** The name of its object in the address (src/live/normalize.ts); absent: the record's `name`. */
+  recordName?(r: ApiRecord): string;
+  /** There is one object of the kind (the token's organization): its address is the kind alone. */
+  readonly singleton?: true;
+  /*
+   * Attrs -> request body (src/apply/bodies.ts), after the mapping every kind shares. A service
+   * kind has these in its `service` mappings (ServiceMappings), beside its other mappings.
+   */
+  /** Attrs -> request body: names resolved to ids, attrs the API does not take left out, in place. */
+  toRequest?(a: Obj, ctx: BodyContext): void;
+  /** A live record's fields -> request shape (a full-replacement PUT keeps what is not owned), in place. */
+  recordToRequest?(out: Obj, record: ApiRecord): void;
+  /** Last touches of a create body (defaults and desired attrs laid over each other), in place. */
+  finishCreate?(body: Obj): void;
   /**
    * The API's upper-case name of the kind: a service's `service_type`, the `scope` of the variables
    * it holds, its audit `target_type` or `sub_target_type` (the API spells them the same, so they
@@ -149,7 +170,10 @@ export interface ServiceMappings<K extends ServiceKind = ServiceKind> {
   checkShape?(s: Extract<ServiceSpec, { type: K }>, c: ShapeCheck): void;
   /** Manifest -> desired attrs (src/graph/services.ts): sets out.attrs, deploy pins, dependencies. */
   fromManifest(s: Extract<ServiceSpec, { type: K }>, out: ServiceBuild, env: Address, b: GraphBuilder): void;
-  /** API record -> attrs (src/live/normalize.ts), in place; answers what the service last deployed. */
+  /**
+   * API record -> attrs of its own fields (src/live/normalize.ts, through the descriptor's
+   * fromRecord: serviceFromRecord), in place; answers what the service last deployed.
+   */
   fromRecord(r: ApiRecord, a: Obj, lookup: LiveLookup): LiveResource['deployed'];
   /** Attrs -> request body (src/apply/bodies.ts): names resolved to ids, in place. */
   toRequest?(a: Obj, ctx: BodyContext): void;

@@ -1,9 +1,22 @@
 /** The `environment` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { compact } from '../../graph/attrs.js';
+import { nameOf } from '../../live/record-helpers.js';
 
 export const environmentKind: KindDescriptor<'environment'> = {
   kind: 'environment',
+  fromRecord: (r, lookup) => ({
+    attrs: compact({
+      name: r.name,
+      mode: r.mode,
+      cluster: nameOf(lookup.clusters, r.cluster_id ?? r.cloud_provider?.cluster),
+    }),
+  }),
+  toRequest(a) {
+    // Its cluster (immutable) goes as the create's `cluster_id`, resolved by the writer (src/apply/writers.ts).
+    delete a.cluster;
+  },
   apiType: 'ENVIRONMENT',
   holdsVariables: true,
   caseInsensitiveName: true,

@@ -1,9 +1,18 @@
 /** The `labels_group` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { byKey, type ApiRecord } from '../../live/record-helpers.js';
 
 export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   kind: 'labels_group',
+  fromRecord: (r) => ({
+    attrs: {
+      name: r.name,
+      labels: [...(r.labels ?? [])]
+        .map((l: ApiRecord) => ({ key: String(l.key), value: String(l.value), propagate_to_cloud_provider: l.propagate_to_cloud_provider === true }))
+        .sort(byKey),
+    },
+  }),
   apiType: 'LABELS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
