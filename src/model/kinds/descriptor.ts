@@ -218,4 +218,8 @@ export interface ShapeCheck {
 /** A service kind's descriptor: the common part and its mappings. */
 export interface ServiceKindDescriptor<K extends ServiceKind = ServiceKind> extends KindDescriptor<K> {
   readonly service: ServiceMappings<K>;
+  /** A service kind's request mappings are in `service` (src/apply/bodies.ts reads them there): none here. */
+  toRequest?: never;
+  recordToRequest?: never;
+  finishCreate?: never;
 }
