@@ -6,7 +6,7 @@ import { error } from '../../manifest/codes.js';
 import { sourceOf } from '../../manifest/types.js';
 import { compute as computeAttrs, git as gitAttrs } from '../../graph/service-helpers.js';
 import { compact, put } from '../../graph/attrs.js';
-import { serviceFromRecord, computeFromRecord, deployedCommit, gitRepo } from '../../live/record-helpers.js';
+import { computeFromRecord, deployedCommit, gitRepo, serviceFromRecord } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged, gitRepository } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults } from '../../export/part-defaults.js';
 

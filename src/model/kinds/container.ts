@@ -4,7 +4,7 @@ import type { ServiceKindDescriptor } from './descriptor.js';
 import { checkComputeShape } from '../../manifest/shape-helpers.js';
 import { compute as computeAttrs } from '../../graph/service-helpers.js';
 import { compact } from '../../graph/attrs.js';
-import { serviceFromRecord, computeFromRecord, registryName } from '../../live/record-helpers.js';
+import { computeFromRecord, registryName, serviceFromRecord } from '../../live/record-helpers.js';
 import { computeToManifest, computeUnmanaged } from '../../export/manifest-helpers.js';
 import { isObj } from '../../apply/body-helpers.js';
 

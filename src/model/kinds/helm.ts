@@ -5,7 +5,7 @@ import type { HelmSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, keyValuePairs, num, put } from '../../graph/attrs.js';
-import { serviceFromRecord, args, deployedCommit, gitRepo, helmSource, helmSourceParts, pairs, type ApiRecord } from '../../live/record-helpers.js';
+import { args, deployedCommit, gitRepo, helmSource, helmSourceParts, pairs, serviceFromRecord, type ApiRecord } from '../../live/record-helpers.js';
 import { clean, gitRepository, obj, strs, type ExportContext } from '../../export/manifest-helpers.js';
 import { PART_DEFAULTS, withoutKindDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';

@@ -8,7 +8,7 @@ import type { JobSpec } from '../../manifest/types.js';
 import type { LiveResource } from '../resource.js';
 import { git as gitAttrs, type ServiceBuild } from '../../graph/service-helpers.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { serviceFromRecord, args, deployedCommit, gitRepo, registryName } from '../../live/record-helpers.js';
+import { args, deployedCommit, gitRepo, registryName, serviceFromRecord } from '../../live/record-helpers.js';
 import { clean, computeUnmanaged, gitRepository, obj } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults, withoutPartDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj, pick } from '../../apply/body-helpers.js';

@@ -9,7 +9,7 @@ import { addressOf, type Address, type LiveResource } from '../resource.js';
 import { git as gitAttrs, secretTfVarFields, type ServiceBuild } from '../../graph/service-helpers.js';
 import { checkDescription, secret, type GraphBuilder } from '../../graph/builder.js';
 import { compact, num, put } from '../../graph/attrs.js';
-import { serviceFromRecord, args, byKey, deployedCommit, gitRepo, type ApiRecord } from '../../live/record-helpers.js';
+import { args, byKey, deployedCommit, gitRepo, serviceFromRecord, type ApiRecord } from '../../live/record-helpers.js';
 import { EnvRef, gitRepository, obj, type ExportContext } from '../../export/manifest-helpers.js';
 import { withoutKindDefaults } from '../../export/part-defaults.js';
 import { gitRequest, isObj } from '../../apply/body-helpers.js';
