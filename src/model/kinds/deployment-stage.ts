@@ -1,6 +1,8 @@
 /** The `deployment_stage` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { desc, sortedSet } from '../../graph/attrs.js';
+import { clean } from '../../export/manifest-helpers.js';
 
 export const deploymentStageKind: KindDescriptor<'deployment_stage'> = {
   kind: 'deployment_stage',
@@ -10,4 +12,13 @@ export const deploymentStageKind: KindDescriptor<'deployment_stage'> = {
   parent: 'environment',
   requestFields: ['name', 'description'],
   ignorePaths: same('description', 'services'),
+  attrsFromManifest(st, at) {
+    const attrs: Record<string, unknown> = { name: st.name };
+    if (st.description !== undefined) attrs.description = desc(st.description);
+    attrs.services = sortedSet(st.services ?? []);
+    // Stages run in the order the manifest lists them: each after the one before it.
+    if (at.previous !== undefined) attrs.after = at.previous;
+    return { attrs };
+  },
+  toManifestDoc: (r) => clean({ name: r.name, description: r.attrs.description, services: r.attrs.services }),
 };

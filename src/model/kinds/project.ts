@@ -1,6 +1,8 @@
 /** The `project` kind (src/model/kinds/descriptor.ts). */
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
+import { desc } from '../../graph/attrs.js';
+import { clean } from '../../export/manifest-helpers.js';
 
 export const projectKind: KindDescriptor<'project'> = {
   kind: 'project',
@@ -9,4 +11,10 @@ export const projectKind: KindDescriptor<'project'> = {
   caseInsensitiveName: true,
   requestFields: ['name', 'description'],
   ignorePaths: same('description'),
+  attrsFromManifest(p) {
+    const attrs: Record<string, unknown> = { name: p.name };
+    if (p.description !== undefined) attrs.description = desc(p.description);
+    return { attrs };
+  },
+  toManifestDoc: (r) => clean({ name: r.name, description: r.attrs.description }),
 };
