@@ -8,6 +8,7 @@ import type { Address, LiveResource } from '../model/resource.js';
 import type { PlaceholderAllocator } from './placeholders.js';
 import { args } from '../live/record-helpers.js';
 import { withoutKindDefaults, withoutPartDefaults, type KindDefaults } from './part-defaults.js';
+import { DESCRIPTION_MAX_LENGTH, markerLength } from '../plan/fingerprint.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -95,4 +96,42 @@ export function computeToManifest(kind: KindDefaults, a: Doc): Doc {
     entrypoint: a.entrypoint,
     auto_deploy: a.auto_deploy,
   };
+}
+
+/**
+ * A secret driftless writes keeps its fingerprint marker in the description, within the API's
+ * limit: a longer description is shortened, with a warning. When the secrets are under
+ * `ignore_changes` (`unknowable`), driftless writes them (and the marker) only when it creates the
+ * object again: the shortened text is for that, and the live description is ignored too, so that
+ * adopting the object rewrites neither.
+ */
+export function fitDescription(doc: Doc, address: string, secretFields: string[], ctx: ExportContext, unknowable: string[] = []): void {
+  const d = doc.description;
+  const room = DESCRIPTION_MAX_LENGTH - markerLength(secretFields);
+  if (typeof d !== 'string' || d.length <= room) return;
+  doc.description = d.slice(0, room).trimEnd();
+  if (unknowable.length > 0) {
+    ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}) for when driftless creates it again (a secret it writes keeps a fingerprint marker in the description); under ignore_changes with its secrets, the live one is kept.`);
+    doc.ignore_changes = [...((doc.ignore_changes as string[] | undefined) ?? []), 'description'];
+  } else {
+    ctx.warnings.push(`${address}: description shortened to ${room} characters (from ${d.length}): a secret driftless writes keeps a fingerprint marker in its description.`);
+  }
+}
+
+/**
+ * `ignore_changes` for the secrets an export cannot know (the API never returns them, and
+ * driftless did not write them, so no fingerprint says what they hold): adopting the organization
+ * must not overwrite them with whatever the placeholders are set to. Their `${env:}` may then stay
+ * unset; it is needed only to create the object again.
+ */
+export function unknowable(paths: string[]): string[] | undefined {
+  return paths.length > 0 ? paths : undefined;
+}
+
+/** The document with these keys first, in this order, then the others as they were. */
+export function reorder(doc: Doc, keys: string[]): Doc {
+  const out: Doc = {};
+  for (const k of keys) if (k in doc) out[k] = doc[k];
+  for (const k of Object.keys(doc)) if (!(k in out)) out[k] = doc[k];
+  return out;
 }

@@ -1,7 +1,8 @@
 /**
  * buildGraph: Manifest -> DesiredGraph. One DesiredResource per declared object, with its address,
  * parent, dependencies, normalised attrs (see ./attrs.ts), pruning scopes, deploy pins and source
- * range; then a topological order. Pure: problems come back as diagnostics.
+ * range; then a topological order. Pure: problems come back as diagnostics. Each kind's attrs come
+ * from its descriptor (src/model/kinds: `attrsFromManifest`, a service kind's `service.fromManifest`).
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
@@ -19,7 +20,7 @@ import { instantiatedAt, relateDiagnostics, type TemplateLocations } from '../ma
 import type { Address, DesiredGraph, DesiredResource, ResourceKind } from '../model/resource.js';
 import { addressOf, SERVICE_KINDS } from '../model/resource.js';
 import { holdsVariables, kindDescriptor } from '../model/kinds/index.js';
-import { compact, desc, put, sortedSet } from './attrs.js';
+import type { DeclaredAt, DeclaredAttrs, ManifestSpecOf, ManifestSpecs } from '../model/kinds/descriptor.js';
 import { ignoreChangesOf } from './ignore.js';
 import { topologicalOrder } from './order.js';
 import { pruneKinds } from './prune.js';
@@ -27,7 +28,7 @@ import { checkMoved } from './moved.js';
 import { protectMarkRoom, protectOf } from './protect.js';
 import { serviceAttrs } from './services.js';
 import { addVariables, resolveVariables } from './variables.js';
-import { checkDescription, lazySource, secret, type GraphBuilder } from './builder.js';
+import { checkDescription, lazySource, type GraphBuilder } from './builder.js';
 
 export { pruneKinds } from './prune.js';
 export type { GraphBuilder } from './builder.js';
@@ -49,13 +50,11 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
   const b = newBuilder();
   const m = manifest;
 
+  // Each object's attrs come from its kind's descriptor (src/model/kinds, attrsFromManifest); the
+  // walk (addresses, parents, dependencies, diagnostics of references) is this module's.
   if (m.organization) {
     const o = m.organization;
-    const attrs: Record<string, unknown> = {};
-    put(attrs, 'name', o.name);
-    if (o.description !== undefined) attrs.description = desc(o.description);
-    for (const k of ['website_url', 'repository', 'logo_url', 'icon_url'] as const) put(attrs, k, o[k]);
-    if (o.admin_emails) attrs.admin_emails = sortedSet(o.admin_emails);
+    const { attrs } = declared('organization', o);
     b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, sourceFrom: o }, o);
   }
 
@@ -64,33 +63,27 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       address: addressOf('cluster', c.name),
       kind: 'cluster',
       name: c.name,
-      attrs: c.upgrade_kubernetes === true ? { upgrade_kubernetes: true } : {},
+      attrs: declared('cluster', c).attrs,
       sourceFrom: c,
     });
   }
 
   for (const g of m.annotation_groups ?? []) {
-    const annotations = Object.keys(g.annotations ?? {})
-      .sort()
-      .map((key) => ({ key, value: String(g.annotations[key]) }));
     b.add({
       address: addressOf('annotations_group', g.name),
       kind: 'annotations_group',
       name: g.name,
-      attrs: { name: g.name, annotations, scopes: sortedSet(g.scopes ?? []) },
+      attrs: declared('annotations_group', g).attrs,
       sourceFrom: g,
     }, g);
   }
 
   for (const g of m.label_groups ?? []) {
-    const labels = [...(g.labels ?? [])]
-      .map((l) => ({ key: l.key, value: String(l.value), propagate_to_cloud_provider: l.propagate_to_cloud_provider ?? false }))
-      .sort((x, y) => cmp(x.key, y.key));
     b.add({
       address: addressOf('labels_group', g.name),
       kind: 'labels_group',
       name: g.name,
-      attrs: { name: g.name, labels },
+      attrs: declared('labels_group', g).attrs,
       sourceFrom: g,
     }, g);
   }
@@ -177,63 +170,40 @@ function newBuilder(): GraphBuilder {
   };
 }
 
+/** The attrs of a manifest object of a kind that is not a service: its descriptor's mapping. */
+function declared<K extends keyof ManifestSpecs>(kind: K, spec: ManifestSpecs[K], at: DeclaredAt = {}): DeclaredAttrs {
+  return kindDescriptor(kind).attrsFromManifest!(spec as ManifestSpecOf<K>, at);
+}
+
 function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
   const address = addressOf('alert_receiver', r.name);
-  const attrs: Record<string, unknown> = { name: r.name, type: r.type };
-  if (r.description !== undefined) attrs.description = desc(r.description);
-  put(attrs, 'send_resolved', r.send_resolved);
-  put(attrs, 'owner', r.owner);
-  put(attrs, 'severity', r.severity);
-  const sensitive: string[] = [];
-  if (r.webhook_url !== undefined) {
-    attrs.webhook_url = secret(r.webhook_url);
-    sensitive.push('webhook_url');
-  }
-  for (const k of ['to', 'from', 'smarthost', 'auth_username'] as const) put(attrs, k, r[k]);
-  if (r.auth_password !== undefined) {
-    attrs.auth_password = secret(r.auth_password);
-    sensitive.push('auth_password');
-  }
-  put(attrs, 'require_tls', r.require_tls);
-  checkDescription(b, r.description, sensitive, address, () => sourceOf(r, 'description'));
-  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields: sensitive, sourceFrom: r }, r);
+  const { attrs, sensitiveFields } = declared('alert_receiver', r);
+  checkDescription(b, r.description, sensitiveFields ?? [], address, () => sourceOf(r, 'description'));
+  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields, sourceFrom: r }, r);
 }
 
 function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
   const address = addressOf('webhook', w.target_url);
-  const attrs: Record<string, unknown> = { target_url: w.target_url };
-  put(attrs, 'kind', w.kind);
-  if (w.description !== undefined) attrs.description = desc(w.description);
-  attrs.events = sortedSet(w.events ?? []);
-  put(attrs, 'enabled', w.enabled);
-  const sensitive: string[] = [];
-  if (w.secret !== undefined) {
-    attrs.target_secret = secret(w.secret);
-    sensitive.push('target_secret');
-  }
-  if (w.project_names_filter) attrs.project_names_filter = sortedSet(w.project_names_filter);
-  if (w.environment_types_filter) attrs.environment_types_filter = sortedSet(w.environment_types_filter);
-  checkDescription(b, w.description, sensitive, address, () => sourceOf(w, 'description'));
-  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields: sensitive, sourceFrom: w }, w);
+  const { attrs, sensitiveFields } = declared('webhook', w);
+  checkDescription(b, w.description, sensitiveFields ?? [], address, () => sourceOf(w, 'description'));
+  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields, sourceFrom: w }, w);
 }
 
 function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
   const address = addressOf('alert_rule', r.name);
+  const { attrs } = declared('alert_rule', r);
   const dependsOn: Address[] = [];
-  let target: Record<string, string>;
   if ('cluster' in r.target) {
-    target = { cluster: r.target.cluster };
     const c = addressOf('cluster', r.target.cluster);
     if (b.resources.has(c)) dependsOn.push(c);
   } else {
     const t = r.target;
-    target = { project: t.project, environment: t.environment, service: t.service };
     const env = addressOf('environment', t.environment, addressOf('project', t.project));
     const svc = SERVICE_KINDS.map((k) => addressOf(k, t.service, env)).find((a) => b.resources.has(a));
     if (svc) dependsOn.push(svc);
   }
-  const receivers = sortedSet(r.receivers ?? []);
-  for (const name of receivers) {
+  // The receivers as the attrs list them (sorted): each must be declared.
+  for (const name of attrs.alert_receivers as string[]) {
     const a = addressOf('alert_receiver', name);
     if (b.resources.has(a)) dependsOn.push(a);
     else
@@ -245,23 +215,12 @@ function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
         }),
       );
   }
-  const attrs: Record<string, unknown> = { name: r.name };
-  if (r.description !== undefined) attrs.description = desc(r.description);
-  put(attrs, 'tag', r.tag);
-  attrs.condition = compact({ ...r.condition });
-  put(attrs, 'for_duration', r.for_duration);
-  attrs.severity = r.severity;
-  put(attrs, 'enabled', r.enabled);
-  attrs.alert_receivers = receivers;
-  if (r.presentation) attrs.presentation = compact({ ...r.presentation });
-  attrs.target = target;
   b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, sourceFrom: r }, r);
 }
 
 function addProject(b: GraphBuilder, p: ProjectSpec): void {
   const address = addressOf('project', p.name);
-  const attrs: Record<string, unknown> = { name: p.name };
-  if (p.description !== undefined) attrs.description = desc(p.description);
+  const { attrs } = declared('project', p);
   const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), sourceFrom: p }, p);
   if (!res) return;
   addVariables(b, p.variables, res);
@@ -270,9 +229,7 @@ function addProject(b: GraphBuilder, p: ProjectSpec): void {
 
 function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): void {
   const address = addressOf('environment', e.name, project);
-  const attrs: Record<string, unknown> = { name: e.name };
-  put(attrs, 'mode', e.mode);
-  attrs.cluster = e.cluster;
+  const { attrs } = declared('environment', e);
   const dependsOn: Address[] = [];
   const cluster = addressOf('cluster', e.cluster);
   if (b.resources.has(cluster)) dependsOn.push(cluster);
@@ -323,11 +280,8 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
   let previous: string | undefined;
   for (const st of e.deployment_stages ?? []) {
     const address = addressOf('deployment_stage', st.name, env);
-    const attrs: Record<string, unknown> = { name: st.name };
-    if (st.description !== undefined) attrs.description = desc(st.description);
-    const members = sortedSet(st.services ?? []);
-    attrs.services = members;
-    if (previous !== undefined) attrs.after = previous;
+    const { attrs } = declared('deployment_stage', st, { previous });
+    const members = attrs.services as string[];
     const dependsOn: Address[] = [];
     if (previous !== undefined) dependsOn.push(addressOf('deployment_stage', previous, env));
     for (const name of members) {
@@ -355,8 +309,4 @@ function resolveCloneSources(b: GraphBuilder): void {
     if (b.resources.has(c.source)) db.dependsOn.push(c.source);
   }
   b.pendingClones.length = 0;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -11,9 +11,7 @@ import { sourceOf } from '../manifest/types.js';
 import type { Address, DesiredResource, ServiceKind } from '../model/resource.js';
 import { addressOf, isServiceKind } from '../model/resource.js';
 import { builtInOfKind, builtInsOfKind } from '../model/builtins.js';
-import { isSecretValue } from '../model/secret.js';
-import { desc, put } from './attrs.js';
-import { variableScopeOf } from '../model/kinds/index.js';
+import { kindDescriptor, variableScopeOf } from '../model/kinds/index.js';
 import { checkDescription, secret, type GraphBuilder, type PendingVariable } from './builder.js';
 
 /** Built-in variables are provided by the platform; aliases and overrides may target them. */
@@ -24,38 +22,19 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
   if (specs !== undefined && !(scope.owns ?? []).includes('variable')) scope.owns = [...(scope.owns ?? []), 'variable'];
   for (const v of specs ?? []) {
     const address = addressOf('variable', v.key, scope.address);
-    const attrs: Record<string, unknown> = { key: v.key };
-    let type: string;
-    if (v.alias !== undefined) type = 'ALIAS';
-    else if (v.external_secret !== undefined) type = 'EXTERNAL_SECRET';
-    else if (v.override === true) type = 'OVERRIDE';
-    else if (v.mount_path !== undefined) type = 'FILE';
-    else type = 'VALUE';
-    attrs.variable_type = type;
-    const isSecret = v.secret === true || isSecretValue(v.value);
-    attrs.is_secret = isSecret;
-    if (v.value !== undefined && type !== 'ALIAS' && type !== 'EXTERNAL_SECRET') {
-      attrs.value = isSecret ? secret(v.value) : String(v.value);
-    }
-    put(attrs, 'mount_path', v.mount_path);
-    if (v.description !== undefined) attrs.description = desc(v.description);
-    put(attrs, 'enable_interpolation_in_file', v.enable_interpolation_in_file);
-    if (v.external_secret) {
-      attrs.secret_manager_access_id = v.external_secret.secret_manager_access_id;
-      // A secret's value (here the reference) is never returned: it is compared by fingerprint.
-      put(attrs, 'reference', isSecret ? secret(v.external_secret.reference) : v.external_secret.reference);
-    }
-    const sensitive = isSecret && attrs.value !== undefined ? ['value'] : isSecret && attrs.reference !== undefined ? ['reference'] : [];
-    checkDescription(b, v.description, sensitive, address, () => sourceOf(v, 'description'));
+    // Its attrs: the kind's descriptor (src/model/kinds/variable.ts).
+    const { attrs, sensitiveFields } = kindDescriptor('variable').attrsFromManifest!(v, {});
+    checkDescription(b, v.description, sensitiveFields ?? [], address, () => sourceOf(v, 'description'));
     const res = b.add({
       address,
       kind: 'variable',
       name: v.key,
       parent: scope.address,
       attrs,
-      sensitiveFields: sensitive.length > 0 ? sensitive : undefined,
+      sensitiveFields,
       sourceFrom: v,
     }, v);
+    const type = attrs.variable_type;
     if (res && (type === 'ALIAS' || type === 'OVERRIDE')) b.pendingVariables.push({ spec: v, resource: res, scope });
   }
 }

@@ -21,4 +21,15 @@ export const annotationsGroupKind: KindDescriptor<'annotations_group'> = {
   namedByOthers: true,
   requestFields: ['name', 'annotations', 'scopes'],
   ignorePaths: same('annotations', 'scopes'),
+  attrsFromManifest(g) {
+    const annotations = Object.keys(g.annotations ?? {})
+      .sort()
+      .map((key) => ({ key, value: String(g.annotations[key]) }));
+    return { attrs: { name: g.name, annotations, scopes: sortedSet(g.scopes ?? []) } };
+  },
+  toManifestDoc(r) {
+    const annotations: Record<string, string> = {};
+    for (const x of (r.attrs.annotations as Array<{ key: string; value: string }>) ?? []) annotations[x.key] = x.value;
+    return { name: r.name, annotations, scopes: r.attrs.scopes };
+  },
 };

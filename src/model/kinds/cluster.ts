@@ -18,4 +18,6 @@ export const clusterKind: KindDescriptor<'cluster'> = {
   apiType: 'CLUSTER',
   caseInsensitiveName: false,
   namedByOthers: true,
+  // Only the upgrade is declared: a cluster is never created, changed otherwise, or exported.
+  attrsFromManifest: (c) => ({ attrs: c.upgrade_kubernetes === true ? { upgrade_kubernetes: true } : {} }),
 };

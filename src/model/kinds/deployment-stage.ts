@@ -3,6 +3,7 @@ import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
 import { desc, num, sortedSet } from '../../graph/attrs.js';
 import type { ApiRecord } from '../../live/record-helpers.js';
+import { clean } from '../../export/manifest-helpers.js';
 
 export const deploymentStageKind: KindDescriptor<'deployment_stage'> = {
   kind: 'deployment_stage',
@@ -25,4 +26,13 @@ export const deploymentStageKind: KindDescriptor<'deployment_stage'> = {
   parent: 'environment',
   requestFields: ['name', 'description'],
   ignorePaths: same('description', 'services'),
+  attrsFromManifest(st, at) {
+    const attrs: Record<string, unknown> = { name: st.name };
+    if (st.description !== undefined) attrs.description = desc(st.description);
+    attrs.services = sortedSet(st.services ?? []);
+    // Stages run in the order the manifest lists them: each after the one before it.
+    if (at.previous !== undefined) attrs.after = at.previous;
+    return { attrs };
+  },
+  toManifestDoc: (r) => clean({ name: r.name, description: r.attrs.description, services: r.attrs.services }),
 };

@@ -11,12 +11,25 @@
 import type { IgnoreTable } from '../ignore-table.js';
 import type { Address, LiveResource } from '../resource.js';
 import type { ResourceKind, ServiceKind } from './names.js';
-import type { ServiceSpec } from '../../manifest/types.js';
+import type {
+  AlertReceiverSpec,
+  AlertRuleSpec,
+  AnnotationGroupSpec,
+  ClusterSpec,
+  DeploymentStageSpec,
+  EnvironmentSpec,
+  LabelGroupSpec,
+  OrganizationSpec,
+  ProjectSpec,
+  ServiceSpec,
+  VariableSpec,
+  WebhookSpec,
+} from '../../manifest/types.js';
 import type { GraphBuilder } from '../../graph/builder.js';
 import type { ServiceBuild } from '../../graph/service-helpers.js';
 import type { ApiRecord, LiveLookup, NormalizeExtra, RecordAttrs } from '../../live/record-helpers.js';
 import type { BodyContext } from '../../apply/body-helpers.js';
-import type { ExportContext } from '../../export/manifest-helpers.js';
+import type { Doc, ExportContext } from '../../export/manifest-helpers.js';
 
 import type { Diagnostic, SourceRange } from '../../diag/diagnostic.js';
 
@@ -132,6 +145,58 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   readonly exportWritesDefaults?: true;
   /** `ignore_changes` paths of the manifest -> the attrs (and deploy pins) they set. */
   readonly ignorePaths?: IgnoreTable;
+  /**
+   * Manifest -> desired attrs (src/graph/build.ts, variables.ts) of a kind that is not a service (a
+   * service kind's is `service.fromManifest`): the attrs and those of them holding secrets. The
+   * graph keeps the walk: which object is under which, addresses, dependencies, and the
+   * diagnostics (references, description room). Absent: a manifest does not declare the kind
+   * (container registries and helm repositories are only read live).
+   */
+  attrsFromManifest?(spec: ManifestSpecOf<K>, at: DeclaredAt): DeclaredAttrs;
+  /**
+   * Attrs -> its manifest object (src/export/to-manifest.ts) of a kind that is not a service (a
+   * service kind's is `service.toManifest`): its own keys, with no undefined member. The export
+   * assembles the rest: where the object goes, its order among its siblings, `protect`, and the
+   * objects under it (an environment's stages, services and variables). `path`: its name after
+   * those of the objects it is under (project, environment, service), which names its secrets'
+   * placeholders. Undefined: a manifest cannot declare this object (a warning in ctx says why).
+   * Absent: an export does not write the kind (a cluster is named, never declared, by a manifest).
+   */
+  toManifestDoc?(r: LiveResource, ctx: ExportContext, path: readonly string[]): Doc | undefined;
+}
+
+/** The manifest object a kind that is not a service is declared as (its attrsFromManifest reads it). */
+export interface ManifestSpecs {
+  organization: OrganizationSpec;
+  cluster: ClusterSpec;
+  annotations_group: AnnotationGroupSpec;
+  labels_group: LabelGroupSpec;
+  alert_receiver: AlertReceiverSpec;
+  alert_rule: AlertRuleSpec;
+  webhook: WebhookSpec;
+  project: ProjectSpec;
+  environment: EnvironmentSpec;
+  deployment_stage: DeploymentStageSpec;
+  variable: VariableSpec;
+}
+
+/** The manifest object of kind K (never: a manifest does not declare it, or it is a service: ServiceSpec). */
+export type ManifestSpecOf<K extends ResourceKind> = K extends keyof ManifestSpecs ? ManifestSpecs[K] : never;
+
+/** Where the graph's walk met the object, for what its attrs say of its siblings. */
+export interface DeclaredAt {
+  /** The name of the object declared just before it in the same list (a deployment stage runs after it). */
+  previous?: string;
+}
+
+/** What a kind's attrsFromManifest builds. */
+export interface DeclaredAttrs {
+  attrs: Record<string, unknown>;
+  /**
+   * The attrs holding a secret (SecretValue), compared through fingerprints: the resource's
+   * `sensitiveFields`, as the kind has always set them (absent, empty or listed).
+   */
+  sensitiveFields?: string[];
 }
 
 /**

@@ -2,6 +2,8 @@
 import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
 import { byKey, type ApiRecord } from '../../live/record-helpers.js';
+import type { Doc } from '../../export/manifest-helpers.js';
+import { withoutPartDefaults } from '../../export/part-defaults.js';
 
 export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   kind: 'labels_group',
@@ -19,4 +21,14 @@ export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   namedByOthers: true,
   requestFields: ['name', 'labels'],
   ignorePaths: same('labels'),
+  attrsFromManifest(g) {
+    const labels = [...(g.labels ?? [])]
+      .map((l) => ({ key: l.key, value: String(l.value), propagate_to_cloud_provider: l.propagate_to_cloud_provider ?? false }))
+      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    return { attrs: { name: g.name, labels } };
+  },
+  toManifestDoc(r) {
+    const labels = ((r.attrs.labels as Doc[]) ?? []).map((l) => withoutPartDefaults('label', { key: l.key, value: l.value, propagate_to_cloud_provider: l.propagate_to_cloud_provider }));
+    return { name: r.name, labels };
+  },
 };

@@ -3,6 +3,7 @@ import { same } from '../ignore-table.js';
 import type { KindDescriptor } from './descriptor.js';
 import { desc } from '../../graph/attrs.js';
 import { splitFingerprintMarker } from '../../plan/fingerprint.js';
+import { clean } from '../../export/manifest-helpers.js';
 
 export const projectKind: KindDescriptor<'project'> = {
   kind: 'project',
@@ -16,4 +17,10 @@ export const projectKind: KindDescriptor<'project'> = {
   caseInsensitiveName: true,
   requestFields: ['name', 'description'],
   ignorePaths: same('description'),
+  attrsFromManifest(p) {
+    const attrs: Record<string, unknown> = { name: p.name };
+    if (p.description !== undefined) attrs.description = desc(p.description);
+    return { attrs };
+  },
+  toManifestDoc: (r) => clean({ name: r.name, description: r.attrs.description }),
 };
