@@ -25,7 +25,8 @@
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
 import { isScalar, Schema } from 'yaml';
-import { findExcessiveBlockNesting, findExcessiveFlowNesting, type ParseLimits } from './parse-yaml.js';
+import { scanFlowCollections } from './flow-scan.js';
+import { findExcessiveBlockNesting, type ParseLimits } from './parse-yaml.js';
 
 /** What the fast parse built: the value, and every mapping and sequence in build order (parse-yaml.ts's order). */
 export interface FastParsed {
@@ -73,8 +74,8 @@ const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
   if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
-  if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
-  if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
+  if (findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
+  if (hasLongLine(text) || hasDeepOrMultilineFlow(text, limits.maxDepth)) return undefined;
   // An anchor name with a colon (`&name: value`): the positioned parse reports it.
   if (/&[^\s[\]{},]*:/.test(text)) return undefined;
   // An anchor before a key on its line (`&a key: v`, `k: &a x:`): js-yaml may read a mapping where
@@ -200,13 +201,15 @@ function countAliasCandidates(text: string): number | undefined {
 }
 
 /**
- * Whether a flow collection (`[...]`, `{...}`) may go on over a line break (indentation rules inside
- * them differ between the libraries): twice, once skipping quotes and comments as
- * findExcessiveFlowNesting does, once counting every bracket (a quote the first scan misreads
- * cannot hide one from both).
+ * Whether a flow collection (`[...]`, `{...}`) is nested deeper than the positioned parse allows
+ * (parse-yaml.ts's findExcessiveFlowNesting, the same scan) or may go on over a line break
+ * (indentation rules inside them differ between the libraries): twice, once skipping quotes and
+ * comments (flow-scan.ts), once counting every bracket (a quote the first scan misreads cannot hide
+ * one from both). The text has no tab here, so where a `#` after a tab starts a comment is moot.
  */
-function hasMultilineFlow(text: string): boolean {
-  return hasMultilineFlowQuoted(text) || hasUnbalancedLine(text);
+function hasDeepOrMultilineFlow(text: string, maxDepth: number): boolean {
+  const scan = scanFlowCollections(text, { maxDepth, tabStartsComment: false, stopAtLineBreakInFlow: true });
+  return scan.tooDeepAt !== undefined || scan.lineBreakInFlowAt !== undefined || scan.depth > 0 || hasUnbalancedLine(text);
 }
 
 function hasUnbalancedLine(text: string): boolean {
@@ -218,33 +221,4 @@ function hasUnbalancedLine(text: string): boolean {
     else if (c === 0x0a && depth !== 0) return true;
   }
   return depth !== 0;
-}
-
-function hasMultilineFlowQuoted(text: string): boolean {
-  let depth = 0;
-  let quote: '"' | "'" | undefined;
-  let prev = '\n';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-      else if (c === '\n' && depth > 0) return true;
-      prev = c;
-      continue;
-    }
-    if (c === '#' && (prev === ' ' || prev === '\n')) {
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) break;
-      i = nl - 1;
-      prev = ' ';
-      continue;
-    }
-    if (c === '\n' && depth > 0) return true;
-    if ((c === '"' || c === "'") && /[\s[{,:]/.test(prev)) quote = c;
-    else if (c === '[' || c === '{') depth++;
-    else if ((c === ']' || c === '}') && depth > 0) depth--;
-    prev = c;
-  }
-  return depth > 0;
 }
