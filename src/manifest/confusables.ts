@@ -25,8 +25,28 @@ function table(): ReadonlyMap<string, string> {
   return prototypes;
 }
 
+/**
+ * The look-alikes among ASCII characters themselves (`0` and `O`, `1` and `l`, `m` and `rn`), as a
+ * pattern, and their prototypes: an ASCII name (nearly every name) needs neither normalization
+ * (NFD leaves ASCII as it is, and the prototypes are ASCII) nor a lookup per character.
+ */
+let asciiLookAlikes: { pattern: RegExp; prototypeOf: ReadonlyMap<string, string> } | undefined;
+function asciiTable(): NonNullable<typeof asciiLookAlikes> {
+  if (!asciiLookAlikes) {
+    const prototypeOf = new Map([...table()].filter(([ch]) => ch.charCodeAt(0) < 0x80));
+    const escaped = [...prototypeOf.keys()].map((ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    asciiLookAlikes = { pattern: new RegExp(`[${escaped}]`, 'g'), prototypeOf };
+  }
+  return asciiLookAlikes;
+}
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /** The UTS #39 skeleton of `s` (over the ASCII-prototype subset). */
 export function skeleton(s: string): string {
+  if (ASCII_ONLY.test(s)) {
+    const { pattern, prototypeOf } = asciiTable();
+    return s.replace(pattern, (ch) => prototypeOf.get(ch)!);
+  }
   const map = table();
   let out = '';
   for (const ch of s.normalize('NFD')) out += map.get(ch) ?? ch;
