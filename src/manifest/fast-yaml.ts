@@ -38,17 +38,39 @@ export interface FastParsed {
 const CORE_TAGS = new Schema({}).tags.filter((t) => t.default === true && t.test !== undefined);
 const RESOLVE_OPTIONS = { intAsBigInt: false };
 
+/**
+ * The first characters a core-schema scalar that is not a string can start with: `~`, null, true,
+ * false (in the cases the tags allow), a sign, a digit, or `.` (`.inf`, `.5`); the empty scalar is
+ * null. test/manifest/fast-yaml.property.test.ts holds the tags' tests this was read from.
+ */
+export const CORE_SCALAR_FIRST_CHARS = '~NnTtFf+-.0123456789';
+const MAY_START_CORE_SCALAR: readonly boolean[] = Array.from({ length: 128 }, (_, c) => CORE_SCALAR_FIRST_CHARS.includes(String.fromCharCode(c)));
+
 function coreTagOf(s: string) {
+  // Most plain scalars are names and words: one look at the first character rules them out.
+  if (s.length > 0) {
+    const c = s.charCodeAt(0);
+    if (c >= 128 || !MAY_START_CORE_SCALAR[c]) return undefined;
+  }
   for (const tag of CORE_TAGS) if (tag.test!.test(s)) return tag;
   return undefined;
 }
 
+/** js-yaml constructs the scalar it has just resolved: the tag `resolve` found, for `construct`. */
+let resolvedData: string | undefined;
+let resolvedTag: ReturnType<typeof coreTagOf>;
+
 /** A plain scalar that is not a string: typed exactly as the positioned parse types it. */
 const plainScalar = new Type('tag:driftless,2026:plain', {
   kind: 'scalar',
-  resolve: (data: unknown) => typeof data === 'string' && coreTagOf(data) !== undefined,
+  resolve: (data: unknown) => {
+    if (typeof data !== 'string') return false;
+    resolvedData = data;
+    resolvedTag = coreTagOf(data);
+    return resolvedTag !== undefined;
+  },
   construct: (data: string) => {
-    const tag = coreTagOf(data)!;
+    const tag = (resolvedData === data ? resolvedTag : coreTagOf(data))!;
     const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
     const v = isScalar(r) ? r.value : r;
     return typeof v === 'bigint' ? Number(v) : v;
