@@ -29,34 +29,48 @@ export interface FlowScan {
 }
 
 const QUOTE_MAY_FOLLOW = /[\s[{,:]/;
+const NL = 0x0a;
+const TAB = 0x09;
+const SPACE = 0x20;
+const HASH = 0x23;
+const DQ = 0x22;
+const SQ = 0x27;
+const BACKSLASH = 0x5c;
+
+/** Whether a quote after the character `code` opens a quoted scalar (QUOTE_MAY_FOLLOW, without a string per character). */
+function quoteMayFollow(code: number): boolean {
+  if (code === SPACE || code === 0x5b || code === 0x7b || code === 0x2c || code === 0x3a || (code >= TAB && code <= 0x0d)) return true;
+  return code >= 0x80 && QUOTE_MAY_FOLLOW.test(String.fromCharCode(code));
+}
 
 export function scanFlowCollections(text: string, options: FlowScanOptions): FlowScan {
   const { maxDepth, tabStartsComment, stopAtLineBreakInFlow } = options;
   let depth = 0;
-  let quote: '"' | "'" | undefined;
-  let prev = '\n';
+  /** The quote character of the quoted scalar the scan is in, or 0. */
+  let quote = 0;
+  let prev = NL;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-      else if (c === '\n' && depth > 0 && stopAtLineBreakInFlow) return { lineBreakInFlowAt: i, depth };
+    const c = text.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === BACKSLASH && quote === DQ) i++;
+      else if (c === quote) quote = 0;
+      else if (c === NL && depth > 0 && stopAtLineBreakInFlow) return { lineBreakInFlowAt: i, depth };
       prev = c;
       continue;
     }
-    if (c === '#' && (prev === ' ' || prev === '\n' || (prev === '\t' && tabStartsComment))) {
+    if (c === HASH && (prev === SPACE || prev === NL || (prev === TAB && tabStartsComment))) {
       const nl = text.indexOf('\n', i);
       if (nl < 0) break;
       // The line break itself is read next, as any other.
       i = nl - 1;
-      prev = ' ';
+      prev = SPACE;
       continue;
     }
-    if (c === '\n' && depth > 0 && stopAtLineBreakInFlow) return { lineBreakInFlowAt: i, depth };
-    if ((c === '"' || c === "'") && QUOTE_MAY_FOLLOW.test(prev)) quote = c;
-    else if (c === '[' || c === '{') {
+    if (c === NL && depth > 0 && stopAtLineBreakInFlow) return { lineBreakInFlowAt: i, depth };
+    if ((c === DQ || c === SQ) && quoteMayFollow(prev)) quote = c;
+    else if (c === 0x5b || c === 0x7b) {
       if (++depth > maxDepth) return { tooDeepAt: i, depth };
-    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
     prev = c;
   }
   return { depth };
