@@ -111,13 +111,16 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let maxAnchoredSpan = 0;
   let aliasInAnchor = false;
   const opened: number[] = [];
-  const listener = (event: 'open' | 'close', state: { position: number; anchor: string | null }) => {
+  /** The anchored collections: js-yaml gives the same object at the anchor and at each alias. */
+  const anchored = new Set<unknown>();
+  const listener = (event: 'open' | 'close', state: { position: number; anchor: string | null; result: unknown }) => {
     if (event === 'open') {
       opened.push(state.position);
       return;
     }
     const from = opened.pop() ?? 0;
     if (state.anchor === null) return;
+    if (state.result !== null && typeof state.result === 'object') anchored.add(state.result);
     maxAnchoredSpan = Math.max(maxAnchoredSpan, state.position - from);
     const star = text.indexOf('*', from);
     if (star >= 0 && star < state.position) aliasInAnchor = true;
@@ -139,29 +142,41 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let deepest = 0;
   let declined = false;
   // parse-yaml.ts's build, on js-yaml's values: a fresh copy at each alias (js-yaml shares the
-  // anchored object), merge keys applied after the mapping's own keys.
-  const build = (v: unknown, depth: number): unknown => {
+  // anchored object), merge keys applied after the mapping's own keys. A collection that is not
+  // anchored, nor inside an anchored one, is reached once: it is kept and changed in place rather
+  // than copied (a copy of every object of a large file was most of the parse's garbage).
+  const build = (v: unknown, depth: number, copy: boolean): unknown => {
     nodes++;
     if (depth > deepest) deepest = depth;
     if (v === null || typeof v !== 'object') return v;
+    const fresh = copy || anchored.has(v);
     if (Array.isArray(v)) {
-      const arr: unknown[] = [];
+      const arr: unknown[] = fresh ? [] : v;
       objects.push(arr);
-      for (const x of v) arr.push(build(x, depth + 1));
+      for (let i = 0; i < v.length; i++) {
+        const x = build(v[i], depth + 1, fresh);
+        if (fresh) arr.push(x);
+        else if (x !== v[i]) arr[i] = x;
+      }
       return arr;
     }
     const src = v as Record<string, unknown>;
-    const obj: Record<string, unknown> = {};
+    const obj: Record<string, unknown> = fresh ? {} : src;
     objects.push(obj);
-    const merges: unknown[] = [];
+    let merges: unknown[] | undefined;
     for (const key of Object.keys(src)) {
       // An empty key and `null` both come out of js-yaml as "null"; the positioned parse refuses the first.
       if (INDEX_KEY.test(key) || key === 'null') declined = true;
-      const value = build(src[key], depth + 1);
-      if (key === MERGE_KEY) merges.push(value);
+      const raw = src[key];
+      const value = build(raw, depth + 1, fresh);
+      if (key === MERGE_KEY) (merges ??= []).push(value);
+      else if (!fresh && value === raw) continue;
       else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
       else obj[key] = value;
     }
+    if (merges === undefined) return obj;
+    // Kept in place, the mapping still holds its merge key: its own keys stay in order without it.
+    if (!fresh) delete obj[MERGE_KEY];
     for (const m of merges) {
       for (const from of Array.isArray(m) ? m : [m]) {
         if (from === null || typeof from !== 'object' || Array.isArray(from)) {
@@ -176,7 +191,7 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
     }
     return obj;
   };
-  const value = build(loaded, 0);
+  const value = build(loaded, 0, false);
   // An alias adds a level where it is written, and each is one more value built.
   if (declined || deepest + 1 > limits.maxDepth || nodes + aliases > limits.maxNodes) return undefined;
   return { value, objects };
