@@ -217,24 +217,29 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
     const rec = node as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const v = rec[k];
-      if (typeof v === 'string') noteReference(templated, node, k, v);
-      if (unread && skipped.get(node)?.has(k)) {
-        if (typeof v === 'object') noteReferences(templated, v, depth + 1);
+      if (typeof v !== 'string') {
+        if (typeof v !== 'object') continue;
+        if (unread && skipped.get(node)?.has(k)) noteReferences(templated, v, depth + 1);
+        else walk(v, depth + 1);
         continue;
       }
-      if (typeof v === 'string' && v.includes('${') && optional.get(node)?.has(k)) {
+      // A string without a reference (nearly every one): nothing to note, resolve or skip.
+      if (!v.includes('${')) continue;
+      noteReference(templated, node, k, v);
+      if (unread && skipped.get(node)?.has(k)) continue;
+      if (optional.get(node)?.has(k)) {
         const own: Diagnostic[] = [];
         const missing: Unavailable = new Map();
         const resolved = resolveString(v, () => fieldSourceOf(node, k), { ...deps, missingEnv: 'warning' }, own, undefined, missing);
         if (resolved !== undefined) rec[k] = resolved;
         else if (own.length === 0 && missing.size > 0) unset.set(node, (unset.get(node) ?? new Map<string, string>()).set(k, v));
         else out.push(...own);
-      } else if (typeof v === 'string' && v.includes('${')) {
+      } else {
         const before = out.length;
         const resolved = resolveString(v, () => fieldSourceOf(node, k), deps, out, undefined, unavailable, secretOf.get(node)?.has(k) === true);
         if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
         if (resolved !== undefined) rec[k] = resolved;
-      } else if (typeof v === 'object') walk(v, depth + 1);
+      }
     }
   };
   walk(m, 0);
