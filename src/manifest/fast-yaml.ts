@@ -129,7 +129,9 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let loaded: unknown;
   try {
     let warned = false;
-    loaded = load(text, { schema: SCHEMA, listener, onWarning: () => (warned = true), maxDepth: limits.maxDepth + 2 });
+    // Without a `&` the text has no anchor, and the listener (two calls per node) would note nothing.
+    const anchors = text.includes('&');
+    loaded = load(text, { schema: SCHEMA, ...(anchors ? { listener } : {}), onWarning: () => (warned = true), maxDepth: limits.maxDepth + 2 });
     if (warned) return undefined;
   } catch {
     return undefined;
