@@ -25,7 +25,8 @@
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
 import { isScalar, Schema } from 'yaml';
-import { findExcessiveBlockNesting, findExcessiveFlowNesting, type ParseLimits } from './parse-yaml.js';
+import { scanFlowCollections } from './flow-scan.js';
+import { findExcessiveBlockNesting, type ParseLimits } from './parse-yaml.js';
 
 /** What the fast parse built: the value, and every mapping and sequence in build order (parse-yaml.ts's order). */
 export interface FastParsed {
@@ -37,17 +38,39 @@ export interface FastParsed {
 const CORE_TAGS = new Schema({}).tags.filter((t) => t.default === true && t.test !== undefined);
 const RESOLVE_OPTIONS = { intAsBigInt: false };
 
+/**
+ * The first characters a core-schema scalar that is not a string can start with: `~`, null, true,
+ * false (in the cases the tags allow), a sign, a digit, or `.` (`.inf`, `.5`); the empty scalar is
+ * null. test/manifest/fast-yaml.property.test.ts holds the tags' tests this was read from.
+ */
+export const CORE_SCALAR_FIRST_CHARS = '~NnTtFf+-.0123456789';
+const MAY_START_CORE_SCALAR: readonly boolean[] = Array.from({ length: 128 }, (_, c) => CORE_SCALAR_FIRST_CHARS.includes(String.fromCharCode(c)));
+
 function coreTagOf(s: string) {
+  // Most plain scalars are names and words: one look at the first character rules them out.
+  if (s.length > 0) {
+    const c = s.charCodeAt(0);
+    if (c >= 128 || !MAY_START_CORE_SCALAR[c]) return undefined;
+  }
   for (const tag of CORE_TAGS) if (tag.test!.test(s)) return tag;
   return undefined;
 }
 
+/** js-yaml constructs the scalar it has just resolved: the tag `resolve` found, for `construct`. */
+let resolvedData: string | undefined;
+let resolvedTag: ReturnType<typeof coreTagOf>;
+
 /** A plain scalar that is not a string: typed exactly as the positioned parse types it. */
 const plainScalar = new Type('tag:driftless,2026:plain', {
   kind: 'scalar',
-  resolve: (data: unknown) => typeof data === 'string' && coreTagOf(data) !== undefined,
+  resolve: (data: unknown) => {
+    if (typeof data !== 'string') return false;
+    resolvedData = data;
+    resolvedTag = coreTagOf(data);
+    return resolvedTag !== undefined;
+  },
   construct: (data: string) => {
-    const tag = coreTagOf(data)!;
+    const tag = (resolvedData === data ? resolvedTag : coreTagOf(data))!;
     const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
     const v = isScalar(r) ? r.value : r;
     return typeof v === 'bigint' ? Number(v) : v;
@@ -73,8 +96,8 @@ const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
   if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
-  if (findExcessiveFlowNesting(text, limits.maxDepth) !== undefined || findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
-  if (hasLongLine(text) || hasMultilineFlow(text)) return undefined;
+  if (findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
+  if (hasLongLine(text) || hasDeepOrMultilineFlow(text, limits.maxDepth)) return undefined;
   // An anchor name with a colon (`&name: value`): the positioned parse reports it.
   if (/&[^\s[\]{},]*:/.test(text)) return undefined;
   // An anchor before a key on its line (`&a key: v`, `k: &a x:`): js-yaml may read a mapping where
@@ -88,13 +111,16 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let maxAnchoredSpan = 0;
   let aliasInAnchor = false;
   const opened: number[] = [];
-  const listener = (event: 'open' | 'close', state: { position: number; anchor: string | null }) => {
+  /** The anchored collections: js-yaml gives the same object at the anchor and at each alias. */
+  const anchored = new Set<unknown>();
+  const listener = (event: 'open' | 'close', state: { position: number; anchor: string | null; result: unknown }) => {
     if (event === 'open') {
       opened.push(state.position);
       return;
     }
     const from = opened.pop() ?? 0;
     if (state.anchor === null) return;
+    if (state.result !== null && typeof state.result === 'object') anchored.add(state.result);
     maxAnchoredSpan = Math.max(maxAnchoredSpan, state.position - from);
     const star = text.indexOf('*', from);
     if (star >= 0 && star < state.position) aliasInAnchor = true;
@@ -103,7 +129,9 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let loaded: unknown;
   try {
     let warned = false;
-    loaded = load(text, { schema: SCHEMA, listener, onWarning: () => (warned = true), maxDepth: limits.maxDepth + 2 });
+    // Without a `&` the text has no anchor, and the listener (two calls per node) would note nothing.
+    const anchors = text.includes('&');
+    loaded = load(text, { schema: SCHEMA, ...(anchors ? { listener } : {}), onWarning: () => (warned = true), maxDepth: limits.maxDepth + 2 });
     if (warned) return undefined;
   } catch {
     return undefined;
@@ -116,29 +144,41 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   let deepest = 0;
   let declined = false;
   // parse-yaml.ts's build, on js-yaml's values: a fresh copy at each alias (js-yaml shares the
-  // anchored object), merge keys applied after the mapping's own keys.
-  const build = (v: unknown, depth: number): unknown => {
+  // anchored object), merge keys applied after the mapping's own keys. A collection that is not
+  // anchored, nor inside an anchored one, is reached once: it is kept and changed in place rather
+  // than copied (a copy of every object of a large file was most of the parse's garbage).
+  const build = (v: unknown, depth: number, copy: boolean): unknown => {
     nodes++;
     if (depth > deepest) deepest = depth;
     if (v === null || typeof v !== 'object') return v;
+    const fresh = copy || anchored.has(v);
     if (Array.isArray(v)) {
-      const arr: unknown[] = [];
+      const arr: unknown[] = fresh ? [] : v;
       objects.push(arr);
-      for (const x of v) arr.push(build(x, depth + 1));
+      for (let i = 0; i < v.length; i++) {
+        const x = build(v[i], depth + 1, fresh);
+        if (fresh) arr.push(x);
+        else if (x !== v[i]) arr[i] = x;
+      }
       return arr;
     }
     const src = v as Record<string, unknown>;
-    const obj: Record<string, unknown> = {};
+    const obj: Record<string, unknown> = fresh ? {} : src;
     objects.push(obj);
-    const merges: unknown[] = [];
+    let merges: unknown[] | undefined;
     for (const key of Object.keys(src)) {
       // An empty key and `null` both come out of js-yaml as "null"; the positioned parse refuses the first.
       if (INDEX_KEY.test(key) || key === 'null') declined = true;
-      const value = build(src[key], depth + 1);
-      if (key === MERGE_KEY) merges.push(value);
+      const raw = src[key];
+      const value = build(raw, depth + 1, fresh);
+      if (key === MERGE_KEY) (merges ??= []).push(value);
+      else if (!fresh && value === raw) continue;
       else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
       else obj[key] = value;
     }
+    if (merges === undefined) return obj;
+    // Kept in place, the mapping still holds its merge key: its own keys stay in order without it.
+    if (!fresh) delete obj[MERGE_KEY];
     for (const m of merges) {
       for (const from of Array.isArray(m) ? m : [m]) {
         if (from === null || typeof from !== 'object' || Array.isArray(from)) {
@@ -153,7 +193,7 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
     }
     return obj;
   };
-  const value = build(loaded, 0);
+  const value = build(loaded, 0, false);
   // An alias adds a level where it is written, and each is one more value built.
   if (declined || deepest + 1 > limits.maxDepth || nodes + aliases > limits.maxNodes) return undefined;
   return { value, objects };
@@ -200,13 +240,15 @@ function countAliasCandidates(text: string): number | undefined {
 }
 
 /**
- * Whether a flow collection (`[...]`, `{...}`) may go on over a line break (indentation rules inside
- * them differ between the libraries): twice, once skipping quotes and comments as
- * findExcessiveFlowNesting does, once counting every bracket (a quote the first scan misreads
- * cannot hide one from both).
+ * Whether a flow collection (`[...]`, `{...}`) is nested deeper than the positioned parse allows
+ * (parse-yaml.ts's findExcessiveFlowNesting, the same scan) or may go on over a line break
+ * (indentation rules inside them differ between the libraries): twice, once skipping quotes and
+ * comments (flow-scan.ts), once counting every bracket (a quote the first scan misreads cannot hide
+ * one from both). The text has no tab here, so where a `#` after a tab starts a comment is moot.
  */
-function hasMultilineFlow(text: string): boolean {
-  return hasMultilineFlowQuoted(text) || hasUnbalancedLine(text);
+function hasDeepOrMultilineFlow(text: string, maxDepth: number): boolean {
+  const scan = scanFlowCollections(text, { maxDepth, tabStartsComment: false, stopAtLineBreakInFlow: true });
+  return scan.tooDeepAt !== undefined || scan.lineBreakInFlowAt !== undefined || scan.depth > 0 || hasUnbalancedLine(text);
 }
 
 function hasUnbalancedLine(text: string): boolean {
@@ -218,33 +260,4 @@ function hasUnbalancedLine(text: string): boolean {
     else if (c === 0x0a && depth !== 0) return true;
   }
   return depth !== 0;
-}
-
-function hasMultilineFlowQuoted(text: string): boolean {
-  let depth = 0;
-  let quote: '"' | "'" | undefined;
-  let prev = '\n';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-      else if (c === '\n' && depth > 0) return true;
-      prev = c;
-      continue;
-    }
-    if (c === '#' && (prev === ' ' || prev === '\n')) {
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) break;
-      i = nl - 1;
-      prev = ' ';
-      continue;
-    }
-    if (c === '\n' && depth > 0) return true;
-    if ((c === '"' || c === "'") && /[\s[{,:]/.test(prev)) quote = c;
-    else if (c === '[' || c === '{') depth++;
-    else if ((c === ']' || c === '}') && depth > 0) depth--;
-    prev = c;
-  }
-  return depth > 0;
 }

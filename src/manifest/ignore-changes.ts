@@ -12,40 +12,56 @@ import { fieldSourceOf } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
 import { sourceOf, type IgnoresChanges, type Manifest, type VariableSpec } from './types.js';
 
-/** Each manifest object that may carry `ignore_changes`, with its kind and address. */
-export function* objectsWithIgnoreChanges(m: Manifest): Generator<{ kind: ResourceKind; address: Address; spec: IgnoresChanges; what: string }> {
-  if (m.organization) yield { kind: 'organization', address: 'organization', spec: m.organization, what: 'the organization' };
-  for (const g of m.annotation_groups ?? []) yield { kind: 'annotations_group', address: addressOf('annotations_group', g.name), spec: g, what: `annotation group \`${g.name}\`` };
-  for (const g of m.label_groups ?? []) yield { kind: 'labels_group', address: addressOf('labels_group', g.name), spec: g, what: `label group \`${g.name}\`` };
-  for (const r of m.alert_receivers ?? []) yield { kind: 'alert_receiver', address: addressOf('alert_receiver', r.name), spec: r, what: `alert receiver \`${r.name}\`` };
-  for (const r of m.alert_rules ?? []) yield { kind: 'alert_rule', address: addressOf('alert_rule', r.name), spec: r, what: `alert rule \`${r.name}\`` };
-  for (const w of m.webhooks ?? []) yield { kind: 'webhook', address: addressOf('webhook', w.target_url), spec: w, what: `webhook \`${w.target_url}\`` };
-  function* vars(list: VariableSpec[] | undefined, parent: Address) {
-    for (const v of list ?? []) yield { kind: 'variable' as const, address: addressOf('variable', v.key, parent), spec: v, what: `variable \`${v.key}\`` };
-  }
+interface WithIgnoreChanges {
+  kind: ResourceKind;
+  address: Address;
+  spec: IgnoresChanges;
+  what: string;
+}
+
+/**
+ * Each manifest object that carries an `ignore_changes` list, with its kind and address, in
+ * manifest order. Few objects do: an address is built only for those (a parent's when a child needs it).
+ */
+export function objectsWithIgnoreChanges(m: Manifest): WithIgnoreChanges[] {
+  const out: WithIgnoreChanges[] = [];
+  const listed = (spec: IgnoresChanges) => Array.isArray(spec.ignore_changes);
+  const add = (kind: ResourceKind, spec: IgnoresChanges, address: Address, what: string) => out.push({ kind, address, spec, what });
+  if (m.organization && listed(m.organization)) add('organization', m.organization, 'organization', 'the organization');
+  for (const g of m.annotation_groups ?? []) if (listed(g)) add('annotations_group', g, addressOf('annotations_group', g.name), `annotation group \`${g.name}\``);
+  for (const g of m.label_groups ?? []) if (listed(g)) add('labels_group', g, addressOf('labels_group', g.name), `label group \`${g.name}\``);
+  for (const r of m.alert_receivers ?? []) if (listed(r)) add('alert_receiver', r, addressOf('alert_receiver', r.name), `alert receiver \`${r.name}\``);
+  for (const r of m.alert_rules ?? []) if (listed(r)) add('alert_rule', r, addressOf('alert_rule', r.name), `alert rule \`${r.name}\``);
+  for (const w of m.webhooks ?? []) if (listed(w)) add('webhook', w, addressOf('webhook', w.target_url), `webhook \`${w.target_url}\``);
+  const vars = (list: VariableSpec[] | undefined, parent: Address) => {
+    for (const v of list ?? []) if (listed(v)) add('variable', v, addressOf('variable', v.key, parent), `variable \`${v.key}\``);
+  };
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    yield { kind: 'project', address: pa, spec: p, what: `project \`${p.name}\`` };
-    yield* vars(p.variables, pa);
+    if (listed(p)) add('project', p, pa, `project \`${p.name}\``);
+    vars(p.variables, pa);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      yield { kind: 'environment', address: ea, spec: e, what: `environment \`${e.name}\`` };
-      yield* vars(e.variables, ea);
-      for (const st of e.deployment_stages ?? []) yield { kind: 'deployment_stage', address: addressOf('deployment_stage', st.name, ea), spec: st, what: `deployment stage \`${st.name}\`` };
+      if (listed(e)) add('environment', e, ea, `environment \`${e.name}\``);
+      vars(e.variables, ea);
+      for (const st of e.deployment_stages ?? []) if (listed(st)) add('deployment_stage', st, addressOf('deployment_stage', st.name, ea), `deployment stage \`${st.name}\``);
       for (const s of e.services ?? []) {
+        const variables = holdsVariables(s.type) && 'variables' in s ? s.variables : undefined;
+        // The service's address only when it or one of its variables needs one.
+        if (!listed(s) && !variables?.some(listed)) continue;
         const sa = addressOf(s.type, s.name, ea);
-        yield { kind: s.type, address: sa, spec: s, what: `${s.type} \`${s.name}\`` };
-        if (holdsVariables(s.type) && 'variables' in s) yield* vars(s.variables, sa);
+        if (listed(s)) add(s.type, s, sa, `${s.type} \`${s.name}\``);
+        vars(variables, sa);
       }
     }
   }
+  return out;
 }
 
 export function checkIgnoreChanges(m: Manifest): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const o of objectsWithIgnoreChanges(m)) {
-    const list = o.spec.ignore_changes;
-    if (!Array.isArray(list)) continue;
+    const list = o.spec.ignore_changes as unknown[];
     const allowed = ignorablePaths(o.kind);
     list.forEach((path, i) => {
       if (typeof path !== 'string' || allowed.includes(path)) return;

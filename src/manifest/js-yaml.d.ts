@@ -10,6 +10,8 @@ declare module 'js-yaml' {
   export interface LoaderState {
     position: number;
     anchor: string | null;
+    /** The value of the node being closed (at a `close` event). */
+    result: unknown;
   }
   export interface LoadOptions {
     schema?: Schema;

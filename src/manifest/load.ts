@@ -27,7 +27,7 @@ import { resolveManifest, type FileReadResult } from './resolve.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
-import { checkNumbers } from './numbers.js';
+import { walkParsedFile } from './file-walk.js';
 import { checkValues } from './value-checks.js';
 import { expandTemplates, relateDiagnostics, relateOverrideProblems, type TemplateLocations } from './templates.js';
 import { decodeLoadCacheEntry, encodeLoadCacheEntry, loadCacheKey, type LoadCacheStore } from './load-cache.js';
@@ -187,8 +187,10 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
       diagnostics.push(warning('manifest.empty-file', 'the file is empty', { detail: 'It declares nothing.', range: { file: file.display, start: { line: 1, col: 1 } } }));
       continue;
     }
-    // Before resolution rewrites them: where the file itself shows a secret.
-    secretRanges.push(...findSecretRanges(parsed.value));
+    // Before resolution rewrites them: where the file itself shows a secret; and, in the same walk,
+    // numbers the API would not get as written (reported after the schema, below).
+    const walked = walkParsedFile(parsed.value, file.display);
+    secretRanges.push(...walked.secretRanges);
     if (typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
       diagnostics.push(
         error('schema.wrong-type', 'a manifest file must be a mapping at the top level', {
@@ -207,7 +209,7 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
     diagnostics.push(...schemaDiags);
     // After the schema (which reports a wrong type first): numbers the API would not get as written.
     if (schemaDiags.length === 0) {
-      diagnostics.push(...checkNumbers(parsed.value, file.display));
+      diagnostics.push(...walked.numberDiagnostics());
     }
     if (schemaDiags.length === 0) parts.push({ file: file.display, value: parsed.value as Record<string, unknown> });
     else incomplete = true;

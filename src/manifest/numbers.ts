@@ -25,18 +25,26 @@ export function numberProblem(n: number): string | undefined {
 export function checkNumbers(root: unknown, file: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const visit = (node: unknown, depth: number): void => {
-    if (depth > 200 || node === null || typeof node !== 'object') return;
+    if (depth > MAX_NUMBER_DEPTH || node === null || typeof node !== 'object') return;
     const rec = node as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const v = rec[k];
       if (typeof v === 'number') {
         const problem = numberProblem(v);
-        if (problem) out.push(numberError(Array.isArray(node) ? undefined : k, problem, fieldSourceOf(node, k) ?? { file, start: { line: 1, col: 1 } }));
+        if (problem) out.push(numberDiagnostic(node, k, problem, file));
       } else if (typeof v === 'object') visit(v, depth + 1);
     }
   };
   visit(root, 0);
   return out;
+}
+
+/** How deep checkNumbers looks (the root is at depth 0). */
+export const MAX_NUMBER_DEPTH = 200;
+
+/** The error of `node[key]`, a number with `problem`, in `file`. */
+export function numberDiagnostic(node: object, key: string, problem: string, file: string): Diagnostic {
+  return numberError(Array.isArray(node) ? undefined : key, problem, fieldSourceOf(node, key) ?? { file, start: { line: 1, col: 1 } });
 }
 
 function numberError(key: string | undefined, problem: string, range: SourceRange): Diagnostic {

@@ -11,6 +11,7 @@ import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic
 import { error, warning } from './codes.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
 import { describeYamlError } from './yaml-errors.js';
+import { scanFlowCollections } from './flow-scan.js';
 
 /** The YAML 1.1 merge key, supported because people use it to share service settings. */
 const MERGE_KEY = '<<';
@@ -59,31 +60,7 @@ export function looksBinary(buf: Uint8Array): boolean {
  * to catch pathological input before the parser does), and linear in the text length.
  */
 export function findExcessiveFlowNesting(text: string, limit: number): number | undefined {
-  let depth = 0;
-  let quote: '"' | "'" | undefined;
-  let prev = '\n';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-      prev = c;
-      continue;
-    }
-    if (c === '#' && (prev === ' ' || prev === '\t' || prev === '\n')) {
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) break;
-      i = nl;
-      prev = '\n';
-      continue;
-    }
-    if ((c === '"' || c === "'") && /[\s[{,:]/.test(prev)) quote = c;
-    else if (c === '[' || c === '{') {
-      if (++depth > limit) return i;
-    } else if ((c === ']' || c === '}') && depth > 0) depth--;
-    prev = c;
-  }
-  return undefined;
+  return scanFlowCollections(text, { maxDepth: limit, tabStartsComment: true, stopAtLineBreakInFlow: false }).tooDeepAt;
 }
 
 /**

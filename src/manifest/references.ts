@@ -79,11 +79,15 @@ function reporter(out: Diagnostic[], moved: Manifest['moved'] = []): Unresolved 
 export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagnostic[] {
   const out: Diagnostic[] = [];
   const unresolved = reporter(out, m.moved);
-  const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address?: string, where?: string, ifRemoved?: (name: string) => string) => {
-    const known = new Set(candidates.map(lower));
-    (names ?? []).forEach((n, i) => {
+  /** The lower-cased candidates of each list, built once per list (not once per service or stage that names some). */
+  const knownSets = new Map<readonly string[], Set<string>>();
+  const checkList = (holder: object, field: string, names: readonly string[] | undefined, candidates: readonly string[], what: string, address: () => string, where?: string, ifRemoved?: (name: string) => string) => {
+    if (!names || names.length === 0) return;
+    let known = knownSets.get(candidates);
+    if (!known) knownSets.set(candidates, (known = new Set(candidates.map(lower))));
+    names.forEach((n, i) => {
       if (typeof n !== 'string') return;
-      if (!known.has(lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address, where, ifRemoved?.(n));
+      if (!known.has(lower(n))) unresolved(what, n, candidates, fieldSourceOf(names, String(i)) ?? fieldSourceOf(holder, field), address(), where, ifRemoved?.(n));
     });
   };
 
@@ -93,7 +97,7 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
 
   for (const rule of m.alert_rules ?? []) {
     const address = addressOf('alert_rule', rule.name);
-    checkList(rule, 'receivers', rule.receivers, receivers, 'alert receiver', address, 'under `alert_receivers`');
+    checkList(rule, 'receivers', rule.receivers, receivers, 'alert receiver', () => address, 'under `alert_receivers`');
     const t = rule.target as { cluster?: string; project?: string; environment?: string; service?: string };
     if (typeof t.cluster !== 'string' && typeof t.project === 'string' && typeof t.environment === 'string' && typeof t.service === 'string') {
       const p = findByName(m.projects, t.project);
@@ -110,23 +114,28 @@ export function checkReferences(m: Manifest, ctx: ReferenceContext = {}): Diagno
 
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    checkVariableRefs(p.variables, [], pa, 'project', unresolved, out);
+    checkVariableRefs(p.variables, [], () => pa, 'project', unresolved, out);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], ea, 'environment', unresolved, out, { environment: e, address: ea });
+      checkVariableRefs(e.variables, [{ scope: 'project', vars: p.variables }], () => ea, 'environment', unresolved, out, { environment: e, address: ea });
       const serviceNames = (e.services ?? []).map((s) => s.name);
       for (const st of e.deployment_stages ?? []) {
-        checkList(st, 'services', st.services, serviceNames, 'service', addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``, (n) => `If \`${n}\` was removed from the manifest, remove it from stage \`${st.name}\` too.`);
+        checkList(st, 'services', st.services, serviceNames, 'service', () => addressOf('deployment_stage', st.name, ea), `in environment \`${e.name}\``, (n) => `If \`${n}\` was removed from the manifest, remove it from stage \`${st.name}\` too.`);
       }
+      // The scopes above a service's variables: the same for every service of the environment.
+      const aboveServices = [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }];
+      const envOfServices = { environment: e, address: ea };
       for (const s of e.services ?? []) {
-        const sa = addressOf(s.type, s.name, ea);
-        checkList(s, 'annotation_groups', s.annotation_groups, annotationGroups, 'annotation group', sa, 'under `annotation_groups`');
-        checkList(s, 'label_groups', s.label_groups, labelGroups, 'label group', sa, 'under `label_groups`');
+        // Built when a problem is reported: most services have none.
+        let sa: string | undefined;
+        const serviceAddress = () => (sa ??= addressOf(s.type, s.name, ea));
+        checkList(s, 'annotation_groups', s.annotation_groups, annotationGroups, 'annotation group', serviceAddress, 'under `annotation_groups`');
+        checkList(s, 'label_groups', s.label_groups, labelGroups, 'label group', serviceAddress, 'under `label_groups`');
         if ('variables' in s) {
-          checkVariableRefs(s.variables, [{ scope: 'environment', vars: e.variables }, { scope: 'project', vars: p.variables }], sa, 'service', unresolved, out, { environment: e, address: ea });
+          checkVariableRefs(s.variables, aboveServices, serviceAddress, 'service', unresolved, out, envOfServices);
         }
         const clone = serviceMappings(s.type).cloneSource?.(s);
-        if (clone) checkCloneSource(m, p, e, s, clone, sa, unresolved, out);
+        if (clone) checkCloneSource(m, p, e, s, clone, serviceAddress(), unresolved, out);
       }
     }
   }
@@ -160,6 +169,8 @@ export function checkOrganizationReferences(m: Manifest, ctx: ReferenceContext):
       const ea = addressOf('environment', e.name, pa);
       clusterCheck(e, 'cluster', e.cluster, ea);
       const limits = clusterLimitsOf(ctx, e.cluster);
+      // Without lists of names or cluster limits (an offline validate) there is nothing to check a service against.
+      if (!ctx.registries && !ctx.helmRepositories && !limits) continue;
       for (const s of e.services ?? []) {
         const sa = addressOf(s.type, s.name, ea);
         checkNamedObjects(s, ctx, sa, unresolved);
@@ -256,16 +267,27 @@ function checkBuiltInAlias(
 /** `ifRemoved`: what to do when the name is that of an object removed from the manifest (said when no typo fits). */
 type Unresolved = (what: string, name: string, candidates: readonly string[], range: SourceRange | undefined, address?: string, where?: string, ifRemoved?: string) => void;
 
+/** Whether checkVariableRefs has anything to look at in `v`: an alias, or an override of a higher scope's variable. */
+function refersToAnother(v: VariableSpec, higherScopes: number): boolean {
+  if (v.alias !== null && typeof v.alias === 'object') return true;
+  if (typeof v.alias === 'string' && !isBuiltIn(v.alias)) return true;
+  return v.override === true && typeof v.key === 'string' && !isBuiltIn(v.key) && higherScopes > 0;
+}
+
 function checkVariableRefs(
   vars: VariableSpec[] | undefined,
-  higher: Array<{ scope: string; vars: VariableSpec[] | undefined }>,
-  parent: string,
+  higher: ReadonlyArray<{ scope: string; vars: VariableSpec[] | undefined }>,
+  /** The address of the scope (built when a problem is reported). */
+  parentAddress: () => string,
   scope: string,
   unresolved: Unresolved,
   out: Diagnostic[],
   /** The environment of an environment's or a service's variables (absent for a project's). */
   env?: { environment: EnvironmentSpec; address: string },
 ): void {
+  // Plain values (nearly every variable) refer to nothing: the scopes' key lists are not built for them.
+  if (!vars || !vars.some((v) => refersToAnother(v, higher.length))) return;
+  const parent = parentAddress();
   const keysOf = (vs: VariableSpec[] | undefined) => (vs ?? []).map((v) => v.key).filter((k): k is string => typeof k === 'string');
   const higherKeys = higher.flatMap((h) => keysOf(h.vars));
   const higherScopes = higher.map((h) => h.scope).join(' or ');

@@ -173,7 +173,8 @@ export function resolveString(
  */
 export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: Diagnostic[] } {
   const out: Diagnostic[] = [];
-  const templated = fieldsWithReferences(m);
+  /** The fields of each object that held a `${...}` reference, with their text as written: filled by the walk (1.) before it rewrites them. */
+  const templated = new WeakMap<object, Map<string, string>>();
   const templateOf = (holder: object, field: string) => templated.get(holder)?.get(field);
   const unavailable: Unavailable = new Map();
 
@@ -209,33 +210,43 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
   const unset = new WeakMap<object, Map<string, string>>();
 
   // 1. Plain resolution of every string, everywhere (names cannot hold `${`: the schema forbids it),
-  // except the secret fields when their values are not to be read.
+  // except the secret fields when their values are not to be read. One walk of the manifest also
+  // notes, before rewriting a field, the text of each field that holds a reference (`templated`).
   const walk = (node: unknown, depth: number): void => {
     if (depth > 100 || node === null || typeof node !== 'object') return;
     const rec = node as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const v = rec[k];
-      if (skipped.get(node)?.has(k)) continue;
-      if (typeof v === 'string' && v.includes('${') && optional.get(node)?.has(k)) {
+      if (typeof v !== 'string') {
+        if (typeof v !== 'object') continue;
+        if (unread && skipped.get(node)?.has(k)) noteReferences(templated, v, depth + 1);
+        else walk(v, depth + 1);
+        continue;
+      }
+      // A string without a reference (nearly every one): nothing to note, resolve or skip.
+      if (!v.includes('${')) continue;
+      noteReference(templated, node, k, v);
+      if (unread && skipped.get(node)?.has(k)) continue;
+      if (optional.get(node)?.has(k)) {
         const own: Diagnostic[] = [];
         const missing: Unavailable = new Map();
         const resolved = resolveString(v, () => fieldSourceOf(node, k), { ...deps, missingEnv: 'warning' }, own, undefined, missing);
         if (resolved !== undefined) rec[k] = resolved;
         else if (own.length === 0 && missing.size > 0) unset.set(node, (unset.get(node) ?? new Map<string, string>()).set(k, v));
         else out.push(...own);
-      } else if (typeof v === 'string' && v.includes('${')) {
+      } else {
         const before = out.length;
         const resolved = resolveString(v, () => fieldSourceOf(node, k), deps, out, undefined, unavailable, secretOf.get(node)?.has(k) === true);
         if (notice) for (let i = before; i < out.length; i++) out[i] = notice(out[i]!);
         if (resolved !== undefined) rec[k] = resolved;
-      } else if (typeof v === 'object') walk(v, depth + 1);
+      }
     }
   };
   walk(m, 0);
   out.push(...unavailableWarnings(unavailable));
 
   // 2. Secret fields become SecretValues (UnreadSecrets when not read).
-  const wrap = (holder: object, field: string, address: string | undefined): void => {
+  const wrap = (holder: object, field: string, addressOfField: () => string): void => {
     const rec = holder as Record<string, unknown>;
     const v = rec[field];
     if (typeof v !== 'string') return;
@@ -249,7 +260,7 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
         warning('secret.in-clear', `the default of \`\${env:${clearDefault}:-…}\` is a secret value written in clear in the manifest`, {
           detail: 'Anyone who can read the repository can read it. Remove the default (`${env:NAME}`), or write `${env:NAME:-}` for an intentionally empty value.',
           range: fieldSourceOf(holder, field),
-          address,
+          address: addressOfField(),
         }),
       );
     } else if (template === undefined && v !== '') {
@@ -257,7 +268,7 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
         warning('secret.in-clear', 'a secret value is written in clear in the manifest', {
           detail: 'Anyone who can read the repository can read it. Write ${env:NAME} or ${file:PATH} instead.',
           range: fieldSourceOf(holder, field),
-          address,
+          address: addressOfField(),
         }),
       );
     }
@@ -269,7 +280,8 @@ export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: 
 interface SecretField {
   holder: object;
   field: string;
-  address: string;
+  /** The address a problem of the field is reported at (built when one is). */
+  address: () => string;
   /** The object whose `ignore_changes` may name it, and the path it would use. */
   owner: { ignore_changes?: readonly string[] | 'all' };
   ignorePath: string;
@@ -288,22 +300,22 @@ function ignores(owner: SecretField['owner'], path: string): boolean {
  */
 export function secretFieldsOf(m: Manifest): SecretField[] {
   const out: SecretField[] = [];
-  const vars = (list: VariableSpec[] | undefined, parent: string) => {
-    for (const v of list ?? []) if (v?.secret === true) out.push({ holder: v, field: 'value', address: addressOf('variable', v.key, parent), owner: v, ignorePath: 'value' });
+  const vars = (list: VariableSpec[] | undefined, parent: () => string) => {
+    for (const v of list ?? []) if (v?.secret === true) out.push({ holder: v, field: 'value', address: () => addressOf('variable', v.key, parent()), owner: v, ignorePath: 'value' });
   };
   for (const r of m.alert_receivers ?? []) {
-    out.push({ holder: r, field: 'webhook_url', address: addressOf('alert_receiver', r.name), owner: r, ignorePath: 'webhook_url' });
-    out.push({ holder: r, field: 'auth_password', address: addressOf('alert_receiver', r.name), owner: r, ignorePath: 'auth_password' });
+    out.push({ holder: r, field: 'webhook_url', address: () => addressOf('alert_receiver', r.name), owner: r, ignorePath: 'webhook_url' });
+    out.push({ holder: r, field: 'auth_password', address: () => addressOf('alert_receiver', r.name), owner: r, ignorePath: 'auth_password' });
   }
-  for (const w of m.webhooks ?? []) out.push({ holder: w, field: 'secret', address: addressOf('webhook', w.target_url), owner: w, ignorePath: 'secret' });
+  for (const w of m.webhooks ?? []) out.push({ holder: w, field: 'secret', address: () => addressOf('webhook', w.target_url), owner: w, ignorePath: 'secret' });
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    vars(p.variables, pa);
+    vars(p.variables, () => pa);
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      vars(e.variables, ea);
+      vars(e.variables, () => ea);
       for (const s of e.services ?? []) {
-        const sa = addressOf(s.type, s.name, ea);
+        const sa = () => addressOf(s.type, s.name, ea);
         vars(s.variables, sa);
         // Secret values a service kind holds besides variables (its descriptor's secretMaps: terraform's sensitive tf_vars).
         for (const m of serviceMappings(s.type).secretMaps?.(s as never) ?? []) for (const name of m.fields) out.push({ holder: m.holder, field: name, address: sa, owner: s, ignorePath: m.ignorePath });
@@ -342,23 +354,26 @@ function defaultWrittenInClear(template: string): string | undefined {
   return undefined;
 }
 
-/** The fields of each object that hold a `${...}` reference (before resolution), with their text. */
-function fieldsWithReferences(root: unknown): WeakMap<object, Map<string, string>> {
-  const found = new WeakMap<object, Map<string, string>>();
-  const visit = (node: unknown, depth: number): void => {
-    if (depth > 100 || node === null || typeof node !== 'object') return;
-    const rec = node as Record<string, unknown>;
-    for (const k of Object.keys(rec)) {
-      const v = rec[k];
-      // Broken references count too: their error is reported, not a secret in clear.
-      if (typeof v === 'string' && v.replace(/\$\$\{/g, '').includes('${')) {
-        let fields = found.get(node);
-        if (!fields) found.set(node, (fields = new Map()));
-        fields.set(k, v);
-      } else if (typeof v === 'object') visit(v, depth + 1);
-    }
-  };
-  visit(root, 0);
-  return found;
+/**
+ * Notes `holder[field]`'s text when it holds a `${...}` reference (broken ones count too: their
+ * error is reported, not a secret in clear). The first text noted stays: an object reached twice is
+ * seen again after its fields were resolved.
+ */
+function noteReference(found: WeakMap<object, Map<string, string>>, holder: object, field: string, v: string): void {
+  if (!v.includes('${') || !v.replace(/\$\$\{/g, '').includes('${')) return;
+  let fields = found.get(holder);
+  if (!fields) found.set(holder, (fields = new Map()));
+  if (!fields.has(field)) fields.set(field, v);
+}
+
+/** noteReference over every field of `node` and below (a secret field left unread, which the walk does not enter). */
+function noteReferences(found: WeakMap<object, Map<string, string>>, node: unknown, depth: number): void {
+  if (depth > 100 || node === null || typeof node !== 'object') return;
+  const rec = node as Record<string, unknown>;
+  for (const k of Object.keys(rec)) {
+    const v = rec[k];
+    if (typeof v === 'string') noteReference(found, node, k, v);
+    else if (typeof v === 'object') noteReferences(found, v, depth + 1);
+  }
 }
 

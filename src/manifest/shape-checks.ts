@@ -50,9 +50,13 @@ export function checkShapes(m: Manifest): Diagnostic[] {
     }
   };
 
-  const checkVariables = (vars: VariableSpec[] | undefined, parent: string, scope: 'project' | 'environment' | 'service') => {
+  const checkVariables = (vars: VariableSpec[] | undefined, parent: () => string, scope: 'project' | 'environment' | 'service') => {
     for (const v of vars ?? []) {
-      const address = addressOf('variable', v.key, parent);
+      // A variable with one of value, alias and external_secret, and none of the fields checked
+      // below (nearly every one): nothing to report, no address or label built.
+      const sources = (present(v, 'value') ? 1 : 0) + (present(v, 'alias') ? 1 : 0) + (present(v, 'external_secret') ? 1 : 0);
+      if (sources === 1 && v.override !== true && !present(v, 'alias') && v.enable_interpolation_in_file === undefined) continue;
+      const address = addressOf('variable', v.key, parent());
       const what = `variable \`${v.key}\``;
       exactlyOne(v, ['value', 'alias', 'external_secret'], what, address);
       if (v.override === true) {
@@ -118,18 +122,34 @@ export function checkShapes(m: Manifest): Diagnostic[] {
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
     pruneLevel(p.prune, 'project', pa);
-    checkVariables(p.variables, pa, 'project');
+    checkVariables(p.variables, () => pa, 'project');
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
       pruneLevel(e.prune, 'environment', ea);
-      checkVariables(e.variables, ea, 'environment');
+      checkVariables(e.variables, () => ea, 'environment');
       for (const s of e.services ?? []) {
-        const sa = addressOf(s.type, s.name, ea);
-        const what = `${s.type} \`${s.name}\``;
-        if ('variables' in s) checkVariables(s.variables, sa, 'service');
-        pruneLevel(s.prune, 'service', sa);
+        // The service's address and label are built when something is reported (rarely).
+        let sa: string | undefined;
+        const serviceAddress = () => (sa ??= addressOf(s.type, s.name, ea));
+        if ('variables' in s) checkVariables(s.variables, serviceAddress, 'service');
+        if (s.prune !== null && typeof s.prune === 'object') pruneLevel(s.prune, 'service', serviceAddress());
         // The kind's own checks: its descriptor's (src/model/kinds).
-        serviceMappings(s.type).checkShape?.(s as never, { what, address: sa, report: (d) => out.push(d), at, present, exactlyOne, onlyWith });
+        const checkShape = serviceMappings(s.type).checkShape;
+        if (checkShape) {
+          checkShape(s as never, {
+            get what() {
+              return `${s.type} \`${s.name}\``;
+            },
+            get address() {
+              return serviceAddress();
+            },
+            report: (d) => out.push(d),
+            at,
+            present,
+            exactlyOne,
+            onlyWith,
+          });
+        }
       }
     }
   }

@@ -53,10 +53,17 @@ export function checkSchedules(m: Manifest): Diagnostic[] {
  */
 export function checkConfusableNames(m: Manifest): Diagnostic[] {
   const out: Diagnostic[] = [];
+  // Each name's skeleton once: the same variable keys recur in every service.
+  const skeletons = new Map<string, string>();
+  const skeletonOf = (s: string) => {
+    let k = skeletons.get(s);
+    if (k === undefined) skeletons.set(s, (k = skeleton(s)));
+    return k;
+  };
   const check = <T extends object>(items: readonly T[] | undefined, field: 'name' | 'key', what: string, caseInsensitive: boolean, address: (t: T) => Address | undefined) => {
     if (!items || items.length < 2) return;
     const nameOf = (t: T) => (t as Record<string, unknown>)[field];
-    for (const { first, second } of confusablePairs(items, nameOf, caseInsensitive)) {
+    for (const { first, second } of confusablePairs(items, nameOf, caseInsensitive, skeletonOf)) {
       const a = String(nameOf(first));
       const b = String(nameOf(second));
       const firstAt: SourceRange | undefined = fieldSourceOf(first, field) ?? sourceOf(first);
@@ -69,7 +76,7 @@ export function checkConfusableNames(m: Manifest): Diagnostic[] {
       );
     }
   };
-  const vars = (list: VariableSpec[] | undefined, parent: Address) => check(list, 'key', 'variable', false, (v) => addressOf('variable', v.key, parent));
+  const vars = (list: VariableSpec[] | undefined, parent: () => Address) => check(list, 'key', 'variable', false, (v) => addressOf('variable', v.key, parent()));
   check(m.clusters, 'name', 'cluster', true, (c) => addressOf('cluster', c.name));
   check(m.annotation_groups, 'name', 'annotation group', true, (g) => addressOf('annotations_group', g.name));
   check(m.label_groups, 'name', 'label group', true, (g) => addressOf('labels_group', g.name));
@@ -78,14 +85,14 @@ export function checkConfusableNames(m: Manifest): Diagnostic[] {
   check(m.projects, 'name', 'project', true, (p) => addressOf('project', p.name));
   for (const p of m.projects ?? []) {
     const pa = addressOf('project', p.name);
-    vars(p.variables, pa);
+    vars(p.variables, () => pa);
     check(p.environments, 'name', 'environment', true, (e) => addressOf('environment', e.name, pa));
     for (const e of p.environments ?? []) {
       const ea = addressOf('environment', e.name, pa);
-      vars(e.variables, ea);
+      vars(e.variables, () => ea);
       check(e.services, 'name', 'service', true, (s) => addressOf(s.type, s.name, ea));
       check(e.deployment_stages, 'name', 'deployment stage', true, (st) => addressOf('deployment_stage', st.name, ea));
-      for (const s of e.services ?? []) if ('variables' in s) vars(s.variables, addressOf(s.type, s.name, ea));
+      for (const s of e.services ?? []) if ('variables' in s) vars(s.variables, () => addressOf(s.type, s.name, ea));
     }
   }
   return out;

@@ -26,6 +26,9 @@ export function load(dir: string, paths: string[] = ['.'], opts: Partial<LoadOpt
   return loadManifest(paths, { env: {}, cwd: dir, ...opts });
 }
 
+/** Loads one file `m.yaml` holding `text`. */
+export const loadText = (text: string) => load(tempTree({ 'm.yaml': text }));
+
 export const APP = `
           - type: application
             name: api

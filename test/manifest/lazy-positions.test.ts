@@ -9,9 +9,9 @@ import { describe, expect, it, vi } from 'vitest';
 import * as parseYaml from '../../src/manifest/parse-yaml.js';
 import { loadManifestFromSources, type ManifestSource } from '../../src/manifest/load.js';
 import type { LoadCacheStore } from '../../src/manifest/load-cache.js';
-import { KEY_SOURCES } from '../../src/manifest/source-map.js';
-import { FIELD_SOURCES, SOURCE, sourceOf } from '../../src/manifest/types.js';
+import { sourceOf } from '../../src/manifest/types.js';
 import { buildGraph } from '../../src/graph/build.js';
+import { withSources } from '../support/manifest-positions.js';
 
 vi.mock('../../src/manifest/parse-yaml.js', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src/manifest/parse-yaml.js')>();
@@ -67,14 +67,6 @@ const positionedLoad = () => {
   const store: LoadCacheStore = { identity: 'test', read: () => undefined, write: () => undefined };
   return loadManifestFromSources(sources(), { env, readFile, cache: store });
 };
-
-/** A value with every source position it carries (hidden symbol properties made visible). */
-function withSources(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  const o = v as Record<string | symbol, unknown>;
-  const children = Array.isArray(v) ? v.map(withSources) : Object.fromEntries(Object.keys(v).map((k) => [k, withSources(o[k])]));
-  return { children, source: o[SOURCE], fields: { ...(o[FIELD_SOURCES] as object) }, keys: { ...(o[KEY_SOURCES] as object) } };
-}
 
 describe('positions built only when asked for', () => {
   it('a clean load, its graph and the graph checks run no positioned parse', () => {

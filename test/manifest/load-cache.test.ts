@@ -8,8 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import * as parseYaml from '../../src/manifest/parse-yaml.js';
 import { loadManifestFromSources } from '../../src/manifest/load.js';
 import type { LoadCacheStore } from '../../src/manifest/load-cache.js';
-import { KEY_SOURCES } from '../../src/manifest/source-map.js';
-import { FIELD_SOURCES, SOURCE } from '../../src/manifest/types.js';
+import { withSources } from '../support/manifest-positions.js';
 import { buildGraph } from '../../src/graph/build.js';
 
 vi.mock('../../src/manifest/parse-yaml.js', async (importOriginal) => {
@@ -63,14 +62,6 @@ projects:
 
 const load = (text: string, env: Record<string, string>, cache?: LoadCacheStore) =>
   loadManifestFromSources([{ file: { path: '/virtual/m.yaml', root: '/virtual', display: 'm.yaml' }, text }], { env, readFile: () => ({ ok: false, reason: 'none' }), ...(cache ? { cache } : {}) });
-
-/** A value with every source position it carries (hidden symbol properties made visible). */
-function withSources(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  const o = v as Record<string | symbol, unknown>;
-  const children = Array.isArray(v) ? v.map(withSources) : Object.fromEntries(Object.keys(v).map((k) => [k, withSources(o[k])]));
-  return { children, source: o[SOURCE], fields: { ...(o[FIELD_SOURCES] as object) }, keys: { ...(o[KEY_SOURCES] as object) } };
-}
 
 describe('manifest load cache', () => {
   it('a hit parses nothing and gives the manifest, positions, diagnostics and graph of a fresh load', () => {

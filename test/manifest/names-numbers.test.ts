@@ -17,6 +17,14 @@ describe('skeleton (UTS #39 over the ASCII-prototype subset of confusables.txt)'
     expect(skeleton('café')).not.toBe(skeleton('cafe'));
     expect(skeleton('api-1')).not.toBe(skeleton('api-2'));
   });
+
+  it('gives an ASCII name (read without normalizing) the skeleton the same characters get beside a non-ASCII one', () => {
+    // `é` sends the whole name through NFD and the table; its skeleton does not reach across.
+    const ascii = Array.from({ length: 0x80 }, (_, i) => String.fromCharCode(i));
+    for (const ch of ascii) expect(skeleton(`${ch}é`), JSON.stringify(ch)).toBe(skeleton(ch) + skeleton('é'));
+    expect(skeleton('VAR_01|mI`"')).toBe('VAR_Ollrnl\'\'\'');
+    expect(skeleton(`VAR_01|mI\`"é`)).toBe(`${skeleton('VAR_01|mI`"')}${skeleton('é')}`);
+  });
 });
 
 describe('confusablePairs', () => {

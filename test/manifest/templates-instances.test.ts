@@ -7,10 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { relateDiagnostics } from '../../src/manifest/templates.js';
-import { sourceOf, type Manifest } from '../../src/manifest/types.js';
+import { sourceOf } from '../../src/manifest/types.js';
 import { fieldSourceOf, keySourceOf } from '../../src/manifest/source-map.js';
 import { error as diagError } from '../../src/diag/diagnostic.js';
-import { load, tempTree } from './helpers.js';
+import { load, loadText, tempTree } from './helpers.js';
+import { at, environmentOf as envOf, where } from '../support/manifest-positions.js';
 
 const TEMPLATE = `version: 1
 projects:
@@ -36,20 +37,7 @@ projects:
             tag: "1"
 `;
 
-/** Line and column (1-based) of the nth occurrence of `needle`. */
-function at(text: string, needle: string, nth = 1): { line: number; col: number } {
-  let i = -1;
-  for (let n = 0; n < nth; n++) {
-    i = text.indexOf(needle, i + 1);
-    if (i < 0) throw new Error(`${needle} #${nth} not in text`);
-  }
-  const before = text.slice(0, i).split('\n');
-  return { line: before.length, col: before[before.length - 1]!.length + 1 };
-}
-const where = (r: { file: string; start: { line: number; col: number } } | undefined) => (r ? `${r.file}:${r.start.line}:${r.start.col}` : undefined);
-const envOf = (m: Manifest | undefined, name: string) => m!.projects![0]!.environments!.find((e) => e.name === name)!;
 const withEnv = (envYaml: string) => `${TEMPLATE}    environments:\n${envYaml}`;
-const loadText = (text: string) => load(tempTree({ 'm.yaml': text }));
 
 describe("an environment's own objects beside its template's", () => {
   it("come after the template's, each located where the environment writes it; the lists it does not write are located in the template", async () => {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { instantiatedAt } from '../../src/manifest/templates.js';
 import { fieldSourceOf } from '../../src/manifest/source-map.js';
-import { load, tempTree } from './helpers.js';
+import { loadText } from './helpers.js';
+import { lineCol as at } from '../support/manifest-positions.js';
 
 const TEXT = `version: 1
 projects:
@@ -56,11 +57,9 @@ projects:
             tag: "1"
 `;
 
-const at = (r: { file: string; start: { line: number; col: number } } | undefined) => (r ? `${r.start.line}:${r.start.col}` : undefined);
-
 describe('instantiatedAt', () => {
   it("names the template's definition and the override, or the template line, of an instantiated service and of what is inside it", async () => {
-    const r = await load(tempTree({ 'm.yaml': TEXT }));
+    const r = await loadText(TEXT);
     expect(r.diagnostics).toEqual([]);
     const places = (a: string) => instantiatedAt(r.templates, a)?.map((l) => `${l.message} ${at(l.range)}`);
     expect(places('project.shop/environment.prod/container.api')).toEqual(['defined 12:13', 'overridden 37:13']);
@@ -76,7 +75,7 @@ describe('instantiatedAt', () => {
   });
 
   it('takes the excluded services out of the deployment stages, each kept service where the template lists it', async () => {
-    const r = await load(tempTree({ 'm.yaml': TEXT }));
+    const r = await loadText(TEXT);
     const prod = r.manifest!.projects![0]!.environments!.find((e) => e.name === 'prod')!;
     expect(prod.services!.map((s) => s.name)).toEqual(['api', 'web']);
     const stage = prod.deployment_stages![0]!;
@@ -90,7 +89,7 @@ describe('instantiatedAt', () => {
 describe('an unknown template', () => {
   it('says so when the project declares no template at all', async () => {
     const text = 'version: 1\nprojects:\n  - name: shop\n    environments:\n      - name: prod\n        cluster: c1\n        template: web\n';
-    const r = await load(tempTree({ 'm.yaml': text }));
+    const r = await loadText(text);
     const d = r.diagnostics.find((x) => x.code === 'ref.unresolved')!;
     expect(d.summary).toBe('environment `prod` uses template `web`, which the project does not declare');
     expect(d.detail).toBe("Templates of this project: none (declare them under the project's `templates:`).");

@@ -10,7 +10,8 @@ import { fieldSourceOf } from '../../src/manifest/source-map.js';
 import { buildGraph } from '../../src/graph/build.js';
 import { renderDiagnosticGithub, renderDiagnostic } from '../../src/diag/render.js';
 import { renderFailureMarkdown } from '../../src/render/markdown-failure.js';
-import { load, tempTree } from './helpers.js';
+import { load, loadText, tempTree } from './helpers.js';
+import { at, environmentOf as env } from '../support/manifest-positions.js';
 import { error as diagError } from '../../src/diag/diagnostic.js';
 
 const TEMPLATE = `version: 1
@@ -135,19 +136,7 @@ projects:
         deployment_stages: [{name: apps, services: [api, web]}]
 `;
 
-/** 1-based line and column of the `nth` occurrence of `needle` in `text` (where a diagnostic should point). */
-function at(text: string, needle: string, nth = 1): { line: number; col: number } {
-  let i = -1;
-  for (let k = 0; k < nth; k++) {
-    i = text.indexOf(needle, i + 1);
-    if (i < 0) throw new Error(`${needle} not found`);
-  }
-  const before = text.slice(0, i).split('\n');
-  return { line: before.length, col: before[before.length - 1]!.length + 1 };
-}
-
 const envs = (m: Manifest | undefined) => m!.projects![0]!.environments!;
-const env = (m: Manifest | undefined, name: string) => envs(m).find((e) => e.name === name)!;
 
 describe('the merge rule', () => {
   it('merges maps deeply, keyed lists by key (matching items merge, new ones are added), and replaces other lists and scalars', () => {
@@ -174,8 +163,8 @@ describe('the merge rule', () => {
 describe('expansion in the loader', () => {
   it('gives buildGraph the same manifest as the environments written out in full', async () => {
     const oneFile = TEMPLATE + STAGING_AND_PRODUCTION.split('  - name: shop\n')[1];
-    const expanded = await load(tempTree({ 'm.yaml': oneFile }));
-    const plain = await load(tempTree({ 'm.yaml': WRITTEN_OUT }));
+    const expanded = await loadText(oneFile);
+    const plain = await loadText(WRITTEN_OUT);
     expect(expanded.diagnostics).toEqual([]);
     expect(plain.diagnostics).toEqual([]);
     expect(JSON.parse(JSON.stringify(expanded.manifest))).toEqual(JSON.parse(JSON.stringify(plain.manifest)));
@@ -192,7 +181,7 @@ describe('expansion in the loader', () => {
 
   it('keeps the range of every value where it was written: the template, or the override that changed it', async () => {
     const text = TEMPLATE + STAGING_AND_PRODUCTION.split('  - name: shop\n')[1];
-    const { manifest } = await load(tempTree({ 'm.yaml': text }));
+    const { manifest } = await loadText(text);
     const prodApi = env(manifest, 'production').services!.find((s) => s.name === 'api')!;
     const stagingApi = env(manifest, 'staging').services!.find((s) => s.name === 'api')!;
     const value = (needle: string) => ({ file: 'm.yaml', start: { ...at(text, needle), col: at(text, needle).col + needle.indexOf(':') + 2 } });
@@ -218,7 +207,7 @@ describe('expansion in the loader', () => {
       - name: plain
         cluster: staging-cluster
 `;
-    const { manifest, diagnostics } = await load(tempTree({ 'm.yaml': text }));
+    const { manifest, diagnostics } = await loadText(text);
     expect(diagnostics).toEqual([]);
     expect(env(manifest, 'preview').services!.map((s) => s.name)).toEqual(['api', 'web', 'debug']);
     expect(env(manifest, 'plain')).toEqual({ name: 'plain', cluster: 'staging-cluster' } satisfies Partial<EnvironmentSpec>);
@@ -227,7 +216,6 @@ describe('expansion in the loader', () => {
 
 describe('diagnostics', () => {
   const withEnv = (envYaml: string) => `${TEMPLATE}    environments:\n${envYaml}`;
-  const loadText = (text: string) => load(tempTree({ 'm.yaml': text }));
   const range = (text: string, needle: string, nth = 1) => expect.objectContaining({ file: 'm.yaml', start: at(text, needle, nth) });
 
   it('an override of a service the template does not have: error at the override with the nearest name', async () => {
@@ -461,7 +449,7 @@ describe('hostile keys', () => {
 describe('an unused template', () => {
   it('is a warning at its name: it creates nothing by itself', async () => {
     const text = `${TEMPLATE}    environments:\n      - name: plain\n        cluster: c\n`;
-    const r = await load(tempTree({ 'm.yaml': text }));
+    const r = await loadText(text);
     expect(r.manifest).toBeDefined();
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.summary, d.range?.start])).toEqual([
       ['warning', 'manifest.unused-template', 'template `web` of project `shop` is used by no environment', at(text, 'web')],
@@ -480,7 +468,7 @@ describe('a template that cannot be instantiated', () => {
         variables:
           - {key: LOG_ALIAS, alias: LOG_LEVEL}
 `;
-    const r = await load(tempTree({ 'm.yaml': text }));
+    const r = await loadText(text);
     expect(r.diagnostics.map((d) => [d.code, d.summary])).toEqual([
       ['manifest.unused-template', 'template `web` of project `shop` is used by no environment'],
       ['ref.unresolved', 'environment `prod` uses template `wbe`, which the project does not declare'],
@@ -498,7 +486,7 @@ describe('a template that cannot be instantiated', () => {
         variables:
           - {key: LOG_ALIAS, alias: LOG_LEVL}
 `;
-    const r = await load(tempTree({ 'm.yaml': text }));
+    const r = await loadText(text);
     expect(r.diagnostics.map((d) => [d.code, d.range?.start.line])).toEqual([
       ['ref.unresolved', at(text, 'apii').line],
       ['ref.unresolved', at(text, 'LOG_LEVL').line],
