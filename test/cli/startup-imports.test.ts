@@ -8,7 +8,8 @@
  * The same for the rest of what an offline command has no use for (issue 21, second pass): an
  * offline validate loads neither the API client, nor the live-state reader and its refresh cache,
  * nor plan's session and the organization checks (`--remote` loads them, and still works), and
- * `--version` does not even load the command-line parser (yargs).
+ * `--version` does not even load the command-line parser (yargs); plan loads the line-diff package
+ * only when it renders a multi-line change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -109,5 +110,7 @@ describe('start-up: what a command loads', () => {
   it('a command that sends requests (plan) does load it', async () => {
     const urls = await loadedBy('plan', ['plan', 'examples/minimal']);
     expect(undici(urls).length).toBeGreaterThan(0);
+    // The line-diff package is loaded with the first multi-line change rendered, not at start-up.
+    expect(urls.filter((u) => u.includes('/node_modules/diff/'))).toEqual([]);
   });
 });
