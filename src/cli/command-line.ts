@@ -30,13 +30,6 @@ export function globalOptions(y: Argv): Argv<any> {
   return y.option('color', { type: 'boolean', describe: 'Colour output on a terminal; --no-color (or NO_COLOR) turns it off' });
 }
 
-const VERSION_FLAGS = ['-v', '-V', '--version'];
-
-/** `driftless -v`: answered without loading any command. */
-export function isVersionRequest(argv: readonly string[]): boolean {
-  return argv.length === 1 && VERSION_FLAGS.includes(argv[0]!);
-}
-
 class UsageError extends Error {}
 
 /**
@@ -100,6 +93,10 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
         return true;
       }, true);
     if (!completion) parser.strict();
+    // yargs lays out the chosen command's whole help text (cliui, string-width) after its handler
+    // ran, in case the handler asks for it: ours only records the choice and never does. That was
+    // a tenth of the start-up of every command (issue 21); `--help` itself is not built there.
+    skipHelpCache(parser);
     for (const cmd of commands) {
       parser.command(cmd.command, cmd.describe, requireValues(cmd.builder, positionalNames(cmd.command)), (args) => {
         chosen = { command: cmd, args };
@@ -119,6 +116,23 @@ export async function parseCommandLine(argvIn: readonly string[], commands: read
     const lines = message.split('\n').map((l) => `${prefix}: ${l}`);
     return { kind: 'usage-error', message: `${lines.join('\n')}\nRun '${prefix} --help' for ${current ? 'the options it takes' : 'the commands and options'}.\n` };
   }
+}
+
+/** yargs' internals: its usage instance, whose help cache is filled after a command's handler. */
+interface WithUsageInstance {
+  getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } };
+}
+
+/**
+ * Turns off the help text yargs caches after running a command's handler (command.js
+ * handleValidationAndGetResult). The cache serves only a handler that calls showHelp(); help asked
+ * with --help, help text printed on failure and every message are built elsewhere. The usage
+ * instance is kept across yargs' resets, so the replacement holds for every command. If a later
+ * yargs renames these internals, nothing is turned off: the same help is cached, as before.
+ */
+function skipHelpCache(parser: Argv<any>): void {
+  const usage = (parser as unknown as Partial<WithUsageInstance>).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /** yargs' failure messages in the terms of a command line: the option as typed, what is allowed, a hint. */

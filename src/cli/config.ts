@@ -4,7 +4,7 @@
  * The token comes from DRIFTLESS_API_TOKEN only: a command-line argument would end up in shell
  * history and process listings. Nothing here ever puts the token into a message.
  */
-import { looksLikeJwt } from '../api/index.js';
+import { looksLikeJwt } from '../api/auth.js';
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { shouldUseColor } from '../diag/render.js';
 import { createPalette, type Palette } from '../render/palette.js';

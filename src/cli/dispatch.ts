@@ -6,8 +6,14 @@
  */
 import type { CliCommand } from './command.js';
 import { EXIT, type CliIO } from './io.js';
-import { isVersionRequest, parseCommandLine } from './command-line.js';
 import { packageVersion } from './package-version.js';
+
+const VERSION_FLAGS = ['-v', '-V', '--version'];
+
+/** `driftless -v`: answered without loading any command, nor the command-line parser. */
+export function isVersionRequest(argv: readonly string[]): boolean {
+  return argv.length === 1 && VERSION_FLAGS.includes(argv[0]!);
+}
 
 export async function runCommandLine(argv: string[], io: CliIO, commandsFor: (argv: string[]) => Promise<CliCommand<any>[]>): Promise<number> {
   // `driftless -v` (bug reports, CI logs), without loading the commands.
@@ -15,6 +21,9 @@ export async function runCommandLine(argv: string[], io: CliIO, commandsFor: (ar
     io.stdout.write(`driftless ${packageVersion()}\n`);
     return EXIT.ok;
   }
+  // yargs and its help layout (cliui, string-width) are loaded after the version check: `-v` is
+  // answered without them.
+  const { parseCommandLine } = await import('./command-line.js');
   const line = await parseCommandLine(argv, await commandsFor(argv), { version: packageVersion(), width: Math.min(110, io.stdout.columns ?? 100) });
   if (line.kind === 'usage-error') {
     io.stderr.write(line.message);

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { looksLikeAddress } from '../graph/target.js';
 import { MAX_WAIT_LIMIT_S } from './config.js';
-import { DEFAULT_VERIFY_REQUESTS } from '../live/verify.js';
+import { DEFAULT_VERIFY_REQUESTS } from '../live/verify-default.js';
 
 export interface ConnectionArgs {
   apiUrl?: string;

@@ -14,7 +14,7 @@ import type { Query } from './api-port.js';
 import { listResults, type ApiRecord } from './read.js';
 import { NEVER_CACHED_ORG_LISTS, shapeOf, type Staleness } from './touched.js';
 
-export const DEFAULT_VERIFY_REQUESTS = 5;
+export { DEFAULT_VERIFY_REQUESTS } from './verify-default.js';
 
 /** The warm runs within which every cached list has been re-read once: ceil(lists / N). */
 export function fullRotationRuns(lists: number, perRun: number): number {

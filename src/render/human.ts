@@ -3,7 +3,7 @@
  * values as a line diff, secrets as `(sensitive value)`, grouped by project and environment, and
  * the summary line with the request count last. A pure function of the plan.
  */
-import { diffLines } from 'diff';
+import { diffLines } from './line-diff.js';
 import { REDACTED } from '../model/secret.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import type { ChangeLabel } from './describe.js';

@@ -9,7 +9,7 @@
  * Every user-controlled string is escaped (escapeMarkdown outside code, a fence longer than any
  * backtick run inside code), so a name cannot inject HTML, links or @-mentions.
  */
-import { diffLines } from 'diff';
+import { diffLines } from './line-diff.js';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { formatValue, groupChanges, isMultiline, isVisible, labelOf, leafChanges, ignoredFieldsLine, noSecretValuesLine, protectMarksLine, plural, renamedFrom, requestLine, secretsNotCompared, summaryLine } from './describe.js';

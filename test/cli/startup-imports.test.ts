@@ -4,6 +4,12 @@
  * The built CLI runs in a child process with a module resolve hook that records every module the
  * process resolves, so the assertion is on what Node.js really loaded, not on an import list.
  * A command that sends requests still loads it (the second test), so the hook is seen to work.
+ *
+ * The same for the rest of what an offline command has no use for (issue 21, second pass): an
+ * offline validate loads neither the API client, nor the live-state reader and its refresh cache,
+ * nor plan's session and the organization checks (`--remote` loads them, and still works), and
+ * `--version` does not even load the command-line parser (yargs); plan loads the line-diff package
+ * only when it renders a multi-line change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -57,6 +63,9 @@ async function loadedBy(name: string, args: string[]): Promise<string[]> {
 }
 
 const undici = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/undici/'));
+const dist = (urls: string[], file: string) => urls.filter((u) => u.endsWith(`/dist/${file}`));
+/** What only a command that talks to the API needs: the client, the live reader, plan's session. */
+const ONLINE_ONLY = ['api/client.js', 'api/index.js', 'live/read.js', 'live/refresh.js', 'live/verify.js', 'live/cache-file.js', 'cli/run-plan.js', 'cli/live-cache.js', 'cli/validate-remote.js', 'checks/index.js', 'manifest/remote-names.js', 'pipeline/plan.js'];
 
 describe('start-up: what a command loads', () => {
   it('validate, --help and --version never load undici', async () => {
@@ -67,8 +76,41 @@ describe('start-up: what a command loads', () => {
     }
   });
 
+  it('an offline validate loads nothing of what talking to the API needs', async () => {
+    const urls = await loadedBy('validate-offline', ['validate', 'examples/minimal']);
+    expect(dist(urls, 'cli/commands/validate.js'), 'the hook saw validate load').toHaveLength(1);
+    expect(ONLINE_ONLY.flatMap((file) => dist(urls, file))).toEqual([]);
+  });
+
+  it('validate --remote loads them, and reaches the API', async () => {
+    const log = join(dir, 'validate-remote.log');
+    await writeFile(log, '');
+    const out = await run(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'validate', '--remote', 'examples/minimal'], {
+      cwd: ROOT,
+      env: { ...process.env, STARTUP_IMPORTS_LOG: log, NO_COLOR: '1', DRIFTLESS_API_URL: apiUrl, DRIFTLESS_API_TOKEN: 'startup-test-token' },
+    }).catch((e: { code?: number; stdout: string; stderr: string }) => e);
+    const urls = (await readFile(log, 'utf8')).split('\n').filter((l) => l !== '');
+    expect(dist(urls, 'cli/validate-remote.js')).toHaveLength(1);
+    expect(dist(urls, 'cli/run-plan.js')).toHaveLength(1);
+    expect(undici(urls).length).toBeGreaterThan(0);
+    // The 401 of the test server, reported as validate reports an API failure: exit 1, no stack.
+    expect((out as { code?: number }).code).toBe(1);
+    expect((out as { stderr: string }).stderr).toMatch(/401|unauthori[sz]ed|token/i);
+    expect((out as { stderr: string }).stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--version and -v load no command and not the command-line parser', async () => {
+    for (const flag of ['--version', '-v']) {
+      const urls = await loadedBy(`version${flag}`, [flag]);
+      expect(dist(urls, 'cli/main.js'), `${flag}: the hook saw the CLI load`).toHaveLength(1);
+      expect(urls.filter((u) => u.includes('/node_modules/yargs') || u.includes('/dist/cli/command-line.js') || u.includes('/dist/cli/commands/')), flag).toEqual([]);
+    }
+  });
+
   it('a command that sends requests (plan) does load it', async () => {
     const urls = await loadedBy('plan', ['plan', 'examples/minimal']);
     expect(undici(urls).length).toBeGreaterThan(0);
+    // The line-diff package is loaded with the first multi-line change rendered, not at start-up.
+    expect(urls.filter((u) => u.includes('/node_modules/diff/'))).toEqual([]);
   });
 });

@@ -21,18 +21,14 @@
 import type { Argv } from 'yargs';
 import type { CliCommand } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
-import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
+import { hasErrors } from '../../diag/diagnostic.js';
 import { renderDiagnosticsGithub, summarizeDiagnostics } from '../../diag/render.js';
 import { inGithubActions, writeDiagnostics } from '../diagnostics-out.js';
 import { loadManifest } from '../../manifest/load.js';
 import { relateDiagnostics } from '../../manifest/templates.js';
 import { buildGraph } from '../../graph/build.js';
 import type { Manifest } from '../../manifest/types.js';
-import { fetchOrganizationFacts } from '../../manifest/remote-names.js';
-import { runOrganizationChecks } from '../../checks/index.js';
-import { palettesOf, resolveApiConfig } from '../config.js';
-import { openSession } from '../run-plan.js';
-import { apiDiagnostic } from '../../pipeline/api-diagnostic.js';
+import { palettesOf } from '../config.js';
 import { escapeJsonText } from '../../render/escape.js';
 import { choiceOption } from '../option-values.js';
 import { AUTH_SCHEMES, maxWaitOption, pathsAndTargets, targetOption } from '../shared-options.js';
@@ -76,7 +72,11 @@ export const validateCommand: CliCommand<ValidateArgs> = {
     // value). --remote checks as plan does.
     let usage: ApiUsage | undefined;
     const { paths, targets } = pathsAndTargets(args, io.cwd);
-    const loaded = args.remote ? await loadCheckedRemotely({ ...args, paths }, io, (u) => (usage = u)) : await loadManifest(paths, { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
+    // The API client, the organization checks and plan's session are loaded only for --remote:
+    // an offline validate does not pay for their modules (test/cli/startup-imports.test.ts).
+    const loaded = args.remote
+      ? await (await import('../validate-remote.js')).loadCheckedRemotely({ ...args, paths }, io, (u) => (usage = u))
+      : await loadManifest(paths, { env: io.env, cwd: io.cwd, missingEnv: 'warning' });
     try {
       return report(loaded, args, io, targets);
     } finally {
@@ -118,35 +118,4 @@ function report(loaded: Awaited<ReturnType<typeof loadManifest>>, args: Validate
   }
   io.stdout.write(`${palette.green('✓')} Valid manifest (${describeManifest(result.manifest!, result.files)})${counts ? `, ${counts}` : ''}.\n`);
   return EXIT.ok;
-}
-
-/**
- * The manifest loaded as offline, then, when it is valid so far, checked against the organization
- * exactly as plan checks it (runOrganizationChecks), in one API session; an API failure is a
- * diagnostic saying what could not be read.
- */
-async function loadCheckedRemotely(args: ValidateArgs, io: CliIO, onUsage: (u: ApiUsage) => void): Promise<Awaited<ReturnType<typeof loadManifest>>> {
-  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
-  const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'error' });
-  const withFirst = (first: Diagnostic[], then: Diagnostic[] = []) => ({ ...loaded, diagnostics: [...first, ...loaded.diagnostics, ...then] });
-  if (!cfg.config) return withFirst(cfg.diagnostics);
-  const session = openSession(cfg.config, { parallelism: 2, timeZone: io.env.TZ });
-  try {
-    let facts: Awaited<ReturnType<typeof fetchOrganizationFacts>>;
-    try {
-      facts = await fetchOrganizationFacts(session.port);
-    } catch (e) {
-      return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Reading cluster, registry and helm repository names')]);
-    }
-    if (!loaded.manifest || hasErrors(loaded.diagnostics)) return withFirst(cfg.diagnostics);
-    try {
-      return withFirst(cfg.diagnostics, await runOrganizationChecks(loaded.manifest, facts.references, facts.clusters, session.port));
-    } catch (e) {
-      return withFirst([...cfg.diagnostics, apiDiagnostic(e, 'Checking the manifest against the organization')]);
-    }
-  } finally {
-    await session.close();
-    const u = session.usage?.();
-    if (u) onUsage(u);
-  }
 }
