@@ -418,6 +418,14 @@ function previewOf(previews: PreviewCount[], project: Address, environmentName: 
   return previews.find((p) => p.project === project && previewNumberOf(p.pattern, environmentName) !== undefined);
 }
 
+/** The states of a service the API is deleting (seed 4.2: the deletion runs in the background). */
+const DELETING_STATES: ReadonlySet<string> = new Set(['DELETE_QUEUED', 'DELETING', 'DELETED']);
+
+/** Whether the API is already deleting this live object (its status, read with its environment's). */
+export function isBeingDeleted(l: Pick<LiveResource, 'status'>): boolean {
+  return l.status?.state !== undefined && DELETING_STATES.has(l.status.state);
+}
+
 /**
  * Live resources the manifest does not declare: deleted with a replaced or pruned ancestor, deleted
  * when their scope opts into pruning their kind, otherwise listed as unmanaged. Children of an
@@ -479,6 +487,13 @@ function undeclared(
     if (l.parent === undefined && !owns(l.kind)) {
       fate.set(l.address, 'hidden');
       outOfScope[l.kind] = (outOfScope[l.kind] ?? 0) + 1;
+      continue;
+    }
+    // A service already on its way out (a delete sent by the last apply, or from the console: the
+    // API deletes in the background, DELETE_QUEUED -> DELETING -> gone) is not deleted again: a
+    // second delete would be refused as busy, and the plan right after an apply would not be clean.
+    if (parentFate !== 'delete' && isBeingDeleted(l)) {
+      fate.set(l.address, 'hidden');
       continue;
     }
     // A preview's environment (its name matches the project's `previews.name`), and all in it:

@@ -4,6 +4,7 @@ import { buildGraph } from '../../src/graph/build.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { computePlan } from '../../src/plan/compute.js';
 import { API, KEY, PROD, apiRecords, fullManifest, id, liveFrom, type ApiRecords } from './fixtures.js';
+import { isServiceKind } from '../../src/model/kinds/index.js';
 
 const extra = (r: ApiRecords) => {
   r.projects.push({ id: 'p2', name: 'legacy', created_at: 'x', updated_at: 'v-legacy' });
@@ -46,5 +47,25 @@ describe('computePlan: reasons for undeclared live objects', () => {
     // The variable belongs to a service that is replaced with its environment: it goes with the service.
     expect(stray).toMatchObject({ actions: ['delete'], via_parent: API, reasons: [`deleted with ${API}, which is replaced`] });
     expect(p.changes.find((c) => c.address === PROD)!.actions).toEqual(['delete', 'create']);
+  });
+
+  it('does not delete again a pruned service the API is already deleting (the plan right after an apply is clean)', () => {
+    const m = fullManifest();
+    const env = m.projects![0]!.environments![0]!;
+    env.prune = { ...(env.prune ?? {}), services: true };
+    const removed = env.services!.find((s) => s.type === 'application' && s.name === 'api')!;
+    env.services = env.services!.filter((s) => s !== removed);
+    const planWith = (state: string) => {
+      const r = apiRecords();
+      const live = liveFrom(r);
+      const svc = live.resources.get(API)!;
+      expect(isServiceKind(svc.kind)).toBe(true);
+      svc.status = { state };
+      return computePlan(buildGraph(m).graph, live, { fingerprintKey: KEY }).changes.filter((c) => c.address === API || c.address.startsWith(`${API}/`));
+    };
+    // Deployed: pruned, with what is in it.
+    expect(planWith('DEPLOYED').find((c) => c.address === API)).toMatchObject({ actions: ['delete'], status: 'planned' });
+    // On its way out: nothing to do for it or for anything in it, in any of the deleting states.
+    for (const state of ['DELETE_QUEUED', 'DELETING', 'DELETED']) expect(planWith(state)).toEqual([]);
   });
 });
