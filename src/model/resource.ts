@@ -33,6 +33,8 @@ export type DeployPin = 'git_commit_id' | 'image_tag';
 export type Address = string;
 
 export function escapeName(name: string): string {
+  // Almost every name has neither character: no regular expression run for it.
+  if (!name.includes('%') && !name.includes('/')) return name;
   return name.replace(/%/g, '%25').replace(/\//g, '%2F');
 }
 

@@ -35,7 +35,7 @@ describe('holdsSecret', () => {
 
   it('agrees with a walk of every item and member on generated values, and secretsIn with it', () => {
     let seed = 11;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const rand = (n: number) => (((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 8) % n);
     const gen = (depth: number): unknown => {
       const r = rand(depth > 3 ? 4 : 8);
       if (r === 0) return rand(20) === 0 ? new SecretValue('v') : 'x';
@@ -56,7 +56,7 @@ describe('holdsSecret', () => {
       expect(secretsIn('field', v).length > 0).toBe(expected);
     }
     // Both answers were asked for many times.
-    expect(found).toBeGreaterThan(200);
+    expect(found).toBeGreaterThan(50);
     expect(found).toBeLessThan(4800);
   });
 });
