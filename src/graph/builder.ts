@@ -71,20 +71,44 @@ export function checkDescription(
  * (src/manifest/lazy-positions.ts). Then an ordinary property, as if assigned.
  */
 export function lazySource(res: { source?: SourceRange }, from: object, field?: string): void {
-  lazyProperty(res, 'source', () => sourceOf(from, field));
+  pendingSources.set(res, { from, field });
+  Object.defineProperty(res, 'source', SOURCE_ACCESSOR);
 }
 
-/** `obj[key]`, computed on first read (an enumerable property like any other, then a plain one). */
-function lazyProperty(obj: object, key: string, compute: () => unknown): void {
-  const settle = (value: unknown) => Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  Object.defineProperty(obj, key, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = compute();
-      settle(value);
-      return value;
-    },
-    set: settle,
-  });
+/** Where each object given a lazy `source` reads it from, until it is read or assigned. */
+const pendingSources = new WeakMap<object, { from: object; field: string | undefined }>();
+
+/** The object the accessor was defined on: `self`, or the object it is read through the prototype of. */
+function sourceHolder(self: object): object | undefined {
+  for (let o: object | null = self; o !== null; o = Object.getPrototypeOf(o) as object | null) if (pendingSources.has(o)) return o;
+  return undefined;
 }
+
+/** `source` as an ordinary property of the object it was defined on, as if assigned. */
+function settleSource(holder: object, value: unknown): void {
+  pendingSources.delete(holder);
+  Object.defineProperty(holder, 'source', { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * One getter and one setter for every object (an enumerable property like any other, then a
+ * plain one). Not a closure per object: V8 gives objects whose accessors are different functions
+ * a slow dictionary representation each, which every later read of the resource's fields (the
+ * whole plan) paid for; with one pair they share their hidden class.
+ */
+const SOURCE_ACCESSOR: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): unknown {
+    const holder = sourceHolder(this);
+    if (holder === undefined) return undefined;
+    const { from, field } = pendingSources.get(holder)!;
+    const value = sourceOf(from, field);
+    settleSource(holder, value);
+    return value;
+  },
+  set(this: object, value: unknown): void {
+    const holder = sourceHolder(this);
+    if (holder !== undefined) settleSource(holder, value);
+  },
+};

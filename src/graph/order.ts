@@ -19,27 +19,45 @@ export interface OrderResult {
 /** Edges: parent and dependsOn entries that are themselves nodes (external references are ignored). */
 export function topologicalOrder(nodes: Iterable<OrderInput>): OrderResult {
   const list = [...nodes];
+  const n = list.length;
   const index = new Map<Address, number>();
-  list.forEach((n, i) => index.set(n.address, i));
-  const indegree = new Int32Array(list.length);
-  const dependents: number[][] = list.map(() => []);
-  list.forEach((n, i) => {
-    for (const dep of depsOf(n)) {
-      const j = index.get(dep);
-      if (j === undefined || j === i) continue;
-      indegree[i]!++;
-      dependents[j]!.push(i);
-    }
-  });
+  for (let i = 0; i < n; i++) index.set(list[i]!.address, i);
+  // The edges once, as (dependency, dependent) pairs in node order, then the dependents of each
+  // node in one flat array (compressed rows): the same lists, in the same order, as an array per
+  // node would hold, without tens of thousands of small arrays.
+  const from: number[] = [];
+  const to: number[] = [];
+  const indegree = new Int32Array(n);
+  const edge = (i: number, dep: Address): void => {
+    const j = index.get(dep);
+    if (j === undefined || j === i) return;
+    indegree[i]!++;
+    from.push(j);
+    to.push(i);
+  };
+  for (let i = 0; i < n; i++) {
+    const node = list[i]!;
+    if (node.parent) edge(i, node.parent);
+    for (const dep of node.dependsOn) edge(i, dep);
+  }
+  const start = new Int32Array(n + 1);
+  for (const j of from) start[j + 1]!++;
+  for (let j = 0; j < n; j++) start[j + 1]! += start[j]!;
+  const fill = start.slice(0, n);
+  const dependents = new Int32Array(from.length);
+  for (let e = 0; e < from.length; e++) dependents[fill[from[e]!]!++] = to[e]!;
   const queue: number[] = [];
-  for (let i = 0; i < list.length; i++) if (indegree[i] === 0) queue.push(i);
+  for (let i = 0; i < n; i++) if (indegree[i] === 0) queue.push(i);
   const order: Address[] = [];
   for (let head = 0; head < queue.length; head++) {
     const i = queue[head]!;
     order.push(list[i]!.address);
-    for (const d of dependents[i]!) if (--indegree[d]! === 0) queue.push(d);
+    for (let e = start[i]!; e < start[i + 1]!; e++) {
+      const d = dependents[e]!;
+      if (--indegree[d]! === 0) queue.push(d);
+    }
   }
-  if (order.length === list.length) return { order };
+  if (order.length === n) return { order };
   return { order, cycle: findCycle(list, index, indegree) };
 }
 

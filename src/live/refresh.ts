@@ -142,7 +142,9 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
 
   // The window before the cursor is read again for late events; what the snapshot reflects is skipped.
   const events = unseenEvents(since.events, freshness);
-  const staleness = stalenessOf(events, topologyOf(previous.responses));
+  // Walked once (every environment, service and status list of the snapshot), used twice.
+  const topology = topologyOf(previous.responses);
+  const staleness = stalenessOf(events, topology);
   if ('reason' in staleness) return full(staleness.reason, orgResp);
 
   // The rotation: a few lists the cache would answer are read again, live, and compared.
@@ -152,7 +154,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   // (the last service of an environment deleted: the environment's own variable list), not because
   // the manifest asks for more; it is read.
   const touched = new Set(events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
-  const known = new Set([...topologyOf(previous.responses).ids].filter((id) => !touched.has(id)));
+  const known = new Set([...topology.ids].filter((id) => !touched.has(id)));
   const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow));
   let records: LiveRecords | undefined;
   const goneOwners = new Set<string>();

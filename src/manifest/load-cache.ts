@@ -121,6 +121,55 @@ export function encodeLoadCacheEntry(key: string, manifest: Manifest): string {
   return JSON.stringify({ format: FORMAT, key, files, value });
 }
 
+/** An object's positions of one kind (fields or keys) still to be built: their JSON text, and how a range is read. */
+interface PendingPositions {
+  text: string;
+  range: (r: EncRange) => SourceRange;
+}
+
+/** Per hidden symbol, the objects whose positions of that kind were not asked for yet. */
+const pendingPositions = new Map<symbol, WeakMap<object, PendingPositions>>();
+
+/**
+ * One getter per symbol, shared by every object (V8 gives objects whose accessors are different
+ * functions a slow dictionary representation each, which every later read of the manifest paid
+ * for). The first read, on the object or through an object inheriting from it, builds the
+ * positions and replaces the getter, on the object it was defined on, with their value.
+ */
+const positionAccessors = new Map<symbol, PropertyDescriptor>();
+
+function hidePositions(obj: object, sym: symbol, text: string, range: (r: EncRange) => SourceRange): void {
+  let pending = pendingPositions.get(sym);
+  let accessor = positionAccessors.get(sym);
+  if (pending === undefined || accessor === undefined) {
+    const objects = (pending = new WeakMap());
+    accessor = {
+      enumerable: false,
+      configurable: true,
+      get(this: object): unknown {
+        let holder: object | null = this;
+        while (holder !== null && !objects.has(holder)) holder = Object.getPrototypeOf(holder) as object | null;
+        if (holder === null) return undefined;
+        const p = objects.get(holder)!;
+        const out: Record<string, SourceRange> = Object.create(null);
+        try {
+          const m = JSON.parse(p.text) as Record<string, EncRange>;
+          for (const k of Object.keys(m)) out[k] = p.range(m[k]!);
+        } catch {
+          // Only an entry edited by hand gets here (driftless wrote JSON): fewer positions, not a crash.
+        }
+        objects.delete(holder);
+        Object.defineProperty(holder, sym, { value: out, enumerable: false, writable: true, configurable: true });
+        return out;
+      },
+    };
+    pendingPositions.set(sym, pending);
+    positionAccessors.set(sym, accessor);
+  }
+  pending.set(obj, { text, range });
+  Object.defineProperty(obj, sym, accessor);
+}
+
 /** The manifest of an entry stored for `key`, or undefined (another key, another format, damaged). */
 export function decodeLoadCacheEntry(data: string, key: string): Manifest | undefined {
   let entry: { format?: unknown; key?: unknown; files?: unknown; value?: unknown };
@@ -141,21 +190,7 @@ export function decodeLoadCacheEntry(data: string, key: string): Manifest | unde
   // the parser attached it (source-map.ts).
   const hide = (obj: object, sym: symbol, text: string | undefined) => {
     if (typeof text !== 'string') return;
-    Object.defineProperty(obj, sym, {
-      enumerable: false,
-      configurable: true,
-      get() {
-        const out: Record<string, SourceRange> = Object.create(null);
-        try {
-          const m = JSON.parse(text) as Record<string, EncRange>;
-          for (const k of Object.keys(m)) out[k] = range(m[k]!);
-        } catch {
-          // Only an entry edited by hand gets here (driftless wrote JSON): fewer positions, not a crash.
-        }
-        Object.defineProperty(obj, sym, { value: out, enumerable: false, writable: true, configurable: true });
-        return out;
-      },
-    });
+    hidePositions(obj, sym, text, range);
   };
   const byId = new Map<number, object>();
   const dec = (e: Enc): unknown => {

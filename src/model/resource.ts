@@ -33,6 +33,8 @@ export type DeployPin = 'git_commit_id' | 'image_tag';
 export type Address = string;
 
 export function escapeName(name: string): string {
+  // Almost every name has neither character: no regular expression run for it.
+  if (!name.includes('%') && !name.includes('/')) return name;
   return name.replace(/%/g, '%25').replace(/\//g, '%2F');
 }
 
@@ -98,17 +100,27 @@ export function matchKey(address: Address): string {
   return key;
 }
 
-function foldedAddress(address: Address): string {
+/**
+ * Each `/`-separated segment of a case-insensitive kind lower-cased. Walks the address in place and
+ * builds a new string only from the first segment that changes: most addresses (names written in
+ * lower case) come back as they are, without splitting and joining them.
+ */
+export function foldedAddress(address: Address): string {
   if (!caseInsensitiveSegmentPattern().test(address)) return address;
-  return address
-    .split('/')
-    .map((seg) => {
-      const dot = seg.indexOf('.');
-      if (dot < 0) return seg;
-      const kind = seg.slice(0, dot) as ResourceKind;
-      return isCaseInsensitiveKind(kind) ? seg.toLowerCase() : seg;
-    })
-    .join('/');
+  let out: string | undefined;
+  let from = 0;
+  for (;;) {
+    const slash = address.indexOf('/', from);
+    const end = slash < 0 ? address.length : slash;
+    const seg = address.slice(from, end);
+    const dot = seg.indexOf('.');
+    const folded = dot >= 0 && isCaseInsensitiveKind(seg.slice(0, dot) as ResourceKind) ? seg.toLowerCase() : seg;
+    if (out !== undefined) out += folded;
+    else if (folded !== seg) out = address.slice(0, from) + folded;
+    if (slash < 0) return out ?? address;
+    if (out !== undefined) out += '/';
+    from = slash + 1;
+  }
 }
 
 /**

@@ -64,6 +64,8 @@ interface SecretAt {
  * items named by their `key` (terraform: `tf_vars.DB_PASSWORD`) so a reorder never moves a fingerprint.
  */
 export function secretsIn(field: string, value: unknown): SecretAt[] {
+  // Most fields hold no secret: say so without building a path for every nested value.
+  if (!holdsSecret(value)) return [];
   const out: SecretAt[] = [];
   const walk = (v: unknown, path: string[]): void => {
     if (isSecretValue(v)) {
@@ -81,6 +83,21 @@ export function secretsIn(field: string, value: unknown): SecretAt[] {
   };
   walk(value, [field]);
   return out;
+}
+
+/**
+ * Whether a SecretValue is anywhere inside the value, looked for where secretsIn looks (array
+ * items, own enumerable members of plain objects), without allocating.
+ */
+export function holdsSecret(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (isSecretValue(v)) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (holdsSecret(v[i])) return true;
+    return false;
+  }
+  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k) && holdsSecret((v as Record<string, unknown>)[k])) return true;
+  return false;
 }
 
 /** The value with every SecretValue removed (object members) so that the rest can be compared. */
@@ -120,8 +137,8 @@ export interface AttrDiff {
 export function desiredFingerprints(d: DesiredResource, key: string | undefined): Record<string, string> {
   const fps: Record<string, string> = {};
   if (key === undefined) return fps;
-  for (const [field, value] of Object.entries(d.attrs)) {
-    for (const s of secretsIn(field, value)) if (!isUnreadSecret(s.value)) fps[s.field] = fingerprint(s.value.reveal(), key);
+  for (const field of Object.keys(d.attrs)) {
+    for (const s of secretsIn(field, d.attrs[field])) if (!isUnreadSecret(s.value)) fps[s.field] = fingerprint(s.value.reveal(), key);
   }
   return fps;
 }
@@ -129,7 +146,7 @@ export function desiredFingerprints(d: DesiredResource, key: string | undefined)
 /** Marker field names (`value`, `tf_vars.KEY`...) of the secrets of a desired resource that were not read. */
 export function unreadSecretFields(d: DesiredResource): string[] {
   const out: string[] = [];
-  for (const [field, value] of Object.entries(d.attrs)) for (const s of secretsIn(field, value)) if (isUnreadSecret(s.value)) out.push(s.field);
+  for (const field of Object.keys(d.attrs)) for (const s of secretsIn(field, d.attrs[field])) if (isUnreadSecret(s.value)) out.push(s.field);
   return out;
 }
 
@@ -145,8 +162,11 @@ export function diffAttrs(
 ): AttrDiff {
   const fields: FieldChange[] = [];
   const fingerprints = desiredFingerprints(desired, key);
-  const immutable = new Set(desired.immutableFields ?? []);
-  for (const [field, after] of Object.entries(desired.attrs)) {
+  // A handful of field names at most: looked up in the list, no Set built per resource.
+  const immutable = desired.immutableFields ?? [];
+  const attrs = desired.attrs;
+  for (const field of Object.keys(attrs)) {
+    const after = attrs[field];
     const lv = liveAttrs[field];
     const secrets = secretsIn(field, after);
     if (secrets.length > 0) {
@@ -168,7 +188,7 @@ export function diffAttrs(
         const fc: FieldChange = { field, sensitive: true };
         if (unknown) fc.before_unknown = true;
         if (edited) fc.before_edited = true;
-        if (immutable.has(field)) fc.forces_replace = true;
+        if (immutable.includes(field)) fc.forces_replace = true;
         fields.push(fc);
       }
       continue;
@@ -177,7 +197,7 @@ export function diffAttrs(
     if (deepEqual(before, after)) continue;
     const fc: FieldChange = { field, after };
     if (before !== undefined) fc.before = before;
-    if (immutable.has(field)) fc.forces_replace = true;
+    if (immutable.includes(field)) fc.forces_replace = true;
     fields.push(fc);
   }
   return { fields, fingerprints };

@@ -47,8 +47,15 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const flags: GuardFlags = { allow_data_loss: allowDataLoss, allow_replace: options.allowReplace === true };
   const key = options.fingerprintKey;
 
-  const liveByMatch = new Map<string, LiveResource>();
-  for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
+  // Live resources by matchKey: only a clone source looks one up, so built on first use.
+  let liveByMatch: Map<string, LiveResource> | undefined;
+  const liveByMatchKey = (): Map<string, LiveResource> => {
+    if (liveByMatch === undefined) {
+      liveByMatch = new Map();
+      for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
+    }
+    return liveByMatch;
+  };
   // Desired -> live pairs, through the manifest's `moved` renames (./moved.ts).
   const matched = matchLive(graph, live);
   const liveOf = matched.liveOf;
@@ -142,7 +149,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       diagnostics.push(...secretsNeededToCreate(d));
       if (d.cloneFrom) {
         c.clone_from = d.cloneFrom;
-        if (!graph.resources.has(d.cloneFrom) && !liveByMatch.has(matchKey(d.cloneFrom)))
+        if (!graph.resources.has(d.cloneFrom) && !liveByMatchKey().has(matchKey(d.cloneFrom)))
           diagnostics.push(
             error('ref.unresolved', `database ${d.name}: clone source ${d.cloneFrom} is neither declared nor live`, { address, range: d.source }),
           );
@@ -152,7 +159,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     }
     c.id = l.id;
     c.version = l.version;
-    if (matchKey(l.address) !== matchKey(address)) c.previous_address = l.address;
+    if (l.address !== address && matchKey(l.address) !== matchKey(address)) c.previous_address = l.address;
     // The parent is replaced, or the service whose built-in this alias points at (./builtin-aliases.ts).
     const replacedWith = d.parent && recreated.has(d.parent) ? d.parent : aliasedServiceIn(d, recreated);
     if (replacedWith !== undefined) {
@@ -171,7 +178,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), [...replacing]);
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), replacing);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -372,9 +379,9 @@ function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Recor
  * does not block): the new service starts outside every stage, so a stage that lists it gains it
  * again (apply moves it in once it is created). Services come before their stages in graph order.
  */
-function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: readonly Address[]): Record<string, unknown> {
+function withoutReplacedMembers(d: DesiredResource, attrs: Record<string, unknown>, recreated: ReadonlySet<Address>): Record<string, unknown> {
   if (d.kind !== 'deployment_stage' || !Array.isArray(attrs.services) || d.parent === undefined) return attrs;
-  const replaced = replacedServiceNames(recreated);
+  const replaced = replacedServiceNames([...recreated]);
   if (replaced.size === 0) return attrs;
   return { ...attrs, services: (attrs.services as unknown[]).filter((n) => typeof n !== 'string' || !replaced.has(`${d.parent}\u0000${n.toLowerCase()}`)) };
 }

@@ -78,7 +78,9 @@ export function splitFingerprintMarker(description: string | null | undefined): 
   if (description === null || description === undefined || description === '') {
     return { description: null, fingerprints: {} };
   }
-  const m = MARKER_RE.exec(description);
+  // The marker ends the description and starts with its prefix: most descriptions (no secret)
+  // are told from one without running the expression over them.
+  const m = description.endsWith(']') && description.includes(MARKER_PREFIX) ? MARKER_RE.exec(description) : null;
   if (!m) return { description, fingerprints: {} };
   const fingerprints: Record<string, string> = {};
   for (const pair of m[1]!.split(',')) {

@@ -55,10 +55,20 @@ export function previousNames(moved: readonly MovedEntry[] | undefined): (addres
   };
 }
 
+/** The earlier names of an object no `moved` entry renames: none (one empty list, shared). */
+const NO_CHAIN: ReadonlyArray<{ entry: MovedEntry; live: LiveResource | undefined }> = [];
+
 export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
-  const liveByMatch = new Map<string, LiveResource>();
-  for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
-  const find = (a: Address): LiveResource | undefined => live.resources.get(a) ?? liveByMatch.get(matchKey(a));
+  // By matchKey, built only when an address is not live as it is spelled (a no-op plan never asks).
+  let liveByMatch: Map<string, LiveResource> | undefined;
+  const byMatch = (): Map<string, LiveResource> => {
+    if (liveByMatch === undefined) {
+      liveByMatch = new Map();
+      for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
+    }
+    return liveByMatch;
+  };
+  const find = (a: Address): LiveResource | undefined => live.resources.get(a) ?? byMatch().get(matchKey(a));
   const earlier = previousNames(graph.moved);
   const liveOf = new Map<Address, Address>();
   const renamed = new Map<Address, Address>();
@@ -72,7 +82,8 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     // Inside its parent's live object: children of a renamed parent follow it.
     const parent = d.parent === undefined ? undefined : liveOf.get(d.parent) ?? d.parent;
     const own = parent === undefined || parent === d.parent ? find(address) : find(addressOf(d.kind, d.name, parent));
-    const chain = earlier(address).map(({ name, entry }) => ({ entry, live: find(addressOf(d.kind, name, parent)) }));
+    const names = earlier(address);
+    const chain = names.length === 0 ? NO_CHAIN : names.map(({ name, entry }) => ({ entry, live: find(addressOf(d.kind, name, parent)) }));
     // Entry i renames chain[i] to the name before it (chain[i-1], or own): both live is a merge.
     let newer = own;
     for (const c of chain) {
@@ -97,8 +108,9 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     }
   }
 
+  // Only `moved` entries look a desired address up by its matchKey.
   const liveOfMatch = new Map<string, Address>();
-  for (const [d, l] of liveOf) liveOfMatch.set(matchKey(d), l);
+  if ((graph.moved ?? []).length > 0) for (const [d, l] of liveOf) liveOfMatch.set(matchKey(d), l);
   for (const e of graph.moved ?? []) {
     const toLive = liveOfMatch.get(matchKey(e.to));
     if (merging.has(e)) {

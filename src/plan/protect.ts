@@ -119,6 +119,8 @@ function describe(c: ResourceChange, m: Mark, own: boolean): { reason: string; s
  * address (the plan's matching).
  */
 export function guardProtected(changes: ResourceChange[], graph: DesiredGraph, live: LiveState, liveOf: ReadonlyMap<Address, Address>): Diagnostic[] {
+  // Only deletions and replacements are guarded: a plan without any (a no-op) needs no marks.
+  if (!changes.some((c) => c.actions[0] === 'delete')) return [];
   const protect = protectedLive(graph, live, liveOf);
   const moved = movedFroms(graph);
   if (protect.size === 0 && moved.size === 0) return [];

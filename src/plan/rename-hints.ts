@@ -23,6 +23,8 @@ import type { ResourceChange } from './types.js';
 const NAME_FIELDS: ReadonlySet<string> = new Set(['name', 'key']);
 
 export function renameHints(graph: DesiredGraph, live: LiveState, changes: readonly ResourceChange[], liveOf: ReadonlyMap<Address, Address>, key: string | undefined): Diagnostic[] {
+  // Each hint pairs an object created with a live one: a plan that creates nothing has none.
+  if (!changes.some(isPlannedCreate)) return [];
   // Live objects no desired object is matched to: deleted (prune), unmanaged, or out of the
   // manifest's scope (an undeclared project under `scope: kinds`).
   const claimed = new Set(liveOf.values());
@@ -40,7 +42,7 @@ export function renameHints(graph: DesiredGraph, live: LiveState, changes: reado
   const content = contentIndex(graph, live);
   const pairs: Array<{ create: ResourceChange; old: LiveResource }> = [];
   for (const c of changes) {
-    if (c.actions[0] !== 'create' || c.actions.length !== 1 || c.status !== 'planned') continue;
+    if (!isPlannedCreate(c)) continue;
     // A secret whose value was not read (plan --no-secret-values) cannot be said to be the same.
     if (c.secrets_not_compared && c.secrets_not_compared.length > 0) continue;
     const d = graph.resources.get(c.address);
@@ -73,6 +75,11 @@ export function renameHints(graph: DesiredGraph, live: LiveState, changes: reado
     );
   }
   return out;
+}
+
+/** A plain creation (not a replacement), not blocked. */
+function isPlannedCreate(c: ResourceChange): boolean {
+  return c.actions[0] === 'create' && c.actions.length === 1 && c.status === 'planned';
 }
 
 interface ContentIndex {
