@@ -13,14 +13,22 @@ import { openSession } from './run-plan.js';
 import { apiDiagnostic } from '../pipeline/api-diagnostic.js';
 import type { CliIO } from './io.js';
 import type { ApiUsage } from './api-usage.js';
-import type { ValidateArgs } from './commands/validate.js';
+
+/** What validate --remote is given of its command line (a subset of validate's arguments). */
+export interface RemoteValidateArgs {
+  paths?: string[];
+  apiUrl?: string;
+  authScheme?: string;
+  /** Seconds (--max-wait). */
+  maxWait?: number;
+}
 
 /**
  * The manifest loaded as offline, then, when it is valid so far, checked against the organization
  * exactly as plan checks it (runOrganizationChecks), in one API session; an API failure is a
  * diagnostic saying what could not be read.
  */
-export async function loadCheckedRemotely(args: ValidateArgs, io: CliIO, onUsage: (u: ApiUsage) => void): Promise<Awaited<ReturnType<typeof loadManifest>>> {
+export async function loadCheckedRemotely(args: RemoteValidateArgs, io: CliIO, onUsage: (u: ApiUsage) => void): Promise<Awaited<ReturnType<typeof loadManifest>>> {
   const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
   const loaded = await loadManifest(args.paths ?? [], { env: io.env, cwd: io.cwd, missingEnv: 'error' });
   const withFirst = (first: Diagnostic[], then: Diagnostic[] = []) => ({ ...loaded, diagnostics: [...first, ...loaded.diagnostics, ...then] });
