@@ -47,15 +47,6 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const flags: GuardFlags = { allow_data_loss: allowDataLoss, allow_replace: options.allowReplace === true };
   const key = options.fingerprintKey;
 
-  // Live resources by matchKey: only a clone source looks one up, so built on first use.
-  let liveByMatch: Map<string, LiveResource> | undefined;
-  const liveByMatchKey = (): Map<string, LiveResource> => {
-    if (liveByMatch === undefined) {
-      liveByMatch = new Map();
-      for (const l of live.resources.values()) liveByMatch.set(matchKey(l.address), l);
-    }
-    return liveByMatch;
-  };
   // Desired -> live pairs, through the manifest's `moved` renames (./moved.ts).
   const matched = matchLive(graph, live);
   const liveOf = matched.liveOf;
@@ -149,7 +140,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       diagnostics.push(...secretsNeededToCreate(d));
       if (d.cloneFrom) {
         c.clone_from = d.cloneFrom;
-        if (!graph.resources.has(d.cloneFrom) && !liveByMatchKey().has(matchKey(d.cloneFrom)))
+        if (!graph.resources.has(d.cloneFrom) && matched.find(d.cloneFrom) === undefined)
           diagnostics.push(
             error('ref.unresolved', `database ${d.name}: clone source ${d.cloneFrom} is neither declared nor live`, { address, range: d.source }),
           );

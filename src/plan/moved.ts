@@ -22,6 +22,8 @@ export interface LiveMatch {
   /** Desired addresses matched through a `moved` entry -> the live address renamed. */
   renamed: Map<Address, Address>;
   diagnostics: Diagnostic[];
+  /** The live resource at an address, its names compared as their kinds compare them (matchKey). */
+  find(address: Address): LiveResource | undefined;
 }
 
 
@@ -150,7 +152,7 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     }
   }
   diagnostics.push(...variableRenameProblems(graph, live, renamed));
-  return { liveOf, renamed, diagnostics };
+  return { liveOf, renamed, diagnostics, find };
 }
 
 /**
