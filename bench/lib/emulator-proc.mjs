@@ -5,7 +5,7 @@
  *   {cmd: 'populate', spec, fingerprintKey, deploy}  build an organization (see populate.mjs)
  *   {cmd: 'set', options}                            change emulator options (latencyMs, deployDurationMs)
  *   {cmd: 'stats', reset}                            requests served since the last reset
- *   {cmd: 'log', on}                                 record every request (time, method, route, status)
+ *   {cmd: 'log', on}                                 record every request (time, duration, route, status, raw URL)
  *   {cmd: 'exit'}
  *
  * Requests are counted at the server socket ('request' events of the node:http server), so the
@@ -56,7 +56,7 @@ function count(req, res) {
     stats.byStatus[res.statusCode] = (stats.byStatus[res.statusCode] ?? 0) + 1;
     if (!stats.first) stats.first = t;
     stats.last = Date.now();
-    if (log) log.push([t, Date.now() - t, route, res.statusCode]);
+    if (log) log.push([t, Date.now() - t, route, res.statusCode, `${req.method} ${req.url}`]);
   });
 }
 emu.app.server.on('request', count);

@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { warning, type Diagnostic } from '../diag/diagnostic.js';
 import type { ApiPort } from '../live/api-port.js';
-import { readCacheFile, writeCacheFile } from '../live/cache-file.js';
+import { loadCacheFile, writeCacheFile } from '../live/cache-file.js';
 import { readLiveRecordsCached, type RecordsReader } from '../live/refresh.js';
 import type { LiveRecords } from '../live/read.js';
 import type { AuditEvent } from '../live/audit-log.js';
@@ -63,9 +63,10 @@ export interface CachedRecords {
 /** Reads through the cache and writes the snapshot the next run starts from. */
 export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
   const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion(), keyOf: settings.keyOf };
-  const previous = readCacheFile(settings.dir, identity);
   const r = await readLiveRecordsCached(port, read, {
-    previous,
+    // Loaded once the organization's request is sent (every path starts with it): the file is read
+    // and checked while its answer is on the way.
+    previous: () => loadCacheFile(settings.dir, identity),
     forceFull: settings.refresh === 'full',
     ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}),
     ...(settings.verifyRequests !== undefined ? { verifyRequests: settings.verifyRequests } : {}),

@@ -43,9 +43,16 @@ export interface LiveSnapshot {
 /** A reader of the live records through a port: readLiveRecords for a plan, readOrganization for an export. */
 export type RecordsReader = (port: ApiPort) => Promise<LiveRecords>;
 
+/** The previous snapshot, or why there is none to use (no cache, another API URL, corrupt...). */
+export type PreviousSnapshot = LiveSnapshot | { unusable: string };
+
 export interface CachedReadOptions {
-  /** The previous snapshot, or why there is none to use (no cache, another API URL, corrupt...). */
-  previous: LiveSnapshot | { unusable: string };
+  /**
+   * The previous snapshot, or how to load it: a loader is called once the organization's request
+   * is on its way (every path starts with it), so that reading and checking the cache file (46 MB
+   * at 5,000 services) overlaps the answer's latency; it is not called with `forceFull`.
+   */
+  previous: PreviousSnapshot | (() => Promise<PreviousSnapshot>);
   /** `--refresh full`. */
   forceFull?: boolean;
   /** Who needs a list the snapshot lacks, as the full-read line says it: the manifest (plan, drift...) or the export. */
@@ -97,33 +104,40 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const machineNow = now();
   const readAt = machineNow.toISOString();
   const start = api.requestCount;
-  const full = async (reason: string, org?: unknown, keep?: KeepOfPrevious): Promise<CachedReadResult> => {
-    const refreshRequests = api.requestCount - start;
+  // Every path, refresh or full read, starts with GET /organization: it is sent before the previous
+  // snapshot is loaded, and awaited after. (Awaited in every path below; the handler only keeps a
+  // failure from counting as unhandled while the file is read.)
+  const orgSent = api.get<unknown>(routes.organization());
+  orgSent.catch(() => undefined);
+  /** `before`: given up before the refresh began (no usable snapshot): the organization is the full read's request, not the refresh's. */
+  const full = async (reason: string, keep?: KeepOfPrevious, before = false): Promise<CachedReadResult> => {
+    const org = await orgSent;
+    const refreshRequests = before ? 0 : api.requestCount - start;
     const r = await fullRead(api, read, readAt, machineNow, org, keep);
     return { ...r, reader: 'full', fullReadReason: reason, refreshRequests, events: [], cachedKeys: [] };
   };
 
-  if (opts.forceFull) return full('--refresh full');
-  const previous = opts.previous;
-  if ('unusable' in previous) return full(previous.unusable);
+  if (opts.forceFull) return full('--refresh full', undefined, true);
+  const previous = typeof opts.previous === 'function' ? await opts.previous() : opts.previous;
+  if ('unusable' in previous) return full(previous.unusable, undefined, true);
 
-  const orgResp = await api.get<unknown>(routes.organization());
+  const orgResp = await orgSent;
   // The API's clock from here on: ages, the cursor's check and the bound never use this machine's.
   const serverNow = api.serverDate?.();
   const organization = (listResults(orgResp)[0] ?? orgResp) as ApiRecord;
-  if (organization.id !== previous.organizationId) return full('the cache is of another organization', orgResp);
+  if (organization.id !== previous.organizationId) return full('the cache is of another organization');
   const freshness = previous.freshness ?? legacyFreshness(previous.cursor, previous.readAt);
   const clockNow = (serverNow ?? machineNow).getTime();
   const retentionDays = retentionOf(organization);
   const lastRead = Date.parse(serverNow && freshness.serverReadAt ? freshness.serverReadAt : previous.readAt);
   if (retentionDays !== undefined && clockNow - lastRead > retentionDays * 86_400_000) {
-    return full(`the cache is older than the audit log's retention (${retentionDays} days)`, orgResp);
+    return full(`the cache is older than the audit log's retention (${retentionDays} days)`);
   }
   const maxAge = opts.maxCacheAgeMs ?? DEFAULT_MAX_CACHE_AGE_MS;
   const age = clockNow - Date.parse(freshness.fullReadAt);
-  if (age > maxAge) return full(`the cache's last full read is ${spokenAge(age)} old, more than --max-cache-age ${spokenAge(maxAge)}`, orgResp);
+  if (age > maxAge) return full(`the cache's last full read is ${spokenAge(age)} old, more than --max-cache-age ${spokenAge(maxAge)}`);
   const future = futureCursorReason(previous.cursor, serverNow) ?? floorReason(previous.cursor, freshness);
-  if (future) return full(future, orgResp);
+  if (future) return full(future);
 
   const bound = readBound(previous.cursor, freshness, { ...(serverNow ? { serverNow } : {}), ...(retentionDays !== undefined ? { retentionDays } : {}), ...(opts.overlapMs !== undefined ? { overlapMs: opts.overlapMs } : {}) });
   let since;
@@ -131,21 +145,21 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
     since = await readEventsSince(api, organization.id, bound === undefined ? undefined : { timestamp: bound, ids: [] });
   } catch (e) {
     const status = errorStatus(e);
-    if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`, orgResp);
-    if (e instanceof AuditLogError) return full(`the audit log could not be read (${e.message})`, orgResp);
+    if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`);
+    if (e instanceof AuditLogError) return full(`the audit log could not be read (${e.message})`);
     throw e;
   }
-  if (since.maxLimitReached) return full('the audit log no longer holds every event since the cache was written (organization_max_limit_reached)', orgResp);
-  if (since.unreadable.length > 0) return full(`the audit log holds ${since.unreadable[0]}`, orgResp);
+  if (since.maxLimitReached) return full('the audit log no longer holds every event since the cache was written (organization_max_limit_reached)');
+  if (since.unreadable.length > 0) return full(`the audit log holds ${since.unreadable[0]}`);
   const beyond = cursorBeyondLogReason(previous.cursor, bound, since.events);
-  if (beyond) return full(beyond, orgResp);
+  if (beyond) return full(beyond);
 
   // The window before the cursor is read again for late events; what the snapshot reflects is skipped.
   const events = unseenEvents(since.events, freshness);
   // Walked once (every environment, service and status list of the snapshot), used twice.
   const topology = topologyOf(previous.responses);
   const staleness = stalenessOf(events, topology);
-  if ('reason' in staleness) return full(staleness.reason, orgResp);
+  if ('reason' in staleness) return full(staleness.reason);
 
   // The rotation: a few lists the cache would answer are read again, live, and compared.
   const verifyNow = keysToVerify(Object.keys(previous.responses).filter((k) => previous.responses[k] !== STALE), staleness, freshness.verifiedThrough, opts.verifyRequests ?? DEFAULT_VERIFY_REQUESTS);
@@ -158,13 +172,23 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow));
   let records: LiveRecords | undefined;
   const goneOwners = new Set<string>();
+  let readerFailed: { error: unknown } | undefined;
   try {
     records = await read(port);
     // The rotation covers the whole cache, also the lists other manifests sharing it need and this
-    // run did not ask for: those are read and compared here.
-    if (port.lacking.length === 0) await verifyUnasked(port, verifyNow, goneOwners);
+    // run did not ask for: those are read here, all at once.
+    if (port.lacking.length === 0) port.verifyUnasked(verifyNow);
   } catch (e) {
-    if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`, orgResp);
+    readerFailed = { error: e };
+  }
+  // Every read of the rotation is awaited and compared before anything is believed; a difference
+  // (the first in the order the reads were sent) is what the run says, before any failure of the
+  // reader, which may only have walked on from the cached answer that differs.
+  const verification = await port.settleVerified(goneOwners);
+  const failure = verification && verification.error instanceof Unexplained ? verification : (readerFailed ?? verification);
+  if (failure) {
+    const e = failure.error;
+    if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`);
     // A reader given the empty answers that stand in for lacking lists may trip on them: the full
     // read below is what runs in any case.
     if (port.lacking.length === 0) throw e;
@@ -173,7 +197,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   if (port.lacking.length > 0 || records === undefined) {
     // What the snapshot held stays for the manifests that need it: current as of the events just
     // read, so the full read keeps their cursor (a later event is replayed by the next run).
-    return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold ${describeLacking(port.lacking, previous.responses)}`, orgResp, {
+    return full(`${opts.neededBy ?? 'the manifest'} needs lists the cache does not hold ${describeLacking(port.lacking, previous.responses)}`, {
       responses: unionOfResponses(previous.responses, staleness, {}, deletedIdsOf(events)),
       cursor: position.cursor,
     });
@@ -199,28 +223,6 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
     events,
     cachedKeys: [...port.fromCache],
   };
-}
-
-/**
- * Reads (and so compares, ./verify.ts) each key of the rotation the reader did not ask for. A list
- * whose object is gone (404) is not a change the log failed to explain: this run does not need it
- * (the reader did not reach it), and the object's removal is what the log or a parent's deletion
- * says; its lists are forgotten, so a manifest that needs them reads them again.
- */
-async function verifyUnasked(port: SnapshotPort, keys: readonly string[], gone: Set<string>): Promise<void> {
-  for (const key of keys) {
-    if (key in port.used) continue;
-    const at = key.indexOf('?');
-    const path = at < 0 ? key : key.slice(0, at);
-    const query = at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1)));
-    try {
-      await port.get(path, query);
-    } catch (e) {
-      if (!(e instanceof Unexplained && e.gone)) throw e;
-      const owner = ownerIdOf(key);
-      if (owner !== undefined) gone.add(owner);
-    }
-  }
 }
 
 /** The id of the object whose list `key` is (a project's environments, an environment's lists, a variable list's parent). */
@@ -284,6 +286,8 @@ class SnapshotPort implements ApiPort {
   readonly fromCache = new Set<string>();
   /** Keys the reader asked for that the snapshot never held (in order): the run gives way to a full read. */
   readonly lacking: string[] = [];
+  /** The rotation's reads sent, in order (verifyLater). */
+  private readonly pending: Array<{ key: string; check: Promise<unknown>; unasked: boolean }> = [];
 
   constructor(
     private readonly api: ApiPort,
@@ -309,7 +313,7 @@ class SnapshotPort implements ApiPort {
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
     const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
-    if (current && this.verify.has(key)) return (await this.verified(key, path, query)) as T;
+    if (current && this.verify.has(key)) return this.verifyLater(key, path, query, false) as T;
     if (current) {
       this.fromCache.add(key);
       // The next snapshot keeps the held answer itself (already a kept answer: it was kept so),
@@ -331,6 +335,61 @@ class SnapshotPort implements ApiPort {
       if (Object.keys(this.snapshot).length > 0 && errorStatus(e) === 404) throw new Unexplained(goneAddress(key, this.snapshot), true);
       throw e;
     }
+  }
+
+  /**
+   * A key of the rotation: its live read is sent now and compared later (settleVerified), and the
+   * reader gets the cached answer at once. So the reader's walk does not wait for the rotation: its
+   * reads go out together instead of one round trip per level of lists they sit at (a verified
+   * environment list, then its services...). Nothing is returned to the caller before every one of
+   * them equals the cache, and an answer that differs makes the run a full read: whenever the
+   * refresh's records count, the walk from the cached answer was the walk from the live one.
+   */
+  private verifyLater(key: string, path: string, query: Query | undefined, unasked: boolean): unknown {
+    // The live answer goes into the next snapshot once compared (keep).
+    const check = this.verified(key, path, query);
+    // Awaited by settleVerified; until then a failure is not an unhandled one.
+    check.catch(() => undefined);
+    this.pending.push({ key, check, unasked });
+    return copyOfAnswer(this.snapshot[key]);
+  }
+
+  /**
+   * Reads (and so compares, ./verify.ts) each key of the rotation the reader did not ask for, all
+   * at once. A list whose object is gone (404) is not a change the log failed to explain: this run
+   * does not need it (the reader did not reach it), and the object's removal is what the log or a
+   * parent's deletion says; its lists are forgotten (settleVerified), so a manifest that needs them
+   * reads them again.
+   */
+  verifyUnasked(keys: readonly string[]): void {
+    for (const key of keys) {
+      if (key in this.used || this.pending.some((p) => p.key === key)) continue;
+      const at = key.indexOf('?');
+      const path = at < 0 ? key : key.slice(0, at);
+      const query = at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1)));
+      this.verifyLater(key, path, query, true);
+    }
+  }
+
+  /**
+   * Waits for every read of the rotation; the first that failed, in the order they were sent (a
+   * difference, a list gone, an API error), or undefined. The owners of unasked lists gone are
+   * added to `gone`.
+   */
+  async settleVerified(gone: Set<string>): Promise<{ error: unknown } | undefined> {
+    const outcomes = await Promise.allSettled(this.pending.map((p) => p.check));
+    let first: { error: unknown } | undefined;
+    outcomes.forEach((o, i) => {
+      if (o.status === 'fulfilled') return;
+      const p = this.pending[i]!;
+      if (p.unasked && o.reason instanceof Unexplained && o.reason.gone) {
+        const owner = ownerIdOf(p.key);
+        if (owner !== undefined) gone.add(owner);
+        return;
+      }
+      first ??= { error: o.reason };
+    });
+    return first;
   }
 
   /** The live answer of a key of the rotation, once it is known to equal the cached one. */

@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+/**
+ * Two builds' warm no-op `plan --cache`, interleaved against one emulator (populated once), with
+ * the emulator's request log of every run: the CPU and wall time of each build, and whether both
+ * send the same requests (method, path and query, as a multiset) and how they spread in time.
+ *
+ *   node bench/warm-plan-ab.mjs --before DIST [--after DIST] [--size 1x10x100] [--runs 8]
+ *                               [--latency 50] [--profile DIR] [--log] [--keep DIR] [--json]
+ *
+ * --before / --after: dist/ directories (--after defaults to this checkout's dist/). Each build
+ * has its own cache directory (cold plan first, at no latency), then --runs warm plans each,
+ * alternating which build goes first. At the end one `plan --json` of each, compared with the
+ * timestamps taken out. --profile DIR: one more warm plan of each under `node --cpu-prof`; --log:
+ * every request of every run (arrival after the spawn, duration, status, URL).
+ *
+ * Per run it prints: wall, CPU, peak RSS, the number of requests, `first` (from the spawn to the
+ * first request reaching the emulator), `span` (from the first request's arrival to the last
+ * answer) and `rounds` (how many times the client had no request in flight between its first and
+ * last: each is a gap of at least one latency).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { spawnEmulator } from './lib/emulator.mjs';
+import { orgSpec, parseSize, SECRET_ENV, countResources } from './lib/spec.mjs';
+import { median, log, fmtS } from './lib/util.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (n, d) => {
+  const i = argv.indexOf(`--${n}`);
+  return i >= 0 ? argv[i + 1] : d;
+};
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BEFORE = opt('before', undefined);
+const AFTER = opt('after', path.join(HERE, '..', 'dist'));
+const SIZE = opt('size', '1x10x100');
+const RUNS = Number(opt('runs', 8));
+const LATENCY = Number(opt('latency', 50));
+const PROFILE = opt('profile', undefined);
+const CLI = path.join(HERE, 'lib', 'cli.mjs');
+const FINGERPRINT_KEY = 'driftless-bench-fingerprint-key';
+if (!BEFORE) {
+  process.stderr.write('usage: node bench/warm-plan-ab.mjs --before DIST [--after DIST] [--size 1x10x100] [--runs 8] [--latency 50]\n');
+  process.exit(2);
+}
+
+/** Runs bench/lib/cli.mjs with a build; the spawn time on this machine's clock (the emulator's log uses the same). */
+function run(distDir, args, env, nodeArgs = []) {
+  return new Promise((resolve, reject) => {
+    const spawnedAt = Date.now();
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env: { ...env, DRIFTLESS_DIST: distDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      let usage = {};
+      stderr = stderr.replace(/^##bench (.*)\n?/m, (_, j) => ((usage = JSON.parse(j)), ''));
+      resolve({ code, wallMs, spawnedAt, stdout, stderr, cpuMs: usage.cpu_ms, maxRssMb: usage.max_rss_mb });
+    });
+  });
+}
+
+/** first, span, rounds and the sorted requests of one run's log entries ([start, duration, route, status, raw]). */
+function timeline(entries, spawnedAt) {
+  if (entries.length === 0) return { requests: 0, firstMs: NaN, spanMs: NaN, rounds: 0, set: [] };
+  const iv = entries.map(([t, d]) => [t, t + d]).sort((a, b) => a[0] - b[0]);
+  let rounds = 1;
+  let end = iv[0][1];
+  for (const [s, e] of iv.slice(1)) {
+    if (s > end) rounds++;
+    end = Math.max(end, e);
+  }
+  return { requests: entries.length, firstMs: iv[0][0] - spawnedAt, spanMs: end - iv[0][0], rounds, set: entries.map((e) => e[4]).sort() };
+}
+
+const withoutTimes = (text) => JSON.stringify(JSON.parse(text), (k, v) => (/(^|_)(at|time|timestamp|date)$|generated/i.test(k) ? undefined : v));
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'driftless-bench-ab-'));
+const emu = await spawnEmulator({ deployDurationMs: 5000 });
+const out = { date: new Date().toISOString(), load: os.loadavg().map((x) => x.toFixed(2)).join(' '), size: SIZE, runs: RUNS, latencyMs: LATENCY, before: BEFORE, after: AFTER, results: {} };
+try {
+  const spec = orgSpec(parseSize(SIZE));
+  const counts = countResources(spec);
+  log(`${SIZE}: populating (${counts.services} services)`);
+  await emu.populate(spec, FINGERPRINT_KEY, { clone: true });
+  const env = { ...process.env, ...SECRET_ENV, DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY, NO_COLOR: '1', BENCH_REPORT_CPU: '1' };
+  const layout = counts.services > 1000 ? 'directory' : 'file';
+  const target = path.join(tmp, layout === 'file' ? `${SIZE}.yaml` : SIZE);
+  const ex = await run(AFTER, ['export', '--out', target, '--layout', layout], env);
+  if (ex.code !== 0) throw new Error(`export exited ${ex.code}: ${ex.stderr.slice(0, 1000)}`);
+  const files = layout === 'file' ? [target] : readdirSync(target, { recursive: true }).map((f) => path.join(target, f)).filter((f) => f.endsWith('.yaml'));
+  for (const [, name] of files.map((f) => readFileSync(f, 'utf8')).join('\n').matchAll(/\$\{env:([A-Z0-9_]+)\}/g)) {
+    const from = Object.keys(SECRET_ENV).find((k) => name.endsWith(k.replace(/^BENCH_/, '')));
+    if (!from) throw new Error(`exported manifest reads \${env:${name}}, which the benchmark does not know`);
+    env[name] = SECRET_ENV[from];
+  }
+  const builds = { before: BEFORE, after: AFTER };
+  const plan = (which, extra = [], nodeArgs = []) => run(builds[which], ['plan', target, '--cache', path.join(tmp, `cache-${which}`), '--detailed-exitcode', ...extra], env, nodeArgs);
+  for (const which of Object.keys(builds)) {
+    const cold = await plan(which);
+    if (cold.code !== 0) throw new Error(`${which}: cold plan exited ${cold.code}: ${(cold.stderr + cold.stdout).slice(-1500)}`);
+    out.results[which] = [];
+  }
+  await emu.set({ latencyMs: LATENCY });
+  for (let i = 0; i < RUNS; i++) {
+    for (const which of i % 2 === 0 ? ['before', 'after'] : ['after', 'before']) {
+      await emu.log(true);
+      const r = await plan(which);
+      const entries = await emu.log(false);
+      if (r.code !== 0) throw new Error(`${which}: warm plan exited ${r.code}: ${(r.stderr + r.stdout).slice(-1500)}`);
+      const t = timeline(entries, r.spawnedAt);
+      out.results[which].push({ wallMs: Math.round(r.wallMs), cpuMs: r.cpuMs, maxRssMb: r.maxRssMb, ...t });
+      if (argv.includes('--log')) for (const [t, d, , st, raw] of entries) log(`  +${t - r.spawnedAt} ms ${d} ms ${st} ${raw}`);
+      log(`${which.padEnd(6)} ${fmtS(r.wallMs)} cpu ${r.cpuMs} ms rss ${r.maxRssMb} MB; ${t.requests} requests, first at ${t.firstMs} ms, span ${t.spanMs} ms, ${t.rounds} rounds`);
+    }
+  }
+  // The same requests (ids and queries included): both caches were filled from the same state, and
+  // the rotation moves on each run, so run i of one build is compared with run i of the other.
+  const sameSets = out.results.before.every((b, i) => JSON.stringify(b.set) === JSON.stringify(out.results.after[i].set));
+  const jsonOf = async (which) => withoutTimes((await plan(which, ['--json'])).stdout);
+  const sameJson = (await jsonOf('before')) === (await jsonOf('after'));
+  const summary = {};
+  for (const which of Object.keys(builds)) {
+    const rs = out.results[which];
+    summary[which] = { wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), maxRssMb: Math.max(...rs.map((r) => r.maxRssMb)), requests: median(rs.map((r) => r.requests)), firstMs: median(rs.map((r) => r.firstMs)), spanMs: median(rs.map((r) => r.spanMs)), rounds: median(rs.map((r) => r.rounds)) };
+  }
+  out.summary = { ...summary, sameRequestShapes: sameSets, samePlanJson: sameJson, loadAfter: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
+  for (const which of Object.keys(builds)) {
+    const s = summary[which];
+    log(`${which.padEnd(6)} median: wall ${s.wallMs} ms, cpu ${s.cpuMs} ms, rss max ${s.maxRssMb} MB, ${s.requests} requests, first ${s.firstMs} ms, span ${s.spanMs} ms, ${s.rounds} rounds`);
+  }
+  log(`same request shapes run by run: ${sameSets}; same plan --json: ${sameJson}; load ${out.load} -> ${out.summary.loadAfter}`);
+  if (PROFILE) {
+    for (const which of Object.keys(builds)) await plan(which, [], ['--cpu-prof', '--cpu-prof-dir', path.join(PROFILE, which)]);
+  }
+  // --keep DIR: the after build's cache directory is copied there (to measure its file in process).
+  if (opt('keep', undefined)) cpSync(path.join(tmp, 'cache-after'), opt('keep'), { recursive: true });
+} finally {
+  await emu.close();
+  rmSync(tmp, { recursive: true, force: true });
+}
+if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(out)}\n`);
+
