@@ -5,17 +5,18 @@
  * send the same requests (method, path and query, as a multiset) and how they spread in time.
  *
  *   node bench/warm-plan-ab.mjs --before DIST [--after DIST] [--size 1x10x100] [--runs 8]
- *                               [--latency 50] [--profile DIR] [--log] [--keep DIR] [--json]
+ *                               [--latency 50] [--profile DIR [--profiles N]] [--log] [--keep DIR] [--json]
  *
  * --before / --after: dist/ directories (--after defaults to this checkout's dist/). Each build
  * has its own cache directory (cold plan first, at no latency), then --runs warm plans each,
  * alternating which build goes first. At the end one `plan --json` of each, compared with the
- * timestamps taken out. --profile DIR: one more warm plan of each under `node --cpu-prof`; --log:
+ * timestamps taken out. --profile DIR: --profiles N (1) more warm plans of each under
+ * `node --cpu-prof`, into DIR/before and DIR/after; --log:
  * every request of every run (arrival after the spawn, duration, status, URL).
  *
  * Per run it prints: wall, CPU, peak RSS, the number of requests, `first` (from the spawn to the
  * first request reaching the emulator), `span` (from the first request's arrival to the last
- * answer) and `rounds` (how many times the client had no request in flight between its first and
+ * answer), `last answer` (from the spawn to the last answer sent) and `rounds` (how many times the client had no request in flight between its first and
  * last: each is a gap of at least one latency).
  */
 import os from 'node:os';
@@ -76,7 +77,7 @@ function timeline(entries, spawnedAt) {
     if (s > end) rounds++;
     end = Math.max(end, e);
   }
-  return { requests: entries.length, firstMs: iv[0][0] - spawnedAt, spanMs: end - iv[0][0], rounds, set: entries.map((e) => e[4]).sort() };
+  return { requests: entries.length, firstMs: iv[0][0] - spawnedAt, spanMs: end - iv[0][0], lastMs: end - spawnedAt, rounds, set: entries.map((e) => e[4]).sort() };
 }
 
 const withoutTimes = (text) => JSON.stringify(JSON.parse(text), (k, v) => (/(^|_)(at|time|timestamp|date)$|generated/i.test(k) ? undefined : v));
@@ -116,8 +117,11 @@ try {
       if (r.code !== 0) throw new Error(`${which}: warm plan exited ${r.code}: ${(r.stderr + r.stdout).slice(-1500)}`);
       const t = timeline(entries, r.spawnedAt);
       out.results[which].push({ wallMs: Math.round(r.wallMs), cpuMs: r.cpuMs, maxRssMb: r.maxRssMb, ...t });
-      if (argv.includes('--log')) for (const [t, d, , st, raw] of entries) log(`  +${t - r.spawnedAt} ms ${d} ms ${st} ${raw}`);
-      log(`${which.padEnd(6)} ${fmtS(r.wallMs)} cpu ${r.cpuMs} ms rss ${r.maxRssMb} MB; ${t.requests} requests, first at ${t.firstMs} ms, span ${t.spanMs} ms, ${t.rounds} rounds`);
+      if (argv.includes('--log')) {
+        const lines = [...entries.map(([t, d, , st, raw]) => [t, `request ${raw}: ${d} ms, ${st}`]), ...[...r.stderr.matchAll(/^##t (\d+) (.*)$/gm)].map((m) => [Number(m[1]), `(client) ${m[2]}`])];
+        for (const [t, what] of lines.sort((a, b) => a[0] - b[0])) log(`  +${t - r.spawnedAt} ms ${what}`);
+      }
+      log(`${which.padEnd(6)} ${fmtS(r.wallMs)} cpu ${r.cpuMs} ms rss ${r.maxRssMb} MB; ${t.requests} requests, first at ${t.firstMs} ms, span ${t.spanMs} ms, last answer at ${t.lastMs} ms, ${t.rounds} rounds`);
     }
   }
   // The same requests (ids and queries included): both caches were filled from the same state, and
@@ -128,16 +132,17 @@ try {
   const summary = {};
   for (const which of Object.keys(builds)) {
     const rs = out.results[which];
-    summary[which] = { wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), maxRssMb: Math.max(...rs.map((r) => r.maxRssMb)), requests: median(rs.map((r) => r.requests)), firstMs: median(rs.map((r) => r.firstMs)), spanMs: median(rs.map((r) => r.spanMs)), rounds: median(rs.map((r) => r.rounds)) };
+    summary[which] = { wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), maxRssMb: Math.max(...rs.map((r) => r.maxRssMb)), requests: median(rs.map((r) => r.requests)), firstMs: median(rs.map((r) => r.firstMs)), spanMs: median(rs.map((r) => r.spanMs)), lastMs: median(rs.map((r) => r.lastMs)), rounds: median(rs.map((r) => r.rounds)) };
   }
   out.summary = { ...summary, sameRequestShapes: sameSets, samePlanJson: sameJson, loadAfter: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
   for (const which of Object.keys(builds)) {
     const s = summary[which];
-    log(`${which.padEnd(6)} median: wall ${s.wallMs} ms, cpu ${s.cpuMs} ms, rss max ${s.maxRssMb} MB, ${s.requests} requests, first ${s.firstMs} ms, span ${s.spanMs} ms, ${s.rounds} rounds`);
+    log(`${which.padEnd(6)} median: wall ${s.wallMs} ms, cpu ${s.cpuMs} ms, rss max ${s.maxRssMb} MB, ${s.requests} requests, first ${s.firstMs} ms, span ${s.spanMs} ms, last answer ${s.lastMs} ms, ${s.rounds} rounds`);
   }
   log(`same request shapes run by run: ${sameSets}; same plan --json: ${sameJson}; load ${out.load} -> ${out.summary.loadAfter}`);
   if (PROFILE) {
-    for (const which of Object.keys(builds)) await plan(which, [], ['--cpu-prof', '--cpu-prof-dir', path.join(PROFILE, which)]);
+    // Interleaved, as the runs above; each profile's (idle) time is the wait for the API.
+    for (let i = 0; i < Number(opt('profiles', 1)); i++) for (const which of Object.keys(builds)) await plan(which, [], ['--cpu-prof', '--cpu-prof-dir', path.join(PROFILE, which)]);
   }
   // --keep DIR: the after build's cache directory is copied there (to measure its file in process).
   if (opt('keep', undefined)) cpSync(path.join(tmp, 'cache-after'), opt('keep'), { recursive: true });
