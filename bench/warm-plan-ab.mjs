@@ -106,6 +106,8 @@ try {
   for (const which of Object.keys(builds)) {
     const cold = await plan(which);
     if (cold.code !== 0) throw new Error(`${which}: cold plan exited ${cold.code}: ${(cold.stderr + cold.stdout).slice(-1500)}`);
+    log(`${which.padEnd(6)} cold plan (no latency): ${fmtS(cold.wallMs)} cpu ${cold.cpuMs} ms rss ${cold.maxRssMb} MB`);
+    out.cold = { ...out.cold, [which]: { wallMs: Math.round(cold.wallMs), cpuMs: cold.cpuMs, maxRssMb: cold.maxRssMb } };
     out.results[which] = [];
   }
   await emu.set({ latencyMs: LATENCY });
