@@ -12,7 +12,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { originalAddress } from '../graph/moved.js';
-import type { Address, DesiredGraph, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
+import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
 import { addressOf, matchKey, parentAddress, parseAddress } from '../model/resource.js';
 import { nearest } from '../manifest/suggest.js';
 
@@ -24,6 +24,14 @@ export interface LiveMatch {
   diagnostics: Diagnostic[];
   /** The live resource at an address, its names compared as their kinds compare them (matchKey). */
   find(address: Address): LiveResource | undefined;
+  /** The live addresses matched (the values of liveOf), for the caller to add to. */
+  claimed: Set<Address>;
+  /**
+   * graph.order's resources and the live resource each is matched to (`live.resources` at its
+   * liveOf address), index by index: what the plan walks, without a look-up per address.
+   */
+  desiredInOrder: DesiredResource[];
+  liveInOrder: Array<LiveResource | undefined>;
 }
 
 
@@ -78,9 +86,13 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
   const claimed = new Set<Address>();
   const used = new Set<MovedEntry>();
   const merging = new Set<MovedEntry>();
+  const desiredInOrder: DesiredResource[] = new Array(graph.order.length);
+  const liveInOrder: Array<LiveResource | undefined> = new Array(graph.order.length);
 
-  for (const address of graph.order) {
+  for (let i = 0; i < graph.order.length; i++) {
+    const address = graph.order[i]!;
     const d = graph.resources.get(address)!;
+    desiredInOrder[i] = d;
     // Inside its parent's live object: children of a renamed parent follow it.
     const parent = d.parent === undefined ? undefined : liveOf.get(d.parent) ?? d.parent;
     const own = parent === undefined || parent === d.parent ? find(address) : find(addressOf(d.kind, d.name, parent));
@@ -107,6 +119,9 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     if (picked) {
       liveOf.set(address, picked.address);
       claimed.add(picked.address);
+      // Found at the address it was asked for (the usual case): live.resources is keyed by each
+      // resource's address, so that entry is itself. Otherwise looked up, as a reader of liveOf would.
+      liveInOrder[i] = picked.address === address ? picked : live.resources.get(picked.address);
     }
   }
 
@@ -152,7 +167,7 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     }
   }
   diagnostics.push(...variableRenameProblems(graph, live, renamed));
-  return { liveOf, renamed, diagnostics, find };
+  return { liveOf, renamed, diagnostics, find, claimed, desiredInOrder, liveInOrder };
 }
 
 /**
