@@ -172,7 +172,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), replacing);
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, (d.kind === 'deployment_stage' ? stageAdjust.get(address) : undefined) ?? l.attrs, refNames)), replacing);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -184,12 +184,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       else delete c.secrets_not_compared;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
-    diff.fields.push(...protectFieldChange(d, l));
+    for (const f of protectFieldChange(d, l)) diff.fields.push(f);
     if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
-      c.actions = ['no-op'];
+      // baseChange's own ['no-op'], unchanged since.
     } else if (diff.fields.every((f) => f.field === PROTECT_MARK_FIELD)) {
       // Only the mark differs: recorded by apply, not a change to the object (see `protect_mark`).
       c.actions = ['no-op'];
@@ -310,7 +310,7 @@ function baseChange(d: DesiredResource): ResourceChange {
     c.parent = d.parent;
     c.depends_on.push(d.parent);
   }
-  c.depends_on.push(...d.dependsOn);
+  for (const a of d.dependsOn) c.depends_on.push(a);
   if (d.sensitiveFields && d.sensitiveFields.length > 0) c.sensitive_fields = [...d.sensitiveFields];
   const unread = unreadSecretFields(d);
   if (unread.length > 0) c.secrets_not_compared = unread;
@@ -345,27 +345,33 @@ function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Reco
 
 /** Names of case-insensitive objects referred to by name (groups, receivers, a target, a stage): live spelled as desired when they only differ in case. */
 function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
-  const fold = (live: unknown, want: unknown): unknown => {
-    if (typeof live === 'string' && typeof want === 'string') return live !== want && live.toLowerCase() === want.toLowerCase() ? want : live;
-    if (Array.isArray(live) && Array.isArray(want)) {
-      const spelled = new Map(want.filter((w): w is string => typeof w === 'string').map((w) => [w.toLowerCase(), w]));
-      return live.map((x) => (typeof x === 'string' ? spelled.get(x.toLowerCase()) ?? x : x));
-    }
-    return live;
-  };
   let out = attrs;
-  for (const f of ['annotations_groups', 'labels_groups', 'alert_receivers', 'after', 'aliased_service']) {
+  for (const f of NAME_REF_FIELDS) {
     if (attrs[f] === undefined || d.attrs[f] === undefined) continue;
-    const v = fold(attrs[f], d.attrs[f]);
+    const v = foldCase(attrs[f], d.attrs[f]);
     if (v !== attrs[f]) out = { ...out, [f]: v };
   }
   const lt = attrs.target, dt = d.attrs.target;
   if (lt && dt && typeof lt === 'object' && typeof dt === 'object' && !Array.isArray(lt)) {
     const t: Record<string, unknown> = { ...(lt as Record<string, unknown>) };
-    for (const k of ['project', 'environment', 'service']) t[k] = fold(t[k], (dt as Record<string, unknown>)[k]);
+    for (const k of TARGET_NAME_FIELDS) t[k] = foldCase(t[k], (dt as Record<string, unknown>)[k]);
     out = { ...out, target: t };
   }
   return out;
+}
+
+/** The attrs that name case-insensitive objects, and the names of an alert rule's target (one list each, not one per resource). */
+const NAME_REF_FIELDS = ['annotations_groups', 'labels_groups', 'alert_receivers', 'after', 'aliased_service'] as const;
+const TARGET_NAME_FIELDS = ['project', 'environment', 'service'] as const;
+
+/** A live name (or list of names) spelled as the manifest wants it when the two differ only in case. */
+function foldCase(live: unknown, want: unknown): unknown {
+  if (typeof live === 'string' && typeof want === 'string') return live !== want && live.toLowerCase() === want.toLowerCase() ? want : live;
+  if (Array.isArray(live) && Array.isArray(want)) {
+    const spelled = new Map(want.filter((w): w is string => typeof w === 'string').map((w) => [w.toLowerCase(), w]));
+    return live.map((x) => (typeof x === 'string' ? spelled.get(x.toLowerCase()) ?? x : x));
+  }
+  return live;
 }
 
 /**
