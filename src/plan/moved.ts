@@ -88,6 +88,8 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
   const merging = new Set<MovedEntry>();
   const desiredInOrder: DesiredResource[] = new Array(graph.order.length);
   const liveInOrder: Array<LiveResource | undefined> = new Array(graph.order.length);
+  /** Every live object claimed so far was found at its desired resource's own address. */
+  let allDirect = true;
 
   for (let i = 0; i < graph.order.length; i++) {
     const address = graph.order[i]!;
@@ -104,14 +106,17 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
       if (c.live && newer && c.live !== newer) merging.add(c.entry);
       newer = c.live;
     }
-    let picked = own && !claimed.has(own.address) ? own : undefined;
+    // At its own address: while every live object claimed so far sits at its own desired
+    // resource's address (all distinct from this one), it is not claimed; no look-up needed.
+    const direct = own !== undefined && own.address === address;
+    let picked = own && ((direct && allDirect) || !claimed.has(own.address)) ? own : undefined;
     if (!own) {
-      for (let i = 0; i < chain.length; i++) {
-        const c = chain[i]!;
+      for (let j = 0; j < chain.length; j++) {
+        const c = chain[j]!;
         if (!c.live || claimed.has(c.live.address)) continue;
-        if (chain.slice(0, i + 1).some((x) => merging.has(x.entry))) break;
+        if (chain.slice(0, j + 1).some((x) => merging.has(x.entry))) break;
         picked = c.live;
-        for (const x of chain.slice(0, i + 1)) used.add(x.entry);
+        for (const x of chain.slice(0, j + 1)) used.add(x.entry);
         renamed.set(address, c.live.address);
         break;
       }
@@ -121,7 +126,9 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
       claimed.add(picked.address);
       // Found at the address it was asked for (the usual case): live.resources is keyed by each
       // resource's address, so that entry is itself. Otherwise looked up, as a reader of liveOf would.
-      liveInOrder[i] = picked.address === address ? picked : live.resources.get(picked.address);
+      const at = picked === own && direct;
+      liveInOrder[i] = at ? picked : live.resources.get(picked.address);
+      if (!at) allDirect = false;
     }
   }
 
