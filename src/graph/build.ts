@@ -55,7 +55,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
   if (m.organization) {
     const o = m.organization;
     const { attrs } = declared('organization', o);
-    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs, sourceFrom: o }, o);
+    b.add({ address: 'organization', kind: 'organization', name: o.name ?? 'organization', attrs }, o, o);
   }
 
   for (const c of m.clusters ?? []) {
@@ -64,8 +64,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'cluster',
       name: c.name,
       attrs: declared('cluster', c).attrs,
-      sourceFrom: c,
-    });
+    }, c);
   }
 
   for (const g of m.annotation_groups ?? []) {
@@ -74,8 +73,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'annotations_group',
       name: g.name,
       attrs: declared('annotations_group', g).attrs,
-      sourceFrom: g,
-    }, g);
+    }, g, g);
   }
 
   for (const g of m.label_groups ?? []) {
@@ -84,8 +82,7 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
       kind: 'labels_group',
       name: g.name,
       attrs: declared('labels_group', g).attrs,
-      sourceFrom: g,
-    }, g);
+    }, g, g);
   }
 
   for (const r of m.alert_receivers ?? []) addReceiver(b, r);
@@ -135,7 +132,7 @@ function newBuilder(): GraphBuilder {
     diagnostics,
     pendingVariables: [],
     pendingClones: [],
-    add(r, spec) {
+    add(r, sourceFrom, spec) {
       const existing = resources.get(r.address);
       if (existing) {
         const where = existing.source ? ` (first declared at ${existing.source.file}:${existing.source.start.line}:${existing.source.start.col})` : '';
@@ -143,17 +140,15 @@ function newBuilder(): GraphBuilder {
           error('graph.duplicate', `${r.address} is declared twice${where}`, {
             detail: 'Each object may be declared once. Remove or rename one of the declarations.',
             address: r.address,
-            range: sourceOf(r.sourceFrom),
+            range: sourceOf(sourceFrom),
           }),
         );
         return undefined;
       }
-      // As `{ ...r, dependsOn }` with `source` where `sourceFrom` is, its value read when first asked for.
-      const res = {} as DesiredResource;
-      for (const k of Object.keys(r) as Array<keyof typeof r>) {
-        if (k === 'sourceFrom') lazySource(res, r.sourceFrom);
-        else (res as unknown as Record<string, unknown>)[k] = r[k];
-      }
+      // `r` itself becomes the resource (callers build it for this, its keys in the order they are
+      // listed), with `source` after them, read from `sourceFrom` when first asked for.
+      const res = r as DesiredResource;
+      lazySource(res, sourceFrom);
       res.dependsOn = r.dependsOn ?? [];
       const immutable = kindDescriptor(r.kind).immutableFields;
       if (immutable && !res.immutableFields) res.immutableFields = [...immutable];
@@ -179,14 +174,14 @@ function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
   const address = addressOf('alert_receiver', r.name);
   const { attrs, sensitiveFields } = declared('alert_receiver', r);
   checkDescription(b, r.description, sensitiveFields ?? [], address, () => sourceOf(r, 'description'));
-  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields, sourceFrom: r }, r);
+  b.add({ address, kind: 'alert_receiver', name: r.name, attrs, sensitiveFields }, r, r);
 }
 
 function addWebhook(b: GraphBuilder, w: WebhookSpec): void {
   const address = addressOf('webhook', w.target_url);
   const { attrs, sensitiveFields } = declared('webhook', w);
   checkDescription(b, w.description, sensitiveFields ?? [], address, () => sourceOf(w, 'description'));
-  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields, sourceFrom: w }, w);
+  b.add({ address, kind: 'webhook', name: w.target_url, attrs, sensitiveFields }, w, w);
 }
 
 function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
@@ -215,13 +210,13 @@ function addAlertRule(b: GraphBuilder, r: AlertRuleSpec): void {
         }),
       );
   }
-  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn, sourceFrom: r }, r);
+  b.add({ address, kind: 'alert_rule', name: r.name, attrs, dependsOn }, r, r);
 }
 
 function addProject(b: GraphBuilder, p: ProjectSpec): void {
   const address = addressOf('project', p.name);
   const { attrs } = declared('project', p);
-  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project'), sourceFrom: p }, p);
+  const res = b.add({ address, kind: 'project', name: p.name, attrs, prune: pruneKinds(p.prune, 'project') }, p, p);
   if (!res) return;
   addVariables(b, p.variables, res);
   for (const e of p.environments ?? []) addEnvironment(b, e, address);
@@ -241,8 +236,7 @@ function addEnvironment(b: GraphBuilder, e: EnvironmentSpec, project: Address): 
     attrs,
     dependsOn,
     prune: pruneKinds(e.prune, 'environment'),
-    sourceFrom: e,
-  }, e);
+  }, e, e);
   if (!res) return;
   addVariables(b, e.variables, res);
   const servicesByName = new Map<string, Address>();
@@ -269,8 +263,7 @@ function addService(b: GraphBuilder, s: ServiceSpec, env: Address): Address | un
     ...(built.noDeploy ? { noDeploy: true as const } : {}),
     prune: pruneKinds(s.prune, 'service'),
     cloneFrom: built.cloneFrom,
-    sourceFrom: s,
-  }, s);
+  }, s, s);
   if (!res) return undefined;
   if (holdsVariables(s.type)) addVariables(b, 'variables' in s ? s.variables : undefined, res);
   return address;
@@ -296,7 +289,7 @@ function addStages(b: GraphBuilder, e: EnvironmentSpec, env: Address, servicesBy
           }),
         );
     }
-    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn, sourceFrom: st }, st);
+    b.add({ address, kind: 'deployment_stage', name: st.name, parent: env, attrs, dependsOn }, st, st);
     previous = st.name;
   }
 }

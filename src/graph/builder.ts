@@ -28,10 +28,12 @@ export interface GraphBuilder {
   /** Clone sources not yet declared when their clone was walked. */
   pendingClones: Array<{ address: Address; source: Address; range: SourceRange | undefined }>;
   /**
-   * Adds a resource; `spec` is the manifest object it comes from (for its `ignore_changes` and
-   * `protect`), `sourceFrom` the object whose position is the resource's `source`.
+   * Adds a resource: `r` itself, which becomes the DesiredResource (its keys keep the order they
+   * are written in, `source` comes after them, then `dependsOn` when `r` has none); `sourceFrom`
+   * is the object whose position is the resource's `source`, `spec` the manifest object it comes
+   * from (for its `ignore_changes` and `protect`).
    */
-  add(r: Omit<DesiredResource, 'dependsOn' | 'source'> & { dependsOn?: Address[]; sourceFrom: object }, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
+  add(r: Omit<DesiredResource, 'dependsOn' | 'source'> & { dependsOn?: Address[] }, sourceFrom: object, spec?: IgnoresChanges & Protectable): DesiredResource | undefined;
 }
 
 /** A sensitive value: always a SecretValue, even when the manifest wrote it in clear. */
@@ -71,22 +73,69 @@ export function checkDescription(
  * (src/manifest/lazy-positions.ts). Then an ordinary property, as if assigned.
  */
 export function lazySource(res: { source?: SourceRange }, from: object, field?: string): void {
-  pendingSources.set(res, { from, field });
+  PendingSource.stamp(res, from, field);
   Object.defineProperty(res, 'source', SOURCE_ACCESSOR);
 }
 
-/** Where each object given a lazy `source` reads it from, until it is read or assigned. */
-const pendingSources = new WeakMap<object, { from: object; field: string | undefined }>();
+/** Returns the object it is given, so that a subclass's constructor adds its private fields to it. */
+class Stamped {
+  constructor(o: object) {
+    return o;
+  }
+}
 
-/** The object the accessor was defined on: `self`, or the object it is read through the prototype of. */
-function sourceHolder(self: object): object | undefined {
-  for (let o: object | null = self; o !== null; o = Object.getPrototypeOf(o) as object | null) if (pendingSources.has(o)) return o;
-  return undefined;
+/**
+ * Where an object given a lazy `source` reads it from, until it is read or assigned: private fields
+ * stamped onto the object itself (`new PendingSource(o)` returns `o`, with the fields added). Not
+ * a WeakMap: a WeakMap entry per resource (65,000 at 5,000 services) cost more than the rest of
+ * adding the resource, and the collector walks every entry; private fields are invisible to
+ * Object.keys, spreads, JSON and equality, as the WeakMap was.
+ */
+class PendingSource extends Stamped {
+  #from: object | undefined;
+  #field: string | undefined;
+  #pending: boolean;
+
+  private constructor(o: object, from: object, field: string | undefined) {
+    super(o);
+    this.#from = from;
+    this.#field = field;
+    this.#pending = true;
+  }
+
+  static stamp(o: object, from: object, field: string | undefined): void {
+    if (!(#pending in o)) {
+      new PendingSource(o, from, field);
+      return;
+    }
+    const p = o as PendingSource;
+    p.#from = from;
+    p.#field = field;
+    p.#pending = true;
+  }
+
+  /** The object the accessor was defined on: `self`, or the object it is read through the prototype of. */
+  static holder(self: object): PendingSource | undefined {
+    for (let o: object | null = self; o !== null; o = Object.getPrototypeOf(o) as object | null) if (#pending in o && (o as PendingSource).#pending) return o as PendingSource;
+    return undefined;
+  }
+
+  /** The position the holder's `source` is read from. */
+  static read(p: PendingSource): unknown {
+    return sourceOf(p.#from!, p.#field);
+  }
+
+  /** Settled: no reference kept to the manifest object. */
+  static forget(p: PendingSource): void {
+    p.#from = undefined;
+    p.#field = undefined;
+    p.#pending = false;
+  }
 }
 
 /** `source` as an ordinary property of the object it was defined on, as if assigned. */
-function settleSource(holder: object, value: unknown): void {
-  pendingSources.delete(holder);
+function settleSource(holder: PendingSource, value: unknown): void {
+  PendingSource.forget(holder);
   Object.defineProperty(holder, 'source', { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -100,15 +149,14 @@ const SOURCE_ACCESSOR: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
   get(this: object): unknown {
-    const holder = sourceHolder(this);
+    const holder = PendingSource.holder(this);
     if (holder === undefined) return undefined;
-    const { from, field } = pendingSources.get(holder)!;
-    const value = sourceOf(from, field);
+    const value = PendingSource.read(holder);
     settleSource(holder, value);
     return value;
   },
   set(this: object, value: unknown): void {
-    const holder = sourceHolder(this);
+    const holder = PendingSource.holder(this);
     if (holder !== undefined) settleSource(holder, value);
   },
 };

@@ -24,7 +24,8 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
     const address = addressOf('variable', v.key, scope.address);
     // Its attrs: the kind's descriptor (src/model/kinds/variable.ts).
     const { attrs, sensitiveFields } = kindDescriptor('variable').attrsFromManifest!(v, {});
-    checkDescription(b, v.description, sensitiveFields ?? [], address, () => sourceOf(v, 'description'));
+    // Most variables have no description: no closure made for them.
+    if (v.description !== undefined) checkDescription(b, v.description, sensitiveFields ?? [], address, () => sourceOf(v, 'description'));
     const res = b.add({
       address,
       kind: 'variable',
@@ -32,8 +33,7 @@ export function addVariables(b: GraphBuilder, specs: VariableSpec[] | undefined,
       parent: scope.address,
       attrs,
       sensitiveFields,
-      sourceFrom: v,
-    }, v);
+    }, v, v);
     const type = attrs.variable_type;
     if (res && (type === 'ALIAS' || type === 'OVERRIDE')) b.pendingVariables.push({ spec: v, resource: res, scope });
   }

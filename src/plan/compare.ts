@@ -63,9 +63,9 @@ interface SecretAt {
  * top-level secret; for a nested one, the path below the attr without a trailing `value`, list
  * items named by their `key` (terraform: `tf_vars.DB_PASSWORD`) so a reorder never moves a fingerprint.
  */
-export function secretsIn(field: string, value: unknown): SecretAt[] {
-  // Most fields hold no secret: say so without building a path for every nested value.
-  if (!holdsSecret(value)) return [];
+export function secretsIn(field: string, value: unknown): readonly SecretAt[] {
+  // Most fields hold no secret: say so without building a path (or a list) for every nested value.
+  if (!holdsSecret(value)) return NO_SECRETS;
   const out: SecretAt[] = [];
   const walk = (v: unknown, path: string[]): void => {
     if (isSecretValue(v)) {
@@ -84,6 +84,9 @@ export function secretsIn(field: string, value: unknown): SecretAt[] {
   walk(value, [field]);
   return out;
 }
+
+/** The answer for a value without secrets: one empty list, never added to. */
+const NO_SECRETS: readonly SecretAt[] = Object.freeze([]);
 
 /**
  * Whether a SecretValue is anywhere inside the value, looked for where secretsIn looks (array
@@ -161,14 +164,25 @@ export function diffAttrs(
   liveAttrs: Record<string, unknown> = live.attrs,
 ): AttrDiff {
   const fields: FieldChange[] = [];
-  const fingerprints = desiredFingerprints(desired, key);
+  const attrs = desired.attrs;
+  const names = Object.keys(attrs);
+  // Each field's secrets, looked for once: as desiredFingerprints(desired, key) gives them (same
+  // fields, same order), then compared below (a field's comparison needs every fingerprint).
+  let secretsAt: Array<readonly SecretAt[] | undefined> | undefined;
+  const fingerprints: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) {
+    const found = secretsIn(names[i]!, attrs[names[i]!]);
+    if (found.length === 0) continue;
+    (secretsAt ??= [])[i] = found;
+    if (key !== undefined) for (const s of found) if (!isUnreadSecret(s.value)) fingerprints[s.field] = fingerprint(s.value.reveal(), key);
+  }
   // A handful of field names at most: looked up in the list, no Set built per resource.
   const immutable = desired.immutableFields ?? [];
-  const attrs = desired.attrs;
-  for (const field of Object.keys(attrs)) {
+  for (let i = 0; i < names.length; i++) {
+    const field = names[i]!;
     const after = attrs[field];
     const lv = liveAttrs[field];
-    const secrets = secretsIn(field, after);
+    const secrets = secretsAt?.[i] ?? NO_SECRETS;
     if (secrets.length > 0) {
       const rest = withoutSecrets(after);
       const restChanged = !deepEqual(project(withoutSecrets(lv), rest), rest);

@@ -18,7 +18,7 @@ import { stageBeforeLists } from './stage-lists.js';
 import { databasesGoingWith, destroyCount, heldDataLoss } from './cascade.js';
 import { kindReplacement } from './kind-change.js';
 import { knownList } from '../manifest/suggest.js';
-import { matchLive } from './moved.js';
+import { matchLive, type LiveMatch } from './moved.js';
 import { guardProtected, protectFieldChange } from './protect.js';
 import { PROTECT_MARK_FIELD } from './protect-mark.js';
 import { renameHints } from './rename-hints.js';
@@ -51,10 +51,11 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   const matched = matchLive(graph, live);
   const liveOf = matched.liveOf;
   diagnostics.push(...matched.diagnostics);
-  const claimed = new Set(liveOf.values());
+  // The live addresses matched: matchLive's own set (the values of liveOf), added to below.
+  const claimed = matched.claimed;
   const servicesByName = liveServicesByName(live);
   const refNames = renamedReferences(graph, live, matched.renamed);
-  const stageAdjust = stageLiveAttrs(graph, live, liveOf, refNames);
+  const stageAdjust = stageLiveAttrs(matched, refNames);
 
   /** Desired services whose name a live service of another kind holds (./kind-change.ts), known before stages are compared. */
   const kindClashes = new Map<Address, LiveResource>();
@@ -86,10 +87,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
   /** Objects whose ignored fields differ live: an OUT_OF_DATE status of a service they affect may be theirs alone (plan/deploy.ts). */
   const outOfDateIgnored = new Set<Address>();
 
-  for (const address of graph.order) {
-    const d = graph.resources.get(address)!;
-    const liveAddr = liveOf.get(address);
-    const l = liveAddr === undefined ? undefined : live.resources.get(liveAddr)!;
+  // graph.order's resources and their live matches, index by index (matchLive walked them).
+  const { desiredInOrder, liveInOrder } = matched;
+  for (let i = 0; i < graph.order.length; i++) {
+    const address = graph.order[i]!;
+    const d = desiredInOrder[i]!;
+    const l = liveInOrder[i];
     const c = baseChange(d);
     if (READ_ONLY_KINDS.has(d.kind) && !l) {
       if (!checked.has(address)) diagnostics.push(
@@ -169,7 +172,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       continue;
     }
     // Live attributes as the manifest names things: references to renamed objects by their new name.
-    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, stageAdjust.get(address) ?? l.attrs, refNames)), replacing);
+    const liveAttrs = withoutReplacedMembers(d, sameNameAttrs(d, withRenamedReferences(d, (d.kind === 'deployment_stage' ? stageAdjust.get(address) : undefined) ?? l.attrs, refNames)), replacing);
     const o = afterCreation(d, liveAttrs);
     if (o !== d) {
       owned.set(address, o);
@@ -181,12 +184,12 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
       else delete c.secrets_not_compared;
     }
     const diff = diffAttrs(o, l, key, liveAttrs);
-    diff.fields.push(...protectFieldChange(d, l));
+    for (const f of protectFieldChange(d, l)) diff.fields.push(f);
     if (o !== d && ignoredDiffers(d, o, l, key, liveAttrs)) outOfDateIgnored.add(address);
     c.fields = diff.fields;
     if (Object.keys(diff.fingerprints).length > 0) c.fingerprints = diff.fingerprints;
     if (diff.fields.length === 0) {
-      c.actions = ['no-op'];
+      // baseChange's own ['no-op'], unchanged since.
     } else if (diff.fields.every((f) => f.field === PROTECT_MARK_FIELD)) {
       // Only the mark differs: recorded by apply, not a change to the object (see `protect_mark`).
       c.actions = ['no-op'];
@@ -307,7 +310,7 @@ function baseChange(d: DesiredResource): ResourceChange {
     c.parent = d.parent;
     c.depends_on.push(d.parent);
   }
-  c.depends_on.push(...d.dependsOn);
+  for (const a of d.dependsOn) c.depends_on.push(a);
   if (d.sensitiveFields && d.sensitiveFields.length > 0) c.sensitive_fields = [...d.sensitiveFields];
   const unread = unreadSecretFields(d);
   if (unread.length > 0) c.secrets_not_compared = unread;
@@ -342,27 +345,33 @@ function sameNameAttrs(d: DesiredResource, attrs: Record<string, unknown>): Reco
 
 /** Names of case-insensitive objects referred to by name (groups, receivers, a target, a stage): live spelled as desired when they only differ in case. */
 function sameNameRefs(d: DesiredResource, attrs: Record<string, unknown>): Record<string, unknown> {
-  const fold = (live: unknown, want: unknown): unknown => {
-    if (typeof live === 'string' && typeof want === 'string') return live !== want && live.toLowerCase() === want.toLowerCase() ? want : live;
-    if (Array.isArray(live) && Array.isArray(want)) {
-      const spelled = new Map(want.filter((w): w is string => typeof w === 'string').map((w) => [w.toLowerCase(), w]));
-      return live.map((x) => (typeof x === 'string' ? spelled.get(x.toLowerCase()) ?? x : x));
-    }
-    return live;
-  };
   let out = attrs;
-  for (const f of ['annotations_groups', 'labels_groups', 'alert_receivers', 'after', 'aliased_service']) {
+  for (const f of NAME_REF_FIELDS) {
     if (attrs[f] === undefined || d.attrs[f] === undefined) continue;
-    const v = fold(attrs[f], d.attrs[f]);
+    const v = foldCase(attrs[f], d.attrs[f]);
     if (v !== attrs[f]) out = { ...out, [f]: v };
   }
   const lt = attrs.target, dt = d.attrs.target;
   if (lt && dt && typeof lt === 'object' && typeof dt === 'object' && !Array.isArray(lt)) {
     const t: Record<string, unknown> = { ...(lt as Record<string, unknown>) };
-    for (const k of ['project', 'environment', 'service']) t[k] = fold(t[k], (dt as Record<string, unknown>)[k]);
+    for (const k of TARGET_NAME_FIELDS) t[k] = foldCase(t[k], (dt as Record<string, unknown>)[k]);
     out = { ...out, target: t };
   }
   return out;
+}
+
+/** The attrs that name case-insensitive objects, and the names of an alert rule's target (one list each, not one per resource). */
+const NAME_REF_FIELDS = ['annotations_groups', 'labels_groups', 'alert_receivers', 'after', 'aliased_service'] as const;
+const TARGET_NAME_FIELDS = ['project', 'environment', 'service'] as const;
+
+/** A live name (or list of names) spelled as the manifest wants it when the two differ only in case. */
+function foldCase(live: unknown, want: unknown): unknown {
+  if (typeof live === 'string' && typeof want === 'string') return live !== want && live.toLowerCase() === want.toLowerCase() ? want : live;
+  if (Array.isArray(live) && Array.isArray(want)) {
+    const spelled = new Map(want.filter((w): w is string => typeof w === 'string').map((w) => [w.toLowerCase(), w]));
+    return live.map((x) => (typeof x === 'string' ? spelled.get(x.toLowerCase()) ?? x : x));
+  }
+  return live;
 }
 
 /**
@@ -443,9 +452,18 @@ function undeclared(
   previews: PreviewCount[],
 ): ResourceChange[] {
   const owns = ownsUndeclaredAtTop(graph);
-  // Live address of a parent -> desired resource, for prune scopes.
-  const desiredOfLive = new Map<Address, DesiredResource>();
-  for (const [d, l] of liveOf) desiredOfLive.set(l, graph.resources.get(d)!);
+  // Live address of a parent -> desired resource, for prune scopes. Asked only for the parents of
+  // undeclared live objects (few on most plans): a parent matched at its own address is looked up
+  // directly (liveOf is one-to-one), the full reverse map is built once only for the others.
+  let reverse: Map<Address, DesiredResource> | undefined;
+  const desiredOfLive = (l: Address): DesiredResource | undefined => {
+    if (liveOf.get(l) === l) return graph.resources.get(l);
+    if (reverse === undefined) {
+      reverse = new Map();
+      for (const [d, la] of liveOf) reverse.set(la, graph.resources.get(d)!);
+    }
+    return reverse.get(l);
+  };
   /** Live address of a replaced object -> the guards of its replacement. */
   const recreatedLive = new Map<Address, { desired: Address; requires: GuardRequirement[] }>();
   for (const [d, requires] of recreated) {
@@ -454,9 +472,11 @@ function undeclared(
   }
   /** Guards of each deleted live object, inherited by what is deleted with it. */
   const requiresOf = new Map<Address, GuardRequirement[]>();
-  const candidates = [...live.resources.values()]
-    .filter((l) => !claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l))
-    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const candidates: LiveResource[] = [];
+  for (const l of live.resources.values()) {
+    if (!claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l)) candidates.push(l);
+  }
+  candidates.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   // Parents first to decide, then emitted children-first.
   const fate = new Map<Address, 'delete' | 'unmanaged' | 'hidden'>();
   const out: ResourceChange[] = [];
@@ -496,7 +516,7 @@ function undeclared(
     }
     // A preview's environment (its name matches the project's `previews.name`), and all in it:
     // `driftless preview`'s, whatever the project prunes; only counted.
-    const preview = l.kind === 'environment' && l.parent !== undefined ? previewOf(previews, desiredOfLive.get(l.parent)?.address ?? l.parent, l.name) : undefined;
+    const preview = l.kind === 'environment' && l.parent !== undefined ? previewOf(previews, desiredOfLive(l.parent)?.address ?? l.parent, l.name) : undefined;
     if (preview) {
       fate.set(l.address, 'hidden');
       preview.count++;
@@ -514,7 +534,7 @@ function undeclared(
       const r = recreatedLive.get(l.parent)!;
       inherited = inheritedRequirements(r.requires, r.desired);
     } else {
-      const prune = l.parent === undefined ? graph.prune : desiredOfLive.get(l.parent)?.prune;
+      const prune = l.parent === undefined ? graph.prune : desiredOfLive(l.parent)?.prune;
       if (prune?.includes(l.kind)) deleteReason = `not in the manifest, and ${l.parent ?? 'the organization'} prunes ${l.kind} resources`;
     }
     if (deleteReason === undefined) {
@@ -592,22 +612,24 @@ function liveObjects(changes: ResourceChange[], live: LiveState, liveOf: Map<Add
  * keeps only services the manifest assigns to a stage of that environment (the others stay wherever
  * the platform put them).
  */
-function stageLiveAttrs(graph: DesiredGraph, live: LiveState, liveOf: Map<Address, Address>, refNames: RenamedReferences): Map<Address, Record<string, unknown>> {
+function stageLiveAttrs(matched: Pick<LiveMatch, 'desiredInOrder' | 'liveInOrder'>, refNames: RenamedReferences): Map<Address, Record<string, unknown>> {
   const out = new Map<Address, Record<string, unknown>>();
   const byEnv = new Map<Address, Array<{ desired: DesiredResource; live: LiveResource }>>();
   /** env -> lower-cased staged service name -> name as the manifest writes it (database names ignore case). */
   const servicesByEnv = new Map<Address, Map<string, string>>();
-  for (const address of graph.order) {
-    const d = graph.resources.get(address)!;
+  // In graph order, with each stage's live match (matchLive's walk).
+  const { desiredInOrder, liveInOrder } = matched;
+  for (let i = 0; i < desiredInOrder.length; i++) {
+    const d = desiredInOrder[i]!;
     if (d.parent === undefined || d.kind !== 'deployment_stage') continue;
     // Only services the manifest places in some stage have an owned membership.
     const names = servicesByEnv.get(d.parent) ?? new Map<string, string>();
     for (const n of (d.attrs.services as string[] | undefined) ?? []) names.set(n.toLowerCase(), n);
     servicesByEnv.set(d.parent, names);
-    const la = liveOf.get(address);
-    if (la === undefined) continue;
+    const l = liveInOrder[i];
+    if (l === undefined) continue;
     const list = byEnv.get(d.parent) ?? [];
-    list.push({ desired: d, live: live.resources.get(la)! });
+    list.push({ desired: d, live: l });
     byEnv.set(d.parent, list);
   }
   for (const [env, stages] of byEnv) {

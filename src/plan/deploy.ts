@@ -119,15 +119,27 @@ function outOfDateOwned(
     const v = r?.updated_at ?? r?.created_at;
     return typeof v === 'string' && v !== '' ? v : undefined;
   };
-  /** Declared variables by scope, and declared groups by attr and name, with when each was written. */
+  /**
+   * Declared variables by scope, and declared groups by attr and name: built on the first service
+   * reported OUT_OF_DATE with no other reason to deploy (most plans have none).
+   */
   const variablesOf = new Map<Address, Address[]>();
   const groups = new Map<string, Address>();
-  for (const d of graph.resources.values()) {
-    if (d.kind === 'variable' && d.parent !== undefined) variablesOf.set(d.parent, [...(variablesOf.get(d.parent) ?? []), d.address]);
-    if (d.kind === 'annotations_group') groups.set(`annotations_groups\u0000${d.name}`, d.address);
-    if (d.kind === 'labels_group') groups.set(`labels_groups\u0000${d.name}`, d.address);
-  }
+  let indexed = false;
+  const index = (): void => {
+    indexed = true;
+    for (const d of graph.resources.values()) {
+      if (d.kind === 'variable' && d.parent !== undefined) {
+        const list = variablesOf.get(d.parent);
+        if (list) list.push(d.address);
+        else variablesOf.set(d.parent, [d.address]);
+      }
+      if (d.kind === 'annotations_group') groups.set(`annotations_groups\u0000${d.name}`, d.address);
+      if (d.kind === 'labels_group') groups.set(`labels_groups\u0000${d.name}`, d.address);
+    }
+  };
   return (service, l) => {
+    if (!indexed) index();
     const since = l.status?.last_deployment_date;
     const affecting: Address[] = [service];
     if (holdsVariables(l.kind)) for (let s: Address | undefined = service; s !== undefined; s = graph.resources.get(s)?.parent) affecting.push(...(variablesOf.get(s) ?? []));

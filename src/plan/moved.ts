@@ -12,7 +12,7 @@
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { originalAddress } from '../graph/moved.js';
-import type { Address, DesiredGraph, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
+import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, MovedEntry } from '../model/resource.js';
 import { addressOf, matchKey, parentAddress, parseAddress } from '../model/resource.js';
 import { nearest } from '../manifest/suggest.js';
 
@@ -24,6 +24,14 @@ export interface LiveMatch {
   diagnostics: Diagnostic[];
   /** The live resource at an address, its names compared as their kinds compare them (matchKey). */
   find(address: Address): LiveResource | undefined;
+  /** The live addresses matched (the values of liveOf), for the caller to add to. */
+  claimed: Set<Address>;
+  /**
+   * graph.order's resources and the live resource each is matched to (`live.resources` at its
+   * liveOf address), index by index: what the plan walks, without a look-up per address.
+   */
+  desiredInOrder: DesiredResource[];
+  liveInOrder: Array<LiveResource | undefined>;
 }
 
 
@@ -78,9 +86,15 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
   const claimed = new Set<Address>();
   const used = new Set<MovedEntry>();
   const merging = new Set<MovedEntry>();
+  const desiredInOrder: DesiredResource[] = new Array(graph.order.length);
+  const liveInOrder: Array<LiveResource | undefined> = new Array(graph.order.length);
+  /** Every live object claimed so far was found at its desired resource's own address. */
+  let allDirect = true;
 
-  for (const address of graph.order) {
+  for (let i = 0; i < graph.order.length; i++) {
+    const address = graph.order[i]!;
     const d = graph.resources.get(address)!;
+    desiredInOrder[i] = d;
     // Inside its parent's live object: children of a renamed parent follow it.
     const parent = d.parent === undefined ? undefined : liveOf.get(d.parent) ?? d.parent;
     const own = parent === undefined || parent === d.parent ? find(address) : find(addressOf(d.kind, d.name, parent));
@@ -92,14 +106,17 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
       if (c.live && newer && c.live !== newer) merging.add(c.entry);
       newer = c.live;
     }
-    let picked = own && !claimed.has(own.address) ? own : undefined;
+    // At its own address: while every live object claimed so far sits at its own desired
+    // resource's address (all distinct from this one), it is not claimed; no look-up needed.
+    const direct = own !== undefined && own.address === address;
+    let picked = own && ((direct && allDirect) || !claimed.has(own.address)) ? own : undefined;
     if (!own) {
-      for (let i = 0; i < chain.length; i++) {
-        const c = chain[i]!;
+      for (let j = 0; j < chain.length; j++) {
+        const c = chain[j]!;
         if (!c.live || claimed.has(c.live.address)) continue;
-        if (chain.slice(0, i + 1).some((x) => merging.has(x.entry))) break;
+        if (chain.slice(0, j + 1).some((x) => merging.has(x.entry))) break;
         picked = c.live;
-        for (const x of chain.slice(0, i + 1)) used.add(x.entry);
+        for (const x of chain.slice(0, j + 1)) used.add(x.entry);
         renamed.set(address, c.live.address);
         break;
       }
@@ -107,6 +124,11 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     if (picked) {
       liveOf.set(address, picked.address);
       claimed.add(picked.address);
+      // Found at the address it was asked for (the usual case): live.resources is keyed by each
+      // resource's address, so that entry is itself. Otherwise looked up, as a reader of liveOf would.
+      const at = picked === own && direct;
+      liveInOrder[i] = at ? picked : live.resources.get(picked.address);
+      if (!at) allDirect = false;
     }
   }
 
@@ -152,7 +174,7 @@ export function matchLive(graph: DesiredGraph, live: LiveState): LiveMatch {
     }
   }
   diagnostics.push(...variableRenameProblems(graph, live, renamed));
-  return { liveOf, renamed, diagnostics, find };
+  return { liveOf, renamed, diagnostics, find, claimed, desiredInOrder, liveInOrder };
 }
 
 /**

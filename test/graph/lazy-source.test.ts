@@ -68,4 +68,20 @@ describe('lazySource', () => {
     expect(Object.prototype.hasOwnProperty.call(child, 'source')).toBe(false);
     expect(Object.getOwnPropertyDescriptor(res, 'source')?.value).toEqual(at(12));
   });
+
+  it('given twice before it is read, reads the second position; leaves nothing visible on the object', () => {
+    const first = {};
+    attachSource(first, at(1));
+    const second = {};
+    attachSource(second, at(2));
+    const res: { source?: SourceRange; name: string } = { name: 'x' };
+    lazySource(res, first);
+    lazySource(res, second);
+    expect(Object.getOwnPropertyNames(res)).toEqual(['name', 'source']);
+    expect(Object.getOwnPropertySymbols(res)).toEqual([]);
+    expect(JSON.parse(JSON.stringify(res))).toEqual({ name: 'x', source: at(2) });
+    // Settled: given again, it is lazy again.
+    lazySource(res, first);
+    expect(res.source?.start.line).toBe(1);
+  });
 });
