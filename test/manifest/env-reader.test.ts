@@ -74,11 +74,15 @@ describe('envReader', () => {
         copies++;
         return new Map([['A', 'copied-a']]);
       },
-      // Each read "takes" 1 ms.
+      // Each timed read "takes" 1 ms.
       now: () => (clock += 1),
     };
-    const read = envReader(env, proc, 3);
+    // One read in 8 is timed, and counts for 8: 8 ms after the first read, 16 after the ninth.
+    const read = envReader(env, proc, 12);
     expect([read('A'), read('A'), read('B')]).toEqual(['a', 'a', '']);
+    for (let i = 3; i < 8; i++) expect(read('A')).toBe('a');
+    expect(copies).toBe(0);
+    expect(read('B')).toBe('');
     expect(copies).toBe(0);
     expect(read('A')).toBe('copied-a');
     expect(read('B')).toBeUndefined();
