@@ -1,7 +1,7 @@
 /**
  * The positions of a load-cache hit (src/manifest/load-cache.ts) are built when first asked for,
  * from text each object keeps on a hidden property of its own: a copy made with the object's
- * property descriptors (graph/target.ts narrowManifest) builds the same ranges, a second read gives
+ * property descriptors (src/graph/target.ts narrowManifest) builds the same ranges, a second read gives
  * the same object, and nothing of it shows in JSON, keys or a spread.
  */
 import { describe, expect, it } from 'vitest';
