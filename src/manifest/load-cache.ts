@@ -62,7 +62,7 @@ type Enc = string | number | boolean | null | EncNode;
 interface EncNode {
   o?: unknown[] | undefined;
   a?: Enc[] | undefined;
-  s?: EncRange;
+  s?: EncRange | undefined;
   f?: string;
   k?: string;
   i?: number;
@@ -220,8 +220,11 @@ export function decodeLoadCacheEntry(data: string, key: string): Manifest | unde
     const f = typeof e.f === 'string';
     const k = typeof e.k === 'string';
     if (f || k) {
-      // The node itself, without its values (decoded above): no allocation per object.
-      e.o = e.a = undefined;
+      // The node itself, without its values (decoded above) and range: no allocation per object.
+      // Only properties it has are cleared: adding one would change its shape (and grow it).
+      if (e.a !== undefined) e.a = undefined;
+      if (e.o !== undefined) e.o = undefined;
+      if (e.s !== undefined) e.s = undefined;
       hideData(out, PENDING, e);
       if (f) Object.defineProperty(out, FIELD_SOURCES, fieldsAccessor);
       if (k) Object.defineProperty(out, KEY_SOURCES, keysAccessor);
