@@ -78,12 +78,14 @@ try {
         }
       }
       const plans = { before: [], after: [] };
+      const rss = { before: [], after: [] };
       const outputs = { before: new Set(), after: new Set() };
       for (let i = 0; i < PLAN_RUNS; i++) {
         for (const b of i % 2 ? ['before', 'after'] : ['after', 'before']) {
           const r = await plan(b);
           if (r.code !== 0) throw new Error(`${b}: warm plan exited ${r.code}: ${(r.stderr + r.stdout).slice(-1500)}`);
           plans[b].push(r.cpuMs);
+          rss[b].push(r.maxRssMb);
           // Timestamps aside (the plan's creation time), the outputs must be the same bytes.
           outputs[b].add(r.stdout.replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"/g, '"<time>"'));
         }
@@ -98,6 +100,7 @@ try {
         load: Object.fromEntries(Object.keys(builds).map((b) => [b, { firstCpuMs: +median(loads[b].map((x) => x.cpuMs)).toFixed(1), secondCpuMs: +median(loads[b].map((x) => x.secondCpuMs)).toFixed(1), diagnostics: loads[b][0].diagnostics, services: loads[b][0].services }])),
         warmPlanCpuMs: Object.fromEntries(Object.keys(builds).map((b) => [b, median(plans[b])])),
         warmPlanCpuRuns: plans,
+        warmPlanPeakRssMb: Object.fromEntries(Object.keys(builds).map((b) => [b, Math.max(...rss[b])])),
         planJsonIdentical: same,
       };
       results.sizes.push(row);
