@@ -34,10 +34,11 @@ export type EnvLookup =
  * (`constructor`, `toString`, `__proto__`) is never a string, so it is no variable. One read, not
  * an own-property check and a read: each read of `process.env` is a getenv() scan of the whole
  * environment, and an exported organization of 5,000 services has 10,000 secret variables and as
- * many references (two reads each were 0.4 s of a warm plan).
+ * many references (two reads each were 0.4 s of a warm plan; one resolution reads them through
+ * env-reader.ts, which copies a large environment in one pass).
  */
-export function lookUpEnv(ref: EnvArgument, env: Readonly<Record<string, string | undefined>>): EnvLookup {
-  const v: unknown = env[ref.name];
+export function lookUpEnv(ref: EnvArgument, env: Readonly<Record<string, string | undefined>> | ((name: string) => string | undefined)): EnvLookup {
+  const v: unknown = typeof env === 'function' ? env(ref.name) : env[ref.name];
   const value = typeof v === 'string' ? v : undefined;
   if (value !== undefined && value !== '') return { kind: 'value', value };
   if (ref.fallback !== undefined) return { kind: 'value', value: ref.fallback };

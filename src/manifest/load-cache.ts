@@ -60,9 +60,9 @@ type EncRange = [number, number, number] | [number, number, number, number, numb
  */
 type Enc = string | number | boolean | null | EncNode;
 interface EncNode {
-  o?: unknown[];
-  a?: Enc[];
-  s?: EncRange;
+  o?: unknown[] | undefined;
+  a?: Enc[] | undefined;
+  s?: EncRange | undefined;
   f?: string;
   k?: string;
   i?: number;
@@ -121,53 +121,53 @@ export function encodeLoadCacheEntry(key: string, manifest: Manifest): string {
   return JSON.stringify({ format: FORMAT, key, files, value });
 }
 
-/** An object's positions of one kind (fields or keys) still to be built: their JSON text, and how a range is read. */
-interface PendingPositions {
-  text: string;
-  range: (r: EncRange) => SourceRange;
-}
+/**
+ * Where an object keeps the JSON texts of its positions until they are asked for: a hidden data
+ * property of its own holding its encoded node, whose values are dropped once decoded (a WeakMap
+ * from each object to a new {text, range} per kind was a quarter of the decoding time at 1,000
+ * services: two entries and two objects per object, and the ephemeron tables the garbage collector
+ * walks). A copy made with the object's property descriptors (graph/target.ts) shares the node, so
+ * it builds the same ranges.
+ */
+const PENDING: unique symbol = Symbol('driftless.pendingSources');
 
-/** Per hidden symbol, the objects whose positions of that kind were not asked for yet. */
-const pendingPositions = new Map<symbol, WeakMap<object, PendingPositions>>();
+/** An object's encoded node, its values dropped once decoded: the texts still to be built. */
+type Pending = { [PENDING]?: { f?: string; k?: string } };
 
 /**
- * One getter per symbol, shared by every object (V8 gives objects whose accessors are different
- * functions a slow dictionary representation each, which every later read of the manifest paid
- * for). The first read, on the object or through an object inheriting from it, builds the
- * positions and replaces the getter, on the object it was defined on, with their value.
+ * The getter of `sym` for the objects of one entry (`range` reads that entry's file list). One
+ * getter per symbol and entry, shared by every object of the entry: V8 gives objects whose
+ * accessors are different functions a slow dictionary representation each, which every later read
+ * of the manifest paid for. The first read, on the object or through an object inheriting from it,
+ * builds the positions and replaces the getter, on the object that holds the text, with their value.
  */
-const positionAccessors = new Map<symbol, PropertyDescriptor>();
+function positionAccessor(sym: symbol, stash: 'f' | 'k', range: (r: EncRange) => SourceRange): PropertyDescriptor {
+  return {
+    enumerable: false,
+    configurable: true,
+    get(this: object): unknown {
+      let holder: object | null = this;
+      while (holder !== null && !Object.prototype.hasOwnProperty.call(holder, PENDING)) holder = Object.getPrototypeOf(holder) as object | null;
+      if (holder === null) return undefined;
+      const pending = (holder as Pending)[PENDING]!;
+      const text = pending[stash];
+      const out: Record<string, SourceRange> = Object.create(null);
+      try {
+        const m = JSON.parse(text ?? '{}') as Record<string, EncRange>;
+        for (const k of Object.keys(m)) out[k] = range(m[k]!);
+      } catch {
+        // Only an entry edited by hand gets here (driftless wrote JSON): fewer positions, not a crash.
+      }
+      // The text stays: a copy made with this object's descriptors shares it, and reads it later.
+      Object.defineProperty(holder, sym, { value: out, enumerable: false, writable: true, configurable: true });
+      return out;
+    },
+  };
+}
 
-function hidePositions(obj: object, sym: symbol, text: string, range: (r: EncRange) => SourceRange): void {
-  let pending = pendingPositions.get(sym);
-  let accessor = positionAccessors.get(sym);
-  if (pending === undefined || accessor === undefined) {
-    const objects = (pending = new WeakMap());
-    accessor = {
-      enumerable: false,
-      configurable: true,
-      get(this: object): unknown {
-        let holder: object | null = this;
-        while (holder !== null && !objects.has(holder)) holder = Object.getPrototypeOf(holder) as object | null;
-        if (holder === null) return undefined;
-        const p = objects.get(holder)!;
-        const out: Record<string, SourceRange> = Object.create(null);
-        try {
-          const m = JSON.parse(p.text) as Record<string, EncRange>;
-          for (const k of Object.keys(m)) out[k] = p.range(m[k]!);
-        } catch {
-          // Only an entry edited by hand gets here (driftless wrote JSON): fewer positions, not a crash.
-        }
-        objects.delete(holder);
-        Object.defineProperty(holder, sym, { value: out, enumerable: false, writable: true, configurable: true });
-        return out;
-      },
-    };
-    pendingPositions.set(sym, pending);
-    positionAccessors.set(sym, accessor);
-  }
-  pending.set(obj, { text, range });
-  Object.defineProperty(obj, sym, accessor);
+/** Hidden, as the parser's positions are (source-map.ts): never in JSON, a deep-equal or a spread. */
+function hideData(obj: object, sym: symbol, value: unknown): void {
+  Object.defineProperty(obj, sym, { value, enumerable: false, writable: true, configurable: true });
 }
 
 /** The manifest of an entry stored for `key`, or undefined (another key, another format, damaged). */
@@ -188,10 +188,8 @@ export function decodeLoadCacheEntry(data: string, key: string): Manifest | unde
   // a diagnostic asks for few of them, and building all (a million ranges at 5,000 services) was
   // most of the decoding time and memory. The first read replaces the getter with the value, as
   // the parser attached it (source-map.ts).
-  const hide = (obj: object, sym: symbol, text: string | undefined) => {
-    if (typeof text !== 'string') return;
-    hidePositions(obj, sym, text, range);
-  };
+  const fieldsAccessor = positionAccessor(FIELD_SOURCES, 'f', range);
+  const keysAccessor = positionAccessor(KEY_SOURCES, 'k', range);
   const byId = new Map<number, object>();
   const dec = (e: Enc): unknown => {
     if (e === null || typeof e !== 'object') return e;
@@ -218,9 +216,19 @@ export function decodeLoadCacheEntry(data: string, key: string): Manifest | unde
       }
       out = obj;
     } else throw new Error('damaged');
-    if (e.s) Object.defineProperty(out, SOURCE, { value: range(e.s), enumerable: false, writable: true, configurable: true });
-    hide(out, FIELD_SOURCES, e.f);
-    hide(out, KEY_SOURCES, e.k);
+    if (e.s) hideData(out, SOURCE, range(e.s));
+    const f = typeof e.f === 'string';
+    const k = typeof e.k === 'string';
+    if (f || k) {
+      // The node itself, without its values (decoded above) and range: no allocation per object.
+      // Only properties it has are cleared: adding one would change its shape (and grow it).
+      if (e.a !== undefined) e.a = undefined;
+      if (e.o !== undefined) e.o = undefined;
+      if (e.s !== undefined) e.s = undefined;
+      hideData(out, PENDING, e);
+      if (f) Object.defineProperty(out, FIELD_SOURCES, fieldsAccessor);
+      if (k) Object.defineProperty(out, KEY_SOURCES, keysAccessor);
+    }
     return out;
   };
   try {

@@ -21,6 +21,7 @@ import { SecretValue, UnreadSecret } from '../model/secret.js';
 import { fieldSourceOf } from './source-map.js';
 import type { Manifest, VariableSpec } from './types.js';
 import { lookUpEnv, parseEnvArgument } from './env-reference.js';
+import { envReader, type EnvRead } from './env-reader.js';
 import { formatRange } from '../diag/excerpt.js';
 import { serviceMappings } from '../model/kinds/index.js';
 
@@ -45,6 +46,8 @@ export interface ResolveDeps {
    * `missingEnv`). Default `read`.
    */
   secretValues?: 'read' | 'unread';
+  /** How `env` is read during one resolution (resolveManifest makes one: env-reader.ts); absent: `env[name]`. */
+  readEnv?: EnvRead;
 }
 
 /** Where each variable that was not available is used (missingEnv 'warning'), by name. */
@@ -112,7 +115,7 @@ export function resolveString(
         out.push(error('ref.bad-env-name', `${quotedReference(ref)} is not a valid environment variable reference`, { detail: 'Write ${env:NAME} or ${env:NAME:-default}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
         return '';
       }
-      const found = lookUpEnv(parsed, deps.env);
+      const found = lookUpEnv(parsed, deps.readEnv ?? deps.env);
       if (found.kind === 'value') return found.value;
       failed = true;
       const name = parsed.name;
@@ -171,7 +174,9 @@ export function resolveString(
  * diagnostics. (The ranges of secret values were returned too, read by nobody: asking for them
  * built the positions of every file of a manifest without a diagnostic.)
  */
-export function resolveManifest(m: Manifest, deps: ResolveDeps): { diagnostics: Diagnostic[] } {
+export function resolveManifest(m: Manifest, given: ResolveDeps): { diagnostics: Diagnostic[] } {
+  // One reader for the whole walk: a large environment is copied once instead of scanned per name.
+  const deps: ResolveDeps = given.readEnv ? given : { ...given, readEnv: envReader(given.env) };
   const out: Diagnostic[] = [];
   /** The fields of each object that held a `${...}` reference, with their text as written: filled by the walk (1.) before it rewrites them. */
   const templated = new WeakMap<object, Map<string, string>>();
