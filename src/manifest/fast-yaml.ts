@@ -24,7 +24,8 @@
  * generated manifests that an accepted file gives the positioned parse's values, deep-equal.
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
-import { isScalar, Schema } from 'yaml';
+import type { Schema } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 import { scanFlowCollections } from './flow-scan.js';
 import { findExcessiveBlockNesting, type ParseLimits } from './parse-yaml.js';
 
@@ -34,8 +35,12 @@ export interface FastParsed {
   objects: object[];
 }
 
-/** The YAML 1.2 core schema's scalar tags of the `yaml` package, as parseDocument uses them. */
-const CORE_TAGS = new Schema({}).tags.filter((t) => t.default === true && t.test !== undefined);
+/**
+ * The YAML 1.2 core schema's scalar tags of the `yaml` package, as parseDocument uses them: taken
+ * with the first scalar that may be one, so a run that parses nothing does not load the package.
+ */
+let coreTags: Schema['tags'] | undefined;
+const coreTagsOf = (): Schema['tags'] => (coreTags ??= new (yamlLib().Schema)({}).tags.filter((t) => t.default === true && t.test !== undefined));
 const RESOLVE_OPTIONS = { intAsBigInt: false };
 
 /**
@@ -52,7 +57,7 @@ function coreTagOf(s: string) {
     const c = s.charCodeAt(0);
     if (c >= 128 || !MAY_START_CORE_SCALAR[c]) return undefined;
   }
-  for (const tag of CORE_TAGS) if (tag.test!.test(s)) return tag;
+  for (const tag of coreTagsOf()) if (tag.test!.test(s)) return tag;
   return undefined;
 }
 
@@ -72,7 +77,7 @@ const plainScalar = new Type('tag:driftless,2026:plain', {
   construct: (data: string) => {
     const tag = (resolvedData === data ? resolvedTag : coreTagOf(data))!;
     const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
-    const v = isScalar(r) ? r.value : r;
+    const v = yamlLib().isScalar(r) ? (r as { value: unknown }).value : r;
     return typeof v === 'bigint' ? Number(v) : v;
   },
 });

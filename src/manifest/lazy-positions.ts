@@ -9,10 +9,10 @@
  * in the same order). A load without a diagnostic asks for none, and parses each file once, fast;
  * a diagnostic's `file:line:col` is the one the positioned parse has always given.
  */
-import { LineCounter } from 'yaml';
 import { fastParseYaml } from './fast-yaml.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, reparseForPositions, type ParsedFile, type ParseLimits } from './parse-yaml.js';
 import { KEY_SOURCES } from './source-map.js';
+import { yamlLib } from './yaml-lib.js';
 import { FIELD_SOURCES, SOURCE } from './types.js';
 
 const POSITION_KEYS = [SOURCE, FIELD_SOURCES, KEY_SOURCES] as const;
@@ -25,7 +25,7 @@ export function parseYamlFileLazily(text: string, file: string, limits: ParseLim
     reparseForPositions(text, file, limits, built);
     return built;
   });
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yamlLib().LineCounter)();
   lineCounter.addNewLine(0);
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
   return { file, value: fast.value, diagnostics: [], lineCounter };

@@ -6,7 +6,8 @@
  * or an out-of-memory crash. Checks that the YAML library cannot survive (flow nesting thousands deep
  * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
  */
-import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
+import type { Alias, Document, LineCounter, Node } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf } from './source-map.js';
@@ -141,6 +142,7 @@ export function reparseForPositions(text: string, file: string, limits: ParseLim
 }
 
 function parsePositioned(text: string, file: string, limits: ParseLimits, built: object[] | undefined): ParsedFile {
+  const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } = yamlLib();
   const lineCounter = new LineCounter();
   const diagnostics: Diagnostic[] = [];
   const at = (offset: number, endOffset?: number): SourceRange => ({
@@ -339,6 +341,7 @@ function duplicateKeyError(key: string, firstLine: number | undefined, range: So
 
 /** Keys written twice in a mapping of a document that failed to parse, before offset `limit`. */
 function duplicateKeysBefore(doc: Document.Parsed, limit: number): Array<{ key: string; first?: number; range: [number, number] }> {
+  const { isScalar, visit } = yamlLib();
   const found: Array<{ key: string; first?: number; range: [number, number] }> = [];
   visit(doc, {
     Map: (_key, map) => {
@@ -361,6 +364,7 @@ function duplicateKeysBefore(doc: Document.Parsed, limit: number): Array<{ key: 
  * document once per alias (100 aliases in a 2 MB file: 100 walks).
  */
 function resolveAliases(doc: Document.Parsed): Map<Alias, Node> {
+  const { isAlias, isNode, visit } = yamlLib();
   const current = new Map<string, Node>();
   const targets = new Map<Alias, Node>();
   visit(doc, {

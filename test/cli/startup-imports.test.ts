@@ -10,6 +10,10 @@
  * nor plan's session and the organization checks (`--remote` loads them, and still works), and
  * `--version` does not even load the command-line parser (yargs); plan loads the line-diff package
  * only when it renders a multi-line change.
+ *
+ * And a run that parses nothing (a plan whose manifest comes from the load cache) does not load the
+ * `yaml` package (72 CommonJS files): CommonJS files are required past the resolve hook, so the
+ * process also writes the files of its `require.cache` to the log as it exits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -45,6 +49,12 @@ beforeAll(async () => {
     '}',
   ].join('\n'));
   await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
+  // Every CommonJS file the process loaded, whoever asked for it (import or require).
+  await writeFile(join(dir, 'cjs-log.cjs'), [
+    "const { appendFileSync } = require('node:fs');",
+    "const { pathToFileURL } = require('node:url');",
+    "process.on('exit', () => appendFileSync(process.env.STARTUP_IMPORTS_LOG, Object.keys(require.cache).map((f) => pathToFileURL(f).href + '\\n').join('')));",
+  ].join('\n'));
 });
 
 afterAll(async () => {
@@ -55,7 +65,7 @@ afterAll(async () => {
 async function loadedBy(name: string, args: string[]): Promise<string[]> {
   const log = join(dir, `${name}.log`);
   await writeFile(log, '');
-  await run(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], {
+  await run(process.execPath, ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'cjs-log.cjs'), BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, STARTUP_IMPORTS_LOG: log, NO_COLOR: '1', DRIFTLESS_API_URL: apiUrl, DRIFTLESS_API_TOKEN: 'startup-test-token' },
   }).catch((e: { code?: number }) => e);
@@ -112,5 +122,16 @@ describe('start-up: what a command loads', () => {
     expect(undici(urls).length).toBeGreaterThan(0);
     // The line-diff package is loaded with the first multi-line change rendered, not at start-up.
     expect(urls.filter((u) => u.includes('/node_modules/diff/'))).toEqual([]);
+  });
+
+  it('a plan whose manifest comes from the load cache does not load the yaml package; a parse does', async () => {
+    const yaml = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/yaml/'));
+    const cache = join(dir, 'load-cache');
+    // The first run parses (and fills the cache directory), the second finds the same bytes there.
+    const first = await loadedBy('plan-cold', ['plan', '--cache', cache, 'examples/minimal']);
+    expect(yaml(first).length, 'a run that parses loads yaml (and the hook sees CommonJS files)').toBeGreaterThan(0);
+    const warm = await loadedBy('plan-warm', ['plan', '--cache', cache, 'examples/minimal']);
+    expect(dist(warm, 'manifest/load-cache.js'), 'the hook saw the load cache load').toHaveLength(1);
+    expect(yaml(warm)).toEqual([]);
   });
 });
