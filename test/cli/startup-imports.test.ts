@@ -44,7 +44,16 @@ beforeAll(async () => {
     '  return result;',
     '}',
   ].join('\n'));
-  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
+  // A resolve hook sees ES modules and what ES modules import, not what a CommonJS file requires:
+  // at exit the process also writes every CommonJS file it loaded (the require cache), as URLs.
+  await writeFile(join(dir, 'register.mjs'), [
+    "import { register, createRequire } from 'node:module';",
+    "import { appendFileSync } from 'node:fs';",
+    "import { pathToFileURL } from 'node:url';",
+    `register(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});`,
+    "const cache = createRequire(import.meta.url)('node:module')._cache;",
+    "process.on('exit', () => appendFileSync(process.env.STARTUP_IMPORTS_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));",
+  ].join('\n'));
 });
 
 afterAll(async () => {
@@ -110,6 +119,10 @@ describe('start-up: what a command loads', () => {
   it('a command that sends requests (plan) does load it', async () => {
     const urls = await loadedBy('plan', ['plan', 'examples/minimal']);
     expect(undici(urls).length).toBeGreaterThan(0);
+    // Only the connection pool it sends through (undici's Agent), not undici's index.js with its
+    // fetch, cookies, WebSocket, mocks and caches: the requests go through Node's global fetch.
+    expect(undici(urls).filter((u) => u.endsWith('/undici/lib/dispatcher/agent.js'))).toHaveLength(1);
+    expect(undici(urls).filter((u) => /\/undici\/(index\.js|lib\/(web|mock|cache|interceptor|api)\/)/.test(u))).toEqual([]);
     // The line-diff package is loaded with the first multi-line change rendered, not at start-up.
     expect(urls.filter((u) => u.includes('/node_modules/diff/'))).toEqual([]);
   });
