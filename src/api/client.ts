@@ -3,9 +3,14 @@
  * retries of what is safe to retry, rate-limit pacing, typed errors, request counting.
  *
  * Transport: the global `fetch` with an undici 7 `Agent` as `dispatcher`.
- *  - undici is imported when the first request is sent, not when this module loads: `validate`,
- *    `show` and `--help` load this module but never send, and undici is about a hundred files
- *    (a tenth of a second of start-up).
+ *  - undici's Agent is loaded when the first request is sent, not when this module loads:
+ *    `validate`, `show` and `--help` load this module but never send.
+ *  - Only the Agent's own files are loaded (about twenty), not undici's index.js: that one loads
+ *    undici's fetch, cookies, WebSocket, mocks and cache stores too (about a hundred and ten files,
+ *    ~80 ms of a warm plan's start-up), none of which we use (the requests go through the global
+ *    fetch). undici 7 has no "exports" map, so its file path is reachable; the type still comes
+ *    from 'undici' (test/cli/startup-imports.test.ts checks what is loaded, and
+ *    test/api/transport.test.ts that the Agent still carries the requests).
  *  - The Agent gives a keep-alive pool sized to the parallelism (Node 20's fetch accepts an undici 7
  *    dispatcher; test/api/transport.test.ts proves it against a real node:http server).
  *  - `globalThis.fetch` is looked up at call time, not captured at import, so that nock 14 (which
@@ -14,6 +19,7 @@
  */
 import { inspect } from 'node:util';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
+import { createRequire } from 'node:module';
 import type { Agent } from 'undici';
 import { ApiError } from './errors.js';
 import { authorizationHeader, parseAuthScheme, type AuthScheme } from './auth.js';
@@ -140,6 +146,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return new HttpApiClient(options);
 }
 
+/** undici's Agent class from its own file (see the header comment: not undici's index.js). */
+function loadAgentClass(): typeof Agent {
+  return createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof Agent;
+}
+
 async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
     await sleepTimer(ms, undefined, { signal });
@@ -155,7 +166,7 @@ class HttpApiClient implements ApiClient {
   /** Strings that must never leave the client: the token and the header built from it. */
   readonly #forbidden: string[];
   /** The keep-alive pool, created with the first request (undefined until then, or with a `fetch` override). */
-  #agent?: Promise<Agent>;
+  #agent?: Agent;
   readonly #fetch: FetchLike;
   readonly #queue: ConcurrencyQueue;
   readonly #budget: RateLimitBudget;
@@ -209,10 +220,9 @@ class HttpApiClient implements ApiClient {
       this.#fetch = o.fetch;
     } else {
       const connections = this.parallelism;
-      const agent = (): Promise<Agent> =>
-        (this.#agent ??= import('undici').then((undici) => new undici.Agent({ connections, keepAliveTimeout: 10_000, pipelining: 1 })));
+      const agent = (): Agent => (this.#agent ??= new (loadAgentClass())({ connections, keepAliveTimeout: 10_000, pipelining: 1 }));
       // Looked up per call so that an interceptor installed later (nock) sees the request.
-      this.#fetch = async (url, init) => globalThis.fetch(url, { ...init, dispatcher: await agent() } as unknown as RequestInit);
+      this.#fetch = async (url, init) => globalThis.fetch(url, { ...init, dispatcher: agent() } as unknown as RequestInit);
     }
     this.#signal?.addEventListener('abort', () => this.#queue.rejectWaiting(() => new Error('aborted')), { once: true });
   }
@@ -257,8 +267,7 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
-    const agent = this.#agent;
-    if (agent) await (await agent).close();
+    await this.#agent?.close();
   }
 
   serverDate(): Date | undefined {

@@ -13,7 +13,7 @@
  *
  * And a run that parses nothing (a plan whose manifest comes from the load cache) does not load the
  * `yaml` package (72 CommonJS files): CommonJS files are required past the resolve hook, so the
- * process also writes the files of its `require.cache` to the log as it exits.
+ * process also writes the files of its require cache to the log as it exits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -48,12 +48,15 @@ beforeAll(async () => {
     '  return result;',
     '}',
   ].join('\n'));
-  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
-  // Every CommonJS file the process loaded, whoever asked for it (import or require).
-  await writeFile(join(dir, 'cjs-log.cjs'), [
-    "const { appendFileSync } = require('node:fs');",
-    "const { pathToFileURL } = require('node:url');",
-    "process.on('exit', () => appendFileSync(process.env.STARTUP_IMPORTS_LOG, Object.keys(require.cache).map((f) => pathToFileURL(f).href + '\\n').join('')));",
+  // A resolve hook sees ES modules and what ES modules import, not what a CommonJS file requires:
+  // at exit the process also writes every CommonJS file it loaded (the require cache), as URLs.
+  await writeFile(join(dir, 'register.mjs'), [
+    "import { register, createRequire } from 'node:module';",
+    "import { appendFileSync } from 'node:fs';",
+    "import { pathToFileURL } from 'node:url';",
+    `register(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});`,
+    "const cache = createRequire(import.meta.url)('node:module')._cache;",
+    "process.on('exit', () => appendFileSync(process.env.STARTUP_IMPORTS_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));",
   ].join('\n'));
 });
 
@@ -65,7 +68,7 @@ afterAll(async () => {
 async function loadedBy(name: string, args: string[]): Promise<string[]> {
   const log = join(dir, `${name}.log`);
   await writeFile(log, '');
-  await run(process.execPath, ['--import', join(dir, 'register.mjs'), '--require', join(dir, 'cjs-log.cjs'), BIN, ...args], {
+  await run(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, STARTUP_IMPORTS_LOG: log, NO_COLOR: '1', DRIFTLESS_API_URL: apiUrl, DRIFTLESS_API_TOKEN: 'startup-test-token' },
   }).catch((e: { code?: number }) => e);
@@ -120,6 +123,10 @@ describe('start-up: what a command loads', () => {
   it('a command that sends requests (plan) does load it', async () => {
     const urls = await loadedBy('plan', ['plan', 'examples/minimal']);
     expect(undici(urls).length).toBeGreaterThan(0);
+    // Only the connection pool it sends through (undici's Agent), not undici's index.js with its
+    // fetch, cookies, WebSocket, mocks and caches: the requests go through Node's global fetch.
+    expect(undici(urls).filter((u) => u.endsWith('/undici/lib/dispatcher/agent.js'))).toHaveLength(1);
+    expect(undici(urls).filter((u) => /\/undici\/(index\.js|lib\/(web|mock|cache|interceptor|api)\/)/.test(u))).toEqual([]);
     // The line-diff package is loaded with the first multi-line change rendered, not at start-up.
     expect(urls.filter((u) => u.includes('/node_modules/diff/'))).toEqual([]);
   });
