@@ -108,6 +108,10 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
   // An anchor before a key on its line (`&a key: v`, `k: &a x:`): js-yaml may read a mapping where
   // the positioned parse reports an implicit key it does not allow.
   if (/&[^\s[\]{},]+[ \t][^\n]*:(?:[ \t]|$)/m.test(text)) return undefined;
+  // An anchor right before a flow indicator (`&a{...}`, `&a$[x]`), or an alias right before an opening
+  // one: js-yaml ends the name there and reads on; the positioned parse reports that an anchor must be
+  // separated from the next token by white space (found by the property test's random edits).
+  if (/&[^\s[\]{},]+[[\]{},]|\*[^\s[\]{},]+[[{]/.test(text)) return undefined;
   const aliases = countAliasCandidates(text);
   if (aliases === undefined || aliases > limits.maxAliases) return undefined;
 

@@ -229,6 +229,16 @@ describe('the fast parse gives the positioned parse’s values and positions, or
     }
   });
 
+  it('declines an anchor or alias written against a flow indicator (a counterexample of the random edits)', () => {
+    for (const text of ['secret: &a${:env:WEBHOOK_SIGNING_SECRET}\n', 'k: &a{x: 1}\n', 'k: &a[1]\n', 'k: &a$[1]\n', 'a: &x 1\nk: *x{b}\n', 'a: &x 1\nk: *x[b]\n']) {
+      expect(fastParseYaml(text, DEFAULT_PARSE_LIMITS), text).toBeUndefined();
+    }
+    // Each of them is one the positioned parse reports (so accepting it would pass a broken file).
+    for (const text of ['secret: &a${:env:WEBHOOK_SIGNING_SECRET}\n', 'k: &a{x: 1}\n']) {
+      expect(parseYamlFile(text, 'f.yaml', DEFAULT_PARSE_LIMITS).diagnostics.map((d) => d.code), text).toContain('yaml.missing-char');
+    }
+  });
+
   it('on random edits of the examples', () => {
     fc.assert(
       fc.property(edits, (text) => {
