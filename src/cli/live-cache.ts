@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { warning, type Diagnostic } from '../diag/diagnostic.js';
 import type { ApiPort } from '../live/api-port.js';
 import { loadCacheFile, writeCacheFile } from '../live/cache-file.js';
-import { readLiveRecordsCached, type RecordsReader } from '../live/refresh.js';
+import { readLiveRecordsCached, type RecordsReader, type ReuseProbe } from '../live/refresh.js';
 import type { LiveRecords } from '../live/read.js';
 import type { AuditEvent } from '../live/audit-log.js';
 import type { RefreshReport } from './api-usage.js';
@@ -58,10 +58,15 @@ export interface CachedRecords {
   events?: AuditEvent[];
   /** Request keys answered from the cache rather than read in this run (empty after a full read). */
   cachedKeys: string[];
+  /** See CachedReadResult.quiet and .reused (src/live/refresh.ts). */
+  quiet?: { answers: Map<string, string> };
+  reused?: true;
+  /** The seal of the cache file this run wrote (unset when it could not write it). */
+  seal?: string;
 }
 
 /** Reads through the cache and writes the snapshot the next run starts from. */
-export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string } = {}): Promise<CachedRecords> {
+export async function readThroughCache(port: ApiPort, read: RecordsReader, settings: CacheSettings, opts: { neededBy?: string; reuse?: ReuseProbe } = {}): Promise<CachedRecords> {
   const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion(), keyOf: settings.keyOf };
   const r = await readLiveRecordsCached(port, read, {
     // Loaded once the organization's request is sent (every path starts with it): the file is read
@@ -71,6 +76,7 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
     ...(opts.neededBy !== undefined ? { neededBy: opts.neededBy } : {}),
     ...(settings.verifyRequests !== undefined ? { verifyRequests: settings.verifyRequests } : {}),
     ...(settings.maxCacheAgeMs !== undefined ? { maxCacheAgeMs: settings.maxCacheAgeMs } : {}),
+    ...(opts.reuse ? { reuse: opts.reuse } : {}),
   });
   const diagnostics: Diagnostic[] = [];
   if (settings.fallbackKey) {
@@ -80,10 +86,11 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
       }),
     );
   }
+  let seal: string | undefined;
   try {
     // Written now, right after the read: it is the state at the cursor, whatever the run does next
     // (an apply's own writes are events the next run replays).
-    writeCacheFile(settings.dir, r.snapshot, identity);
+    seal = writeCacheFile(settings.dir, r.snapshot, identity).seal;
   } catch (e) {
     diagnostics.push(
       warning('cache.write-failed', `cannot write the refresh cache in ${settings.dir} (${(e as NodeJS.ErrnoException).code ?? 'error'}): the next run reads the whole live state`, {
@@ -97,5 +104,8 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
     diagnostics,
     ...(r.reader === 'refresh' ? { events: r.events } : {}),
     cachedKeys: r.cachedKeys,
+    ...(r.quiet ? { quiet: r.quiet } : {}),
+    ...(r.reused ? { reused: r.reused } : {}),
+    ...(seal !== undefined ? { seal } : {}),
   };
 }

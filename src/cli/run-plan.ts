@@ -7,12 +7,14 @@
  * The API client it opens is returned (in `session`) so that apply reuses its connection pool and
  * request counter; the caller closes it.
  */
-import { loadManifest } from '../manifest/load.js';
+import { loadManifest, prepareManifest, preparedManifestKey, type ResolutionInputs } from '../manifest/load.js';
+import { findReusablePlan, keepPlan } from './plan-memo.js';
+import { packageVersion } from './package-version.js';
 import { manifestLoadCacheOf } from './manifest-load-cache.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
 import type { ApiUsage, RefreshReport } from './api-usage.js';
-import { cacheSettingsOf, readThroughCache } from './live-cache.js';
+import { cacheSettingsOf, readThroughCache, type CachedRecords } from './live-cache.js';
 import type { RefreshMode } from './shared-options.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runPlanPipeline, type PlanPipelineOptions, type PlanPipelineResult } from '../pipeline/plan.js';
@@ -28,6 +30,11 @@ export interface RunPlanOptions extends PlanPipelineOptions {
   /** `--verify-requests N` and `--max-cache-age` (milliseconds), with the cache. */
   verifyRequests?: number;
   maxCacheAge?: number;
+  /**
+   * `plan`: with a cache directory, the plan of the last run stands for this one when nothing it
+   * was made from changed (src/cli/plan-memo.ts), and this run's is kept for the next.
+   */
+  reusePlan?: boolean;
 }
 
 export interface RunPlanDeps {
@@ -80,13 +87,23 @@ export function openSession(config: ApiConfig, opts: { parallelism?: number; onA
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   let apiUrl: string | undefined;
   let session = deps.session;
-  return runPlanPipeline(paths, options, {
+  const memo = memoOf(paths, options, deps);
+  /** What the live read through the cache said (for the memo). */
+  let cachedRead: CachedRecords | undefined;
+  const result = await runPlanPipeline(paths, options, {
     env: deps.env,
     loadManifest: (p) => {
       // With a cache directory, files unchanged since the last run are not parsed again; a targeted
       // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
       const manifestCache = options.targets === undefined && options.preview === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
-      return loadManifest(p, { env: deps.env, cwd: deps.cwd, ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}), ...(manifestCache ? { cache: manifestCache } : {}), ...(options.preview ? { preview: options.preview } : {}) });
+      return loadManifest(p, {
+        env: deps.env,
+        cwd: deps.cwd,
+        ...(options.noSecretValues ? { secretValues: 'unread' as const } : {}),
+        ...(manifestCache ? { cache: manifestCache } : {}),
+        ...(options.preview ? { preview: options.preview } : {}),
+        ...(memo ? { prepared: memo.prepared, recordInputs: memo.inputs } : {}),
+      });
     },
     connect: () => {
       if (session) return { session, diagnostics: [] };
@@ -103,9 +120,50 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     readVia: async (port, read) => {
       const cache = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
       if (!cache) return { records: await read(port) };
-      const cached = await readThroughCache(port, read, cache);
+      const cached = (cachedRead = await readThroughCache(port, read, cache));
       session!.refresh = cached.report;
       return { records: cached.records, diagnostics: cached.diagnostics, cachedKeys: cached.cachedKeys, ...(cached.events ? { events: cached.events } : {}) };
     },
+    ...(memo?.reusable
+      ? {
+          reuse: {
+            plan: memo.reusable.plan,
+            files: memo.reusable.files,
+            readReused: async (port, read) => {
+              const cached = (cachedRead = await readThroughCache(port, read, memo.cache, { reuse: memo.reusable!.probe }));
+              session!.refresh = cached.report;
+              return { records: cached.records, diagnostics: cached.diagnostics, cachedKeys: cached.cachedKeys, ...(cached.events ? { events: cached.events } : {}), ...(cached.reused ? { reused: cached.reused } : {}) };
+            },
+          },
+        }
+      : {}),
   });
+  if (memo && cachedRead?.seal !== undefined) {
+    if (result.reused) memo.reusable?.renew(cachedRead.seal);
+    else if (result.selfContained && result.plan && cachedRead.quiet && result.live) {
+      keepPlan(memo.context, { organizationId: result.live.organizationId, manifestKey: memo.manifestKey, inputs: memo.inputs, snapshotSeal: cachedRead.seal, answers: cachedRead.quiet.answers, files: result.files, plan: result.plan });
+    }
+  }
+  return result;
+}
+
+/** The plan memo of a run (src/cli/plan-memo.ts), when it may have one: `plan` of the whole manifest with a cache directory. */
+function memoOf(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps) {
+  if (!options.reusePlan || options.targets !== undefined || options.preview !== undefined) return undefined;
+  const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env);
+  const cache = cfg.config ? cacheSettingsOf(options, deps.env, deps.cwd, cfg.config.baseUrl) : undefined;
+  if (!cache || cache.refresh === 'full') return undefined;
+  const prepared = prepareManifest(paths, { cwd: deps.cwd });
+  const manifestKey = preparedManifestKey(prepared, `driftless ${packageVersion()}`);
+  if (manifestKey === undefined) return undefined;
+  const context = {
+    dir: cache.dir,
+    env: deps.env,
+    apiUrl: cache.apiUrl,
+    driftlessVersion: packageVersion(),
+    keyOf: cache.keyOf,
+    options: { allowDataLoss: options.allowDataLoss === true, allowReplace: options.allowReplace === true, maxDestroy: options.maxDestroy ?? null, noSecretValues: options.noSecretValues === true },
+  };
+  const inputs: ResolutionInputs = { env: new Map(), files: [] };
+  return { cache, prepared, manifestKey, context, inputs, reusable: findReusablePlan(context, { prepared, manifestKey }) };
 }

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import type { LiveSnapshot } from './refresh.js';
 import { MAX_JSON_DEPTH, parseBoundedJson } from './bounded-json.js';
 import { pieceBytes, rememberAnswers, responsesPieces, scanPayload, splitCacheBytes, writePieces, type Piece } from './cache-bytes.js';
-import { cacheSealProblem, sealCache, type CacheKeyOf } from './cache-seal.js';
+import { cacheSealProblem, sealCache, type CacheKeyOf, type CacheSeal } from './cache-seal.js';
 import { readFreshness } from './cursor.js';
 
 export const CACHE_FILE_NAME = 'driftless-live-state.json';
@@ -44,6 +44,17 @@ interface CachePayload {
   responses: Record<string, unknown>;
   /** The overlap window, the server's clock and the verification's rotation (src/live/cursor.ts). */
   freshness?: LiveSnapshot['freshness'];
+}
+
+/** The seal (MAC) of the file each snapshot read here was read from. */
+const sealOfSnapshot = new WeakMap<LiveSnapshot, string>();
+
+/**
+ * The seal of the file a snapshot was read from, undefined for one not read from a file: which
+ * snapshot it is, byte for byte (a plan made from it may be reused: src/cli/plan-memo.ts).
+ */
+export function sealOf(snapshot: LiveSnapshot): string | undefined {
+  return sealOfSnapshot.get(snapshot);
 }
 
 export function cacheFilePath(dir: string): string {
@@ -134,6 +145,7 @@ function readWrittenBytes(bytes: Buffer, identity: CacheIdentity): LiveSnapshot 
   if ('problem' in checked) return undefined;
   if ('unusable' in checked) return checked;
   rememberAnswers(split.payload, scan, checked.responses);
+  sealOfSnapshot.set(checked, (split.seal as CacheSeal).mac);
   return checked;
 }
 
@@ -147,6 +159,7 @@ function readText(file: string, text: string, identity: CacheIdentity): LiveSnap
   if (checksumOf([payloadText]) !== doc.checksum) return corrupt('its checksum does not match its content');
   const checked = checkPayload(doc.payload as Partial<CachePayload>, identity, (key) => cacheSealProblem(payloadText, doc.seal, key));
   if ('problem' in checked) return checked.problem.corrupt ? corrupt(checked.problem.why) : { unusable: `the cache ${file} ${checked.problem.why}` };
+  if (!('unusable' in checked)) sealOfSnapshot.set(checked, (doc.seal as CacheSeal).mac);
   return checked;
 }
 
@@ -179,7 +192,7 @@ function checkPayload(
  * the previous file is its bytes there (src/live/cache-bytes.ts), so a warm run does not
  * stringify the whole snapshot again.
  */
-export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: CacheIdentity): void {
+export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: CacheIdentity): { seal: string } {
   // The fields of CachePayload in its order, responses and freshness last.
   const head = JSON.stringify({
     kind: CACHE_KIND,
@@ -198,8 +211,10 @@ export function writeCacheFile(dir: string, snapshot: LiveSnapshot, identity: Ca
   try {
     const key = identity.keyOf(snapshot.organizationId);
     if (!key) throw Object.assign(new Error('no fingerprint key to seal the cache with'), { code: 'ENOKEY' });
-    writePieces(tmp, [`{"checksum":"${checksumOf(bodyBytes)}","seal":${JSON.stringify(sealCache(bodyBytes, key))},"payload":`, ...body, '}\n']);
+    const seal = sealCache(bodyBytes, key);
+    writePieces(tmp, [`{"checksum":"${checksumOf(bodyBytes)}","seal":${JSON.stringify(seal)},"payload":`, ...body, '}\n']);
     renameSync(tmp, cacheFilePath(dir));
+    return { seal: seal.mac };
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;

@@ -20,7 +20,7 @@ import { errorStatus, type ApiPort, type Query } from './api-port.js';
 import { routes } from '../api/routes.js';
 import { AuditLogError, latestEventCursor, readEventsSince, type AuditEvent, type EventCursor } from './audit-log.js';
 import { advance, afterFullRead, cursorBeyondLogReason, floorReason, futureCursorReason, legacyFreshness, readBound, unseenEvents, type Freshness } from './cursor.js';
-import { DEFAULT_VERIFY_REQUESTS, differenceOf, goneAddress, keysToVerify } from './verify.js';
+import { DEFAULT_VERIFY_REQUESTS, canonical, differenceOf, goneAddress, keysToVerify } from './verify.js';
 import { listResults, type ApiRecord, type LiveRecords } from './read.js';
 import { NEVER_CACHED_ORG_LISTS, requestKey, shapeOf, stalenessOf, topologyOf, type Staleness } from './touched.js';
 import { describeLacking } from './cache-lacks.js';
@@ -65,6 +65,23 @@ export interface CachedReadOptions {
   maxCacheAgeMs?: number;
   /** The overlap window read again for late events (./cursor.ts OVERLAP_MS); tests of a busy log narrow it. */
   overlapMs?: number;
+  /**
+   * A plan made from this very snapshot may stand for this run's (src/cli/plan-memo.ts): when the
+   * previous snapshot is the one it was made from (`isFrom`) and the audit log holds no event since, the lists
+   * that run read live (`liveKeys`) are read again, with the rotation, before the reader's walk;
+   * `accept` is given their answers (and the organization's) and says whether they are the ones
+   * the plan was made from. If so the walk does not run (`reused`); else it runs as always, and
+   * asks for none of them again.
+   */
+  reuse?: ReuseProbe;
+}
+
+export interface ReuseProbe {
+  isFrom(previous: LiveSnapshot): boolean;
+  /** The keys of the answers of the run the plan was made from (CachedReadResult.quiet), the organization's included. */
+  liveKeys: readonly string[];
+  /** Their answers now, as canonical JSON, by key. */
+  accept(answers: ReadonlyMap<string, string>): boolean;
 }
 
 export const DEFAULT_MAX_CACHE_AGE_MS = 24 * 3_600_000;
@@ -85,6 +102,18 @@ export interface CachedReadResult {
    * what the cache alone vouches for (a delete is never sent on its word: src/apply/confirm-deletes.ts).
    */
   cachedKeys: string[];
+  /**
+   * A refresh whose audit log held no event since the cursor, and whose walk read live only what
+   * such a run reads live every time (the organization, lists never cached, the lists of
+   * environments being deployed; the rotation aside): those answers, as canonical JSON
+   * (./verify.ts canonical) taken before the reader had them, by request key. Unset otherwise.
+   */
+  quiet?: { answers: Map<string, string> };
+  /**
+   * The probe of `reuse` accepted: the reader did not run, and `records` holds the organization
+   * alone; the caller's plan stands for this run's.
+   */
+  reused?: true;
 }
 
 /** A list the rotation re-read differs from the cache (or is gone): no event explained it. */
@@ -169,10 +198,34 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   // the manifest asks for more; it is read.
   const touched = new Set(events.flatMap((e) => [e.target_id, e.project_id, e.environment_id]).filter((x): x is string => typeof x === 'string'));
   const known = new Set([...topology.ids].filter((id) => !touched.has(id)));
-  const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow));
+  const quiet = events.length === 0;
+  // Taken before the reader sees it (a reused plan is checked against it).
+  const orgCanonical = quiet ? canonical(orgResp) : undefined;
+  const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow), quiet);
   let records: LiveRecords | undefined;
   const goneOwners = new Set<string>();
   let readerFailed: { error: unknown } | undefined;
+  if (opts.reuse && quiet && opts.reuse.isFrom(previous)) {
+    const probed = await probeForReuse(port, opts.reuse, verifyNow, goneOwners);
+    if ('failure' in probed) {
+      const e = probed.failure.error;
+      if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`);
+      throw e;
+    }
+    if (probed.accepted) {
+      const position = advance(previous.cursor, freshness, since.events, opts.overlapMs);
+      const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
+      return {
+        records: organizationAlone(organization),
+        snapshot: nextSnapshot(organization.id, position, readAt, unionOfResponses(previous.responses, staleness, port.used, goneOwners), freshness, serverNow, lastVerified),
+        reader: 'refresh',
+        refreshRequests: api.requestCount - start,
+        events,
+        cachedKeys: [...port.fromCache],
+        reused: true,
+      };
+    }
+  }
   try {
     records = await read(port);
     // The rotation covers the whole cache, also the lists other manifests sharing it need and this
@@ -205,24 +258,59 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
   return {
     records,
-    snapshot: {
-      organizationId: organization.id,
-      cursor: position.cursor,
-      readAt,
-      responses: unionOfResponses(previous.responses, staleness, port.used, new Set([...deletedIdsOf(events), ...goneOwners])),
-      freshness: {
-        ...(freshness.floor !== undefined ? { floor: freshness.floor } : {}),
-        seen: position.seen,
-        ...(serverNow ? { serverReadAt: serverNow.toISOString() } : {}),
-        fullReadAt: freshness.fullReadAt,
-        ...(lastVerified !== undefined ? { verifiedThrough: lastVerified } : {}),
-      },
-    },
+    snapshot: nextSnapshot(organization.id, position, readAt, unionOfResponses(previous.responses, staleness, port.used, new Set([...deletedIdsOf(events), ...goneOwners])), freshness, serverNow, lastVerified),
     reader: 'refresh',
     refreshRequests: api.requestCount - start,
     events,
     cachedKeys: [...port.fromCache],
+    ...(quiet && !port.readOnce ? { quiet: { answers: new Map([[routes.organization(), orgCanonical!], ...port.readLive.map((k): [string, string] => [k, port.liveCanonical.get(k)!])]) } } : {}),
   };
+}
+
+/** The snapshot a refresh leaves: the responses, and where the log and the rotation stand. */
+function nextSnapshot(organizationId: string, position: ReturnType<typeof advance>, readAt: string, responses: Record<string, unknown>, freshness: Freshness, serverNow: Date | undefined, lastVerified: string | undefined): LiveSnapshot {
+  return {
+    organizationId,
+    cursor: position.cursor,
+    readAt,
+    responses,
+    freshness: {
+      ...(freshness.floor !== undefined ? { floor: freshness.floor } : {}),
+      seen: position.seen,
+      ...(serverNow ? { serverReadAt: serverNow.toISOString() } : {}),
+      fullReadAt: freshness.fullReadAt,
+      ...(lastVerified !== undefined ? { verifiedThrough: lastVerified } : {}),
+    },
+  };
+}
+
+/**
+ * The probe of a reuse (CachedReadOptions.reuse): the lists read live on every quiet run, and the
+ * rotation, all at once; then, once every read of the rotation equals the cache, whether the
+ * caller accepts the answers. Nothing the probe read is asked again if the walk runs after it.
+ */
+async function probeForReuse(port: SnapshotPort, reuse: ReuseProbe, verifyNow: readonly string[], goneOwners: Set<string>): Promise<{ accepted: boolean } | { failure: { error: unknown } }> {
+  const answers = new Map<string, string>();
+  let failed: { error: unknown } | undefined;
+  const reads = Promise.all(
+    reuse.liveKeys.map(async (key) => {
+      answers.set(key, canonical(await port.getKey(key)));
+    }),
+  ).catch((e: unknown) => {
+    failed = { error: e };
+  });
+  port.verifyUnasked(verifyNow);
+  await reads;
+  const verification = await port.settleVerified(goneOwners);
+  const failure = verification && verification.error instanceof Unexplained ? verification : (failed ?? verification);
+  if (failure) return { failure };
+  if (port.lacking.length > 0 || port.readOnce) return { accepted: false };
+  return { accepted: reuse.accept(answers) };
+}
+
+/** The records of a reused read: the organization alone (the caller's plan stands for the rest). */
+function organizationAlone(organization: ApiRecord): LiveRecords {
+  return { organization, lists: {}, environments: new Map(), variables: new Map(), services: new Map(), stages: new Map(), statuses: new Map() };
 }
 
 /** The id of the object whose list `key` is (a project's environments, an environment's lists, a variable list's parent). */
@@ -286,8 +374,18 @@ class SnapshotPort implements ApiPort {
   readonly fromCache = new Set<string>();
   /** Keys the reader asked for that the snapshot never held (in order): the run gives way to a full read. */
   readonly lacking: string[] = [];
+  /** Keys read live other than the rotation's (stale, never cached), in the order first asked. */
+  readonly readLive: string[] = [];
+  /** With `recordLive`: canonical JSON (./verify.ts) of each of their answers as read, before the reader had it. */
+  readonly liveCanonical = new Map<string, string>();
+  /** A key was read live that a run from the snapshot this run leaves would answer from it (a STALE list, a new object's). */
+  readOnce = false;
+  /** Their answers: a key asked again (the walk after a probe for reuse) is not read twice. */
+  private readonly liveAnswers = new Map<string, Promise<unknown>>();
   /** The rotation's reads sent, in order (verifyLater). */
   private readonly pending: Array<{ key: string; check: Promise<unknown>; unasked: boolean }> = [];
+  /** Their keys. */
+  private readonly pendingKeys = new Set<string>();
 
   constructor(
     private readonly api: ApiPort,
@@ -298,6 +396,8 @@ class SnapshotPort implements ApiPort {
     private readonly preloaded: Record<string, unknown>,
     /** Keys of the rotation (./verify.ts): read live even though the snapshot holds them, and compared. */
     private readonly verify: ReadonlySet<string> = new Set(),
+    /** Keep liveCanonical (a quiet refresh: what a reused plan is checked against). */
+    private readonly recordLive = false,
   ) {}
 
   get requestCount(): number {
@@ -308,11 +408,20 @@ class SnapshotPort implements ApiPort {
     return this.api.serverDate?.();
   }
 
+  /** get() of a request key (./touched.ts requestKey). */
+  getKey(key: string): Promise<unknown> {
+    const { path, query } = splitKey(key);
+    return this.get(path, query);
+  }
+
   async get<T = unknown>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
+    const asked = this.liveAnswers.get(key);
+    if (asked) return copyOfAnswer(await asked) as T;
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
     const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
+    if (current && this.pendingKeys.has(key)) return copyOfAnswer(this.snapshot[key]) as T;
     if (current && this.verify.has(key)) return this.verifyLater(key, path, query, false) as T;
     if (current) {
       this.fromCache.add(key);
@@ -327,7 +436,14 @@ class SnapshotPort implements ApiPort {
     // the snapshot lacks (to name them), and spends no request.
     if (this.lacking.length > 0) return { results: [] } as T;
     try {
-      return this.keep(key, await this.api.get<unknown>(path, query)) as T;
+      this.readLive.push(key);
+      if (!this.staleness.isStale(key)) this.readOnce = true;
+      const answer = this.api.get<unknown>(path, query).then((body) => {
+        if (this.recordLive) this.liveCanonical.set(key, canonical(body));
+        return this.keep(key, body);
+      });
+      this.liveAnswers.set(key, answer);
+      return (await answer) as T;
     } catch (e) {
       // In a refresh, the reader asks for a list of an object the cache (and the events read) say
       // exists: gone (404) means the log did not record its removal (an event lost or late). The
@@ -351,6 +467,7 @@ class SnapshotPort implements ApiPort {
     // Awaited by settleVerified; until then a failure is not an unhandled one.
     check.catch(() => undefined);
     this.pending.push({ key, check, unasked });
+    this.pendingKeys.add(key);
     return copyOfAnswer(this.snapshot[key]);
   }
 
@@ -363,10 +480,8 @@ class SnapshotPort implements ApiPort {
    */
   verifyUnasked(keys: readonly string[]): void {
     for (const key of keys) {
-      if (key in this.used || this.pending.some((p) => p.key === key)) continue;
-      const at = key.indexOf('?');
-      const path = at < 0 ? key : key.slice(0, at);
-      const query = at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1)));
+      if (key in this.used || this.pendingKeys.has(key)) continue;
+      const { path, query } = splitKey(key);
       this.verifyLater(key, path, query, true);
     }
   }
@@ -439,6 +554,12 @@ class SnapshotPort implements ApiPort {
   delete(): Promise<void> {
     return Promise.reject(new Error('the live read does not write'));
   }
+}
+
+/** The path and query of a request key (./touched.ts requestKey). */
+function splitKey(key: string): { path: string; query: Query | undefined } {
+  const at = key.indexOf('?');
+  return { path: at < 0 ? key : key.slice(0, at), query: at < 0 ? undefined : Object.fromEntries(new URLSearchParams(key.slice(at + 1))) };
 }
 
 /** The answer as the cache keeps it: a variable list without its BUILT_INs, which no reader uses and which grow with every sibling service. */

@@ -24,6 +24,7 @@ import { parseYamlFileLazily } from './lazy-positions.js';
 import { readManifestFile, readReferencedFile } from './read-files.js';
 import { checkReferences, type ReferenceContext } from './references.js';
 import { resolveManifest, type FileReadResult } from './resolve.js';
+import { envReader } from './env-reader.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
 import { checkShapes } from './shape-checks.js';
@@ -66,6 +67,56 @@ export interface LoadOptions {
   cache?: LoadCacheStore;
   /** `driftless preview up`: the preview environment of this pull request is added to its project (previews.ts). */
   preview?: PreviewRequest;
+  /** The files of `paths` already discovered and read (prepareManifest): not read again. */
+  prepared?: PreparedManifest;
+  /** Filled with what resolution read besides the files (a reused plan's inputs: src/cli/plan-memo.ts). */
+  recordInputs?: ResolutionInputs;
+}
+
+/**
+ * What a load's resolution read besides the manifest files: each `${env:}` variable and each
+ * `${file:}` reference, with what it gave. Held in memory only (values may be secrets).
+ */
+export interface ResolutionInputs {
+  env: Map<string, string | undefined>;
+  files: Array<{ ref: string; from: string; result: FileReadResult }>;
+}
+
+/** The manifest files of `paths`, discovered and read, before anything is parsed. */
+export interface PreparedManifest {
+  discovered: { files: ManifestFile[]; diagnostics: Diagnostic[] };
+  sources: ManifestSource[];
+  readProblems: Diagnostic[];
+  limits: LoadLimits;
+}
+
+export function prepareManifest(paths: readonly string[], opts: { cwd: string; limits?: Partial<LoadLimits> }): PreparedManifest {
+  const limits: LoadLimits = { ...DEFAULT_LOAD_LIMITS, ...opts.limits };
+  const discovered = discoverManifestFiles(paths, opts.cwd);
+  const sources: ManifestSource[] = [];
+  const readProblems: Diagnostic[] = [];
+  for (const file of discovered.files) {
+    const read = readManifestFile(file, limits);
+    if ('diagnostic' in read) readProblems.push(read.diagnostic);
+    else sources.push({ file, text: read.text });
+  }
+  return { discovered, sources, readProblems, limits };
+}
+
+/**
+ * The key of a prepared manifest's files as the load cache computes it (load-cache.ts: paths,
+ * bytes, limits, `identity`), or undefined when discovering or reading them said anything.
+ */
+export function preparedManifestKey(prepared: PreparedManifest, identity: string): string | undefined {
+  if (prepared.discovered.diagnostics.length > 0 || prepared.readProblems.length > 0 || prepared.sources.length === 0) return undefined;
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...prepared.limits };
+  return loadCacheKey(identity, prepared.sources.map((s) => ({ path: s.file.path, display: s.file.display, text: s.text })), limits);
+}
+
+/** A `${file:}` reference read again as a load reads it (for a reused plan's inputs). */
+export function readReferenceOf(prepared: PreparedManifest, ref: string, fromDisplay: string): FileReadResult {
+  const from = prepared.sources.find((s) => s.file.display === fromDisplay)?.file;
+  return from ? readReferencedFile(ref, from, prepared.limits) : { ok: false, reason: 'the manifest file is unknown' };
 }
 
 export interface LoadResult {
@@ -95,15 +146,7 @@ export async function loadManifest(paths: readonly string[], opts: LoadOptions):
 
 /** The same as loadManifest, synchronously (the work is CPU-bound and local). */
 export function loadManifestSync(paths: readonly string[], opts: LoadOptions): LoadResult {
-  const limits: LoadLimits = { ...DEFAULT_LOAD_LIMITS, ...opts.limits };
-  const discovered = discoverManifestFiles(paths, opts.cwd);
-  const sources: ManifestSource[] = [];
-  const readProblems: Diagnostic[] = [];
-  for (const file of discovered.files) {
-    const read = readManifestFile(file, limits);
-    if ('diagnostic' in read) readProblems.push(read.diagnostic);
-    else sources.push({ file, text: read.text });
-  }
+  const { discovered, sources, readProblems, limits } = opts.prepared ?? prepareManifest(paths, opts);
   const result = loadManifestFromSources(sources, {
     env: opts.env,
     references: opts.references,
@@ -112,6 +155,7 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
     ...(opts.cache && !opts.preview ? { cache: opts.cache } : {}),
     ...(opts.preview ? { preview: opts.preview } : {}),
+    ...(opts.recordInputs ? { recordInputs: opts.recordInputs } : {}),
     readFile: (ref, from) => readReferencedFile(ref, from, limits),
   });
   const diagnostics = [...discovered.diagnostics, ...readProblems, ...result.diagnostics];
@@ -144,6 +188,8 @@ export interface SourceLoadOptions {
   cache?: LoadCacheStore;
   /** See LoadOptions.preview. */
   preview?: PreviewRequest;
+  /** See LoadOptions.recordInputs. */
+  recordInputs?: ResolutionInputs;
 }
 
 /**
@@ -290,13 +336,24 @@ export function loadManifestFromSources(sources: readonly ManifestSource[], opts
 function finishLoad(manifest: Manifest, checkRefs: boolean, texts: Map<string, FileText>, opts: SourceLoadOptions): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   if (checkRefs) diagnostics.push(...checkReferences(manifest, opts.references));
+  const record = opts.recordInputs;
+  const readEnv = envReader(opts.env);
   const resolved = resolveManifest(manifest, {
     env: opts.env,
     ...(opts.missingEnv ? { missingEnv: opts.missingEnv } : {}),
     ...(opts.secretValues ? { secretValues: opts.secretValues } : {}),
+    readEnv: record
+      ? (name) => {
+          const value = readEnv(name);
+          record.env.set(name, value);
+          return value;
+        }
+      : readEnv,
     readFile: (ref, fromFile) => {
       const from = texts.get(fromFile)?.file;
-      return from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
+      const result: FileReadResult = from ? opts.readFile(ref, from) : { ok: false, reason: 'the manifest file is unknown' };
+      record?.files.push({ ref, from: fromFile, result });
+      return result;
     },
     refine: (range, needle) => refineRange(range, needle, texts.get(range.file)),
   });

@@ -20,7 +20,9 @@ import { buildGraph } from '../graph/build.js';
 import { inTargetScope, narrowLive, narrowManifest, readGraphOf, targetGraph, type TargetScope } from '../graph/target.js';
 import { computePlan } from '../plan/compute.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
-import { fetchLiveState, type RecordsVia } from '../live/fetch.js';
+import { fetchLiveState, liveStateFromRecords, type RecordsVia } from '../live/fetch.js';
+import { readLiveRecords, type LiveRecords } from '../live/read.js';
+import type { RecordsReader } from '../live/refresh.js';
 import type { ApiPort } from '../live/api-port.js';
 import type { AuditEvent } from '../live/audit-log.js';
 import { runOrganizationChecks } from '../checks/index.js';
@@ -62,6 +64,19 @@ export interface PlanPipelineDeps<S extends PipelineSession> {
   connect(): { session?: S; apiUrl?: string; diagnostics: Diagnostic[] };
   /** How the live records are read (default: the full read). */
   readVia?: RecordsVia<LiveReadNotes>;
+  /**
+   * A plan made earlier that may stand for this one (src/cli/plan-memo.ts): the manifest is then
+   * loaded only if the live read, through `readReused`, does not prove the live state unchanged.
+   */
+  reuse?: PlanReuse;
+}
+
+/** A plan kept from an earlier run, and the live read that says whether it stands. */
+export interface PlanReuse {
+  plan(): Plan;
+  files: string[];
+  /** Reads as readVia does; `reused` when the earlier plan stands (the reader did not run). */
+  readReused(port: ApiPort, read: RecordsReader): Promise<{ records: LiveRecords; reused?: true } & LiveReadNotes>;
 }
 
 export interface PlanPipelineResult<S extends PipelineSession> {
@@ -85,23 +100,43 @@ export interface PlanPipelineResult<S extends PipelineSession> {
    * confirms a delete target found only there with a live read (src/apply/confirm-deletes.ts).
    */
   cachedKeys?: string[];
+  /** The plan is the one kept from an earlier run (deps.reuse): no manifest, graph or live state. */
+  reused?: true;
+  /**
+   * The plan rests on the manifest and the live read alone: loaded and built without a diagnostic,
+   * for the whole manifest, and the checks sent no request. (A plan memo may keep it.)
+   */
+  selfContained?: true;
 }
 
 export async function runPlanPipeline<S extends PipelineSession>(paths: readonly string[], options: PlanPipelineOptions, deps: PlanPipelineDeps<S>): Promise<PlanPipelineResult<S>> {
   const diagnostics: Diagnostic[] = [];
-  const loaded = await deps.loadManifest(paths);
-  diagnostics.push(...loaded.diagnostics);
-  const result: PlanPipelineResult<S> = { diagnostics, requestCount: 0, files: loaded.files };
-  if (!loaded.manifest || hasErrors(diagnostics)) return result;
-  result.manifest = loaded.manifest;
+  const result: PlanPipelineResult<S> = { diagnostics, requestCount: 0, files: [] };
+  const reuse = options.targets === undefined && options.preview === undefined ? deps.reuse : undefined;
 
-  // A preview run plans (and reads) its one environment, as `--target` of it would.
-  const targets = options.preview ? [previewEnvironmentAddress(loaded.manifest, options.preview)] : options.targets;
-  const desired = desiredGraphOf(loaded, targets);
-  diagnostics.push(...desired.diagnostics);
-  if (!desired.graph || hasErrors(diagnostics)) return result;
-  const { graph, targetScope } = desired;
-  result.graph = graph;
+  /** Loads the manifest and builds its graph; undefined when either said an error (in `diagnostics`). */
+  const prepare = async (): Promise<Prepared | undefined> => {
+    const loaded = await deps.loadManifest(paths);
+    diagnostics.push(...loaded.diagnostics);
+    result.files = loaded.files;
+    if (!loaded.manifest || hasErrors(diagnostics)) return undefined;
+    result.manifest = loaded.manifest;
+    // A preview run plans (and reads) its one environment, as `--target` of it would.
+    const targets = options.preview ? [previewEnvironmentAddress(loaded.manifest, options.preview)] : options.targets;
+    const desired = desiredGraphOf(loaded, targets);
+    diagnostics.push(...desired.diagnostics);
+    if (!desired.graph || hasErrors(diagnostics)) return undefined;
+    result.graph = desired.graph;
+    // A targeted run also reads what tells whether a targeted secret was edited in the console
+    // (src/graph/target.ts readGraphOf); narrowLive drops it before the plan.
+    const readGraph = desired.targetScope ? readGraphOf(desired.full, desired.graph) : desired.graph;
+    return { loaded, graph: desired.graph, readGraph, ...(desired.targetScope ? { targetScope: desired.targetScope } : {}), clean: loaded.diagnostics.length === 0 && desired.diagnostics.length === 0 };
+  };
+
+  // With a plan that may be reused, the manifest is loaded only if the live read needs it (below).
+  let prepared = reuse ? undefined : await prepare();
+  if (!reuse && !prepared) return result;
+  if (reuse) result.files = reuse.files;
 
   // A set-but-empty fingerprint key stops the run before its first request.
   const keyProblem = fingerprintKeyProblem(deps.env);
@@ -117,24 +152,42 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   result.session = session;
 
   let live: LiveState;
+  let notes: LiveReadNotes;
   try {
-    // A targeted run also reads what tells whether a targeted secret was edited in the console
-    // (src/graph/target.ts readGraphOf); narrowLive drops it before the plan.
-    const readGraph = targetScope ? readGraphOf(desired.full, graph) : graph;
-    const fetched = await fetchLiveState(session.port, readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
-    const notes = fetched.read;
+    if (reuse) {
+      // The reader loads the manifest when it runs (the plan kept did not stand).
+      const before = session.port.requestCount;
+      const read: RecordsReader = async (port) => {
+        prepared ??= await prepare();
+        if (!prepared) throw new ManifestFailed();
+        return readLiveRecords(port, prepared.readGraph, { parallelism: options.parallelism ?? 8 });
+      };
+      const r = await reuse.readReused(session.port, read);
+      if (r.reused) return reusedResult(result, reuse, r, session.port.requestCount - before, options, deps.env);
+      prepared ??= await prepare();
+      if (!prepared) return result;
+      notes = r;
+      live = liveStateFromRecords(r.records, prepared.readGraph);
+      live.requestCount = session.port.requestCount - before;
+    } else {
+      const fetched = await fetchLiveState(session.port, prepared!.readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
+      notes = fetched.read;
+      live = fetched.live;
+    }
     if (notes.events) result.auditEvents = notes.events;
     if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
     // Without secret values the plan cannot be applied and no key is asked for (as for the
     // fingerprints below): the cache's fallback-key warning would be noise.
     diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
-    live = targetScope ? narrowLive(fetched.live, targetScope) : fetched.live;
+    if (prepared!.targetScope) live = narrowLive(live!, prepared!.targetScope);
   } catch (e) {
+    if (e instanceof ManifestFailed) return result;
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
     return result;
   }
-  result.live = live;
-  result.requestCount = live.requestCount;
+  const { loaded, graph, targetScope } = prepared!;
+  result.live = live!;
+  result.requestCount = live!.requestCount;
 
   // Plan-time checks against the organization, after the live read and before any write: names of
   // what driftless cannot create and the clusters' maxima (the same check as `validate --remote`,
@@ -143,8 +196,8 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   const checksBefore = session.port.requestCount;
   let checks: Diagnostic[];
   try {
-    const manifest = targetScope ? narrowManifest(loaded.manifest, targetScope) : loaded.manifest;
-    checks = await runOrganizationChecks(manifest, referenceContextOfLive(live), live, session.port);
+    const manifest = targetScope ? narrowManifest(loaded.manifest!, targetScope) : loaded.manifest!;
+    checks = await runOrganizationChecks(manifest, referenceContextOfLive(live!), live!, session.port);
     // What the checks say about objects outside the targets is not this plan's business.
     if (targetScope) checks = checks.filter((d) => d.address === undefined || inTargetScope(targetScope, d.address));
   } catch (e) {
@@ -153,20 +206,18 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
     diagnostics.push(apiDiagnostic(e, 'Checking the manifest against the organization'));
     return result;
   }
-  result.requestCount += session.port.requestCount - checksBefore;
+  const checkRequests = session.port.requestCount - checksBefore;
+  result.requestCount += checkRequests;
 
-  const fk = resolveFingerprintKey(deps.env, live.organizationId);
-  // Without secret values no fingerprint is computed: the fallback key only seals a plan file that
-  // apply refuses anyway, so its warning (guessable fingerprints) does not apply. A set-but-empty
-  // key is still an error (checked above).
-  diagnostics.push(...(options.noSecretValues ? fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') : fk.diagnostics));
+  const fk = fingerprintKeyOf(deps.env, live!.organizationId, options);
+  diagnostics.push(...fk.diagnostics);
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
 
-  const plan = computePlan(graph, live, {
+  const plan = computePlan(graph, live!, {
     // A preview's databases may go with it when its declaration says so (`allow_data_loss: true`).
-    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(loaded.manifest, options.preview.project)?.previews.allow_data_loss === true),
+    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(loaded.manifest!, options.preview.project)?.previews.allow_data_loss === true),
     allowReplace: options.allowReplace === true,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
@@ -185,6 +236,53 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   }
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
+  if (prepared!.clean && !targetScope && options.preview === undefined && checkRequests === 0) result.selfContained = true;
+  return result;
+}
+
+/** The manifest, loaded and built. */
+interface Prepared {
+  loaded: LoadResult;
+  graph: DesiredGraph;
+  /** What the live read reads: the graph, or with `--target` the targeted part and what tells of its secrets. */
+  readGraph: DesiredGraph;
+  targetScope?: TargetScope;
+  /** Neither the load nor the graph said anything. */
+  clean: boolean;
+}
+
+/** The manifest could not be loaded while the live read needed it: its diagnostics are the run's. */
+class ManifestFailed extends Error {}
+
+/** The fingerprint key of the organization, and what is said about it. */
+function fingerprintKeyOf(env: NodeJS.ProcessEnv, organizationId: string, options: PlanPipelineOptions): ReturnType<typeof resolveFingerprintKey> {
+  const fk = resolveFingerprintKey(env, organizationId);
+  // Without secret values no fingerprint is computed: the fallback key only seals a plan file that
+  // apply refuses anyway, so its warning (guessable fingerprints) does not apply. A set-but-empty
+  // key is still an error (checked before the first request).
+  return options.noSecretValues ? { ...fk, diagnostics: fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') } : fk;
+}
+
+/**
+ * The result of a run whose plan is the one kept: what the live read said (its notes, the
+ * requests it sent) and the fingerprint key's diagnostics are this run's, as they would have been.
+ */
+function reusedResult<S extends PipelineSession>(result: PlanPipelineResult<S>, reuse: PlanReuse, notes: LiveReadNotes & { records: LiveRecords }, requests: number, options: PlanPipelineOptions, env: NodeJS.ProcessEnv): PlanPipelineResult<S> {
+  const diagnostics = result.diagnostics;
+  diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
+  if (notes.events) result.auditEvents = notes.events;
+  if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
+  result.requestCount = requests;
+  const fk = fingerprintKeyOf(env, notes.records.organization.id, options);
+  diagnostics.push(...fk.diagnostics);
+  if (fk.key === undefined) return result;
+  result.fingerprintKey = fk.key;
+  result.fingerprintKeySource = fk.source;
+  const plan = reuse.plan();
+  plan.request_count = requests;
+  diagnostics.push(...plan.diagnostics);
+  result.plan = plan;
+  result.reused = true;
   return result;
 }
 

@@ -70,7 +70,7 @@ export const planCommand: CliCommand<PlanArgs> = {
     const createdAt = new Date().toISOString();
     const meta = { driftless_version: packageVersion(), timestamp: createdAt };
     const { paths, targets } = pathsAndTargets(args, io.cwd);
-    const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
+    const r = await runPlan(paths, { ...connectionOf(args), ...(targets ? { targets } : {}), allowDataLoss: args.allowDataLoss, allowReplace: args.allowReplace, maxDestroy: args.maxDestroy, noSecretValues: args.secretValues === false, reusePlan: true }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io) });
     try {
       // --format github: stdout holds only workflow commands (as with validate); the human
       // diagnostics and the plan go to the job log on stderr.
