@@ -27,7 +27,7 @@ import type { Plan } from '../plan/types.js';
 import type { LiveSnapshot, ReuseProbe } from '../live/refresh.js';
 import { sealOf } from '../live/cache-file.js';
 import { cacheSealProblem, sealCache, type CacheKey, type CacheKeyOf } from '../live/cache-seal.js';
-import { readReferenceOf, type PreparedManifest, type ResolutionInputs } from '../manifest/load.js';
+import { readReferenceOf, type PreparedManifest, type ResolutionInputs } from '../manifest/prepare.js';
 import type { FileReadResult } from '../manifest/resolve.js';
 
 export const PLAN_MEMO_FILE_NAME = 'driftless-plan-memo.json';

@@ -7,7 +7,7 @@
  * The API client it opens is returned (in `session`) so that apply reuses its connection pool and
  * request counter; the caller closes it.
  */
-import { loadManifest, prepareManifest, preparedManifestKey, type ResolutionInputs } from '../manifest/load.js';
+import { prepareManifest, preparedManifestKey, type ResolutionInputs } from '../manifest/prepare.js';
 import { findReusablePlan, keepPlan } from './plan-memo.js';
 import { packageVersion } from './package-version.js';
 import { manifestLoadCacheOf } from './manifest-load-cache.js';
@@ -92,10 +92,12 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   let cachedRead: CachedRecords | undefined;
   const result = await runPlanPipeline(paths, options, {
     env: deps.env,
-    loadManifest: (p) => {
+    loadManifest: async (p) => {
       // With a cache directory, files unchanged since the last run are not parsed again; a targeted
       // run leaves the cache directory alone, as it does the refresh cache (docs/cache.md).
       const manifestCache = options.targets === undefined && options.preview === undefined ? manifestLoadCacheOf(options.cache, deps.env, deps.cwd) : undefined;
+      // Loaded when a plan is made (a reused plan parses nothing: src/cli/plan-memo.ts).
+      const { loadManifest } = await import('../manifest/load.js');
       return loadManifest(p, {
         env: deps.env,
         cwd: deps.cwd,

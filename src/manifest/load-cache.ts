@@ -17,10 +17,12 @@
  * The source positions every object carries (source-map.ts: hidden symbol properties) are stored
  * with it, so that a diagnostic of a later stage (the graph, the plan) points where it always did.
  */
-import { createHash } from 'node:crypto';
 import type { SourceRange } from '../diag/diagnostic.js';
+import { FORMAT } from './load-cache-key.js';
 import { KEY_SOURCES } from './source-map.js';
 import { FIELD_SOURCES, SOURCE, type Manifest } from './types.js';
+
+export { loadCacheKey } from './load-cache-key.js';
 
 /** Where a load cache entry is kept; the loader's core does no file access itself. */
 export interface LoadCacheStore {
@@ -30,21 +32,6 @@ export interface LoadCacheStore {
   read(): string | undefined;
   /** Replaces the stored entry; a failure is ignored by the caller (the cache is an optimisation). */
   write(data: string): void;
-}
-
-// 2: the positions of an object's fields and keys as JSON text of their own (parsed when asked for).
-const FORMAT = 2;
-
-/** The key of a set of manifest files: their paths and bytes, in load order, and what else shapes the load. */
-export function loadCacheKey(identity: string, files: ReadonlyArray<{ path: string; display: string; text: string }>, limits: unknown): string {
-  const h = createHash('sha256');
-  h.update(JSON.stringify({ format: FORMAT, identity, limits, files: files.length }));
-  for (const f of files) {
-    // Lengths first: no two different lists of (path, text) hash the same concatenation.
-    h.update(`\n${f.path.length}:${f.path}\n${f.display.length}:${f.display}\n${f.text.length}:`);
-    h.update(f.text);
-  }
-  return h.digest('hex');
 }
 
 /** Encoded range: [file index, line, col] or [file index, line, col, end line, end col]. */

@@ -15,20 +15,21 @@ import type { DesiredGraph, LiveState } from '../model/resource.js';
 import type { Plan } from '../plan/types.js';
 import type { LoadResult } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
-import { relateDiagnostics } from '../manifest/templates.js';
-import { buildGraph } from '../graph/build.js';
-import { inTargetScope, narrowLive, narrowManifest, readGraphOf, targetGraph, type TargetScope } from '../graph/target.js';
-import { computePlan } from '../plan/compute.js';
+import type { TargetScope } from '../graph/target.js';
 import { fingerprintKeyProblem, resolveFingerprintKey } from '../plan/fingerprint.js';
-import { fetchLiveState, liveStateFromRecords, type RecordsVia } from '../live/fetch.js';
-import { readLiveRecords, type LiveRecords } from '../live/read.js';
+import type { RecordsVia } from '../live/fetch.js';
+import type { LiveRecords } from '../live/read.js';
 import type { RecordsReader } from '../live/refresh.js';
 import type { ApiPort } from '../live/api-port.js';
 import type { AuditEvent } from '../live/audit-log.js';
-import { runOrganizationChecks } from '../checks/index.js';
-import { referenceContextOfLive } from '../manifest/remote-names.js';
 import { apiDiagnostic } from './api-diagnostic.js';
-import { previewDeclarationOf, previewEnvironmentAddress, type PreviewRequest } from '../manifest/previews.js';
+import type { PreviewRequest } from '../manifest/previews.js';
+
+/**
+ * The modules of the stages that make a plan, loaded when one is made: a plan reused from an
+ * earlier run (deps.reuse) needs none of them, and a warm run's start-up is mostly loading modules.
+ */
+const stagesModule = () => import('./plan-stages.js');
 
 export interface PlanPipelineOptions {
   parallelism?: number;
@@ -116,6 +117,7 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
 
   /** Loads the manifest and builds its graph; undefined when either said an error (in `diagnostics`). */
   const prepare = async (): Promise<Prepared | undefined> => {
+    const { desiredGraphOf, previewEnvironmentAddress, readGraphOf } = await stagesModule();
     const loaded = await deps.loadManifest(paths);
     diagnostics.push(...loaded.diagnostics);
     result.files = loaded.files;
@@ -160,17 +162,17 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
       const read: RecordsReader = async (port) => {
         prepared ??= await prepare();
         if (!prepared) throw new ManifestFailed();
-        return readLiveRecords(port, prepared.readGraph, { parallelism: options.parallelism ?? 8 });
+        return (await stagesModule()).readLiveRecords(port, prepared.readGraph, { parallelism: options.parallelism ?? 8 });
       };
       const r = await reuse.readReused(session.port, read);
       if (r.reused) return reusedResult(result, reuse, r, session.port.requestCount - before, options, deps.env);
       prepared ??= await prepare();
       if (!prepared) return result;
       notes = r;
-      live = liveStateFromRecords(r.records, prepared.readGraph);
+      live = (await stagesModule()).liveStateFromRecords(r.records, prepared.readGraph);
       live.requestCount = session.port.requestCount - before;
     } else {
-      const fetched = await fetchLiveState(session.port, prepared!.readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
+      const fetched = await (await stagesModule()).fetchLiveState(session.port, prepared!.readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
       notes = fetched.read;
       live = fetched.live;
     }
@@ -179,13 +181,14 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
     // Without secret values the plan cannot be applied and no key is asked for (as for the
     // fingerprints below): the cache's fallback-key warning would be noise.
     diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
-    if (prepared!.targetScope) live = narrowLive(live!, prepared!.targetScope);
+    if (prepared!.targetScope) live = (await stagesModule()).narrowLive(live!, prepared!.targetScope);
   } catch (e) {
     if (e instanceof ManifestFailed) return result;
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
     return result;
   }
   const { loaded, graph, targetScope } = prepared!;
+  const { computePlan, inTargetScope, narrowManifest, previewDeclarationOf, referenceContextOfLive, relateDiagnostics, runOrganizationChecks } = await stagesModule();
   result.live = live!;
   result.requestCount = live!.requestCount;
 
@@ -286,17 +289,3 @@ function reusedResult<S extends PipelineSession>(result: PlanPipelineResult<S>, 
   return result;
 }
 
-/**
- * The desired graph of a loaded manifest, narrowed to `--target` when given: the rest of the
- * pipeline sees only the targeted part (reads, checks, plan). `full` is the whole graph.
- */
-function desiredGraphOf(loaded: LoadResult, targets: readonly string[] | undefined): { graph?: DesiredGraph; full: DesiredGraph; targetScope?: TargetScope; diagnostics: Diagnostic[] } {
-  // Objects instantiated from a template, and the diagnostics about them, also point at the
-  // template and the override (drift shows both).
-  const built = buildGraph(loaded.manifest!, { templates: loaded.templates });
-  if (targets === undefined || hasErrors(built.diagnostics)) return { graph: built.graph, full: built.graph, diagnostics: built.diagnostics };
-  const narrowed = targetGraph(built.graph, targets);
-  const diagnostics = [...built.diagnostics, ...narrowed.diagnostics];
-  if (!narrowed.graph) return { full: built.graph, diagnostics };
-  return { graph: narrowed.graph, full: built.graph, targetScope: narrowed.scope, diagnostics };
-}
