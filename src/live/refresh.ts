@@ -380,8 +380,8 @@ class SnapshotPort implements ApiPort {
   readonly liveCanonical = new Map<string, string>();
   /** A key was read live that a run from the snapshot this run leaves would answer from it (a STALE list, a new object's). */
   readOnce = false;
-  /** Their answers: a key asked again (the walk after a probe for reuse) is not read twice. */
-  private readonly liveAnswers = new Map<string, Promise<unknown>>();
+  /** The answers the probe for a reuse asked for (getKey): the walk after a refused probe does not ask again. */
+  private readonly probed = new Map<string, Promise<unknown>>();
   /** The rotation's reads sent, in order (verifyLater). */
   private readonly pending: Array<{ key: string; check: Promise<unknown>; unasked: boolean }> = [];
   /** Their keys. */
@@ -408,17 +408,22 @@ class SnapshotPort implements ApiPort {
     return this.api.serverDate?.();
   }
 
-  /** get() of a request key (./touched.ts requestKey). */
+  /** get() of a request key (./touched.ts requestKey), for the probe of a reuse: its answer is kept for the walk. */
   getKey(key: string): Promise<unknown> {
     const { path, query } = splitKey(key);
-    return this.get(path, query);
+    const answer = this.get(path, query);
+    this.probed.set(key, answer);
+    return answer;
   }
 
   async get<T = unknown>(path: string, query?: Query): Promise<T> {
     const key = requestKey(path, query);
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
-    const asked = this.liveAnswers.get(key);
-    if (asked) return copyOfAnswer(await asked) as T;
+    const probed = this.probed.get(key);
+    if (probed) {
+      this.probed.delete(key);
+      return copyOfAnswer(await probed) as T;
+    }
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
     const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
     if (current && this.pendingKeys.has(key)) return copyOfAnswer(this.snapshot[key]) as T;
@@ -438,12 +443,9 @@ class SnapshotPort implements ApiPort {
     try {
       this.readLive.push(key);
       if (!this.staleness.isStale(key)) this.readOnce = true;
-      const answer = this.api.get<unknown>(path, query).then((body) => {
-        if (this.recordLive) this.liveCanonical.set(key, canonical(body));
-        return this.keep(key, body);
-      });
-      this.liveAnswers.set(key, answer);
-      return (await answer) as T;
+      const body = await this.api.get<unknown>(path, query);
+      if (this.recordLive) this.liveCanonical.set(key, canonical(body));
+      return this.keep(key, body) as T;
     } catch (e) {
       // In a refresh, the reader asks for a list of an object the cache (and the events read) say
       // exists: gone (404) means the log did not record its removal (an event lost or late). The
