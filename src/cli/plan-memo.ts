@@ -29,6 +29,7 @@ import { sealOf } from '../live/cache-file.js';
 import { cacheSealProblem, sealCache, type CacheKey, type CacheKeyOf } from '../live/cache-seal.js';
 import { readReferenceOf, type PreparedManifest, type ResolutionInputs } from '../manifest/prepare.js';
 import type { FileReadResult } from '../manifest/resolve.js';
+import { envReader } from '../manifest/env-reader.js';
 
 export const PLAN_MEMO_FILE_NAME = 'driftless-plan-memo.json';
 /** Which refresh cache file the memo's plan was made from: rewritten by every run that reuses it (the memo itself is not). */
@@ -170,10 +171,9 @@ export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: Me
   if (!link || link.payload.kind !== LINK_KIND || link.payload.memo_mac !== memo.mac || typeof link.payload.snapshot_seal !== 'string') return undefined;
   if (p.driftless_version !== ctx.driftlessVersion || p.api_url !== ctx.apiUrl || p.manifest_key !== manifestKey || !sameOptions(p.options, ctx.options)) return undefined;
   const macKey = macKeyOf(memo.key);
-  const env = p.inputs.env.map((name): [string, string | undefined] => {
-    const v: unknown = ctx.env[name];
-    return [name, typeof v === 'string' ? v : undefined];
-  });
+  // As resolution reads them (one copy of a large environment instead of a getenv() scan per name).
+  const readEnv = envReader(ctx.env);
+  const env = p.inputs.env.map((name): [string, string | undefined] => [name, readEnv(name)]);
   const files = p.inputs.files.map((f) => ({ ...f, result: readReferenceOf(prepared, f.ref, f.from) }));
   if (inputsMac(macKey, env, files) !== p.inputs_mac) return undefined;
   const snapshotSeal = link.payload.snapshot_seal;
