@@ -18,16 +18,19 @@
  *   (the positioned parse's limit on an implicit key), flow collections over several lines;
  * - an anchored value that contains an alias (the two libraries resolve such a self-reference
  *   differently), or aliases whose expansion could reach the parse limits.
- * Plain scalars are typed by the `yaml` package's own core-schema tags (the same tests, in the same
- * order, with the same resolve functions), so a typing difference (YAML 1.1 booleans, `1_000`,
- * `-.5`, `0o17`, `.inf`) cannot arise. test/manifest/fast-yaml.property.test.ts checks over
- * generated manifests that an accepted file gives the positioned parse's values, deep-equal.
+ * Plain scalars are typed by core-scalars.ts, a copy of the `yaml` package's core-schema tags (the
+ * same tests, in the same order, with the same resolve expressions; test/manifest/core-scalars.test.ts
+ * compares them), so a typing difference (YAML 1.1 booleans, `1_000`, `-.5`, `0o17`, `.inf`) cannot
+ * arise, and a file the fast parse accepts loads none of the package.
+ * test/manifest/fast-yaml.property.test.ts checks over generated manifests that an accepted file
+ * gives the positioned parse's values, deep-equal.
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
-import type { Schema } from 'yaml';
-import { yamlLib } from './yaml-lib.js';
+import { coreScalarTagOf, type CoreScalarTag } from './core-scalars.js';
 import { scanFlowCollections } from './flow-scan.js';
 import { findExcessiveBlockNesting, type ParseLimits } from './parse-yaml.js';
+
+export { CORE_SCALAR_FIRST_CHARS } from './core-scalars.js';
 
 /** What the fast parse built: the value, and every mapping and sequence in build order (parse-yaml.ts's order). */
 export interface FastParsed {
@@ -35,35 +38,9 @@ export interface FastParsed {
   objects: object[];
 }
 
-/**
- * The YAML 1.2 core schema's scalar tags of the `yaml` package, as parseDocument uses them: taken
- * with the first scalar that may be one, so a run that parses nothing does not load the package.
- */
-let coreTags: Schema['tags'] | undefined;
-const coreTagsOf = (): Schema['tags'] => (coreTags ??= new (yamlLib().Schema)({}).tags.filter((t) => t.default === true && t.test !== undefined));
-const RESOLVE_OPTIONS = { intAsBigInt: false };
-
-/**
- * The first characters a core-schema scalar that is not a string can start with: `~`, null, true,
- * false (in the cases the tags allow), a sign, a digit, or `.` (`.inf`, `.5`); the empty scalar is
- * null. test/manifest/fast-yaml.property.test.ts holds the tags' tests this was read from.
- */
-export const CORE_SCALAR_FIRST_CHARS = '~NnTtFf+-.0123456789';
-const MAY_START_CORE_SCALAR: readonly boolean[] = Array.from({ length: 128 }, (_, c) => CORE_SCALAR_FIRST_CHARS.includes(String.fromCharCode(c)));
-
-function coreTagOf(s: string) {
-  // Most plain scalars are names and words: one look at the first character rules them out.
-  if (s.length > 0) {
-    const c = s.charCodeAt(0);
-    if (c >= 128 || !MAY_START_CORE_SCALAR[c]) return undefined;
-  }
-  for (const tag of coreTagsOf()) if (tag.test!.test(s)) return tag;
-  return undefined;
-}
-
 /** js-yaml constructs the scalar it has just resolved: the tag `resolve` found, for `construct`. */
 let resolvedData: string | undefined;
-let resolvedTag: ReturnType<typeof coreTagOf>;
+let resolvedTag: CoreScalarTag | undefined;
 
 /** A plain scalar that is not a string: typed exactly as the positioned parse types it. */
 const plainScalar = new Type('tag:driftless,2026:plain', {
@@ -71,15 +48,10 @@ const plainScalar = new Type('tag:driftless,2026:plain', {
   resolve: (data: unknown) => {
     if (typeof data !== 'string') return false;
     resolvedData = data;
-    resolvedTag = coreTagOf(data);
+    resolvedTag = coreScalarTagOf(data);
     return resolvedTag !== undefined;
   },
-  construct: (data: string) => {
-    const tag = (resolvedData === data ? resolvedTag : coreTagOf(data))!;
-    const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
-    const v = yamlLib().isScalar(r) ? (r as { value: unknown }).value : r;
-    return typeof v === 'bigint' ? Number(v) : v;
-  },
+  construct: (data: string) => (resolvedData === data ? resolvedTag : coreScalarTagOf(data))!.resolve(data),
 });
 
 /** Strings, sequences and mappings, plus the core schema's plain scalars: no merge type, no tags. */
