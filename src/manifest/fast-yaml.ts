@@ -64,15 +64,34 @@ const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\
  * A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a
  * key, a `#` right after a quoted value or a collection (an error for the positioned parse, a comment
  * for js-yaml), an empty entry of a list in a list (`- -`: js-yaml takes the next entry into the
- * inner list).
+ * inner list). One pattern each, tried only when the text holds a character the pattern needs:
+ * their alternation in one expression was 25 ms of a 2 MB text, tried at every position
+ * (test/manifest/fast-yaml-guards.test.ts compares the two).
  */
-const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#|^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m;
+const UNSUPPORTED_SYNTAX: ReadonlyArray<{ needs?: RegExp | string; pattern: RegExp }> = [
+  { needs: '%', pattern: /^%/m },
+  { needs: /[!@`]/, pattern: /(?:^|[\s[{,:])[!@`]/m },
+  { needs: '?', pattern: /(?:^|[\s[{,])\?(?:\s|$)/m },
+  { needs: /---|\.\.\./, pattern: /^(?:---|\.\.\.)(?:\s|$)/m },
+  { pattern: /[\]}][ \t]*:(?:\s|$)/m },
+  { needs: '#', pattern: /["'\]}]#/m },
+  { pattern: /^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m },
+];
+
+/** Whether the text (its comments cut off) has any of UNSUPPORTED_SYNTAX. */
+export function hasUnsupportedSyntax(uncommented: string): boolean {
+  for (const { needs, pattern } of UNSUPPORTED_SYNTAX) {
+    if (needs !== undefined && (typeof needs === 'string' ? !uncommented.includes(needs) : !needs.test(uncommented))) continue;
+    if (pattern.test(uncommented)) return true;
+  }
+  return false;
+}
 /** An array index as a key: a JS object lists it first, so build order would not be source order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
-  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
+  if (UNSUPPORTED_CHARS.test(text) || hasUnsupportedSyntax(withoutComments(text))) return undefined;
   if (findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
   if (hasLongLine(text) || hasDeepOrMultilineFlow(text, limits.maxDepth)) return undefined;
   // An anchor name with a colon (`&name: value`): the positioned parse reports it.
@@ -186,7 +205,7 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
  * inside quotes cuts too early: what it hides is a tag after a quoted value on the same line, which
  * js-yaml refuses unless it is `!!str`, `!!seq` or `!!map`, read alike by both libraries.
  */
-function withoutComments(text: string): string {
+export function withoutComments(text: string): string {
   return text.replace(/(^|[ \t])#[^\n]*/gm, '$1');
 }
 
@@ -232,13 +251,26 @@ function hasDeepOrMultilineFlow(text: string, maxDepth: number): boolean {
   return scan.tooDeepAt !== undefined || scan.lineBreakInFlowAt !== undefined || scan.depth > 0 || hasUnbalancedLine(text);
 }
 
-function hasUnbalancedLine(text: string): boolean {
+/**
+ * Whether a line break falls where the brackets so far do not balance (as many `[` and `{` as `]`
+ * and `}`), or the text ends so: brackets counted wherever they are, quotes and comments included. Jumps from
+ * bracket to bracket (a 2 MB manifest holds some 60,000 of them) rather than looking at each of its
+ * two million characters.
+ */
+export function hasUnbalancedLine(text: string): boolean {
+  const bracket = /[[\]{}]/g;
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) depth++;
-    else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x0a && depth !== 0) return true;
+  let openedAt = 0;
+  for (let m = bracket.exec(text); m !== null; m = bracket.exec(text)) {
+    const c = text.charCodeAt(m.index);
+    const before = depth;
+    depth += c === 0x5b || c === 0x7b ? 1 : -1;
+    if (before === 0) openedAt = m.index;
+    else if (depth === 0) {
+      // Closed again: a line break between the bracket that unbalanced the count and this one.
+      const nl = text.indexOf('\n', openedAt);
+      if (nl >= 0 && nl < m.index) return true;
+    }
   }
   return depth !== 0;
 }
