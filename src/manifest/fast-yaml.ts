@@ -18,16 +18,19 @@
  *   (the positioned parse's limit on an implicit key), flow collections over several lines;
  * - an anchored value that contains an alias (the two libraries resolve such a self-reference
  *   differently), or aliases whose expansion could reach the parse limits.
- * Plain scalars are typed by the `yaml` package's own core-schema tags (the same tests, in the same
- * order, with the same resolve functions), so a typing difference (YAML 1.1 booleans, `1_000`,
- * `-.5`, `0o17`, `.inf`) cannot arise. test/manifest/fast-yaml.property.test.ts checks over
- * generated manifests that an accepted file gives the positioned parse's values, deep-equal.
+ * Plain scalars are typed by core-scalars.ts, a copy of the `yaml` package's core-schema tags (the
+ * same tests, in the same order, with the same resolve expressions; test/manifest/core-scalars.test.ts
+ * compares them), so a typing difference (YAML 1.1 booleans, `1_000`, `-.5`, `0o17`, `.inf`) cannot
+ * arise, and a file the fast parse accepts loads none of the package.
+ * test/manifest/fast-yaml.property.test.ts checks over generated manifests that an accepted file
+ * gives the positioned parse's values, deep-equal.
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
-import type { Schema } from 'yaml';
-import { yamlLib } from './yaml-lib.js';
+import { coreScalarTagOf, type CoreScalarTag } from './core-scalars.js';
 import { scanFlowCollections } from './flow-scan.js';
 import { findExcessiveBlockNesting, type ParseLimits } from './parse-yaml.js';
+
+export { CORE_SCALAR_FIRST_CHARS } from './core-scalars.js';
 
 /** What the fast parse built: the value, and every mapping and sequence in build order (parse-yaml.ts's order). */
 export interface FastParsed {
@@ -35,35 +38,9 @@ export interface FastParsed {
   objects: object[];
 }
 
-/**
- * The YAML 1.2 core schema's scalar tags of the `yaml` package, as parseDocument uses them: taken
- * with the first scalar that may be one, so a run that parses nothing does not load the package.
- */
-let coreTags: Schema['tags'] | undefined;
-const coreTagsOf = (): Schema['tags'] => (coreTags ??= new (yamlLib().Schema)({}).tags.filter((t) => t.default === true && t.test !== undefined));
-const RESOLVE_OPTIONS = { intAsBigInt: false };
-
-/**
- * The first characters a core-schema scalar that is not a string can start with: `~`, null, true,
- * false (in the cases the tags allow), a sign, a digit, or `.` (`.inf`, `.5`); the empty scalar is
- * null. test/manifest/fast-yaml.property.test.ts holds the tags' tests this was read from.
- */
-export const CORE_SCALAR_FIRST_CHARS = '~NnTtFf+-.0123456789';
-const MAY_START_CORE_SCALAR: readonly boolean[] = Array.from({ length: 128 }, (_, c) => CORE_SCALAR_FIRST_CHARS.includes(String.fromCharCode(c)));
-
-function coreTagOf(s: string) {
-  // Most plain scalars are names and words: one look at the first character rules them out.
-  if (s.length > 0) {
-    const c = s.charCodeAt(0);
-    if (c >= 128 || !MAY_START_CORE_SCALAR[c]) return undefined;
-  }
-  for (const tag of coreTagsOf()) if (tag.test!.test(s)) return tag;
-  return undefined;
-}
-
 /** js-yaml constructs the scalar it has just resolved: the tag `resolve` found, for `construct`. */
 let resolvedData: string | undefined;
-let resolvedTag: ReturnType<typeof coreTagOf>;
+let resolvedTag: CoreScalarTag | undefined;
 
 /** A plain scalar that is not a string: typed exactly as the positioned parse types it. */
 const plainScalar = new Type('tag:driftless,2026:plain', {
@@ -71,15 +48,10 @@ const plainScalar = new Type('tag:driftless,2026:plain', {
   resolve: (data: unknown) => {
     if (typeof data !== 'string') return false;
     resolvedData = data;
-    resolvedTag = coreTagOf(data);
+    resolvedTag = coreScalarTagOf(data);
     return resolvedTag !== undefined;
   },
-  construct: (data: string) => {
-    const tag = (resolvedData === data ? resolvedTag : coreTagOf(data))!;
-    const r = (tag.resolve as (s: string, onError: () => void, options: typeof RESOLVE_OPTIONS) => unknown)(data, () => undefined, RESOLVE_OPTIONS);
-    const v = yamlLib().isScalar(r) ? (r as { value: unknown }).value : r;
-    return typeof v === 'bigint' ? Number(v) : v;
-  },
+  construct: (data: string) => (resolvedData === data ? resolvedTag : coreScalarTagOf(data))!.resolve(data),
 });
 
 /** Strings, sequences and mappings, plus the core schema's plain scalars: no merge type, no tags. */
@@ -92,15 +64,34 @@ const UNSUPPORTED_CHARS = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uFEFF\u2028\u2029\uFFFE\
  * A tag, a directive, a reserved indicator, an explicit key, a document marker, a collection as a
  * key, a `#` right after a quoted value or a collection (an error for the positioned parse, a comment
  * for js-yaml), an empty entry of a list in a list (`- -`: js-yaml takes the next entry into the
- * inner list).
+ * inner list). One pattern each, tried only when the text holds a character the pattern needs:
+ * their alternation in one expression was 25 ms of a 2 MB text, tried at every position
+ * (test/manifest/fast-yaml-guards.test.ts compares the two).
  */
-const UNSUPPORTED_SYNTAX = /^%|(?:^|[\s[{,:])[!@`]|(?:^|[\s[{,])\?(?:\s|$)|^(?:---|\.\.\.)(?:\s|$)|[\]}][ \t]*:(?:\s|$)|["'\]}]#|^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m;
+const UNSUPPORTED_SYNTAX: ReadonlyArray<{ needs?: RegExp | string; pattern: RegExp }> = [
+  { needs: '%', pattern: /^%/m },
+  { needs: /[!@`]/, pattern: /(?:^|[\s[{,:])[!@`]/m },
+  { needs: '?', pattern: /(?:^|[\s[{,])\?(?:\s|$)/m },
+  { needs: /---|\.\.\./, pattern: /^(?:---|\.\.\.)(?:\s|$)/m },
+  { pattern: /[\]}][ \t]*:(?:\s|$)/m },
+  { needs: '#', pattern: /["'\]}]#/m },
+  { pattern: /^[ \t]*-[ \t]+(?:-[ \t]+)*-[ \t]*$/m },
+];
+
+/** Whether the text (its comments cut off) has any of UNSUPPORTED_SYNTAX. */
+export function hasUnsupportedSyntax(uncommented: string): boolean {
+  for (const { needs, pattern } of UNSUPPORTED_SYNTAX) {
+    if (needs !== undefined && (typeof needs === 'string' ? !uncommented.includes(needs) : !needs.test(uncommented))) continue;
+    if (pattern.test(uncommented)) return true;
+  }
+  return false;
+}
 /** An array index as a key: a JS object lists it first, so build order would not be source order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
 /** The fast parse of `text`, or undefined when it declines (the positioned parse decides). */
 export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | undefined {
-  if (UNSUPPORTED_CHARS.test(text) || UNSUPPORTED_SYNTAX.test(withoutComments(text))) return undefined;
+  if (UNSUPPORTED_CHARS.test(text) || hasUnsupportedSyntax(withoutComments(text))) return undefined;
   if (findExcessiveBlockNesting(text, limits.maxDepth) !== undefined) return undefined;
   if (hasLongLine(text) || hasDeepOrMultilineFlow(text, limits.maxDepth)) return undefined;
   // An anchor name with a colon (`&name: value`): the positioned parse reports it.
@@ -214,7 +205,7 @@ export function fastParseYaml(text: string, limits: ParseLimits): FastParsed | u
  * inside quotes cuts too early: what it hides is a tag after a quoted value on the same line, which
  * js-yaml refuses unless it is `!!str`, `!!seq` or `!!map`, read alike by both libraries.
  */
-function withoutComments(text: string): string {
+export function withoutComments(text: string): string {
   return text.replace(/(^|[ \t])#[^\n]*/gm, '$1');
 }
 
@@ -260,13 +251,26 @@ function hasDeepOrMultilineFlow(text: string, maxDepth: number): boolean {
   return scan.tooDeepAt !== undefined || scan.lineBreakInFlowAt !== undefined || scan.depth > 0 || hasUnbalancedLine(text);
 }
 
-function hasUnbalancedLine(text: string): boolean {
+/**
+ * Whether a line break falls where the brackets so far do not balance (as many `[` and `{` as `]`
+ * and `}`), or the text ends so: brackets counted wherever they are, quotes and comments included. Jumps from
+ * bracket to bracket (a 2 MB manifest holds some 60,000 of them) rather than looking at each of its
+ * two million characters.
+ */
+export function hasUnbalancedLine(text: string): boolean {
+  const bracket = /[[\]{}]/g;
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) depth++;
-    else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x0a && depth !== 0) return true;
+  let openedAt = 0;
+  for (let m = bracket.exec(text); m !== null; m = bracket.exec(text)) {
+    const c = text.charCodeAt(m.index);
+    const before = depth;
+    depth += c === 0x5b || c === 0x7b ? 1 : -1;
+    if (before === 0) openedAt = m.index;
+    else if (depth === 0) {
+      // Closed again: a line break between the bracket that unbalanced the count and this one.
+      const nl = text.indexOf('\n', openedAt);
+      if (nl >= 0 && nl < m.index) return true;
+    }
   }
   return depth !== 0;
 }

@@ -12,7 +12,7 @@
 import { fastParseYaml } from './fast-yaml.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, reparseForPositions, type ParsedFile, type ParseLimits } from './parse-yaml.js';
 import { KEY_SOURCES } from './source-map.js';
-import { yamlLib } from './yaml-lib.js';
+import { lineIndexOf } from './line-counter.js';
 import { FIELD_SOURCES, SOURCE } from './types.js';
 
 const POSITION_KEYS = [SOURCE, FIELD_SOURCES, KEY_SOURCES] as const;
@@ -25,10 +25,8 @@ export function parseYamlFileLazily(text: string, file: string, limits: ParseLim
     reparseForPositions(text, file, limits, built);
     return built;
   });
-  const lineCounter = new (yamlLib().LineCounter)();
-  lineCounter.addNewLine(0);
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
-  return { file, value: fast.value, diagnostics: [], lineCounter };
+  // The line index the positioned parse's LineCounter would hold, without loading the `yaml` package.
+  return { file, value: fast.value, diagnostics: [], lineCounter: lineIndexOf(text) };
 }
 
 /**

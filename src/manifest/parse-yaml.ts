@@ -6,7 +6,8 @@
  * or an out-of-memory crash. Checks that the YAML library cannot survive (flow nesting thousands deep
  * crashes V8 inside its regexp engine) run on the raw text before the library sees it.
  */
-import type { Alias, Document, LineCounter, Node } from 'yaml';
+import type { Alias, Document, Node } from 'yaml';
+import type { LineIndex } from './line-counter.js';
 import { yamlLib } from './yaml-lib.js';
 import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
@@ -39,11 +40,12 @@ export interface ParsedFile {
   /** The top-level value (undefined when the file could not be parsed or is empty). */
   value: unknown;
   diagnostics: Diagnostic[];
-  lineCounter: LineCounter;
+  /** The file's line index: the `yaml` package's LineCounter, or line-counter.ts's for a fast-parsed file. */
+  lineCounter: LineIndex;
 }
 
 /** Positions of a file: offset -> 1-based line/col. */
-export function positionOf(lineCounter: LineCounter, offset: number): { line: number; col: number } {
+export function positionOf(lineCounter: LineIndex, offset: number): { line: number; col: number } {
   const p = lineCounter.linePos(offset);
   return p.line === 0 ? { line: 1, col: offset + 1 } : p;
 }

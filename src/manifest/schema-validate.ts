@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from './codes.js';
+import { loadCommonJsWithCodeCache, type LoadedModule } from './code-cache.js';
 import { locate, pointerSegments } from './source-map.js';
 import { nearest } from './suggest.js';
 import { SERVICE_TYPES } from './types.js';
@@ -117,9 +118,19 @@ export function linearErrorMerging(code: string): string {
  * schema (or other options or ajv version): a stale build never validates against an old schema.
  */
 export function loadPrecompiledValidator(file: string = fileURLToPath(new URL(PRECOMPILED_VALIDATOR_FILE, import.meta.url))): ValidateFunction | undefined {
+  return loadPrecompiledValidatorModule(file)?.validate;
+}
+
+/**
+ * The same, with how the module was loaded: with the V8 code cache the build wrote next to it
+ * (code-cache.ts), or compiled here. The build script uses it to warm the validator up and write
+ * that cache.
+ */
+export function loadPrecompiledValidatorModule(file: string = fileURLToPath(new URL(PRECOMPILED_VALIDATOR_FILE, import.meta.url))): { validate: ValidateFunction; loaded: LoadedModule } | undefined {
   if (!existsSync(file)) return undefined;
-  const mod = require(file) as ValidateFunction & { schemaKey?: unknown };
-  return typeof mod === 'function' && mod.schemaKey === manifestValidatorKey() ? mod : undefined;
+  const loaded = loadCommonJsWithCodeCache(file);
+  const mod = loaded.exports as ValidateFunction & { schemaKey?: unknown };
+  return typeof mod === 'function' && mod.schemaKey === manifestValidatorKey() ? { validate: mod, loaded } : undefined;
 }
 
 function validator(): ValidateFunction {

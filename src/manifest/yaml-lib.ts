@@ -1,8 +1,9 @@
 /**
  * The `yaml` package, loaded on first use (issue 21). It is 72 CommonJS files, about 50 ms of a
  * process's start-up, and a run whose manifest comes from the load cache (load-cache.ts) parses
- * nothing: it never needs it. The positioned parse (parse-yaml.ts), the fast parse's scalar tags
- * (fast-yaml.ts) and a parsed file's line index (lazy-positions.ts) ask for it here.
+ * nothing: it never needs it, and neither does a file the fast parse accepts (its scalar typing and
+ * line index are local: core-scalars.ts, line-counter.ts). The positioned parse (parse-yaml.ts)
+ * asks for it here.
  *
  * Loaded with `require`: the callers are synchronous. Under Node.js the package's `import` and
  * `require` resolve to the same file (the "node" condition of its exports map names one CommonJS entry file), so this is the

@@ -13,13 +13,15 @@
  *
  * And a run that parses nothing (a plan whose manifest comes from the load cache) does not load the
  * `yaml` package (72 CommonJS files): CommonJS files are required past the resolve hook, so the
- * process also writes the files of its require cache to the log as it exits.
+ * process also writes the files of its require cache to the log as it exits. Nor does a `validate`
+ * whose files the fast parse accepts and that has no diagnostic (the fast parse types scalars and
+ * indexes lines itself); a diagnostic's position comes from the positioned parse, which loads it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -140,5 +142,28 @@ describe('start-up: what a command loads', () => {
     const warm = await loadedBy('plan-warm', ['plan', '--cache', cache, 'examples/minimal']);
     expect(dist(warm, 'manifest/load-cache.js'), 'the hook saw the load cache load').toHaveLength(1);
     expect(yaml(warm)).toEqual([]);
+  });
+
+  it('a validate of a clean manifest does not load the yaml package; one with a diagnostic does, for its position', async () => {
+    const yaml = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/yaml/'));
+    const clean = await loadedBy('validate-clean', ['validate', 'examples/minimal']);
+    expect(dist(clean, 'cli/commands/validate.js'), 'the hook saw validate load').toHaveLength(1);
+    expect(dist(clean, 'manifest/fast-yaml.js'), 'the fast parse ran').toHaveLength(1);
+    expect(yaml(clean)).toEqual([]);
+
+    const bad = join(dir, 'unknown-key');
+    await mkdir(bad, { recursive: true });
+    await writeFile(join(bad, 'driftless.yaml'), 'version: 1\nprojects: []\nbogus_key: 1\n');
+    const log = join(dir, 'validate-diagnostic.log');
+    await writeFile(log, '');
+    const out = await run(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'validate', bad], {
+      cwd: ROOT,
+      env: { ...process.env, STARTUP_IMPORTS_LOG: log, NO_COLOR: '1' },
+    }).catch((e: { code?: number; stdout: string; stderr: string }) => e);
+    // Reported where it is written: line 3, column 1, from the positioned parse of that file.
+    expect((out as { code?: number }).code).toBe(1);
+    expect(`${(out as { stdout: string }).stdout}${(out as { stderr: string }).stderr}`).toContain(`${join(bad, 'driftless.yaml')}:3:1`);
+    const urls = (await readFile(log, 'utf8')).split('\n').filter((l) => l !== '');
+    expect(yaml(urls).length, 'the positioned parse loaded yaml').toBeGreaterThan(0);
   });
 });
