@@ -221,6 +221,15 @@ describe('plan --cache: the last plan reused when nothing changed', () => {
     const otherKey = await observed(() => h!.run(['plan', 'm', '--format', 'json', '--cache', 'c'], { env: { ...SECRET_ENV, DRIFTLESS_FINGERPRINT_KEY: 'another-key-0123456789abcdef-xyz' } }));
     expect(otherKey.reused).toBe(false);
 
+    // Without DRIFTLESS_FINGERPRINT_KEY (the fallback key, which anyone knowing the organization id
+    // can derive) no plan is kept, and none is reused.
+    const fallback = { ...SECRET_ENV, DRIFTLESS_FINGERPRINT_KEY: undefined as unknown as string };
+    const noKey = () => observed(() => h!.run(['plan', 'm', '--format', 'json', '--cache', 'nokey'], { env: fallback }));
+    const memoOf = () => join(h!.dir, 'nokey', PLAN_MEMO_FILE_NAME);
+    for (let i = 0; i < 3; i++) expect((await noKey()).code).toBe(0);
+    expect(existsSync(join(h!.dir, 'nokey', 'driftless-live-state.json'))).toBe(true);
+    expect(existsSync(memoOf())).toBe(false);
+
     // The refresh cache file written by another run (here: a targeted plan, which keeps no memo):
     // the link names the file the plan was made from, no longer there.
     await plan();
