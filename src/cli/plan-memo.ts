@@ -19,6 +19,11 @@
  * request (their listings are not part of the live read), for the whole manifest (no --target,
  * no preview). It is sealed like the refresh cache (src/live/cache-seal.ts): a memo edited by hand
  * is not used. It holds the plan (which holds no secret value) and names, never a value.
+ *
+ * Two files: the link (what the run checks before its first request: the files' key, the options,
+ * the resolved values' MAC; and what the live read's probe needs) and the memo (the plan: megabytes
+ * at 1,000 services), read, checked and parsed while the run waits for the API
+ * (ReuseProbe.meanwhile), or once the probe's answers are in.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +37,7 @@ import type { FileReadResult } from '../manifest/resolve.js';
 import { envReader } from '../manifest/env-reader.js';
 
 export const PLAN_MEMO_FILE_NAME = 'driftless-plan-memo.json';
-/** Which refresh cache file the memo's plan was made from: rewritten by every run that reuses it (the memo itself is not). */
+/** What the plan was made from and which refresh cache file: rewritten by every run that reuses it (the memo itself is not). */
 export const PLAN_MEMO_LINK_FILE_NAME = 'driftless-plan-memo-link.json';
 const KIND = 'driftless-plan-memo';
 const LINK_KIND = 'driftless-plan-memo-link';
@@ -47,15 +52,13 @@ export interface MemoOptions {
   noSecretValues: boolean;
 }
 
-/** The link: the memo (by its seal) stands for the refresh cache file sealed `snapshot_seal`. */
+/**
+ * The link: what the plan was made from, but for the resolved values, and which memo holds it (its
+ * seal); rewritten by each run that reuses the plan (the refresh cache file it was made from is
+ * rewritten by every run).
+ */
 interface LinkPayload {
   kind: typeof LINK_KIND;
-  memo_mac: string;
-  snapshot_seal: string;
-}
-
-interface MemoPayload {
-  kind: typeof KIND;
   format_version: number;
   driftless_version: string;
   api_url: string;
@@ -65,10 +68,19 @@ interface MemoPayload {
   /** The names resolution read, and the files: the values go into inputs_mac only. */
   inputs: { env: string[]; files: Array<{ ref: string; from: string }> };
   inputs_mac: string;
+  /** The refresh cache file the answers are in (its seal). */
+  snapshot_seal: string;
   /** The answers read live by the run the plan was made from, the organization's included. */
   live_keys: string[];
   live_mac: string;
   files: string[];
+  /** The memo's seal. */
+  memo_mac: string;
+}
+
+interface MemoPayload {
+  kind: typeof KIND;
+  format_version: number;
   plan: Plan;
 }
 
@@ -113,7 +125,7 @@ function readText(file: string): string | undefined {
 }
 
 /** A sealed file's payload, parsed, once its seal holds under the key `keyOf` gives for the organization it names. */
-function readSealed<T extends { organization_id?: unknown }>(text: string | undefined, keyOf: (payload: T) => CacheKey | undefined): { payload: T; mac: string; key: CacheKey } | undefined {
+function readSealed<T>(text: string | undefined, keyOf: (payload: T) => CacheKey | undefined): { payload: T; mac: string; key: CacheKey } | undefined {
   const split = text === undefined ? undefined : splitMemo(text);
   if (!split) return undefined;
   let payload: T;
@@ -162,38 +174,56 @@ function splitMemo(text: string): { seal: unknown; payloadText: string } | undef
   return { seal: JSON.parse(m[1]!) as unknown, payloadText: text.slice(m[0].length, -2) };
 }
 
-/** The memo in the cache directory when every input but the live state is what it was, else undefined. */
+/**
+ * The plan kept in the cache directory when the link says it was made from these files, resolved
+ * values, options, API URL and driftless version, else undefined. The memo itself (the plan) is
+ * checked later, when the run waits for the API or once the live answers are in.
+ */
 export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: MemoManifest): ReusablePlan | undefined {
-  const memo = readSealed<MemoPayload>(readText(memoPath(ctx.dir)), (p) => (p.kind === KIND && p.format_version === FORMAT && typeof p.organization_id === 'string' ? ctx.keyOf(p.organization_id) : undefined));
-  if (!memo) return undefined;
-  const p = memo.payload;
-  const link = readSealed<LinkPayload & { organization_id?: unknown }>(readText(linkPath(ctx.dir)), () => memo.key);
-  if (!link || link.payload.kind !== LINK_KIND || link.payload.memo_mac !== memo.mac || typeof link.payload.snapshot_seal !== 'string') return undefined;
-  if (p.driftless_version !== ctx.driftlessVersion || p.api_url !== ctx.apiUrl || p.manifest_key !== manifestKey || !sameOptions(p.options, ctx.options)) return undefined;
-  const macKey = macKeyOf(memo.key);
+  const link = readSealed<LinkPayload>(readText(linkPath(ctx.dir)), (p) => (p.kind === LINK_KIND && p.format_version === FORMAT && typeof p.organization_id === 'string' ? ctx.keyOf(p.organization_id) : undefined));
+  if (!link) return undefined;
+  const l = link.payload;
+  if (l.driftless_version !== ctx.driftlessVersion || l.api_url !== ctx.apiUrl || l.manifest_key !== manifestKey || !sameOptions(l.options, ctx.options)) return undefined;
+  const macKey = macKeyOf(link.key);
   // As resolution reads them (one copy of a large environment instead of a getenv() scan per name).
   const readEnv = envReader(ctx.env);
-  const env = p.inputs.env.map((name): [string, string | undefined] => [name, readEnv(name)]);
-  const files = p.inputs.files.map((f) => ({ ...f, result: readReferenceOf(prepared, f.ref, f.from) }));
-  if (inputsMac(macKey, env, files) !== p.inputs_mac) return undefined;
-  const snapshotSeal = link.payload.snapshot_seal;
+  const env = l.inputs.env.map((name): [string, string | undefined] => [name, readEnv(name)]);
+  const files = l.inputs.files.map((f) => ({ ...f, result: readReferenceOf(prepared, f.ref, f.from) }));
+  if (inputsMac(macKey, env, files) !== l.inputs_mac) return undefined;
+  /** The memo's plan once checked (null: the memo does not stand). */
+  let memo: { plan: Plan } | null | undefined;
+  const checkMemo = (): { plan: Plan } | null => (memo ??= readMemo(ctx.dir, link.key, l.memo_mac) ?? null);
+  let scheduled = false;
   return {
-    files: p.files,
-    // Parsed from the file for this run alone: the caller may change it (its request count).
-    plan: () => p.plan,
+    files: l.files,
+    plan: () => checkMemo()!.plan,
     probe: {
-      isFrom: (previous: LiveSnapshot) => previous.organizationId === p.organization_id && sealOf(previous) === snapshotSeal,
-      liveKeys: p.live_keys,
-      accept: (answers) => liveMac(macKey, p.live_keys, answers) === p.live_mac,
+      isFrom: (previous: LiveSnapshot) => previous.organizationId === l.organization_id && sealOf(previous) === l.snapshot_seal,
+      liveKeys: l.live_keys,
+      meanwhile: () => {
+        if (scheduled) return;
+        scheduled = true;
+        // After this turn of the event loop: the requests just sent go out first.
+        setImmediate(checkMemo);
+      },
+      accept: (answers) => liveMac(macKey, l.live_keys, answers) === l.live_mac && checkMemo() !== null,
     },
     renew: (seal) => {
       try {
-        writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify({ kind: LINK_KIND, memo_mac: memo.mac, snapshot_seal: seal } satisfies LinkPayload), memo.key);
+        writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify({ ...l, snapshot_seal: seal } satisfies LinkPayload), link.key);
       } catch {
         // Not renewed: the next plan is made as always.
       }
     },
   };
+}
+
+/** The memo's plan, when the memo is the link's (its seal). */
+function readMemo(dir: string, key: CacheKey, memoMac: string): { plan: Plan } | undefined {
+  const memo = readSealed<MemoPayload>(readText(memoPath(dir)), () => key);
+  if (!memo || memo.mac !== memoMac || memo.payload.kind !== KIND || memo.payload.format_version !== FORMAT) return undefined;
+  // Parsed from the file for this run alone: the caller may change it (its request count).
+  return { plan: memo.payload.plan };
 }
 
 /** What a plan was made from, for the memo. */
@@ -215,24 +245,26 @@ export function keepPlan(ctx: MemoContext, made: MadePlan): void {
   const macKey = macKeyOf(key);
   const envInputs = [...made.inputs.env.entries()];
   const keys = [...made.answers.keys()];
-  const payload: MemoPayload = {
-    kind: KIND,
-    format_version: FORMAT,
-    driftless_version: ctx.driftlessVersion,
-    api_url: ctx.apiUrl,
-    organization_id: made.organizationId,
-    manifest_key: made.manifestKey,
-    options: ctx.options,
-    inputs: { env: envInputs.map(([name]) => name), files: made.inputs.files.map((f) => ({ ref: f.ref, from: f.from })) },
-    inputs_mac: inputsMac(macKey, envInputs, made.inputs.files),
-    live_keys: keys,
-    live_mac: liveMac(macKey, keys, made.answers)!,
-    files: made.files,
-    plan: made.plan,
-  };
+  const payload: MemoPayload = { kind: KIND, format_version: FORMAT, plan: made.plan };
   try {
     const memoMac = writeSealed(memoPath(ctx.dir), PLAN_MEMO_FILE_NAME, JSON.stringify(payload), key);
-    writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify({ kind: LINK_KIND, memo_mac: memoMac, snapshot_seal: made.snapshotSeal } satisfies LinkPayload), key);
+    const link: LinkPayload = {
+      kind: LINK_KIND,
+      format_version: FORMAT,
+      driftless_version: ctx.driftlessVersion,
+      api_url: ctx.apiUrl,
+      organization_id: made.organizationId,
+      manifest_key: made.manifestKey,
+      options: ctx.options,
+      inputs: { env: envInputs.map(([name]) => name), files: made.inputs.files.map((f) => ({ ref: f.ref, from: f.from })) },
+      inputs_mac: inputsMac(macKey, envInputs, made.inputs.files),
+      snapshot_seal: made.snapshotSeal,
+      live_keys: keys,
+      live_mac: liveMac(macKey, keys, made.answers)!,
+      files: made.files,
+      memo_mac: memoMac,
+    };
+    writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify(link), key);
   } catch {
     // The memo is an optimisation: without it the next plan is made as always.
   }

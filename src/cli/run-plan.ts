@@ -154,7 +154,10 @@ function memoOf(paths: readonly string[], options: RunPlanOptions, deps: RunPlan
   if (!options.reusePlan || options.targets !== undefined || options.preview !== undefined) return undefined;
   const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env);
   const cache = cfg.config ? cacheSettingsOf(options, deps.env, deps.cwd, cfg.config.baseUrl) : undefined;
-  if (!cache || cache.refresh === 'full') return undefined;
+  // A memo sealed with the key derived from the organization id could be forged by anyone who can
+  // write the directory and knows the id: a plan printed from it could hide any change. Without
+  // DRIFTLESS_FINGERPRINT_KEY every plan is made.
+  if (!cache || cache.refresh === 'full' || cache.fallbackKey) return undefined;
   const prepared = prepareManifest(paths, { cwd: deps.cwd });
   const manifestKey = preparedManifestKey(prepared, `driftless ${packageVersion()}`);
   if (manifestKey === undefined) return undefined;

@@ -78,6 +78,8 @@ export interface CachedReadOptions {
 
 export interface ReuseProbe {
   isFrom(previous: LiveSnapshot): boolean;
+  /** The run waits for the API now (the audit log, then the probe's reads): the caller may do its own checks meanwhile. */
+  meanwhile?(): void;
   /** The keys of the answers of the run the plan was made from (CachedReadResult.quiet), the organization's included. */
   liveKeys: readonly string[];
   /** Their answers now, as canonical JSON, by key. */
@@ -171,7 +173,9 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const bound = readBound(previous.cursor, freshness, { ...(serverNow ? { serverNow } : {}), ...(retentionDays !== undefined ? { retentionDays } : {}), ...(opts.overlapMs !== undefined ? { overlapMs: opts.overlapMs } : {}) });
   let since;
   try {
-    since = await readEventsSince(api, organization.id, bound === undefined ? undefined : { timestamp: bound, ids: [] });
+    const asked = readEventsSince(api, organization.id, bound === undefined ? undefined : { timestamp: bound, ids: [] });
+    opts.reuse?.meanwhile?.();
+    since = await asked;
   } catch (e) {
     const status = errorStatus(e);
     if (status === 403 || status === 404) return full(`the audit log is not available to this token (the events endpoint answered ${status})`);
@@ -300,6 +304,7 @@ async function probeForReuse(port: SnapshotPort, reuse: ReuseProbe, verifyNow: r
     failed = { error: e };
   });
   port.verifyUnasked(verifyNow);
+  reuse.meanwhile?.();
   await reads;
   const verification = await port.settleVerified(goneOwners);
   const failure = verification && verification.error instanceof Unexplained ? verification : (failed ?? verification);

@@ -155,6 +155,15 @@ describe('plan --cache: the last plan reused when nothing changed', () => {
     await plan();
     expect((await plan()).reused).toBe(true);
 
+    // A secret's variable no longer set: the same error as without a cache, before any request.
+    const unset = await observed(() => h!.run(['plan', 'm', '--cache', 'c'], { env: { E2E_API_KEY: '' } }));
+    const unsetFresh = await h!.run(['plan', 'm'], { env: { E2E_API_KEY: '', DRIFTLESS_CACHE_DIR: '' } });
+    expect(unset.reused).toBe(false);
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toBe(unsetFresh.stderr);
+    expect(unset.stderr).not.toMatch(/API requests?/);
+    expect((await plan()).reused).toBe(true);
+
     // An option that shapes the plan.
     const option = await plan('--max-destroy', '0');
     expect(option.reused).toBe(false);
@@ -189,16 +198,37 @@ describe('plan --cache: the last plan reused when nothing changed', () => {
     await warmedUp();
     // The plan in the memo edited (the seal no longer holds): the plan is made.
     const text = readFileSync(memoFile(), 'utf8');
+    expect(text).toContain('"no-op"');
     writeFileSync(memoFile(), text.replace('"no-op"', '"delete"'));
     const edited = await plan();
     expect(edited.reused).toBe(false);
     expect(edited.stdout).not.toContain('"delete"');
     expect(planDoc(edited.stdout)).toEqual(planDoc((await fullPlan()).stdout));
 
+    // The link edited (it names the memo, the inputs, the options): not used either.
+    await plan();
+    expect((await plan()).reused).toBe(true);
+    const linkText = readFileSync(linkFile(), 'utf8');
+    const forged = linkText.replace('"allowDataLoss":false', '"allowDataLoss":true ');
+    expect(forged).not.toBe(linkText);
+    writeFileSync(linkFile(), forged);
+    const linkEdited = await plan();
+    expect(linkEdited.reused).toBe(false);
+    expect(planDoc(linkEdited.stdout)).toEqual(planDoc((await fullPlan()).stdout));
+
     // Another fingerprint key: the memo cannot be checked, so it is not used.
     await plan();
     const otherKey = await observed(() => h!.run(['plan', 'm', '--format', 'json', '--cache', 'c'], { env: { ...SECRET_ENV, DRIFTLESS_FINGERPRINT_KEY: 'another-key-0123456789abcdef-xyz' } }));
     expect(otherKey.reused).toBe(false);
+
+    // Without DRIFTLESS_FINGERPRINT_KEY (the fallback key, which anyone knowing the organization id
+    // can derive) no plan is kept, and none is reused.
+    const fallback = { ...SECRET_ENV, DRIFTLESS_FINGERPRINT_KEY: undefined as unknown as string };
+    const noKey = () => observed(() => h!.run(['plan', 'm', '--format', 'json', '--cache', 'nokey'], { env: fallback }));
+    const memoOf = () => join(h!.dir, 'nokey', PLAN_MEMO_FILE_NAME);
+    for (let i = 0; i < 3; i++) expect((await noKey()).code).toBe(0);
+    expect(existsSync(join(h!.dir, 'nokey', 'driftless-live-state.json'))).toBe(true);
+    expect(existsSync(memoOf())).toBe(false);
 
     // The refresh cache file written by another run (here: a targeted plan, which keeps no memo):
     // the link names the file the plan was made from, no longer there.
