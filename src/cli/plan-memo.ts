@@ -73,6 +73,7 @@ interface LinkPayload {
   /** The answers read live by the run the plan was made from, the organization's included. */
   live_keys: string[];
   live_mac: string;
+  /** The manifest files the plan was made from, as shown in diagnostics (PlanPipelineResult.files). */
   files: string[];
   /** The memo's seal. */
   memo_mac: string;
@@ -102,6 +103,7 @@ export interface MemoManifest {
 /** A plan that may stand for this run's: the live read's probe says whether it does. */
 export interface ReusablePlan {
   probe: ReuseProbe;
+  /** The plan kept: only once the probe accepted it. */
   plan(): Plan;
   files: string[];
   /** Points the memo at the refresh cache file the run wrote (`seal`), which holds the same answers. */
@@ -196,7 +198,12 @@ export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: Me
   let scheduled = false;
   return {
     files: l.files,
-    plan: () => checkMemo()!.plan,
+    plan: () => {
+      // Asked for once the probe accepted, which checked the memo (accept).
+      const checked = checkMemo();
+      if (!checked) throw new Error('the plan memo was not accepted');
+      return checked.plan;
+    },
     probe: {
       isFrom: (previous: LiveSnapshot) => previous.organizationId === l.organization_id && sealOf(previous) === l.snapshot_seal,
       liveKeys: l.live_keys,

@@ -210,7 +210,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   const goneOwners = new Set<string>();
   let readerFailed: { error: unknown } | undefined;
   if (opts.reuse && quiet && opts.reuse.isFrom(previous)) {
-    const probed = await probeForReuse(port, opts.reuse, verifyNow, goneOwners);
+    const probed = await probeForReuse(port, opts.reuse, verifyNow);
     if ('failure' in probed) {
       const e = probed.failure.error;
       if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`);
@@ -293,7 +293,7 @@ function nextSnapshot(organizationId: string, position: ReturnType<typeof advanc
  * rotation, all at once; then, once every read of the rotation equals the cache, whether the
  * caller accepts the answers. Nothing the probe read is asked again if the walk runs after it.
  */
-async function probeForReuse(port: SnapshotPort, reuse: ReuseProbe, verifyNow: readonly string[], goneOwners: Set<string>): Promise<{ accepted: boolean } | { failure: { error: unknown } }> {
+async function probeForReuse(port: SnapshotPort, reuse: ReuseProbe, verifyNow: readonly string[]): Promise<{ accepted: boolean } | { failure: { error: unknown } }> {
   const answers = new Map<string, string>();
   let failed: { error: unknown } | undefined;
   const reads = Promise.all(
@@ -306,10 +306,14 @@ async function probeForReuse(port: SnapshotPort, reuse: ReuseProbe, verifyNow: r
   port.verifyUnasked(verifyNow);
   reuse.meanwhile?.();
   await reads;
-  const verification = await port.settleVerified(goneOwners);
+  // Every read of the rotation is sent before the reader asks for anything: a list gone (404) may
+  // be one the reader needs, a change the log did not explain. The plan is then not reused, and
+  // the reader's walk says which (settleVerified, once the reader has asked for what it needs).
+  const gone = new Set<string>();
+  const verification = await port.settleVerified(gone);
   const failure = verification && verification.error instanceof Unexplained ? verification : (failed ?? verification);
   if (failure) return { failure };
-  if (port.lacking.length > 0 || port.readOnce) return { accepted: false };
+  if (gone.size > 0 || port.lacking.length > 0 || port.readOnce) return { accepted: false };
   return { accepted: reuse.accept(answers) };
 }
 
@@ -383,14 +387,18 @@ class SnapshotPort implements ApiPort {
   readonly readLive: string[] = [];
   /** With `recordLive`: canonical JSON (./verify.ts) of each of their answers as read, before the reader had it. */
   readonly liveCanonical = new Map<string, string>();
-  /** A key was read live that a run from the snapshot this run leaves would answer from it (a STALE list, a new object's). */
+  /**
+   * A key was read live that this run's staleness does not make stale (a list kept STALE, a list of
+   * an object the snapshot did not know): the next quiet run answers it from the snapshot, so this
+   * run's live answers are not the ones a quiet run reads live every time.
+   */
   readOnce = false;
   /** The answers the probe for a reuse asked for (getKey): the walk after a refused probe does not ask again. */
   private readonly probed = new Map<string, Promise<unknown>>();
   /** The rotation's reads sent, in order (verifyLater). */
   private readonly pending: Array<{ key: string; check: Promise<unknown>; unasked: boolean }> = [];
-  /** Their keys. */
-  private readonly pendingKeys = new Set<string>();
+  /** The same, by key. */
+  private readonly pendingByKey = new Map<string, { unasked: boolean }>();
 
   constructor(
     private readonly api: ApiPort,
@@ -431,7 +439,13 @@ class SnapshotPort implements ApiPort {
     }
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
     const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
-    if (current && this.pendingKeys.has(key)) return copyOfAnswer(this.snapshot[key]) as T;
+    const sent = current ? this.pendingByKey.get(key) : undefined;
+    if (sent) {
+      // Sent before the reader asked (the probe of a reuse): asked now, so that its list gone is
+      // a change the log did not explain, as for any list the reader needs (settleVerified).
+      sent.unasked = false;
+      return copyOfAnswer(this.snapshot[key]) as T;
+    }
     if (current && this.verify.has(key)) return this.verifyLater(key, path, query, false) as T;
     if (current) {
       this.fromCache.add(key);
@@ -473,8 +487,9 @@ class SnapshotPort implements ApiPort {
     const check = this.verified(key, path, query);
     // Awaited by settleVerified; until then a failure is not an unhandled one.
     check.catch(() => undefined);
-    this.pending.push({ key, check, unasked });
-    this.pendingKeys.add(key);
+    const entry = { key, check, unasked };
+    this.pending.push(entry);
+    this.pendingByKey.set(key, entry);
     return copyOfAnswer(this.snapshot[key]);
   }
 
@@ -487,7 +502,7 @@ class SnapshotPort implements ApiPort {
    */
   verifyUnasked(keys: readonly string[]): void {
     for (const key of keys) {
-      if (key in this.used || this.pendingKeys.has(key)) continue;
+      if (key in this.used || this.pendingByKey.has(key)) continue;
       const { path, query } = splitKey(key);
       this.verifyLater(key, path, query, true);
     }

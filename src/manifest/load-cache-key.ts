@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 
 // 2: the positions of an object's fields and keys as JSON text of their own (parsed when asked for).
-export const FORMAT = 2;
+export const LOAD_CACHE_FORMAT = 2;
 
 /** The key of a set of manifest files: their paths and bytes, in load order, and what else shapes the load. */
 export function loadCacheKey(identity: string, files: ReadonlyArray<{ path: string; display: string; text: string }>, limits: unknown): string {
   const h = createHash('sha256');
-  h.update(JSON.stringify({ format: FORMAT, identity, limits, files: files.length }));
+  h.update(JSON.stringify({ format: LOAD_CACHE_FORMAT, identity, limits, files: files.length }));
   for (const f of files) {
     // Lengths first: no two different lists of (path, text) hash the same concatenation.
     h.update(`\n${f.path.length}:${f.path}\n${f.display.length}:${f.display}\n${f.text.length}:`);

@@ -18,7 +18,7 @@
  * with it, so that a diagnostic of a later stage (the graph, the plan) points where it always did.
  */
 import type { SourceRange } from '../diag/diagnostic.js';
-import { FORMAT } from './load-cache-key.js';
+import { LOAD_CACHE_FORMAT as FORMAT } from './load-cache-key.js';
 import { KEY_SOURCES } from './source-map.js';
 import { FIELD_SOURCES, SOURCE, type Manifest } from './types.js';
 

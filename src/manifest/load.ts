@@ -15,18 +15,16 @@
 import { hasErrors, type Diagnostic, type SourceRange } from '../diag/diagnostic.js';
 import { error, warning } from './codes.js';
 import { makeExcerpt, type Redaction } from '../diag/excerpt.js';
-import { discoverManifestFiles, type ManifestFile } from './discover.js';
+import type { ManifestFile } from './discover.js';
 import { findDuplicates } from './duplicates.js';
 import { checkCompleteness, type ParsedFile } from './completeness.js';
 import { mergeManifestFiles, type PartialFile } from './merge.js';
 import { DEFAULT_PARSE_LIMITS, parseYamlFile, type ParseLimits } from './parse-yaml.js';
 import { parseYamlFileLazily } from './lazy-positions.js';
-import { readManifestFile, readReferencedFile } from './read-files.js';
+import { readReferencedFile } from './read-files.js';
 import { checkReferences, type ReferenceContext } from './references.js';
 import { resolveManifest, type FileReadResult } from './resolve.js';
-import { DEFAULT_LOAD_LIMITS, prepareManifest, type LoadLimits, type PreparedManifest, type ResolutionInputs } from './prepare.js';
-export { DEFAULT_LOAD_LIMITS, prepareManifest, preparedManifestKey, type LoadLimits, readReferenceOf, type ManifestSource, type PreparedManifest, type ResolutionInputs } from './prepare.js';
-import type { ManifestSource } from './prepare.js';
+import { prepareManifest, type LoadLimits, type ManifestSource, type PreparedManifest, type ResolutionInputs } from './prepare.js';
 import { envReader } from './env-reader.js';
 import { validateManifestSchema } from './schema-validate.js';
 import { findSecretRanges } from './secret-ranges.js';
@@ -38,8 +36,9 @@ import { decodeLoadCacheEntry, encodeLoadCacheEntry, loadCacheKey, type LoadCach
 import type { Manifest } from './types.js';
 import { withPreviewEnvironment, type PreviewRequest } from './previews.js';
 
-export { readReferencedFile };
+export { DEFAULT_LOAD_LIMITS, prepareManifest, preparedManifestKey, readReferenceOf, type LoadLimits, type ManifestSource, type PreparedManifest, type ResolutionInputs } from './prepare.js';
 
+export { readReferencedFile };
 
 export interface LoadOptions {
   env: Record<string, string | undefined>;
@@ -109,7 +108,6 @@ export function loadManifestSync(paths: readonly string[], opts: LoadOptions): L
     files: discovered.files.map((f) => f.display),
   };
 }
-
 
 export interface SourceLoadOptions {
   env: Record<string, string | undefined>;

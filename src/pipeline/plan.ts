@@ -178,9 +178,7 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
     }
     if (notes.events) result.auditEvents = notes.events;
     if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
-    // Without secret values the plan cannot be applied and no key is asked for (as for the
-    // fingerprints below): the cache's fallback-key warning would be noise.
-    diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
+    diagnostics.push(...readDiagnostics(notes, options));
     if (prepared!.targetScope) live = (await stagesModule()).narrowLive(live!, prepared!.targetScope);
   } catch (e) {
     if (e instanceof ManifestFailed) return result;
@@ -257,6 +255,13 @@ interface Prepared {
 /** The manifest could not be loaded while the live read needed it: its diagnostics are the run's. */
 class ManifestFailed extends Error {}
 
+/** What the live read said, for the run's diagnostics. */
+function readDiagnostics(notes: LiveReadNotes, options: PlanPipelineOptions): Diagnostic[] {
+  // Without secret values the plan cannot be applied and no key is asked for (as for the
+  // fingerprints): the cache's fallback-key warning would be noise.
+  return (notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key');
+}
+
 /** The fingerprint key of the organization, and what is said about it. */
 function fingerprintKeyOf(env: NodeJS.ProcessEnv, organizationId: string, options: PlanPipelineOptions): ReturnType<typeof resolveFingerprintKey> {
   const fk = resolveFingerprintKey(env, organizationId);
@@ -272,7 +277,7 @@ function fingerprintKeyOf(env: NodeJS.ProcessEnv, organizationId: string, option
  */
 function reusedResult<S extends PipelineSession>(result: PlanPipelineResult<S>, reuse: PlanReuse, notes: LiveReadNotes & { records: LiveRecords }, requests: number, options: PlanPipelineOptions, env: NodeJS.ProcessEnv): PlanPipelineResult<S> {
   const diagnostics = result.diagnostics;
-  diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
+  diagnostics.push(...readDiagnostics(notes, options));
   if (notes.events) result.auditEvents = notes.events;
   if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
   result.requestCount = requests;
