@@ -49,47 +49,41 @@ function withoutMemo(from: string, to: string): void {
   rmSync(join(h!.dir, to, PLAN_MEMO_LINK_FILE_NAME), { force: true });
 }
 
+/**
+ * The app fixture applied, then warm plans with a rotation of one key per run until the next key
+ * the rotation verifies is one of the dev environment's own lists; dev's id.
+ */
+async function appliedUntilRotationReachesDev(): Promise<string> {
+  h = await startHarness();
+  h.write({ 'm/main.yaml': appManifest() });
+  expect((await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: SECRET_ENV })).code).toBe(0);
+  const devId = String(Object.values(h.emu.state.environments).find((e) => e.name === 'dev')!.id);
+  for (let i = 0; i < 40; i++) {
+    const r = await run('c', '--verify-requests', '1');
+    expect(r.code, r.stderr).toBe(0);
+    if (i >= 2 && nextRotationKey('c').startsWith(`/environment/${devId}/`)) return devId;
+  }
+  throw new Error('the rotation never reached a list of the dev environment in 40 runs');
+}
+
 describe('a reused plan and an object gone without an event', () => {
   it('whose list the rotation reads: not reused, the full read a refresh from the same cache makes', async () => {
-    h = await startHarness();
-    h.write({ 'm/main.yaml': appManifest() });
-    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: SECRET_ENV })).code).toBe(0);
-    const dev = Object.values(h.emu.state.environments).find((e) => e.name === 'dev')!;
-    const devId = String(dev.id);
-    // Warm up with a rotation of one key per run, until the next key is one of dev's own lists.
-    let found = false;
-    for (let i = 0; i < 40 && !found; i++) {
-      const r = await run('c', '--verify-requests', '1');
-      expect(r.code, r.stderr).toBe(0);
-      if (i >= 2 && nextRotationKey('c').startsWith(`/environment/${devId}/`)) found = true;
-    }
-    expect(found).toBe(true);
+    const devId = await appliedUntilRotationReachesDev();
     // The environment disappears with no audit event (an event lost, as the refresh's rotation is there to catch).
-    delete h.emu.state.environments[devId];
+    delete h!.emu.state.environments[devId];
     withoutMemo('c', 'fresh');
 
     const reused = await run('c', '--verify-requests', '1');
     const fresh = await run('fresh', '--verify-requests', '1');
-    const full = await h.run(['plan', 'm', '--format', 'json'], { env: { ...SECRET_ENV, DRIFTLESS_CACHE_DIR: '' } });
+    const full = await h!.run(['plan', 'm', '--format', 'json'], { env: { ...SECRET_ENV, DRIFTLESS_CACHE_DIR: '' } });
     expect(planDoc(fresh.stdout)).toEqual(planDoc(full.stdout));
     // Not the plan that still has dev.
     expect(planDoc(reused.stdout)).toEqual(planDoc(fresh.stdout));
   }, 120_000);
 
   it('and in the run after that (no link renewed onto a cache that dropped the lists gone)', async () => {
-    h = await startHarness();
-    h.write({ 'm/main.yaml': appManifest() });
-    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: SECRET_ENV })).code).toBe(0);
-    const dev = Object.values(h.emu.state.environments).find((e) => e.name === 'dev')!;
-    const devId = String(dev.id);
-    let found = false;
-    for (let i = 0; i < 40 && !found; i++) {
-      const r = await run('c', '--verify-requests', '1');
-      expect(r.code, r.stderr).toBe(0);
-      if (i >= 2 && nextRotationKey('c').startsWith(`/environment/${devId}/`)) found = true;
-    }
-    expect(found).toBe(true);
-    delete h.emu.state.environments[devId];
+    const devId = await appliedUntilRotationReachesDev();
+    delete h!.emu.state.environments[devId];
     const first = await run('c', '--verify-requests', '1');
     expect(first.code).toBe(0);
     // The next run, from the cache the reused run left.
@@ -103,27 +97,16 @@ describe('a reused plan and an object gone without an event', () => {
 
 describe('a refused probe', () => {
   it('the walk after it takes a rotation 404 of a list it needs for the change the log did not explain', async () => {
-    h = await startHarness();
-    h.write({ 'm/main.yaml': appManifest() });
-    expect((await h.run(['apply', 'm', '--auto-approve', ...FAST], { env: SECRET_ENV })).code).toBe(0);
-    const dev = Object.values(h.emu.state.environments).find((e) => e.name === 'dev')!;
-    const devId = String(dev.id);
-    let found = false;
-    for (let i = 0; i < 40 && !found; i++) {
-      const r = await run('c', '--verify-requests', '1');
-      expect(r.code, r.stderr).toBe(0);
-      if (i >= 2 && nextRotationKey('c').startsWith(`/environment/${devId}/`)) found = true;
-    }
-    expect(found).toBe(true);
-    delete h.emu.state.environments[devId];
+    const devId = await appliedUntilRotationReachesDev();
+    delete h!.emu.state.environments[devId];
     // A live answer the plan does not use changes (a cluster status field): the probe refuses.
-    for (const c of Object.values(h.emu.state.clusters)) (c as Record<string, unknown>).description = 'edited with no event';
+    for (const c of Object.values(h!.emu.state.clusters)) (c as Record<string, unknown>).description = 'edited with no event';
     withoutMemo('c', 'fresh');
-    const linkIno = statSync(join(h.dir, 'c', PLAN_MEMO_LINK_FILE_NAME)).ino;
+    const linkIno = statSync(join(h!.dir, 'c', PLAN_MEMO_LINK_FILE_NAME)).ino;
     const refused = await run('c', '--verify-requests', '1');
     const fresh = await run('fresh', '--verify-requests', '1');
     // Not reused (the link is not renewed), and a full read that says why, as from the same cache without a memo.
-    expect(statSync(join(h.dir, 'c', PLAN_MEMO_LINK_FILE_NAME)).ino).toBe(linkIno);
+    expect(statSync(join(h!.dir, 'c', PLAN_MEMO_LINK_FILE_NAME)).ino).toBe(linkIno);
     expect(refused.stderr).toMatch(/^Full read of the live state: the audit log did not explain a change to project\.e2e\/environment\.dev/m);
     expect(planDoc(refused.stdout)).toEqual(planDoc(fresh.stdout));
   }, 120_000);
