@@ -5,44 +5,18 @@
  * every read, the same requests, and no more in flight than the parallelism asked for.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiPort, Query } from '../../src/live/api-port.js';
 import { readLiveRecords } from '../../src/live/read.js';
 import { requestKey } from '../../src/live/touched.js';
 import { buildGraph } from '../../src/graph/build.js';
 import type { DesiredGraph } from '../../src/model/resource.js';
+import { after, emptyBesides, ReadOnlyApi } from '../support/read-only-api.js';
 
 const ORG = 'org-1';
 
 /** Answers after `delayMs(key)`; records when each request was sent and answered, and the most in flight. */
-class TimedApi implements ApiPort {
-  readonly log: string[] = [];
-  maxInFlight = 0;
-  private inFlight = 0;
-  constructor(
-    readonly lists: Record<string, unknown>,
-    readonly delayMs: (key: string) => number,
-  ) {}
-  get requestCount(): number {
-    return this.log.filter((l) => l.startsWith('sent ')).length;
-  }
-  async get<T>(path: string, query?: Query): Promise<T> {
-    const key = requestKey(path, query);
-    this.log.push(`sent ${key}`);
-    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
-    await new Promise((r) => setTimeout(r, this.delayMs(key)));
-    this.inFlight--;
-    this.log.push(`answered ${key}`);
-    if (key in this.lists) return structuredClone(this.lists[key]) as T;
-    return (path === '/organization' ? { results: [{ id: ORG, name: 'acme' }] } : { results: [] }) as T;
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
+class TimedApi extends ReadOnlyApi {
+  constructor(lists: Record<string, unknown>, delayMs: (key: string) => number) {
+    super({ lists, wait: (key) => after(delayMs(key)), missing: emptyBesides(ORG) });
   }
 }
 

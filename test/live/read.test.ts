@@ -7,41 +7,18 @@
  * more is a slower plan on every run, a request less a plan blind to something it deletes.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiPort, Query } from '../../src/live/api-port.js';
 import { listResults, orgListsNeeded, readLiveRecords, readOrganizationLists, readVariableLists, type LiveRecords } from '../../src/live/read.js';
 import { requestKey } from '../../src/live/touched.js';
 import { buildGraph } from '../../src/graph/build.js';
 import type { DesiredGraph, DesiredResource } from '../../src/model/resource.js';
+import { after, emptyBesides, ReadOnlyApi } from '../support/read-only-api.js';
 
 const ORG = 'org-1';
 
-/** GETs answered from `lists` by request key (a list not given answers empty); every call recorded. */
-class ListApi implements ApiPort {
-  readonly calls: string[] = [];
-  /** The most requests ever in flight at once. */
-  maxInFlight = 0;
-  private inFlight = 0;
-  constructor(readonly lists: Record<string, unknown>) {}
-  get requestCount(): number {
-    return this.calls.length;
-  }
-  async get<T>(path: string, query?: Query): Promise<T> {
-    const key = requestKey(path, query);
-    this.calls.push(key);
-    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
-    await new Promise((r) => setTimeout(r, 1));
-    this.inFlight--;
-    if (key in this.lists) return structuredClone(this.lists[key]) as T;
-    return (path === '/organization' ? { results: [{ id: ORG, name: 'acme' }] } : { results: [] }) as T;
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
+/** GETs answered a timer tick later from `lists` by request key (a list not given answers empty); every call recorded. */
+class ListApi extends ReadOnlyApi {
+  constructor(lists: Record<string, unknown>) {
+    super({ lists, wait: () => after(1), missing: emptyBesides(ORG) });
   }
 }
 

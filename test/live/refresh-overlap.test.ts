@@ -11,77 +11,36 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiPort, Query } from '../../src/live/api-port.js';
-import { toNanos, type AuditEvent } from '../../src/live/audit-log.js';
-import { listResults, type LiveRecords } from '../../src/live/read.js';
+import type { ApiPort } from '../../src/live/api-port.js';
+import type { LiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
 import { requestKey } from '../../src/live/touched.js';
 import { cacheFilePath, writeCacheFile } from '../../src/live/cache-file.js';
 import { readThroughCache } from '../../src/cli/live-cache.js';
 import { packageVersion } from '../../src/cli/package-version.js';
-import { HttpError } from '../apply/fake-api.js';
+import { after, ReadOnlyApi, readTree } from '../support/read-only-api.js';
 
 const ORG = 'org-1';
 let clockMs = Date.UTC(2026, 10, 25, 17, 0, 0);
 const now = () => new Date(clockMs);
 const varKey = (parent: string) => requestKey('/variable', { parent_id: parent, scope: 'APPLICATION' });
 
-/** An API whose every answer comes a timer tick later (as over a network), counting the GETs in flight. */
-class SlowApi implements ApiPort {
-  readonly calls: string[] = [];
-  inFlight = 0;
-  /** The most GETs in flight at once, besides the organization and the log. */
-  maxListsInFlight = 0;
-  private listsInFlight = 0;
-  onGet?: (key: string) => void;
-  readonly events: AuditEvent[] = [];
-  constructor(readonly lists: Record<string, unknown>) {}
-  get requestCount(): number {
-    return this.calls.length;
-  }
-  serverDate(): Date {
-    return new Date(Math.floor(clockMs / 1000) * 1000);
-  }
-  async get<T>(path: string, query?: Query): Promise<T> {
-    const key = requestKey(path, query);
-    this.calls.push(key);
-    this.onGet?.(key);
-    const list = path !== '/organization' && path !== `/organization/${ORG}/events`;
-    if (list) this.maxListsInFlight = Math.max(this.maxListsInFlight, ++this.listsInFlight);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      if (path === `/organization/${ORG}/events`) {
-        const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
-        const newest = [...this.events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
-        return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} } as T;
-      }
-      if (!(key in this.lists)) throw new HttpError(404, `no ${key}`);
-      return structuredClone(this.lists[key]) as T;
-    } finally {
-      if (list) this.listsInFlight--;
-    }
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
-  }
-}
-
 /** project p1 > environment e1 > services s1, s2 with a variable each: 7 lists a warm run can verify. */
-function world(): SlowApi {
-  const api = new SlowApi({
-    '/organization': { results: [{ id: ORG, name: 'acme', organization_plan: { audit_logs_retention_in_days: 30 } }] },
-    [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'shop' }] },
-    '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
-    '/environment/e1/services': { results: [{ id: 's1', name: 'api', service_type: 'APPLICATION' }, { id: 's2', name: 'web', service_type: 'APPLICATION' }] },
-    '/environment/e1/statuses': { applications: [] },
-    [varKey('s1')]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }] },
-    [varKey('s2')]: { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] },
+function world(): ReadOnlyApi {
+  // Every answer comes a timer tick later, as over a network.
+  const api = new ReadOnlyApi({
+    org: ORG,
+    clockMs: () => clockMs,
+    wait: () => after(2),
+    lists: {
+      '/organization': { results: [{ id: ORG, name: 'acme', organization_plan: { audit_logs_retention_in_days: 30 } }] },
+      [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'shop' }] },
+      '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
+      '/environment/e1/services': { results: [{ id: 's1', name: 'api', service_type: 'APPLICATION' }, { id: 's2', name: 'web', service_type: 'APPLICATION' }] },
+      '/environment/e1/statuses': { applications: [] },
+      [varKey('s1')]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }] },
+      [varKey('s2')]: { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] },
+    },
   });
   clockMs += 1000;
   api.events.push({ id: `ev${clockMs}`, timestamp: new Date(clockMs).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE' });
@@ -89,24 +48,9 @@ function world(): SlowApi {
 }
 
 /** A reader in the shape of readLiveRecords: each level waits for the lists above it. */
-async function read(port: ApiPort): Promise<LiveRecords> {
-  const organization = listResults(await port.get('/organization'))[0]!;
-  const projects = listResults(await port.get(`/organization/${ORG}/project`));
-  const out: LiveRecords = { organization, lists: { projects }, environments: new Map(), variables: new Map(), services: new Map(), stages: new Map(), statuses: new Map() };
-  for (const p of projects) {
-    const envs = listResults(await port.get(`/project/${p.id}/environment`));
-    out.environments.set(p.id, envs);
-    for (const e of envs) {
-      const services = listResults(await port.get(`/environment/${e.id}/services`));
-      out.services.set(e.id, services);
-      out.statuses.set(e.id, await port.get(`/environment/${e.id}/statuses`));
-      for (const s of services) out.variables.set(s.id, listResults(await port.get('/variable', { parent_id: s.id, scope: 'APPLICATION' })));
-    }
-  }
-  return out;
-}
+const read = (port: ApiPort): Promise<LiveRecords> => readTree(port, ORG);
 
-async function warm(api: SlowApi): Promise<LiveSnapshot> {
+async function warm(api: ReadOnlyApi): Promise<LiveSnapshot> {
   const r = await readLiveRecordsCached(api, read, { previous: { unusable: 'no cache yet' }, now });
   expect(r.reader).toBe('full');
   api.calls.length = 0;

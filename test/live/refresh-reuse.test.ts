@@ -7,13 +7,12 @@
  * snapshot, or when the rotation finds a change.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiPort, Query } from '../../src/live/api-port.js';
-import { toNanos, type AuditEvent } from '../../src/live/audit-log.js';
-import { listResults, type LiveRecords } from '../../src/live/read.js';
+import type { ApiPort } from '../../src/live/api-port.js';
+import type { LiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot, type ReuseProbe } from '../../src/live/refresh.js';
 import { requestKey } from '../../src/live/touched.js';
 import { canonical } from '../../src/live/verify.js';
-import { HttpError } from '../apply/fake-api.js';
+import { ReadOnlyApi, readTree } from '../support/read-only-api.js';
 
 const ORG = 'org-1';
 let clockMs = Date.UTC(2026, 10, 28, 9, 0, 0);
@@ -21,80 +20,39 @@ const now = () => new Date(clockMs);
 const CLUSTERS = `/organization/${ORG}/cluster`;
 const varKey = (parent: string) => requestKey('/variable', { parent_id: parent, scope: 'APPLICATION' });
 
-/** An in-memory API of one organization, its audit log, and the GETs it answered. */
-class FakeApi implements ApiPort {
-  readonly calls: string[] = [];
-  readonly events: AuditEvent[] = [];
-  constructor(readonly lists: Record<string, unknown>) {}
-  get requestCount(): number {
-    return this.calls.length;
-  }
-  serverDate(): Date {
-    return new Date(Math.floor(clockMs / 1000) * 1000);
-  }
-  async get<T>(path: string, query?: Query): Promise<T> {
-    const key = requestKey(path, query);
-    this.calls.push(key);
-    await Promise.resolve();
-    if (path === `/organization/${ORG}/events`) {
-      const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
-      const newest = [...this.events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
-      return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} } as T;
-    }
-    if (!(key in this.lists)) throw new HttpError(404, `no ${key}`);
-    return structuredClone(this.lists[key]) as T;
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
-  }
-}
-
-function world(): FakeApi {
-  const api = new FakeApi({
-    '/organization': { results: [{ id: ORG, name: 'acme', organization_plan: { audit_logs_retention_in_days: 30 } }] },
-    [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'shop' }] },
-    [CLUSTERS]: { results: [{ id: 'c1', name: 'prod-cluster' }] },
-    '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
-    '/environment/e1/services': { results: [{ id: 's1', name: 'api', service_type: 'APPLICATION' }] },
-    '/environment/e1/statuses': { applications: [] },
-    [varKey('s1')]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }] },
+/** One organization, its audit log, and the GETs it answered (each on the next microtask). */
+function world(): ReadOnlyApi {
+  const api = new ReadOnlyApi({
+    org: ORG,
+    clockMs: () => clockMs,
+    wait: () => Promise.resolve(),
+    lists: {
+      '/organization': { results: [{ id: ORG, name: 'acme', organization_plan: { audit_logs_retention_in_days: 30 } }] },
+      [`/organization/${ORG}/project`]: { results: [{ id: 'p1', name: 'shop' }] },
+      [CLUSTERS]: { results: [{ id: 'c1', name: 'prod-cluster' }] },
+      '/project/p1/environment': { results: [{ id: 'e1', name: 'prod' }] },
+      '/environment/e1/services': { results: [{ id: 's1', name: 'api', service_type: 'APPLICATION' }] },
+      '/environment/e1/statuses': { applications: [] },
+      [varKey('s1')]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }] },
+    },
   });
   clockMs += 1000;
   api.events.push({ id: `ev${clockMs}`, timestamp: new Date(clockMs).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE' });
   return api;
 }
 
-/** A reader in the shape of readLiveRecords, counting its runs. */
+/** A reader in the shape of readLiveRecords, reading the clusters with the projects, counting its runs. */
 function reader() {
   const runs = { count: 0 };
-  const read = async (port: ApiPort): Promise<LiveRecords> => {
+  const read = (port: ApiPort): Promise<LiveRecords> => {
     runs.count++;
-    const organization = listResults(await port.get('/organization'))[0]!;
-    const [projects, clusters] = await Promise.all([port.get(`/organization/${ORG}/project`), port.get(CLUSTERS)]).then((xs) => xs.map(listResults));
-    const out: LiveRecords = { organization, lists: { projects, clusters }, environments: new Map(), variables: new Map(), services: new Map(), stages: new Map(), statuses: new Map() };
-    for (const p of projects!) {
-      const envs = listResults(await port.get(`/project/${p.id}/environment`));
-      out.environments.set(p.id, envs);
-      for (const e of envs) {
-        const services = listResults(await port.get(`/environment/${e.id}/services`));
-        out.services.set(e.id, services);
-        out.statuses.set(e.id, await port.get(`/environment/${e.id}/statuses`));
-        for (const s of services) out.variables.set(s.id, listResults(await port.get('/variable', { parent_id: s.id, scope: 'APPLICATION' })));
-      }
-    }
-    return out;
+    return readTree(port, ORG, { clusters: CLUSTERS });
   };
   return { read, runs };
 }
 
 /** A full read, then a quiet refresh from its snapshot: the snapshot the probe is asked about, and the quiet answers. */
-async function warmed(api: FakeApi): Promise<{ snapshot: LiveSnapshot; answers: Map<string, string> }> {
+async function warmed(api: ReadOnlyApi): Promise<{ snapshot: LiveSnapshot; answers: Map<string, string> }> {
   const { read } = reader();
   const full = await readLiveRecordsCached(api, read, { previous: { unusable: 'no cache yet' }, now });
   expect(full.reader).toBe('full');

@@ -38,6 +38,7 @@ import { liveStateFromRecords } from '../../src/live/fetch.js';
 import { readLiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
 import { shapeOf } from '../../src/live/touched.js';
+import { ReadOnlyPort } from '../support/read-only-api.js';
 import { record } from '../support/reliability.js';
 import type { DesiredGraph } from '../../src/model/resource.js';
 import { computePlan } from '../../src/plan/compute.js';
@@ -384,9 +385,11 @@ describe('the refresh cache, property', () => {
  * The API as a log that is late or forgetful shows it: events of `hidden` are left out of every
  * events answer (a late one is shown again later, with its own timestamp; a dropped one never).
  */
-class ForgetfulLog implements ApiPort {
+class ForgetfulLog extends ReadOnlyPort {
   readonly hidden = new Set<string>();
-  constructor(private readonly api: ApiPort) {}
+  constructor(private readonly api: ApiPort) {
+    super();
+  }
   get requestCount(): number {
     return this.api.requestCount;
   }
@@ -397,15 +400,6 @@ class ForgetfulLog implements ApiPort {
     const body = await this.api.get<any>(path, query);
     if (!/^\/organization\/[^/]+\/events$/.test(path)) return body as T;
     return { ...body, events: body.events.filter((e: { id: string }) => !this.hidden.has(e.id)) } as T;
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
   }
 }
 

@@ -10,38 +10,7 @@ import { listResults, type LiveRecords } from '../../src/live/read.js';
 import { readLiveRecordsCached, type LiveSnapshot } from '../../src/live/refresh.js';
 import { requestKey } from '../../src/live/touched.js';
 import { HttpError } from '../apply/fake-api.js';
-
-/** GETs answered from `lists` by request key, the events by `events`; every call recorded. */
-class WorldApi implements ApiPort {
-  readonly calls: Array<{ path: string; query?: Query }> = [];
-  constructor(
-    readonly lists: Record<string, unknown>,
-    public events: (query?: Query) => unknown,
-  ) {}
-  get requestCount(): number {
-    return this.calls.length;
-  }
-  /** The API's Date header: the same clock as the events' here. */
-  serverDate(): Date {
-    return new Date(Math.floor(clockMs / 1000) * 1000);
-  }
-  async get<T>(path: string, query?: Query): Promise<T> {
-    this.calls.push({ path, ...(query ? { query } : {}) });
-    if (path === `/organization/${ORG}/events`) return this.events(query) as T;
-    const key = requestKey(path, query);
-    if (!(key in this.lists)) throw new HttpError(404, `no ${key}`);
-    return structuredClone(this.lists[key]) as T;
-  }
-  post<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  put<T>(): Promise<T> {
-    return Promise.reject(new Error('read only'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('read only'));
-  }
-}
+import { ReadOnlyApi, readTree } from '../support/read-only-api.js';
 
 const ORG = 'org-1';
 
@@ -57,37 +26,16 @@ function world() {
     [requestKey('/variable', { parent_id: 's1', scope: 'APPLICATION' })]: { results: [{ id: 'v1', key: 'A', value: '1', scope: 'APPLICATION' }, { id: 'b1', key: 'QOVERY_X', scope: 'BUILT_IN' }] },
     [requestKey('/variable', { parent_id: 's2', scope: 'APPLICATION' })]: { results: [{ id: 'v2', key: 'B', value: '2', scope: 'APPLICATION' }] },
   };
-  const events: AuditEvent[] = [];
-  const api = new WorldApi(lists, (query) => {
-    const from = query?.fromTimestamp !== undefined ? toNanos(String(query.fromTimestamp)) : undefined;
-    const newest = [...events].reverse().filter((e) => from === undefined || BigInt(Date.parse(e.timestamp)) * 1_000_000n >= from);
-    return { events: query?.pageSize === 1 ? newest.slice(0, 1) : newest, organization_max_limit_reached: false, links: {} };
-  });
+  const api = new ReadOnlyApi({ lists, org: ORG, clockMs: () => clockMs, record: (path, query) => ({ path, ...(query ? { query } : {}) }) });
   const emit = (e: Partial<AuditEvent>) => {
     // Events happen after the reads before them: the clock moves on.
     clockMs += 1000;
-    events.push({ id: `ev${clockMs}`, timestamp: new Date(clockMs).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', ...e });
+    api.events.push({ id: `ev${clockMs}`, timestamp: new Date(clockMs).toISOString(), event_type: 'UPDATE', target_type: 'APPLICATION', origin: 'CONSOLE', ...e });
   };
-  return { api, lists, events, emit };
+  return { api, lists, events: api.events, emit };
 }
 
-/** A reader in the shape of readLiveRecords: the organization, its projects, then down the tree. */
-async function read(port: ApiPort): Promise<LiveRecords> {
-  const organization = listResults(await port.get('/organization'))[0]!;
-  const projects = listResults(await port.get(`/organization/${ORG}/project`));
-  const out: LiveRecords = { organization, lists: { projects }, environments: new Map(), variables: new Map(), services: new Map(), stages: new Map(), statuses: new Map() };
-  for (const p of projects) {
-    const envs = listResults(await port.get(`/project/${p.id}/environment`));
-    out.environments.set(p.id, envs);
-    for (const e of envs) {
-      const services = listResults(await port.get(`/environment/${e.id}/services`));
-      out.services.set(e.id, services);
-      out.statuses.set(e.id, await port.get(`/environment/${e.id}/statuses`));
-      for (const s of services) out.variables.set(s.id, listResults(await port.get('/variable', { parent_id: s.id, scope: 'APPLICATION' })).filter((v) => v.scope === 'APPLICATION'));
-    }
-  }
-  return out;
-}
+const read = (port: ApiPort): Promise<LiveRecords> => readTree(port, ORG);
 
 /** This machine's clock and the API's, one and the same here. */
 let clockMs = Date.UTC(2026, 10, 25, 17, 0, 0);
@@ -239,8 +187,8 @@ describe('readLiveRecordsCached', () => {
       [
         'an event without a timestamp',
         (w, s) => {
-          const answer = w.api.events;
-          w.api.events = (q) => {
+          const answer = w.api.logAnswer;
+          w.api.logAnswer = (q) => {
             const page = answer(q) as { events: unknown[] };
             return { ...page, events: [...page.events, { id: 'ev-undated', event_type: 'DELETE', target_type: 'DATABASE' }] };
           };
@@ -259,7 +207,7 @@ describe('readLiveRecordsCached', () => {
       [
         'organization_max_limit_reached',
         (w, s) => {
-          w.api.events = () => ({ events: [], organization_max_limit_reached: true });
+          w.api.logAnswer = () => ({ events: [], organization_max_limit_reached: true });
           return { previous: s };
         },
         /organization_max_limit_reached/,
@@ -311,7 +259,7 @@ describe('readLiveRecordsCached', () => {
       it(`an events endpoint answering ${status}`, async () => {
         const w = world();
         const snapshot = await warm(w);
-        w.api.events = () => {
+        w.api.logAnswer = () => {
           throw new HttpError(status, 'no');
         };
         const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
@@ -585,7 +533,7 @@ describe('readLiveRecordsCached: clocks, failures and what the snapshot carries'
   it("an API that sends no Date: ages and the log's bound by this machine's clock, and an empty log read whole", async () => {
     const w = world();
     // No Date header: the port has no serverDate at all.
-    const api = Object.assign(Object.create(Object.getPrototypeOf(w.api)), w.api, { serverDate: undefined }) as WorldApi;
+    const api = Object.assign(Object.create(Object.getPrototypeOf(w.api)), w.api, { serverDate: undefined }) as typeof w.api;
     const first = await readLiveRecordsCached(api, read, { previous: { unusable: 'no cache yet' }, now });
     expect(first.snapshot.cursor).toBeNull();
     expect(first.snapshot.freshness).toEqual({ seen: [], fullReadAt: new Date(clockMs).toISOString() });
@@ -643,11 +591,11 @@ describe('readLiveRecordsCached: clocks, failures and what the snapshot carries'
   it('an events endpoint answering what it cannot read: a full read that says so; a 500 of it fails the run', async () => {
     const w = world();
     const snapshot = await warm(w);
-    w.api.events = () => ({ items: [] });
+    w.api.logAnswer = () => ({ items: [] });
     const r = await readLiveRecordsCached(w.api, read, { previous: snapshot, now });
     expect(r.reader).toBe('full');
     expect(r.fullReadReason).toBe('the audit log could not be read (the events endpoint answered without an events list)');
-    w.api.events = () => {
+    w.api.logAnswer = () => {
       throw new HttpError(500, 'boom');
     };
     await expect(readLiveRecordsCached(w.api, read, { previous: snapshot, now })).rejects.toMatchObject({ status: 500 });
@@ -658,9 +606,9 @@ describe('readLiveRecordsCached: clocks, failures and what the snapshot carries'
   it('an events endpoint failing once (a 500) fails the run, rather than a full read that would hide it', async () => {
     const w = world();
     const snapshot = await warm(w);
-    const answer = w.api.events;
+    const answer = w.api.logAnswer;
     let calls = 0;
-    w.api.events = (q) => {
+    w.api.logAnswer = (q) => {
       if (calls++ === 0) throw new HttpError(500, 'boom');
       return answer(q);
     };
