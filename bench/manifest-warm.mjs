@@ -14,9 +14,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnEmulator } from './lib/emulator.mjs';
-import { orgSpec, parseSize, SECRET_ENV, countResources } from './lib/spec.mjs';
+import { exportedOrganization, CLI } from './lib/exported-org.mjs';
+import { orgSpec, parseSize, countResources } from './lib/spec.mjs';
 import { median, runNode, log } from './lib/util.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
 
@@ -31,9 +32,7 @@ const PLAN_RUNS = Number(opt('plan-runs', 5));
 const BEFORE = path.resolve(opt('before', '/tmp/bm-before/dist'));
 const AFTER = path.join(REPO_ROOT, 'dist');
 const HERE = path.dirname(new URL(import.meta.url).pathname);
-const CLI = path.join(HERE, 'lib', 'cli.mjs');
 const LOAD_ONCE = path.join(HERE, 'lib', 'load-once.mjs');
-const FINGERPRINT_KEY = 'driftless-bench-fingerprint-key';
 const builds = { before: BEFORE, after: AFTER };
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'driftless-bench-manwarm-'));
@@ -45,21 +44,7 @@ try {
     log(`${label}: populating (${counts.services} services)`);
     const emu = await spawnEmulator({ deployDurationMs: 5000 });
     try {
-      await emu.populate(spec, FINGERPRINT_KEY, { clone: true });
-      const base = { ...process.env, ...SECRET_ENV, DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY, NO_COLOR: '1', BENCH_REPORT_CPU: '1' };
-      const layout = counts.services > 1000 ? 'directory' : 'file';
-      const file = path.join(tmp, layout === 'file' ? `${label}.yaml` : label);
-      const ex = await runNode([CLI, 'export', '--out', file, '--layout', layout], { env: { ...base, DRIFTLESS_DIST: AFTER } });
-      if (ex.code !== 0) throw new Error(`export exited ${ex.code}: ${ex.stderr.slice(0, 1000)}`);
-      const files = layout === 'file' ? [file] : readdirSync(file, { recursive: true }).map((f) => path.join(file, f)).filter((f) => f.endsWith('.yaml'));
-      let variables = 0;
-      for (const [, name] of files.map((f) => readFileSync(f, 'utf8')).join('\n').matchAll(/\$\{env:([A-Z0-9_]+)\}/g)) {
-        const from = Object.keys(SECRET_ENV).find((k) => name.endsWith(k.replace(/^BENCH_/, '')));
-        if (!from) throw new Error(`exported manifest reads \${env:${name}}, which the benchmark does not know`);
-        if (base[name] === undefined) variables++;
-        base[name] = SECRET_ENV[from];
-      }
-      const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+      const { env: base, file, bytes, variables } = await exportedOrganization(emu, spec, { dir: tmp, label, exportEnv: { DRIFTLESS_DIST: AFTER } });
       log(`${label}: ${(bytes / 1e6).toFixed(2)} MB, ${variables} secret variables, ${Object.keys(base).length} in the environment`);
       await emu.set({ latencyMs: 50 });
       const envOf = (b) => ({ ...base, DRIFTLESS_DIST: builds[b] });

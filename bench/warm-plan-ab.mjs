@@ -22,10 +22,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnEmulator } from './lib/emulator.mjs';
-import { orgSpec, parseSize, SECRET_ENV, countResources } from './lib/spec.mjs';
+import { exportedOrganization, CLI } from './lib/exported-org.mjs';
+import { orgSpec, parseSize, countResources } from './lib/spec.mjs';
 import { median, log, fmtS } from './lib/util.mjs';
 
 const argv = process.argv.slice(2);
@@ -40,8 +41,6 @@ const SIZE = opt('size', '1x10x100');
 const RUNS = Number(opt('runs', 8));
 const LATENCY = Number(opt('latency', 50));
 const PROFILE = opt('profile', undefined);
-const CLI = path.join(HERE, 'lib', 'cli.mjs');
-const FINGERPRINT_KEY = 'driftless-bench-fingerprint-key';
 if (!BEFORE) {
   process.stderr.write('usage: node bench/warm-plan-ab.mjs --before DIST [--after DIST] [--size 1x10x100] [--runs 8] [--latency 50]\n');
   process.exit(2);
@@ -89,18 +88,7 @@ try {
   const spec = orgSpec(parseSize(SIZE));
   const counts = countResources(spec);
   log(`${SIZE}: populating (${counts.services} services)`);
-  await emu.populate(spec, FINGERPRINT_KEY, { clone: true });
-  const env = { ...process.env, ...SECRET_ENV, DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY, NO_COLOR: '1', BENCH_REPORT_CPU: '1' };
-  const layout = counts.services > 1000 ? 'directory' : 'file';
-  const target = path.join(tmp, layout === 'file' ? `${SIZE}.yaml` : SIZE);
-  const ex = await run(AFTER, ['export', '--out', target, '--layout', layout], env);
-  if (ex.code !== 0) throw new Error(`export exited ${ex.code}: ${ex.stderr.slice(0, 1000)}`);
-  const files = layout === 'file' ? [target] : readdirSync(target, { recursive: true }).map((f) => path.join(target, f)).filter((f) => f.endsWith('.yaml'));
-  for (const [, name] of files.map((f) => readFileSync(f, 'utf8')).join('\n').matchAll(/\$\{env:([A-Z0-9_]+)\}/g)) {
-    const from = Object.keys(SECRET_ENV).find((k) => name.endsWith(k.replace(/^BENCH_/, '')));
-    if (!from) throw new Error(`exported manifest reads \${env:${name}}, which the benchmark does not know`);
-    env[name] = SECRET_ENV[from];
-  }
+  const { env, file: target } = await exportedOrganization(emu, spec, { dir: tmp, label: SIZE, exportEnv: { DRIFTLESS_DIST: AFTER } });
   const builds = { before: BEFORE, after: AFTER };
   const plan = (which, extra = [], nodeArgs = []) => run(builds[which], ['plan', target, '--cache', path.join(tmp, `cache-${which}`), '--detailed-exitcode', ...extra], env, nodeArgs);
   for (const which of Object.keys(builds)) {

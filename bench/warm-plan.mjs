@@ -16,9 +16,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { spawnEmulator } from './lib/emulator.mjs';
-import { orgSpec, parseSize, SECRET_ENV, countResources } from './lib/spec.mjs';
+import { exportedOrganization, CLI } from './lib/exported-org.mjs';
+import { orgSpec, parseSize, countResources } from './lib/spec.mjs';
 import { median, runNode, fmtS, log } from './lib/util.mjs';
 
 const argv = process.argv.slice(2);
@@ -31,8 +32,6 @@ const RUNS = Number(opt('runs', 5));
 const LATENCY = Number(opt('latency', 50));
 const PROFILE = opt('profile', undefined);
 const JSON_OUT = argv.includes('--json');
-const CLI = path.join(path.dirname(new URL(import.meta.url).pathname), 'lib', 'cli.mjs');
-const FINGERPRINT_KEY = 'driftless-bench-fingerprint-key';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'driftless-bench-warm-'));
 const out = { date: new Date().toISOString(), load: os.loadavg().map((x) => x.toFixed(1)).join(' '), runs: RUNS, latencyMs: LATENCY, floorMs: undefined, sizes: [] };
@@ -52,23 +51,7 @@ try {
     log(`${label}: populating (${counts.services} services, ${counts.total} resources)`);
     const emu = await spawnEmulator({ deployDurationMs: 5000 });
     try {
-      await emu.populate(spec, FINGERPRINT_KEY, { clone: true });
-      const env = { ...process.env, ...SECRET_ENV, DRIFTLESS_API_URL: emu.url, DRIFTLESS_API_TOKEN: emu.tokens.READ, DRIFTLESS_FINGERPRINT_KEY: FINGERPRINT_KEY, NO_COLOR: '1', BENCH_REPORT_CPU: '1' };
-      // One file, as the issue measured, while it stays under the 2 MiB a manifest file may be;
-      // above 1,000 services the export's directory layout (a file per project and environment).
-      const layout = counts.services > 1000 ? 'directory' : 'file';
-      const file = path.join(tmp, layout === 'file' ? `${label}.yaml` : label);
-      const ex = await runNode([CLI, 'export', '--out', file, '--layout', layout], { env });
-      if (ex.code !== 0) throw new Error(`export exited ${ex.code}: ${ex.stderr.slice(0, 1000)}`);
-      const files = layout === 'file' ? [file] : readdirSync(file, { recursive: true }).map((f) => path.join(file, f)).filter((f) => f.endsWith('.yaml'));
-      const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
-      // The export names each secret after where it is (PROJECT_00_ENV_01_SVC_002_SECRET_A): each
-      // one gets the value the organization was populated with.
-      for (const [, name] of files.map((f) => readFileSync(f, 'utf8')).join('\n').matchAll(/\$\{env:([A-Z0-9_]+)\}/g)) {
-        const from = Object.keys(SECRET_ENV).find((k) => name.endsWith(k.replace(/^BENCH_/, '')));
-        if (!from) throw new Error(`exported manifest reads \${env:${name}}, which the benchmark does not know`);
-        env[name] = SECRET_ENV[from];
-      }
+      const { env, file, bytes } = await exportedOrganization(emu, spec, { dir: tmp, label });
       await emu.set({ latencyMs: LATENCY });
       const cache = path.join(tmp, `cache-${label}`);
       const plan = (extra = []) => runNode([...extra, CLI, 'plan', file, '--cache', cache, '--detailed-exitcode'], { env });
