@@ -14,7 +14,7 @@ import { manifestLoadCacheOf } from './manifest-load-cache.js';
 import { portFromClient, type ApiPort } from '../live/api-port.js';
 import { createApiClient, type ApiClient, type ApiEvent, type RateLimitWaitError } from '../api/index.js';
 import type { ApiUsage, RefreshReport } from './api-usage.js';
-import { cacheSettingsOf, readThroughCache, type CachedRecords } from './live-cache.js';
+import { cacheSettingsOf, readThroughCache, type CachedRecords, type CacheSettings } from './live-cache.js';
 import type { RefreshMode } from './shared-options.js';
 import { resolveApiConfig, type ApiConfig } from './config.js';
 import { runPlanPipeline, type PlanPipelineOptions, type PlanPipelineResult } from '../pipeline/plan.js';
@@ -87,7 +87,8 @@ export function openSession(config: ApiConfig, opts: { parallelism?: number; onA
 export async function runPlan(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps): Promise<RunPlanResult> {
   let apiUrl: string | undefined;
   let session = deps.session;
-  const memo = memoOf(paths, options, deps);
+  const settings = runSettingsOf(options, deps);
+  const memo = memoOf(paths, options, deps, settings);
   /** What the live read through the cache said (for the memo). */
   let cachedRead: CachedRecords | undefined;
   const result = await runPlanPipeline(paths, options, {
@@ -109,7 +110,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     },
     connect: () => {
       if (session) return { session, diagnostics: [] };
-      const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env);
+      const cfg = settings.apiConfig();
       if (!cfg.config) return { diagnostics: cfg.diagnostics };
       apiUrl = cfg.config.baseUrl;
       session = openSession(cfg.config, { parallelism: options.parallelism, onApiEvent: deps.onApiEvent, signal: deps.signal, timeZone: deps.env.TZ });
@@ -120,7 +121,7 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
     // what it read plus what the cache held and is still current (src/live/cache-union.ts), so a
     // cache of a part never passes for the whole: the next full run finds the lists it lacks.
     readVia: async (port, read) => {
-      const cache = cacheSettingsOf(options, deps.env, deps.cwd, apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
+      const cache = settings.cache(apiUrl ?? options.apiUrl ?? deps.env.DRIFTLESS_API_URL ?? '');
       if (!cache) return { records: await read(port) };
       const cached = (cachedRead = await readThroughCache(port, read, cache));
       session!.refresh = cached.report;
@@ -149,11 +150,33 @@ export async function runPlan(paths: readonly string[], options: RunPlanOptions,
   return result;
 }
 
+/**
+ * The API configuration and the cache settings of a run: pure functions of its options and
+ * environment, which the memo needs before the manifest is loaded and connect() and the live read
+ * need after it; each is computed once.
+ */
+interface RunSettings {
+  apiConfig(): ReturnType<typeof resolveApiConfig>;
+  /** The cache settings for the API at `apiUrl` (undefined: no cache directory). */
+  cache(apiUrl: string): CacheSettings | undefined;
+}
+
+function runSettingsOf(options: RunPlanOptions, deps: RunPlanDeps): RunSettings {
+  let config: ReturnType<RunSettings['apiConfig']> | undefined;
+  let cache: { apiUrl: string; settings: CacheSettings | undefined } | undefined;
+  return {
+    apiConfig: () => (config ??= resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env)),
+    // The memo and the live read ask for the same URL (connect() sets the one the memo used), but
+    // for a session given by the caller, whose URL the live read takes as given.
+    cache: (apiUrl) => (cache?.apiUrl === apiUrl ? cache : (cache = { apiUrl, settings: cacheSettingsOf(options, deps.env, deps.cwd, apiUrl) })).settings,
+  };
+}
+
 /** The plan memo of a run (src/cli/plan-memo.ts), when it may have one: `plan` of the whole manifest with a cache directory. */
-function memoOf(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps) {
+function memoOf(paths: readonly string[], options: RunPlanOptions, deps: RunPlanDeps, settings: RunSettings) {
   if (!options.reusePlan || options.targets !== undefined || options.preview !== undefined) return undefined;
-  const cfg = resolveApiConfig({ apiUrl: options.apiUrl, authScheme: options.authScheme, maxWait: options.maxWait }, deps.env);
-  const cache = cfg.config ? cacheSettingsOf(options, deps.env, deps.cwd, cfg.config.baseUrl) : undefined;
+  const cfg = settings.apiConfig();
+  const cache = cfg.config ? settings.cache(cfg.config.baseUrl) : undefined;
   // A memo sealed with the key derived from the organization id could be forged by anyone who can
   // write the directory and knows the id: a plan printed from it could hide any change. Without
   // DRIFTLESS_FINGERPRINT_KEY every plan is made.
