@@ -132,13 +132,19 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
     // A targeted run also reads what tells whether a targeted secret was edited in the console
     // (src/graph/target.ts readGraphOf); narrowLive drops it before the plan.
     const readGraph = desired.targetScope ? readGraphOf(desired.full, desired.graph) : desired.graph;
-    return { loaded, graph: desired.graph, readGraph, ...(desired.targetScope ? { targetScope: desired.targetScope } : {}), clean: loaded.diagnostics.length === 0 && desired.diagnostics.length === 0 };
+    return { loaded, manifest: loaded.manifest, graph: desired.graph, readGraph, ...(desired.targetScope ? { targetScope: desired.targetScope } : {}), clean: loaded.diagnostics.length === 0 && desired.diagnostics.length === 0 };
   };
 
   // With a plan that may be reused, the manifest is loaded only if the live read needs it (below).
-  let prepared = reuse ? undefined : await prepare();
-  if (!reuse && !prepared) return result;
-  if (reuse) result.files = reuse.files;
+  let start: { reuse: PlanReuse } | { prepared: Prepared };
+  if (reuse) {
+    start = { reuse };
+    result.files = reuse.files;
+  } else {
+    const prepared = await prepare();
+    if (!prepared) return result;
+    start = { prepared };
+  }
 
   // A set-but-empty fingerprint key stops the run before its first request.
   const keyProblem = fingerprintKeyProblem(deps.env);
@@ -153,42 +159,46 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   const session = connected.session;
   result.session = session;
 
-  let live: LiveState;
-  let notes: LiveReadNotes;
+  /** The manifest and the live state read for it. */
+  let read: { prepared: Prepared; live: LiveState };
   try {
-    if (reuse) {
+    let notes: LiveReadNotes;
+    if ('reuse' in start) {
       // The reader loads the manifest when it runs (the plan kept did not stand).
       const before = session.port.requestCount;
-      const read: RecordsReader = async (port) => {
-        prepared ??= await prepare();
-        if (!prepared) throw new ManifestFailed();
-        return (await stagesModule()).readLiveRecords(port, prepared.readGraph, { parallelism: options.parallelism ?? 8 });
+      let loadedForReader: Prepared | undefined;
+      const reader: RecordsReader = async (port) => {
+        loadedForReader ??= await prepare();
+        if (!loadedForReader) throw new ManifestFailed();
+        return (await stagesModule()).readLiveRecords(port, loadedForReader.readGraph, { parallelism: options.parallelism ?? 8 });
       };
-      const r = await reuse.readReused(session.port, read);
-      if (r.reused) return reusedResult(result, reuse, r, session.port.requestCount - before, options, deps.env);
-      prepared ??= await prepare();
+      const r = await start.reuse.readReused(session.port, reader);
+      if (r.reused) return reusedResult(result, start.reuse, r, session.port.requestCount - before, options, deps.env);
+      const prepared = loadedForReader ?? (await prepare());
       if (!prepared) return result;
       notes = r;
-      live = (await stagesModule()).liveStateFromRecords(r.records, prepared.readGraph);
+      const live = (await stagesModule()).liveStateFromRecords(r.records, prepared.readGraph);
       live.requestCount = session.port.requestCount - before;
+      read = { prepared, live };
     } else {
-      const fetched = await (await stagesModule()).fetchLiveState(session.port, prepared!.readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
+      const fetched = await (await stagesModule()).fetchLiveState(session.port, start.prepared.readGraph, { parallelism: options.parallelism ?? 8, ...(deps.readVia ? { via: deps.readVia } : {}) });
       notes = fetched.read;
-      live = fetched.live;
+      read = { prepared: start.prepared, live: fetched.live };
     }
     if (notes.events) result.auditEvents = notes.events;
     if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
     diagnostics.push(...readDiagnostics(notes, options));
-    if (prepared!.targetScope) live = (await stagesModule()).narrowLive(live!, prepared!.targetScope);
+    if (read.prepared.targetScope) read.live = (await stagesModule()).narrowLive(read.live, read.prepared.targetScope);
   } catch (e) {
     if (e instanceof ManifestFailed) return result;
     diagnostics.push(apiDiagnostic(e, 'Reading the live state'));
     return result;
   }
-  const { loaded, graph, targetScope } = prepared!;
+  const { prepared, live } = read;
+  const { loaded, manifest: declared, graph, targetScope } = prepared;
   const { computePlan, inTargetScope, narrowManifest, previewDeclarationOf, referenceContextOfLive, relateDiagnostics, runOrganizationChecks } = await stagesModule();
-  result.live = live!;
-  result.requestCount = live!.requestCount;
+  result.live = live;
+  result.requestCount = live.requestCount;
 
   // Plan-time checks against the organization, after the live read and before any write: names of
   // what driftless cannot create and the clusters' maxima (the same check as `validate --remote`,
@@ -197,8 +207,8 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   const checksBefore = session.port.requestCount;
   let checks: Diagnostic[];
   try {
-    const manifest = targetScope ? narrowManifest(loaded.manifest!, targetScope) : loaded.manifest!;
-    checks = await runOrganizationChecks(manifest, referenceContextOfLive(live!), live!, session.port);
+    const manifest = targetScope ? narrowManifest(declared, targetScope) : declared;
+    checks = await runOrganizationChecks(manifest, referenceContextOfLive(live), live, session.port);
     // What the checks say about objects outside the targets is not this plan's business.
     if (targetScope) checks = checks.filter((d) => d.address === undefined || inTargetScope(targetScope, d.address));
   } catch (e) {
@@ -210,15 +220,15 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   const checkRequests = session.port.requestCount - checksBefore;
   result.requestCount += checkRequests;
 
-  const fk = fingerprintKeyOf(deps.env, live!.organizationId, options);
+  const fk = fingerprintKeyOf(deps.env, live.organizationId, options);
   diagnostics.push(...fk.diagnostics);
   if (fk.key === undefined) return result;
   result.fingerprintKey = fk.key;
   result.fingerprintKeySource = fk.source;
 
-  const plan = computePlan(graph, live!, {
+  const plan = computePlan(graph, live, {
     // A preview's databases may go with it when its declaration says so (`allow_data_loss: true`).
-    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(loaded.manifest!, options.preview.project)?.previews.allow_data_loss === true),
+    allowDataLoss: options.allowDataLoss === true || (options.preview !== undefined && previewDeclarationOf(declared, options.preview.project)?.previews.allow_data_loss === true),
     allowReplace: options.allowReplace === true,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
@@ -237,13 +247,15 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   }
   diagnostics.push(...plan.diagnostics);
   result.plan = plan;
-  if (prepared!.clean && !targetScope && options.preview === undefined && checkRequests === 0) result.selfContained = true;
+  if (prepared.clean && !targetScope && options.preview === undefined && checkRequests === 0) result.selfContained = true;
   return result;
 }
 
 /** The manifest, loaded and built. */
 interface Prepared {
   loaded: LoadResult;
+  /** loaded.manifest, which a prepared manifest has. */
+  manifest: Manifest;
   graph: DesiredGraph;
   /** What the live read reads: the graph, or with `--target` the targeted part and what tells of its secrets. */
   readGraph: DesiredGraph;
