@@ -185,9 +185,7 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
       notes = fetched.read;
       read = { prepared: start.prepared, live: fetched.live };
     }
-    if (notes.events) result.auditEvents = notes.events;
-    if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
-    diagnostics.push(...readDiagnostics(notes, options));
+    takeNotes(result, notes, options);
     if (read.prepared.targetScope) read.live = (await stagesModule()).narrowLive(read.live, read.prepared.targetScope);
   } catch (e) {
     if (e instanceof ManifestFailed) return result;
@@ -220,11 +218,8 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
   const checkRequests = session.port.requestCount - checksBefore;
   result.requestCount += checkRequests;
 
-  const fk = fingerprintKeyOf(deps.env, live.organizationId, options);
-  diagnostics.push(...fk.diagnostics);
-  if (fk.key === undefined) return result;
-  result.fingerprintKey = fk.key;
-  result.fingerprintKeySource = fk.source;
+  const fingerprintKey = takeFingerprintKey(result, deps.env, live.organizationId, options);
+  if (fingerprintKey === undefined) return result;
 
   const plan = computePlan(graph, live, {
     // A preview's databases may go with it when its declaration says so (`allow_data_loss: true`).
@@ -232,7 +227,7 @@ export async function runPlanPipeline<S extends PipelineSession>(paths: readonly
     allowReplace: options.allowReplace === true,
     checks,
     ...(options.maxDestroy !== undefined ? { maxDestroy: options.maxDestroy } : {}),
-    fingerprintKey: fk.key,
+    fingerprintKey,
     ...(options.noSecretValues ? { noSecretValues: true } : {}),
     ...(connected.apiUrl ? { apiUrl: connected.apiUrl } : {}),
   });
@@ -267,20 +262,29 @@ interface Prepared {
 /** The manifest could not be loaded while the live read needed it: its diagnostics are the run's. */
 class ManifestFailed extends Error {}
 
-/** What the live read said, for the run's diagnostics. */
-function readDiagnostics(notes: LiveReadNotes, options: PlanPipelineOptions): Diagnostic[] {
+/** What the live read learnt, into the run's result: the events it read, the keys the cache answered, what it said. */
+function takeNotes(result: PlanPipelineResult<PipelineSession>, notes: LiveReadNotes, options: PlanPipelineOptions): void {
+  if (notes.events) result.auditEvents = notes.events;
+  if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
   // Without secret values the plan cannot be applied and no key is asked for (as for the
   // fingerprints): the cache's fallback-key warning would be noise.
-  return (notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key');
+  result.diagnostics.push(...(notes.diagnostics ?? []).filter((d) => !options.noSecretValues || d.code !== 'cache.fallback-key'));
 }
 
-/** The fingerprint key of the organization, and what is said about it. */
-function fingerprintKeyOf(env: NodeJS.ProcessEnv, organizationId: string, options: PlanPipelineOptions): ReturnType<typeof resolveFingerprintKey> {
+/**
+ * The fingerprint key of the organization, into the run's result with what is said about it;
+ * undefined when there is none (an error said why).
+ */
+function takeFingerprintKey(result: PlanPipelineResult<PipelineSession>, env: NodeJS.ProcessEnv, organizationId: string, options: PlanPipelineOptions): string | undefined {
   const fk = resolveFingerprintKey(env, organizationId);
   // Without secret values no fingerprint is computed: the fallback key only seals a plan file that
   // apply refuses anyway, so its warning (guessable fingerprints) does not apply. A set-but-empty
   // key is still an error (checked before the first request).
-  return options.noSecretValues ? { ...fk, diagnostics: fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') } : fk;
+  result.diagnostics.push(...(options.noSecretValues ? fk.diagnostics.filter((d) => d.code !== 'secret.fingerprint-key-fallback') : fk.diagnostics));
+  if (fk.key === undefined) return undefined;
+  result.fingerprintKey = fk.key;
+  result.fingerprintKeySource = fk.source;
+  return fk.key;
 }
 
 /**
@@ -288,19 +292,12 @@ function fingerprintKeyOf(env: NodeJS.ProcessEnv, organizationId: string, option
  * requests it sent) and the fingerprint key's diagnostics are this run's, as they would have been.
  */
 function reusedResult<S extends PipelineSession>(result: PlanPipelineResult<S>, reuse: PlanReuse, notes: LiveReadNotes & { records: LiveRecords }, requests: number, options: PlanPipelineOptions, env: NodeJS.ProcessEnv): PlanPipelineResult<S> {
-  const diagnostics = result.diagnostics;
-  diagnostics.push(...readDiagnostics(notes, options));
-  if (notes.events) result.auditEvents = notes.events;
-  if (notes.cachedKeys) result.cachedKeys = notes.cachedKeys;
+  takeNotes(result, notes, options);
   result.requestCount = requests;
-  const fk = fingerprintKeyOf(env, notes.records.organization.id, options);
-  diagnostics.push(...fk.diagnostics);
-  if (fk.key === undefined) return result;
-  result.fingerprintKey = fk.key;
-  result.fingerprintKeySource = fk.source;
+  if (takeFingerprintKey(result, env, notes.records.organization.id, options) === undefined) return result;
   const plan = reuse.plan();
   plan.request_count = requests;
-  diagnostics.push(...plan.diagnostics);
+  result.diagnostics.push(...plan.diagnostics);
   result.plan = plan;
   result.reused = true;
   return result;
