@@ -3,7 +3,6 @@
  * reading the live records through it (src/live/refresh.ts), and leaving the snapshot for the next
  * run (src/live/cache-file.ts). Without a cache directory the full read runs as it always did.
  */
-import { isAbsolute, resolve } from 'node:path';
 import { warning, type Diagnostic } from '../diag/diagnostic.js';
 import type { ApiPort } from '../live/api-port.js';
 import { loadCacheFile, writeCacheFile } from '../live/cache-file.js';
@@ -15,6 +14,7 @@ import { packageVersion } from './package-version.js';
 import type { CacheKeyOf } from '../live/cache-seal.js';
 import { resolveFingerprintKey } from '../plan/fingerprint.js';
 import type { RefreshMode } from './shared-options.js';
+import { cacheDirOf } from './cache-dir.js';
 
 export interface CacheSettings {
   /** Absolute. */
@@ -33,14 +33,14 @@ export interface CacheSettings {
 
 /** The cache directory of a run, or undefined when none is asked for. */
 export function cacheSettingsOf(args: { cache?: string; refresh?: RefreshMode; verifyRequests?: number; maxCacheAge?: number }, env: NodeJS.ProcessEnv, cwd: string, apiUrl: string): CacheSettings | undefined {
-  const dir = args.cache ?? (env.DRIFTLESS_CACHE_DIR?.trim() || undefined);
-  if (dir === undefined || dir === '') return undefined;
+  const dir = cacheDirOf(args.cache, env, cwd);
+  if (dir === undefined) return undefined;
   const keyOf: CacheKeyOf = (organizationId) => {
     const k = resolveFingerprintKey(env, organizationId);
     return k.key === undefined ? undefined : { key: k.key, source: k.source };
   };
   return {
-    dir: isAbsolute(dir) ? dir : resolve(cwd, dir),
+    dir,
     refresh: args.refresh ?? 'auto',
     apiUrl,
     keyOf,

@@ -25,9 +25,8 @@
  * at 1,000 services), read, checked and parsed while the run waits for the API
  * (ReuseProbe.meanwhile), or once the probe's answers are in.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import type { LiveSnapshot, ReuseProbe } from '../live/refresh.js';
 import { sealOf } from '../live/cache-file.js';
@@ -35,6 +34,7 @@ import { cacheSealProblem, sealCache, type CacheKey, type CacheKeyOf } from '../
 import { readReferenceOf, type PreparedManifest, type ResolutionInputs } from '../manifest/prepare.js';
 import type { FileReadResult } from '../manifest/resolve.js';
 import { envReader } from '../manifest/env-reader.js';
+import { readCacheText, replaceCacheFile } from './cache-dir.js';
 
 export const PLAN_MEMO_FILE_NAME = 'driftless-plan-memo.json';
 /** What the plan was made from and which refresh cache file: rewritten by every run that reuses it (the memo itself is not). */
@@ -118,14 +118,6 @@ function linkPath(dir: string): string {
   return join(dir, PLAN_MEMO_LINK_FILE_NAME);
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /** A sealed file's payload, parsed, once its seal holds under the key `keyOf` gives for the organization it names. */
 function readSealed<T>(text: string | undefined, keyOf: (payload: T) => CacheKey | undefined): { payload: T; mac: string; key: CacheKey } | undefined {
   const split = text === undefined ? undefined : splitMemo(text);
@@ -182,7 +174,7 @@ function splitMemo(text: string): { seal: unknown; payloadText: string } | undef
  * checked later, when the run waits for the API or once the live answers are in.
  */
 export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: MemoManifest): ReusablePlan | undefined {
-  const link = readSealed<LinkPayload>(readText(linkPath(ctx.dir)), (p) => (p.kind === LINK_KIND && p.format_version === FORMAT && typeof p.organization_id === 'string' ? ctx.keyOf(p.organization_id) : undefined));
+  const link = readSealed<LinkPayload>(readCacheText(linkPath(ctx.dir)), (p) => (p.kind === LINK_KIND && p.format_version === FORMAT && typeof p.organization_id === 'string' ? ctx.keyOf(p.organization_id) : undefined));
   if (!link) return undefined;
   const l = link.payload;
   if (l.driftless_version !== ctx.driftlessVersion || l.api_url !== ctx.apiUrl || l.manifest_key !== manifestKey || !sameOptions(l.options, ctx.options)) return undefined;
@@ -217,7 +209,7 @@ export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: Me
     },
     renew: (seal) => {
       try {
-        writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify({ ...l, snapshot_seal: seal } satisfies LinkPayload), link.key);
+        writeSealed(ctx.dir, PLAN_MEMO_LINK_FILE_NAME, JSON.stringify({ ...l, snapshot_seal: seal } satisfies LinkPayload), link.key);
       } catch {
         // Not renewed: the next plan is made as always.
       }
@@ -227,7 +219,7 @@ export function findReusablePlan(ctx: MemoContext, { prepared, manifestKey }: Me
 
 /** The memo's plan, when the memo is the link's (its seal). */
 function readMemo(dir: string, key: CacheKey, memoMac: string): { plan: Plan } | undefined {
-  const memo = readSealed<MemoPayload>(readText(memoPath(dir)), () => key);
+  const memo = readSealed<MemoPayload>(readCacheText(memoPath(dir)), () => key);
   if (!memo || memo.mac !== memoMac || memo.payload.kind !== KIND || memo.payload.format_version !== FORMAT) return undefined;
   // Parsed from the file for this run alone: the caller may change it (its request count).
   return { plan: memo.payload.plan };
@@ -254,7 +246,7 @@ export function keepPlan(ctx: MemoContext, made: MadePlan): void {
   const keys = [...made.answers.keys()];
   const payload: MemoPayload = { kind: KIND, format_version: FORMAT, plan: made.plan };
   try {
-    const memoMac = writeSealed(memoPath(ctx.dir), PLAN_MEMO_FILE_NAME, JSON.stringify(payload), key);
+    const memoMac = writeSealed(ctx.dir, PLAN_MEMO_FILE_NAME, JSON.stringify(payload), key);
     const link: LinkPayload = {
       kind: LINK_KIND,
       format_version: FORMAT,
@@ -271,23 +263,15 @@ export function keepPlan(ctx: MemoContext, made: MadePlan): void {
       files: made.files,
       memo_mac: memoMac,
     };
-    writeSealed(linkPath(ctx.dir), PLAN_MEMO_LINK_FILE_NAME, JSON.stringify(link), key);
+    writeSealed(ctx.dir, PLAN_MEMO_LINK_FILE_NAME, JSON.stringify(link), key);
   } catch {
     // The memo is an optimisation: without it the next plan is made as always.
   }
 }
 
-/** Replaces a sealed file atomically (temporary file + rename), as the cache file is; its seal's MAC. */
-function writeSealed(file: string, name: string, payloadText: string, key: CacheKey): string {
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+/** Replaces the sealed file `name` of `dir` atomically, as the cache file is; its seal's MAC. */
+function writeSealed(dir: string, name: string, payloadText: string, key: CacheKey): string {
   const seal = sealCache(payloadText, key);
-  try {
-    writeFileSync(tmp, `{"seal":${JSON.stringify(seal)},"payload":${payloadText}}\n`, { mode: 0o600 });
-    renameSync(tmp, file);
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  replaceCacheFile(dir, name, `{"seal":${JSON.stringify(seal)},"payload":${payloadText}}\n`);
   return seal.mac;
 }
