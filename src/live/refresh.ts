@@ -206,6 +206,15 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
   // Taken before the reader sees it (a reused plan is checked against it).
   const orgCanonical = quiet ? canonical(orgResp) : undefined;
   const port = new SnapshotPort(api, previous.responses, staleness, known, { [routes.organization()]: orgResp }, new Set(verifyNow), quiet);
+  /** A refresh's result: what it read, and the snapshot it leaves (the answers it used over what the cache held, less what is `gone`). */
+  const refreshed = (records: LiveRecords, position: ReturnType<typeof advance>, gone: ReadonlySet<string>) => ({
+    records,
+    snapshot: nextSnapshot(organization.id, position, readAt, unionOfResponses(previous.responses, staleness, port.used, gone), freshness, serverNow, verifyNow.at(-1) ?? freshness.verifiedThrough),
+    reader: 'refresh' as const,
+    refreshRequests: api.requestCount - start,
+    events,
+    cachedKeys: [...port.fromCache],
+  });
   let records: LiveRecords | undefined;
   const goneOwners = new Set<string>();
   let readerFailed: { error: unknown } | undefined;
@@ -216,19 +225,7 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
       if (e instanceof Unexplained) return full(`the audit log did not explain a change to ${e.address}`);
       throw e;
     }
-    if (probed.accepted) {
-      const position = advance(previous.cursor, freshness, since.events, opts.overlapMs);
-      const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
-      return {
-        records: organizationAlone(organization),
-        snapshot: nextSnapshot(organization.id, position, readAt, unionOfResponses(previous.responses, staleness, port.used, goneOwners), freshness, serverNow, lastVerified),
-        reader: 'refresh',
-        refreshRequests: api.requestCount - start,
-        events,
-        cachedKeys: [...port.fromCache],
-        reused: true,
-      };
-    }
+    if (probed.accepted) return { ...refreshed(organizationAlone(organization), advance(previous.cursor, freshness, since.events, opts.overlapMs), goneOwners), reused: true };
   }
   try {
     records = await read(port);
@@ -259,14 +256,8 @@ export async function readLiveRecordsCached(api: ApiPort, read: RecordsReader, o
       cursor: position.cursor,
     });
   }
-  const lastVerified = verifyNow.at(-1) ?? freshness.verifiedThrough;
   return {
-    records,
-    snapshot: nextSnapshot(organization.id, position, readAt, unionOfResponses(previous.responses, staleness, port.used, new Set([...deletedIdsOf(events), ...goneOwners])), freshness, serverNow, lastVerified),
-    reader: 'refresh',
-    refreshRequests: api.requestCount - start,
-    events,
-    cachedKeys: [...port.fromCache],
+    ...refreshed(records, position, new Set([...deletedIdsOf(events), ...goneOwners])),
     ...(quiet && !port.readOnce ? { quiet: { answers: new Map([[routes.organization(), orgCanonical!], ...port.readLive.map((k): [string, string] => [k, port.liveCanonical.get(k)!])]) } } : {}),
   };
 }
