@@ -67,23 +67,8 @@ export function buildGraph(manifest: Manifest, opts: BuildOptions = {}): BuildRe
     }, c);
   }
 
-  for (const g of m.annotation_groups ?? []) {
-    b.add({
-      address: addressOf('annotations_group', g.name),
-      kind: 'annotations_group',
-      name: g.name,
-      attrs: declared('annotations_group', g).attrs,
-    }, g, g);
-  }
-
-  for (const g of m.label_groups ?? []) {
-    b.add({
-      address: addressOf('labels_group', g.name),
-      kind: 'labels_group',
-      name: g.name,
-      attrs: declared('labels_group', g).attrs,
-    }, g, g);
-  }
+  for (const g of m.annotation_groups ?? []) addGroup(b, 'annotations_group', g);
+  for (const g of m.label_groups ?? []) addGroup(b, 'labels_group', g);
 
   for (const r of m.alert_receivers ?? []) addReceiver(b, r);
   for (const w of m.webhooks ?? []) addWebhook(b, w);
@@ -168,6 +153,11 @@ function newBuilder(): GraphBuilder {
 /** The attrs of a manifest object of a kind that is not a service: its descriptor's mapping. */
 function declared<K extends keyof ManifestSpecs>(kind: K, spec: ManifestSpecs[K], at: DeclaredAt = {}): DeclaredAttrs {
   return kindDescriptor(kind).attrsFromManifest!(spec as ManifestSpecOf<K>, at);
+}
+
+/** An annotations or labels group: known by its name, its attributes all declared. */
+function addGroup<K extends 'annotations_group' | 'labels_group'>(b: GraphBuilder, kind: K, g: ManifestSpecs[K]): void {
+  b.add({ address: addressOf(kind, g.name), kind, name: g.name, attrs: declared(kind, g).attrs }, g, g);
 }
 
 function addReceiver(b: GraphBuilder, r: AlertReceiverSpec): void {
