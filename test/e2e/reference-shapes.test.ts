@@ -284,6 +284,9 @@ beforeAll(async () => {
     next = body.links?.next ? new URL(body.links.next).pathname + new URL(body.links.next).search : undefined;
   }
   await fetch(`${proxy.url}/organization/${h.emu.organizationId}/targets`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
+  // The deliveries of the example's webhook (the deployments above called it).
+  for (const hook of Object.values(s.webhooks) as any[])
+    await fetch(`${proxy.url}/organization/${h.emu.organizationId}/webhook/${hook.id}/event`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
   // The URLs of the services (what `preview up` prints): per environment and per application.
   const web = Object.values(s.services).find((x: any) => x.service_type === 'APPLICATION' && x.environment.id === helloStaging.id)!;
   for (const path of [`/environment/${helloStaging.id}/link`, `/application/${web.id}/link`]) {
@@ -350,6 +353,7 @@ describe('the broad scenario against the real API document (vendored)', () => {
       'POST /container/{containerId}/environmentVariable/{environmentVariableId}/override',
       'POST /database/{databaseId}/backup',
       'GET /organization/{organizationId}/helmRepository',
+      'GET /organization/{organizationId}/webhook/{webhookId}/event',
     ]) expect([...report.covered], op).toContain(op);
   });
 

@@ -56,11 +56,11 @@ export const REFERENCE_DIFFERENCES: SanctionedDifference[] = [
   },
   {
     id: 'webhook-event-kinds',
-    operations: ['POST /organization/{organizationId}/webhook', 'PUT /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook', 'GET /organization/{organizationId}/webhook/{webhookId}'],
+    operations: ['POST /organization/{organizationId}/webhook', 'PUT /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook', 'GET /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook/{webhookId}/event'],
     where: 'response',
-    problem: /^20[01] \/(?:results\/\*\/)?events\/\* must be equal to one of the allowed values/,
+    problem: /^20[01] \/(?:results\/\*\/)?(?:events\/\*|matched_event) must be equal to one of the allowed values/,
     seed: '6 Events',
-    reason: 'The event kinds are DEPLOYMENT_STARTED, DEPLOYMENT_SUCCEEDED and DEPLOYMENT_FAILED (the reference: _STARTED, _CANCELLED, _FAILURE, _SUCCESSFUL).',
+    reason: 'The event kinds are DEPLOYMENT_STARTED, DEPLOYMENT_SUCCEEDED and DEPLOYMENT_FAILED (the reference: _STARTED, _CANCELLED, _FAILURE, _SUCCESSFUL), in a webhook and in the deliveries it lists (matched_event).',
   },
   {
     id: 'webhook-event-kinds-request',
