@@ -66,6 +66,131 @@ const json = (v) => JSON.stringify(v);
 const refName = (ref) => ref.replace('#/definitions/', '');
 
 /**
+ * Examples of free-text fields and names by field name, for the fields whose schema has no example
+ * and whose type says nothing an example could be derived from (a string, a name): the values of
+ * examples/realistic where it has the field.
+ */
+const FIELD_EXAMPLES = {
+  description: 'Managed by driftless',
+  annotation_groups: ['observability'],
+  label_groups: ['cost-center'],
+  icon_uri: 'https://example.com/icons/api.svg',
+  arguments: ['--since', '24h'],
+  entrypoint: '/app/bin/start',
+  project: 'shop',
+  environment: 'production',
+  service: 'api',
+  services: ['api', 'storefront'],
+  cluster: 'production-cluster',
+  database: 'postgres',
+  tag: 'shop-team',
+  summary: 'shop API CPU above 80% for 10 minutes',
+  severity: 'critical',
+  repository: 'https://github.com/acme/infrastructure',
+  project_names_filter: ['shop'],
+  owner: 'platform-team',
+  auth_username: 'alerts@example.com',
+  host: 'localhost',
+  file: 'replicaCount: 2',
+  dockerfile_path: 'Dockerfile',
+  chart_path: 'charts/api',
+  set_string: { 'image.tag': 'v1.2.3' },
+};
+
+/** A string, a name, or a list or map of them (what FIELD_EXAMPLES may illustrate), not an object or a flag. */
+function textual(node, defs) {
+  if (!node || typeof node !== 'object') return false;
+  if (node.$ref) return textual(defs[refName(node.$ref)], defs);
+  if (node.type === 'string') return node.enum === undefined;
+  if (node.type === 'array') return textual(node.items, defs);
+  if (node.type === 'object') return !node.properties && typeof node.additionalProperties === 'object' && textual(node.additionalProperties, defs);
+  return false;
+}
+
+/** Longest example derived from the schema that the table shows (a longer one: see the linked object). */
+const MAX_EXAMPLE = 120;
+
+/**
+ * An example of a field the schema gives none for, derived from the schema alone (so that every row
+ * has one and it stays true to the schema): an enumeration's first value other than the default, a
+ * boolean's non-default value, a number's default or minimum, a string's default or an address of its
+ * format, a list of one example item, an object of its required fields (or its first one), a map of
+ * one entry. Undefined when nothing sensible can be said in a short line.
+ */
+export function derivedExample(node, defs, depth = 0, field = undefined) {
+  if (!node || typeof node !== 'object' || depth > 4) return undefined;
+  if (node.examples?.length) return node.examples[0];
+  if (field !== undefined && FIELD_EXAMPLES[field] !== undefined && textual(node, defs)) return FIELD_EXAMPLES[field];
+  if (node.$ref) return derivedExample(defs[refName(node.$ref)], defs, depth);
+  if (node.const !== undefined) return node.const;
+  if (node.enum) return node.enum.find((v) => v !== node.default) ?? node.enum[0];
+  if (node.if && node.then) return derivedExample(node.then, defs, depth);
+  const alternatives = node.oneOf ?? node.anyOf;
+  if (alternatives) {
+    for (const a of alternatives) {
+      const e = derivedExample(a, defs, depth);
+      if (e !== undefined) return e;
+    }
+    return undefined;
+  }
+  const type = Array.isArray(node.type) ? node.type[0] : node.type;
+  if (type === 'boolean') return node.default !== true;
+  if (type === 'integer' || type === 'number') return node.default ?? node.minimum ?? (node.exclusiveMinimum !== undefined ? node.exclusiveMinimum + 1 : 1);
+  if (type === 'string') {
+    if (typeof node.default === 'string' && node.default !== '') return node.default;
+    if (node.format === 'uri') return 'https://example.com/path';
+    if (node.format === 'email') return 'ops@example.com';
+    if (node.format === 'date-time') return '2026-01-31T12:00:00Z';
+    if (node.format === 'uuid') return '5b0f5c8e-2d0a-4b7e-9a3c-1f2e3d4c5b6a';
+    return undefined;
+  }
+  if (type === 'array' || (type === undefined && node.items)) {
+    const item = derivedExample(node.items, defs, depth + 1);
+    return item === undefined ? undefined : [item];
+  }
+  if (type === 'object' || node.properties || node.additionalProperties) {
+    if (node.properties) {
+      const required = (node.required ?? []).filter((k) => node.properties[k]);
+      const keys = required.length > 0 ? required : Object.keys(node.properties).slice(0, 1);
+      const out = {};
+      const add = (k) => {
+        const v = derivedExample(node.properties[k], defs, depth + 1, k);
+        if (v !== undefined) out[k] = v;
+        return v !== undefined;
+      };
+      if (!keys.every(add)) return undefined;
+      // Fields required only of some values (`allOf: [{if: {type: SLACK}, then: {required: [...]}}]`):
+      // those of the values the example has.
+      for (const c of node.allOf ?? []) {
+        const cond = c.if?.properties ?? {};
+        const holds = Object.entries(cond).every(([k, v]) => (v.const !== undefined ? out[k] === v.const : Array.isArray(v.enum) ? v.enum.includes(out[k]) : k in out));
+        if (c.if && holds && !(c.then?.required ?? []).filter((k) => node.properties[k] && !(k in out)).every(add)) return undefined;
+      }
+      if (flow(out).length <= MAX_EXAMPLE) return out;
+      // Too long for a table cell: its first field, and an ellipsis for the others (see its section).
+      const [first] = Object.keys(out);
+      return { [first]: out[first], [MORE]: true };
+    }
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') {
+      const v = derivedExample(node.additionalProperties, defs, depth + 1);
+      return v === undefined ? undefined : { key: v };
+    }
+  }
+  return undefined;
+}
+
+/** The key of a derived object example that stands for the fields left out (written `…`). */
+const MORE = '\u2026';
+
+/** A value as YAML flow style, as it would be written in a manifest (`{project: shop, cpu: 250}`). */
+export function flow(v) {
+  if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
+  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => (k === MORE ? MORE : `${k}: ${flow(x)}`)).join(', ')}}`;
+  if (typeof v === 'string') return /^[A-Za-z_][\w.\/:@-]*$/.test(v) && !/^(true|false|null|yes|no|on|off|~)$/i.test(v) && !/:(\s|$)/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v);
+}
+
+/**
  * The reference page for `schema`. Pure: the same schema always gives the same bytes.
  */
 export function renderManifestReference(schema) {
@@ -156,7 +281,7 @@ function build(schema) {
         const type = typeOf(prop, childWhere, pointer);
         const target = prop.$ref ? defs[refName(prop.$ref)] ?? {} : {};
         const dflt = prop.default ?? (prop.$ref ? target.default : undefined);
-        const example = (prop.examples ?? target.examples ?? [])[0];
+        const example = (prop.examples ?? target.examples ?? [])[0] ?? derivedExample(prop, defs, 0, field);
         out.push({ pointer, field, type, required: required.has(field), dflt, example, deletes: deletesOf(s, field, prop, pointer), description: prop.description ?? target.description ?? '' });
       }
     }
@@ -212,7 +337,7 @@ function build(schema) {
       for (const row of r) {
         const field = `${code(row.field)}${row.required ? ' (required)' : ''}`;
         const dflt = row.dflt === undefined ? '' : code(json(row.dflt));
-        const example = row.example === undefined ? '' : code(typeof row.example === 'string' ? row.example : json(row.example));
+        const example = row.example === undefined ? '' : code(typeof row.example === 'string' ? row.example : flow(row.example));
         lines.push(`| ${[field, row.type, dflt, example, row.deletes, row.description].map(cell).join(' | ')} |`);
       }
       lines.push('');

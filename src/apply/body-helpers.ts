@@ -31,7 +31,8 @@ export function pickSet(o: Obj, fields: readonly string[]): Obj {
   return out;
 }
 
-function gitProviderOf(url: unknown): string {
+/** The git provider a repository URL names (the API requires it beside the URL); GitHub when it names none. */
+export function gitProviderOf(url: unknown): string {
   const u = String(url ?? '').toLowerCase();
   if (u.includes('gitlab')) return 'GITLAB';
   if (u.includes('bitbucket')) return 'BITBUCKET';

@@ -86,7 +86,7 @@ export async function tokenRefusals(plan: Plan, api: ApiPort): Promise<Diagnosti
   if (missing.length === 0) return [];
   const needs: string[] = [];
   if (missing.includes('Write')) needs.push(`Write (the plan creates, changes or deletes ${plural(need.write, 'resource')})`);
-  if (missing.includes('Deploy')) needs.push(`Deploy (the plan deploys ${need.deploy} service(s))`);
+  if (missing.includes('Deploy')) needs.push(`Deploy (the plan deploys ${plural(need.deploy, 'service')})`);
   return [
     error('apply.token-scope', `The API token lacks the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''} this plan needs. Nothing was changed.`, {
       detail:

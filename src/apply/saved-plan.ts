@@ -11,6 +11,7 @@ import { error } from '../diag/diagnostic.js';
 import type { LiveState } from '../model/resource.js';
 import { isActionable, type Plan, type ResourceChange } from '../plan/types.js';
 import { findStaleObjects } from '../plan/planfile.js';
+import { plural } from '../render/words.js';
 
 export interface PlanMismatch {
   address: string;
@@ -102,7 +103,7 @@ export function savedPlanRefusals(saved: Plan, fresh: Plan, live: LiveState, fil
   for (const m of mismatches.filter((x) => x.cause === 'live')) lines.push(`${m.address}: ${m.reason}`);
   if (lines.length > 0) {
     diags.push(
-      error('apply.stale-plan', `The saved plan ${file} is stale: ${lines.length} object(s) changed in the live organization since it was made. Nothing was changed.`, {
+      error('apply.stale-plan', `The saved plan ${file} is stale: ${plural(lines.length, 'object')} changed in the live organization since it was made. Nothing was changed.`, {
         detail: `${lines.join('\n')}\n${replan}`,
       }),
     );
@@ -110,7 +111,7 @@ export function savedPlanRefusals(saved: Plan, fresh: Plan, live: LiveState, fil
   const others = mismatches.filter((m) => m.cause !== 'live');
   if (others.length > 0) {
     diags.push(
-      error('apply.plan-mismatch', `The saved plan ${file} no longer matches the manifest and the environment: ${others.length} difference(s). Nothing was changed.`, {
+      error('apply.plan-mismatch', `The saved plan ${file} no longer matches the manifest and the environment: ${plural(others.length, 'difference')}. Nothing was changed.`, {
         detail: `${others.map((m) => `${m.address}: ${m.reason}`).join('\n')}\n${replan}`,
       }),
     );

@@ -15,6 +15,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.js';
 import { routes } from '../api/routes.js';
+import { gitProviderOf } from '../apply/body-helpers.js';
 import { error, warning } from '../diag/diagnostic.js';
 import { nearest } from '../manifest/suggest.js';
 import type { TerraformSpec } from '../manifest/types.js';
@@ -76,7 +77,8 @@ export async function checkTerraformVars(
           url: g.url,
           ...(g.branch !== undefined ? { branch: g.branch } : {}),
           ...(g.root_path !== undefined ? { root_path: g.root_path } : {}),
-          ...(g.provider !== undefined ? { provider: g.provider } : {}),
+          // The API requires the provider; derived from the URL as a create's body does (gitRequest).
+          provider: g.provider ?? gitProviderOf(g.url),
         },
       };
       const got = await cache.get(repositoryKey(g), async () => variablesOf(await api.post(parsePath(organizationId), body)));

@@ -41,7 +41,8 @@ const ORIGIN_TEXT: Record<DriftOrigin, string> = {
 export function reconcileCommand(ctx: DriftRenderContext): string {
   const paths = ctx.paths.length > 0 ? ` ${ctx.paths.map(shellQuote).join(' ')}` : '';
   // After the paths: --target takes every word that follows it.
-  const targets = ctx.targets && ctx.targets.length > 0 ? ` --target ${ctx.targets.map(shellQuote).join(' ')}` : '';
+  // Addresses as people read them: --target takes that form too (canonicalAddress).
+  const targets = ctx.targets && ctx.targets.length > 0 ? ` --target ${ctx.targets.map((t) => shellQuote(readableAddress(t))).join(' ')}` : '';
   return `driftless apply${paths}${targets}`;
 }
 
@@ -81,7 +82,7 @@ function inferenceLine(r: DriftReport): string | undefined {
 /** `drift --target`: the report is of a part of the manifest only. */
 function partialReportLine(r: DriftReport): string | undefined {
   if (!r.targets || r.targets.length === 0) return undefined;
-  return `Partial report (--target): only ${r.targets.join(', ')}, what is under ${r.targets.length === 1 ? 'it' : 'them'} and what ${r.targets.length === 1 ? 'it depends' : 'they depend'} on were compared; drift elsewhere was not looked for.`;
+  return `Partial report (--target): only ${r.targets.map(readableAddress).join(', ')}, what is under ${r.targets.length === 1 ? 'it' : 'them'} and what ${r.targets.length === 1 ? 'it depends' : 'they depend'} on were compared; drift elsewhere was not looked for.`;
 }
 
 const MARK: Record<DriftItem['drift'], string> = { changed: '~', missing: '-', unmanaged: '+', not_deployed: '!' };

@@ -13,6 +13,9 @@ import { addressOf, isServiceKind } from '../model/resource.js';
 import { builtInOfKind, builtInsOfKind } from '../model/builtins.js';
 import { kindDescriptor, variableScopeOf } from '../model/kinds/index.js';
 import { checkDescription, secret, type GraphBuilder, type PendingVariable } from './builder.js';
+import { withArticle } from '../render/words.js';
+
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Built-in variables are provided by the platform; aliases and overrides may target them. */
 const BUILT_IN_PREFIX = 'QOVERY_';
@@ -164,7 +167,7 @@ function resolveBuiltInAlias(b: GraphBuilder, p: PendingVariable, alias: BuiltIn
       error(env ? 'ref.unresolved' : 'ref.builtin-alias-scope', !env
         ? `variable ${p.spec.key}: an alias of a service's built-in is declared in a service's variables`
         : `variable ${p.spec.key}: alias of ${target ? `built-in ${alias.builtin}, which ${target.kind} ${target.name} does not have` : `a built-in of service ${alias.service}, which ${env.address} does not declare`}`, {
-        detail: target ? `A ${target.kind} has ${builtInsOfKind(target.kind as ServiceKind).map((x) => x.suffix).join(', ')}.` : undefined,
+        detail: target ? `${capitalized(withArticle(target.kind))} has ${builtInsOfKind(target.kind as ServiceKind).map((x) => x.suffix).join(', ')}.` : undefined,
         address: p.resource.address,
         range: sourceOf(p.spec, 'alias'),
       }),

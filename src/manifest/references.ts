@@ -8,7 +8,7 @@ import type { Diagnostic, SourceRange } from '../diag/diagnostic.js';
 import { error } from './codes.js';
 import { addressOf, unescapeName } from '../model/resource.js';
 import { fieldSourceOf } from './source-map.js';
-import { knownList, nearestTypo, uniqueNames } from './suggest.js';
+import { knownList, nearest, nearestTypo, uniqueNames } from './suggest.js';
 import type { BuiltInAliasSpec, EnvironmentSpec, Manifest, ProjectSpec, ServiceSpec, VariableSpec } from './types.js';
 import { builtInsOfKind } from '../model/builtins.js';
 import { sourceOf } from './types.js';
@@ -57,7 +57,9 @@ function reporter(out: Diagnostic[], moved: Manifest['moved'] = []): Unresolved 
       .filter((e) => lower(lastName(e.from) ?? '') === lower(name))
       .map((e) => ({ to: lastName(e.to), at: sourceOf(e) }))
       .find((r) => r.to !== undefined && candidates.some((c) => lower(c) === lower(r.to!)));
-    const guess = nearestTypo(name, uniqueNames(candidates));
+    // A built-in's name is of a fixed vocabulary, never a removed object: the nearest one helps
+    // (`DATABASE_URL` -> `DATABASE_URL_INTERNAL`). Any other name gets only a misspelling's.
+    const guess = (what === 'built-in' ? nearest : nearestTypo)(name, uniqueNames(candidates));
     const allowed = candidates.length ? `Known: ${knownList(candidates)}.` : `None is declared${where ? ` ${where}` : ''}.`;
     const hint = renamedTo
       ? `\`${name}\` is renamed to \`${renamedTo.to}\` by the \`moved\` entry${renamedTo.at ? ` at ${renamedTo.at.file}:${renamedTo.at.start.line}:${renamedTo.at.start.col}` : ''}: refer to it by its new name. `

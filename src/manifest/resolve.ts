@@ -112,7 +112,9 @@ export function resolveString(
       const parsed = parseEnvArgument(arg);
       if (!parsed) {
         failed = true;
-        out.push(error('ref.bad-env-name', `${quotedReference(ref)} is not a valid environment variable reference`, { detail: 'Write ${env:NAME} or ${env:NAME:-default}, where NAME is letters, digits and underscores and does not start with a digit.', range: at(whole), address }));
+        // A secret is given no default to copy: it would be a secret in clear in Git.
+        const forms = secret ? '${env:NAME}' : '${env:NAME} or ${env:NAME:-default}';
+        out.push(error('ref.bad-env-name', `${quotedReference(ref)} is not a valid environment variable reference`, { detail: `Write ${forms}, where NAME is letters, digits and underscores and does not start with a digit.`, range: at(whole), address }));
         return '';
       }
       const found = lookUpEnv(parsed, deps.readEnv ?? deps.env);
@@ -163,7 +165,7 @@ export function resolveString(
       return r.text;
     }
     failed = true;
-    out.push(error('ref.unknown-scheme', `unknown reference ${quotedReference(ref)}`, { detail: 'Allowed: ${env:NAME} and ${file:PATH}, and ${env:NAME:-default}. Write $${ for a literal ${.', range: at(whole), address }));
+    out.push(error('ref.unknown-scheme', `unknown reference ${quotedReference(ref)}`, { detail: `Allowed: \${env:NAME} and \${file:PATH}${secret ? '' : ', and ${env:NAME:-default}'}. Write $\${ for a literal \${.`, range: at(whole), address }));
     return '';
   });
   return failed ? undefined : result;

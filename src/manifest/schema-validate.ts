@@ -18,6 +18,7 @@ import { loadCommonJsWithCodeCache, type LoadedModule } from './code-cache.js';
 import { locate, pointerSegments } from './source-map.js';
 import { nearest } from './suggest.js';
 import { SERVICE_TYPES } from './types.js';
+import { plural } from '../render/words.js';
 
 // ajv is loaded only when the schema has to be compiled here (no precompiled validator): its code
 // generation is most of the start-up time of a command that validates a manifest.
@@ -286,7 +287,7 @@ function convert(root: unknown, file: string, e: ErrorObject): Diagnostic | unde
       return error('schema.too-long', `${fieldLabel} is longer than ${(e.params as { limit: number }).limit} characters`, { range: range() });
     }
     case 'minItems':
-      return error('schema.too-few', `${fieldLabel} needs at least ${(e.params as { limit: number }).limit} item(s)`, { detail: ps?.description as string | undefined, range: range() });
+      return error('schema.too-few', `${fieldLabel} needs at least ${plural((e.params as { limit: number }).limit, 'item')}`, { detail: ps?.description as string | undefined, range: range() });
     case 'minProperties':
       return error('schema.too-few', `${fieldLabel} needs at least ${(e.params as { limit: number }).limit} entry`, { detail: ps?.description as string | undefined, range: range() });
     case 'uniqueItems': {

@@ -53,12 +53,16 @@ const words = (s: string) => s.toLowerCase().split(/[-_./]+/).filter((w) => w !=
 
 /**
  * Same number of words, and one of them differs from its counterpart by more than a slip of the
- * fingers: more edits than a third of its length (at least one; a swap of two letters is one).
+ * fingers: more edits than a third of its length (at least one; a swap of two letters is one). Or a
+ * different number of words that is more than a separator slipped in or left out (`dockerhub` ->
+ * `docker-hub` is a typo; `checkout` -> `checkout-web` or `api` -> `api-v2` adds a word: another
+ * object): their letters, separators aside, more than one edit apart.
  */
 function replacesAWord(a: string, b: string): boolean {
   const wa = words(a);
   const wb = words(b);
-  if (wa.length !== wb.length || wa.length < 2) return false;
+  if (wa.length !== wb.length) return swapDistance(wa.join(''), wb.join('')) > 1;
+  if (wa.length < 2) return false;
   return wa.some((w, i) => {
     const v = wb[i]!;
     return w !== v && swapDistance(w, v) > Math.max(1, Math.floor(Math.max(w.length, v.length) / 3));

@@ -3,7 +3,7 @@
  * the display of values (secrets as `(sensitive value)`, never their fingerprints' meaning).
  */
 import type { Address } from '../model/resource.js';
-import { parseAddress } from '../model/resource.js';
+import { parseAddress, readableAddress } from '../model/resource.js';
 import { REDACTED } from '../model/secret.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { isSensitivePlaceholder } from '../plan/types.js';
@@ -151,7 +151,8 @@ export function noSecretValuesLine(plan: Plan): string | undefined {
  */
 export function partialLine(targets: readonly string[] | undefined): string | undefined {
   if (!targets || targets.length === 0) return undefined;
-  const list = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  const shown = targets.map(readableAddress);
+  const list = shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]!}`;
   return `Partial plan (--target): only ${list}, what is under ${targets.length === 1 ? 'it' : 'them'} and what ${targets.length === 1 ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`;
 }
 

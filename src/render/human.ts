@@ -92,7 +92,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const previews = previewsLine(plan.previews);
   if (previews) out.push(p.dim(previews));
   // Again beside the summary: a long plan's top is out of sight where its summary is read.
-  if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.join(' ')}.`));
+  if (partial && plan.changes.length > 0) out.push(p.yellow(`Partial plan: --target ${plan.targets!.map(readableAddress).join(' ')}.`));
   const ignored = ignoredFieldsLine(plan);
   if (ignored) out.push(p.dim(ignored));
   const marks = protectMarksLine(plan);

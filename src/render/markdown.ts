@@ -305,7 +305,7 @@ function diffText(c: ResourceChange): string {
 /** The partial-plan note (`--target`): partialLine's sentence, the addresses as code. */
 function partialMarkdown(targets: readonly string[]): string {
   const one = targets.length === 1;
-  const list = targets.map(inlineCode);
+  const list = targets.map((t) => inlineCode(readableAddress(t)));
   const joined = one ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
   return `**Partial plan (--target): only** ${joined}${escapeMarkdown(`, what is under ${one ? 'it' : 'them'} and what ${one ? 'it depends' : 'they depend'} on were read and planned; the rest of the manifest was not compared, and nothing outside the targets is changed or deleted.`)}`;
 }

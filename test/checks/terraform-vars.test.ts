@@ -55,7 +55,8 @@ describe('tf_vars of terraform services', () => {
     const api = parseApi();
     expect(await runPlanChecks(await loadYaml(yaml, { TOKEN: 'tok-SECRET-1' }), LIVE, api)).toEqual([]);
     expect(api.calls).toEqual([
-      { method: 'POST', path: PARSE, body: { git_repository: { url: 'https://github.com/acme/infra.git', branch: 'main' } } },
+      // The provider, which the API requires, derived from the URL (issue 19: the real API's shapes).
+      { method: 'POST', path: PARSE, body: { git_repository: { url: 'https://github.com/acme/infra.git', branch: 'main', provider: 'GITHUB' } } },
     ]);
   });
 
@@ -113,9 +114,9 @@ describe('tf_vars of terraform services', () => {
     const diags = await runPlanChecks(await loadYaml(yaml, { TOKEN: 'tok-SECRET-2' }), LIVE, api);
     expect(api.requestCount).toBe(3);
     expect(api.calls.map((c) => JSON.stringify((c.body as { git_repository: unknown }).git_repository)).sort()).toEqual([
-      '{"url":"https://github.com/acme/infra.git","branch":"develop"}',
-      '{"url":"https://github.com/acme/infra.git","branch":"main"}',
-      '{"url":"https://github.com/acme/network.git","branch":"main","root_path":"/modules/vpc"}',
+      '{"url":"https://github.com/acme/infra.git","branch":"develop","provider":"GITHUB"}',
+      '{"url":"https://github.com/acme/infra.git","branch":"main","provider":"GITHUB"}',
+      '{"url":"https://github.com/acme/network.git","branch":"main","root_path":"/modules/vpc","provider":"GITHUB"}',
     ]);
     expect(diags.map((d) => [d.address, d.code])).toEqual([['project.shop/environment.prod/terraform.b', 'check.tf-var-unknown']]);
     expect(diags[0]!.detail).toContain('Did you mean "instance_count"?');

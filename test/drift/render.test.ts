@@ -182,3 +182,17 @@ describe('drift markdown size', () => {
   });
 });
 
+
+describe('a webhook target as people read it (issue 19: `webhook.https:%2F%2Fhooks...` was unreadable)', () => {
+  const hook = 'webhook.https:%2F%2Fhooks.example.com%2Fdeploys';
+  it('drift --target: the partial report and the reconcile command name the webhook by its URL', () => {
+    const partial: DriftReport = { ...report, targets: [hook], complete: false };
+    const tctx = { paths: ['infra'], targets: [hook] };
+    for (const text of [renderDriftHuman(partial, tctx, createPalette(false)), renderDriftMarkdown(partial, tctx)]) {
+      expect(text).toContain('webhook.https://hooks.example.com/deploys');
+      expect(text).not.toContain('%2F');
+    }
+    // --target takes the readable form (canonicalAddress), so the command still runs as printed.
+    expect(JSON.parse(renderDriftJson(report, tctx)).reconcile_command).toBe("driftless apply infra --target webhook.https://hooks.example.com/deploys");
+  });
+});

@@ -138,7 +138,7 @@ describe('export, then apply --no-deploy', () => {
     // A human apply --no-deploy says the same, once: nothing new is written, the two stay pending.
     const human = await run(['apply', dir, '--no-deploy', '--auto-approve'], noSecrets());
     expect(human.code, human.stdout + human.stderr).toBe(0);
-    expect(human.stdout).toContain('--no-deploy: the 2 deploy(s) above are not made; they stay pending (the next plan shows them).');
+    expect(human.stdout).toContain('--no-deploy: the 2 deploys above are not made; they stay pending (the next plan shows them).');
     expect(human.stdout).toContain('Not deployed (--no-deploy): 2 services the plan would have deployed; the next plan shows them as to deploy:');
     expect(human.stdout).toContain(`~ ${PROD}/container.web: configuration changed since its last deployment`);
     expect(human.stdout).toContain('0 deployed, 2 not deployed (--no-deploy).');

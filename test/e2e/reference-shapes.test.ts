@@ -1,12 +1,14 @@
 /**
  * Every request driftless sends and every answer the emulator gives, in a broad scenario (both
  * examples applied, console edits, drift, --no-deploy, moved, prune, an environment deleted, the
- * events endpoint, export), checked against the real API's document as vendored in
+ * events endpoint, export; the service kinds the examples lack (helm, terraform, git-built and cron
+ * jobs, a container-mode database) created, changed by hand as a console user would (service
+ * variables and secrets, deploy, redeploy, stop, a backup) and updated in Git), checked against the real API's document as vendored in
  * test/fixtures/reference/ (scripts/vendor-reference.mjs): each exchange is valid there, or differs
  * as test/emulator/reference-differences.ts sanctions (the seed defines it otherwise), or fails.
  * The exchanges are recorded by a proxy in front of the emulator, over real HTTP on 127.0.0.1.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +30,7 @@ const steps: Array<{ step: string; code: number; expected: number; stderr: strin
 async function consoleCall(method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(proxy.url + path, {
     method,
-    headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (console)' },
+    headers: { authorization: `Bearer ${h.emu.tokens.CONSOLE}`, 'user-agent': 'Mozilla/5.0 (console)', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -42,7 +44,94 @@ async function cli(step: string, argv: string[], expected = 0, env: Record<strin
   return r.stdout;
 }
 
-const secrets = secretEnv();
+const secrets = { ...secretEnv(), TF_API_TOKEN: 'tf-token-by-env' };
+
+/** Until the environment's deployment is over (the emulator, not through the proxy: not checked). */
+async function settle(environmentId: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const res = await fetch(`${h.emu.url}/environment/${environmentId}/status`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
+    const st: any = await res.json();
+    if (!/ING$|QUEUED/.test(String(st.state))) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`environment ${environmentId} still deploying`);
+}
+
+/** The service kinds the examples do not have, with an application without a public port. */
+const kinds = (replicas: string, region: string) => `version: 1
+projects:
+  - name: k
+    environments:
+      - name: dev
+        cluster: staging-cluster
+        services:
+          - type: helm
+            name: chart
+            source:
+              helm_repository:
+                repository: bitnami
+                chart_name: redis
+                chart_version: "18.0.0"
+            values_override:
+              set:
+                replicas: "${replicas}"
+            arguments: ["--wait"]
+          - type: terraform
+            name: infra
+            git_repository:
+              url: https://github.com/acme/infra.git
+              branch: main
+            engine: TERRAFORM
+            provider_version: "1.5.0"
+            tf_vars:
+              region: ${region}
+              api_token: \${env:TF_API_TOKEN}
+            sensitive_tf_vars: [api_token]
+          - type: job
+            name: migrate
+            source:
+              git_repository:
+                url: https://github.com/x/migrate.git
+                branch: main
+              dockerfile_path: Dockerfile
+            schedule:
+              on_start:
+                arguments: ["migrate"]
+          - type: job
+            name: nightly
+            source:
+              image:
+                registry: docker-hub
+                image_name: library/busybox
+                tag: "1.36"
+            schedule:
+              cron:
+                scheduled_at: "0 3 * * *"
+          - type: database
+            name: cache
+            database_type: REDIS
+            version: "7"
+            mode: CONTAINER
+            accessibility: PRIVATE
+          - type: application
+            name: worker
+            git_repository:
+              url: https://github.com/x/worker.git
+              branch: main
+            dockerfile_path: Dockerfile
+            ports:
+              - internal_port: 9000
+                publicly_accessible: false
+          - type: container
+            name: side
+            registry: docker-hub
+            image_name: library/nginx
+            tag: "1.27"
+            ports:
+              - internal_port: 80
+                publicly_accessible: true
+`;
+
 const minimal = (o: { name: string; moved?: boolean; qa?: boolean; prune?: boolean }) => `version: 1
 projects:
   - name: hello
@@ -134,6 +223,59 @@ beforeAll(async () => {
   await cli('apply prune (service and environment deleted)', ['apply', 'minimal', '--auto-approve', ...FAST]);
   await cli('plan minimal (clean)', ['plan', 'minimal', '--detailed-exitcode']);
 
+  // The service kinds the examples do not have: created, read and changed by hand, updated in Git.
+  mkdirSync(join(h.dir, 'kinds'));
+  writeFileSync(join(h.dir, 'kinds', 'main.yaml'), kinds('2', 'eu-west-1'));
+  await cli('apply kinds', ['apply', 'kinds', '--auto-approve', ...FAST]);
+  await cli('plan kinds (clean)', ['plan', 'kinds', '--detailed-exitcode']);
+  // By hand, as a console user: every kind's record, status and history; variables and secrets of
+  // each service; deploy, redeploy, stop; a backup; the helm repositories.
+  const kProject = Object.values(s.projects).find((p) => p.name === 'k')!;
+  const environmentId = Object.values(s.environments).find((e) => (e as any).project.id === kProject.id)!.id;
+  const services = (Object.values(s.services) as any[]).filter((x) => x.environment.id === environmentId);
+  const byName = (n: string) => services.find((x) => x.name === n)!;
+  for (const svc of services) {
+    const kind = String(svc.service_type).toLowerCase();
+    await consoleCall('GET', `/${kind}/${svc.id}`);
+    await consoleCall('GET', `/${kind}/${svc.id}/deploymentHistoryV2`);
+    if (kind !== 'terraform') await consoleCall('GET', `/${kind}/${svc.id}/status`);
+  }
+  for (const k of ['helm', 'terraform', 'job', 'database', 'application', 'container', 'services', 'status', 'deploymentStage']) await consoleCall('GET', `/environment/${environmentId}/${k}`);
+  const region = await consoleCall('POST', `/environment/${environmentId}/environmentVariable`, { key: 'REGION', value: 'eu' });
+  for (const [kind, name] of [['application', 'worker'], ['container', 'side'], ['job', 'migrate']] as const) {
+    const id = byName(name).id;
+    await consoleCall('POST', `/${kind}/${id}/environmentVariable/${region.id}/override`, { value: name });
+    await consoleCall('POST', `/${kind}/${id}/environmentVariable/${region.id}/alias`, { key: `${name.toUpperCase()}_REGION` });
+    const v = await consoleCall('POST', `/${kind}/${id}/environmentVariable`, { key: `${name.toUpperCase()}_MODE`, value: 'on' });
+    await consoleCall('PUT', `/${kind}/${id}/environmentVariable/${v.id}`, { key: `${name.toUpperCase()}_MODE`, value: 'off' });
+    await consoleCall('GET', `/${kind}/${id}/environmentVariable`);
+    const sec = await consoleCall('POST', `/${kind}/${id}/secret`, { key: `${name.toUpperCase()}_TOKEN`, value: 'hidden' });
+    await consoleCall('PUT', `/${kind}/${id}/secret/${sec.id}`, { key: `${name.toUpperCase()}_TOKEN`, value: 'hidden-too' });
+    await consoleCall('GET', `/${kind}/${id}/secret`);
+    await consoleCall('DELETE', `/${kind}/${id}/secret/${sec.id}`);
+  }
+  await consoleCall('GET', `/environment/${environmentId}/environmentVariable`);
+  await consoleCall('GET', `/environment/${environmentId}/secret`);
+  await consoleCall('POST', `/container/${byName('side').id}/deploy`, { image_tag: '1.27' });
+  await consoleCall('POST', `/helm/${byName('chart').id}/deploy`, {});
+  await consoleCall('POST', `/job/${byName('nightly').id}/deploy`, { image_tag: '1.36' });
+  await consoleCall('POST', `/terraform/${byName('infra').id}/deploy`, {});
+  await consoleCall('POST', `/database/${byName('cache').id}/deploy`);
+  await settle(environmentId);
+  await consoleCall('POST', `/application/${byName('worker').id}/redeploy`);
+  await settle(environmentId);
+  await consoleCall('POST', `/container/${byName('side').id}/stop`);
+  await settle(environmentId);
+  await consoleCall('POST', `/database/${byName('cache').id}/backup`, { name: 'before-upgrade', message: 'by hand' });
+  await consoleCall('GET', `/database/${byName('cache').id}/backup`);
+  const repos = await consoleCall('GET', `/organization/${h.emu.organizationId}/helmRepository`);
+  await consoleCall('GET', `/organization/${h.emu.organizationId}/helmRepository/${repos.results[0].id}`);
+
+  // An update in Git of each kind: the chart's values, the terraform variables.
+  writeFileSync(join(h.dir, 'kinds', 'main.yaml'), kinds('3', 'eu-central-1'));
+  await cli('apply kinds: an update in Git', ['apply', 'kinds', '--auto-approve', ...FAST]);
+  await cli('plan kinds after the update (clean)', ['plan', 'kinds', '--detailed-exitcode']);
+
   // The audit log as a reader sees it, page by page.
   let next: string | undefined = `/organization/${h.emu.organizationId}/events?pageSize=25`;
   for (let pages = 0; next && pages < 100; pages++) {
@@ -142,6 +284,9 @@ beforeAll(async () => {
     next = body.links?.next ? new URL(body.links.next).pathname + new URL(body.links.next).search : undefined;
   }
   await fetch(`${proxy.url}/organization/${h.emu.organizationId}/targets`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
+  // The deliveries of the example's webhook (the deployments above called it).
+  for (const hook of Object.values(s.webhooks) as any[])
+    await fetch(`${proxy.url}/organization/${h.emu.organizationId}/webhook/${hook.id}/event`, { headers: { authorization: `Token ${h.emu.tokens.ADMIN}` } });
   // The URLs of the services (what `preview up` prints): per environment and per application.
   const web = Object.values(s.services).find((x: any) => x.service_type === 'APPLICATION' && x.environment.id === helloStaging.id)!;
   for (const path of [`/environment/${helloStaging.id}/link`, `/application/${web.id}/link`]) {
@@ -152,7 +297,7 @@ beforeAll(async () => {
   const hotfix = Object.values(s.variables).find((v: any) => v.key === 'HOTFIX')!;
   await consoleCall('DELETE', `/variable/${hotfix.id}`);
   await cli('export', ['export', '--out', 'exported', '--layout', 'directory']);
-  await cli('drift (in sync)', ['drift', 'realistic', 'minimal'], 0);
+  await cli('drift (in sync)', ['drift', 'realistic', 'minimal', 'kinds'], 0);
 
   report = checkAgainstReference(loadReference(), proxy.seen, REFERENCE_DIFFERENCES);
 }, 240_000);
@@ -194,6 +339,21 @@ describe('the broad scenario against the real API document (vendored)', () => {
       'POST /variable',
       'PUT /variable/{variableId}',
       'DELETE /variable/{variableId}',
+      'POST /environment/{environmentId}/helm',
+      'PUT /helm/{helmId}',
+      'GET /helm/{helmId}/status',
+      'POST /environment/{environmentId}/terraform',
+      'PUT /terraform/{terraformId}',
+      'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
+      'POST /environment/{environmentId}/job',
+      'GET /job/{jobId}/deploymentHistoryV2',
+      'POST /application/{applicationId}/environmentVariable',
+      'POST /container/{containerId}/secret',
+      'POST /job/{jobId}/environmentVariable/{environmentVariableId}/alias',
+      'POST /container/{containerId}/environmentVariable/{environmentVariableId}/override',
+      'POST /database/{databaseId}/backup',
+      'GET /organization/{organizationId}/helmRepository',
+      'GET /organization/{organizationId}/webhook/{webhookId}/event',
     ]) expect([...report.covered], op).toContain(op);
   });
 

@@ -12,7 +12,14 @@
  */
 import type { SanctionedDifference } from './reference-check.js';
 
-const VARIABLE_ANSWERS = ['GET /variable', 'POST /variable', 'PUT /variable/{variableId}', 'POST /variable/{variableId}/alias', 'POST /variable/{variableId}/override'];
+/** The answers holding variable records: the variable API, and the older one of each scope (project, environment, service). */
+const SCOPED_VARIABLE_ANSWERS = ['project/{projectId}', 'environment/{environmentId}', 'application/{applicationId}', 'container/{containerId}', 'job/{jobId}'].flatMap((scope) =>
+  ['environmentVariable', 'secret'].flatMap((what) => {
+    const id = what === 'secret' ? '{secretId}' : '{environmentVariableId}';
+    return [`GET /${scope}/${what}`, `POST /${scope}/${what}`, `PUT /${scope}/${what}/${id}`, `POST /${scope}/${what}/${id}/alias`, `POST /${scope}/${what}/${id}/override`];
+  }),
+);
+const VARIABLE_ANSWERS = ['GET /variable', 'POST /variable', 'PUT /variable/{variableId}', 'POST /variable/{variableId}/alias', 'POST /variable/{variableId}/override', ...SCOPED_VARIABLE_ANSWERS];
 
 export const REFERENCE_DIFFERENCES: SanctionedDifference[] = [
   {
@@ -49,11 +56,11 @@ export const REFERENCE_DIFFERENCES: SanctionedDifference[] = [
   },
   {
     id: 'webhook-event-kinds',
-    operations: ['POST /organization/{organizationId}/webhook', 'PUT /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook', 'GET /organization/{organizationId}/webhook/{webhookId}'],
+    operations: ['POST /organization/{organizationId}/webhook', 'PUT /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook', 'GET /organization/{organizationId}/webhook/{webhookId}', 'GET /organization/{organizationId}/webhook/{webhookId}/event'],
     where: 'response',
-    problem: /^20[01] \/(?:results\/\*\/)?events\/\* must be equal to one of the allowed values/,
+    problem: /^20[01] \/(?:results\/\*\/)?(?:events\/\*|matched_event) must be equal to one of the allowed values/,
     seed: '6 Events',
-    reason: 'The event kinds are DEPLOYMENT_STARTED, DEPLOYMENT_SUCCEEDED and DEPLOYMENT_FAILED (the reference: _STARTED, _CANCELLED, _FAILURE, _SUCCESSFUL).',
+    reason: 'The event kinds are DEPLOYMENT_STARTED, DEPLOYMENT_SUCCEEDED and DEPLOYMENT_FAILED (the reference: _STARTED, _CANCELLED, _FAILURE, _SUCCESSFUL), in a webhook and in the deliveries it lists (matched_event).',
   },
   {
     id: 'webhook-event-kinds-request',
@@ -70,6 +77,30 @@ export const REFERENCE_DIFFERENCES: SanctionedDifference[] = [
     problem: /^\/git_repository must have required property '(?:owner|name)'$/,
     seed: '4.2 Operations (POST /environment/{environment_id}/application)',
     reason: 'The body\'s git_repository is {url, branch}; the reference also requires owner and name, which the URL already holds.',
+  },
+  {
+    id: 'job-git-repository',
+    operations: ['POST /environment/{environmentId}/job', 'PUT /job/{jobId}'],
+    where: 'request',
+    problem: /^\/source\/docker\/git_repository must have required property '(?:owner|name)'$/,
+    seed: '4.2 Operations (git_repository {url, branch}, as for an application)',
+    reason: 'A job built from git names its repository as an application does, {url, branch} (and the provider); owner and name are in the URL.',
+  },
+  {
+    id: 'terraform-parse-git-repository',
+    operations: ['POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo'],
+    where: 'request',
+    problem: /^\/git_repository must have required property '(?:owner|name)'$/,
+    seed: '4.2 Operations (parseTerraformVariablesFromGitRepo: git_repository {url, provider, branch, root_path, git_token_id})',
+    reason: 'The seed\'s git_repository has no owner or name (the URL holds them); driftless sends url, provider, branch and root_path.',
+  },
+  {
+    id: 'application-status-reduced',
+    operations: ['GET /application/{applicationId}/status'],
+    where: 'response',
+    problem: /^200 \/ must have required property '(?:status_details|is_part_last_deployment|deployment_requests_count|deployment_request_id)'$/,
+    seed: '2.9 Service status record ("The application status endpoint returns a reduced record with id, state, service_deployment_status and last_deployment_date")',
+    reason: 'The seed defines the application status as a reduced record; the reference gives it the full service status.',
   },
   {
     id: 'edit-creates-port-without-id',

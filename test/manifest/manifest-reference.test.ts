@@ -10,13 +10,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without type declarations
 import { OWNS_LIST, REPLACES, referenceRows, renderManifestReference } from '../../scripts/gen-manifest-reference.mjs';
+import { newManifestAjv } from '../../src/manifest/schema-validate.js';
 
 const root = path.resolve(__dirname, '../..');
 const schemaText = readFileSync(path.join(root, 'schemas/manifest.schema.json'), 'utf8');
 const schema = JSON.parse(schemaText);
 const committed = readFileSync(path.join(root, 'docs/manifest-reference.md'), 'utf8');
 
-interface Row { pointer: string; field: string; deletes: string; description: string; type: string }
+interface Row { pointer: string; field: string; deletes: string; description: string; type: string; example?: unknown }
 const rows = referenceRows(schema) as Row[];
 
 const resolve = (pointer: string): unknown => pointer.split('/').slice(1).reduce<any>((n, k) => (n == null ? undefined : n[k]), schema);
@@ -51,6 +52,20 @@ describe('docs/manifest-reference.md', () => {
     expect(rows.filter((r) => r.type === '').map((r) => r.pointer)).toEqual([]);
     expect(committed).toContain('| `mode` | `"DEVELOPMENT"` or `"STAGING"` or `"PRODUCTION"` | `"DEVELOPMENT"` |');
     expect(committed).toMatch(/\| `cluster` \| \[name\]\(#name\) \|  \| `production-cluster` \| \*\*replaces\*\*/);
+  });
+
+  it('gives every field an example, valid against the schema of that field (issue 19: "every field: type, default, example")', () => {
+    expect(rows.filter((r) => r.example === undefined).map((r) => r.pointer)).toEqual([]);
+    const ajv = newManifestAjv();
+    ajv.addSchema(schema, 'manifest');
+    const invalid: string[] = [];
+    for (const r of rows) {
+      // An object example shortened for its table cell (`{name: x, …}`) is not a whole value.
+      if (JSON.stringify(r.example).includes('\u2026')) continue;
+      const validate = ajv.compile({ $ref: `manifest#${r.pointer}` });
+      if (!validate(r.example)) invalid.push(`${r.pointer}: ${JSON.stringify(r.example)} ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(invalid).toEqual([]);
   });
 
   it('names what deletes: every prune key, the fields that force a replacement, the lists a declaration owns', () => {

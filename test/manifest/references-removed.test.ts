@@ -59,6 +59,14 @@ describe('a reference to a removed service', () => {
     expect(r.stderr).toContain('If `checkout-api` was removed from the manifest, remove it from stage `apps` too.');
   });
 
+  it('suggests no service that only adds a word to the removed one', async () => {
+    const r = await validate(manifest(['checkout-web'], 'checkout'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[ref.unresolved]: service `checkout` does not exist in environment `production`');
+    expect(r.stderr).not.toContain('Did you mean');
+    expect(r.stderr).toContain('If `checkout` was removed from the manifest, alert rule `checkout-errors` watches a service that is gone');
+  });
+
   it('still suggests the name for a misspelling', async () => {
     const r = await validate(manifest(['checkout-web'], 'checkout-wbe'));
     expect(r.code).toBe(1);
@@ -75,5 +83,11 @@ describe('nearestTypo', () => {
     expect(nearestTypo('stagging-cluster', ['staging-cluster', 'production-cluster'])).toBe('staging-cluster');
     expect(nearestTypo('dockerhub', ['docker-hub'])).toBe('docker-hub');
     expect(nearestTypo('serach', ['search'])).toBe('search');
+    // A word added or left out is another object, not a slip (issue 19: "Did you mean checkout-web?").
+    expect(nearestTypo('checkout', ['checkout-web'])).toBeUndefined();
+    expect(nearestTypo('api', ['api-v2', 'postgres'])).toBeUndefined();
+    expect(nearestTypo('checkout-web', ['checkout'])).toBeUndefined();
+    expect(nearestTypo('dokerhub', ['docker-hub'])).toBe('docker-hub');
+    expect(nearestTypo('staging_cluster', ['staging-cluster'])).toBe('staging-cluster');
   });
 });

@@ -108,6 +108,21 @@ describe('${env:NAME}', () => {
     ]);
   });
 
+  it('suggests no default for a secret, however its reference is wrong (issue 19: a default is a secret in clear in Git)', async () => {
+    for (const [ref, code] of [['${env:API-KEY}', 'ref.bad-env-name'], ['${vault:api/key}', 'ref.unknown-scheme']] as const) {
+      const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "${ref}", secret: true}\n      - {key: B, value: "${ref}"}\n`) });
+      const r = await load(dir, ['m.yaml'], { env: {} });
+      expect(r.diagnostics.map((d) => [d.code, d.range?.start.line])).toEqual([
+        [code, 5],
+        [code, 6],
+      ]);
+      expect(r.diagnostics[0]!.detail, ref).toContain('${env:NAME}');
+      expect(r.diagnostics[0]!.detail, ref).not.toContain(':-');
+      // A plain variable may still take a default.
+      expect(r.diagnostics[1]!.detail, ref).toContain('${env:NAME:-default}');
+    }
+  });
+
   it('rejects a malformed default syntax as a bad reference', async () => {
     const dir = tempTree({ 'm.yaml': projectVars(`      - {key: A, value: "\${env:NAME-default}"}\n`) });
     const r = await load(dir, ['m.yaml'], { env: { NAME: 'x' } });

@@ -118,6 +118,10 @@ describe('alias: {service, builtin} in the graph', () => {
     expect(unknown.diagnostics.map((d) => [d.code, d.summary, d.detail])).toEqual([
       ['ref.unresolved', 'variable DB: alias of built-in PASSWORD, which container web does not have', 'A container has HOST_INTERNAL, NAME.'],
     ]);
+    // With its article (issue 19: "A environment"): an application.
+    const m = manifest({ alias: { service: 'api', builtin: 'PASSWORD' } });
+    m.projects![0]!.environments![0]!.services!.push({ type: 'application', name: 'api', git_repository: { url: 'https://github.com/x/api.git', branch: 'main' }, dockerfile_path: 'Dockerfile' } as any);
+    expect(buildGraph(m).diagnostics.map((d) => d.detail)).toEqual([expect.stringMatching(/^An application has /)]);
   });
 });
 

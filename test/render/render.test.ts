@@ -276,3 +276,16 @@ describe('markdown renderer', () => {
     expect(renderDeployMermaid(plan)).toContain('svc-399');
   });
 });
+
+describe('a webhook target as people read it (issue 19: `webhook.https:%2F%2Fhooks...` was unreadable)', () => {
+  it('the partial plan note of the human and markdown plans names the webhook by its URL', () => {
+    const { plan } = mixedPlan();
+    const partial: Plan = { ...plan, targets: ['webhook.https:%2F%2Fhooks.example.com%2Fdeploys', 'project.shop'] };
+    const human = renderPlanHuman(partial, { palette: createPalette(false) });
+    expect(human).toContain('Partial plan: --target webhook.https://hooks.example.com/deploys project.shop.');
+    expect(human).toContain('Partial plan (--target): only webhook.https://hooks.example.com/deploys and project.shop,');
+    const md = renderPlanMarkdown(partial);
+    expect(md).toContain('`webhook.https://hooks.example.com/deploys`');
+    for (const text of [human, md]) expect(text).not.toContain('%2F');
+  });
+});

@@ -35,7 +35,7 @@ describe('finding 6: never a half-done apply that is then misreported', () => {
     const r = await applyWith('WRITE');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('The API token lacks the Deploy scope this plan needs. Nothing was changed.');
-    expect(r.stderr).toContain('Missing: Deploy (the plan deploys 2 service(s))');
+    expect(r.stderr).toContain('Missing: Deploy (the plan deploys 2 services)');
     expect(snapshot()).toBe(before);
     expect(Object.keys(h.emu.state.projects)).toHaveLength(0);
     expect(r.stdout + r.stderr).not.toContain(SECRET);

@@ -28,6 +28,7 @@ import { applyInputOf, savedPlanMismatch } from '../apply-input.js';
 import { approval } from '../apply-gates.js';
 import { planExecution, type PlanExecution } from '../plan-execution.js';
 import { diagnosticLine, noChangesLine, plannedChangeLines } from '../apply-json.js';
+import { readableAddress } from '../../model/resource.js';
 
 export interface ApplyArgs extends ConnectionArgs {
   paths?: string[];
@@ -181,10 +182,10 @@ function showPlan(io: CliIO, plan: Plan, opts: { json: boolean; palette: Palette
   if (!json) {
     // From here a saved plan is identical to the plan made now, computed against the live records
     // apply builds its request bodies from.
-    if (opts.savedFile !== undefined) io.stdout.write(`Applying the saved plan ${opts.savedFile}, unchanged since it was made. ${planSummaryLine(plan)}${plan.targets ? ` Partial plan: --target ${plan.targets.join(' ')}.` : ''}\n`);
+    if (opts.savedFile !== undefined) io.stdout.write(`Applying the saved plan ${opts.savedFile}, unchanged since it was made. ${planSummaryLine(plan)}${plan.targets ? ` Partial plan: --target ${plan.targets.map(readableAddress).join(' ')}.` : ''}\n`);
     else io.stdout.write(renderPlanHuman(plan, { palette }));
     if (opts.noDeploy && plan.summary.deploy > 0) {
-      io.stdout.write(`${palette.yellow(`--no-deploy: the ${plan.summary.deploy} deploy(s) above are not made; they stay pending (the next plan shows them).`)}\n`);
+      io.stdout.write(`${palette.yellow(`--no-deploy: ${plan.summary.deploy === 1 ? 'the deploy above is not made; it stays' : `the ${plan.summary.deploy} deploys above are not made; they stay`} pending (the next plan shows ${plan.summary.deploy === 1 ? 'it' : 'them'}).`)}\n`);
     }
   }
   if (!planHasWrites(plan)) {

@@ -44,7 +44,9 @@ export const terraformKind: ServiceKindDescriptor<'terraform'> = {
     backend: { kubernetes: {} },
     engine: 'TERRAFORM',
     provider_version: { read_from_terraform_block: true, explicit_version: '' },
-    job_resources: JOB_RESOURCES,
+    // gpu: the API document requires it in the request (no GPU for the Terraform job); the
+    // manifest does not offer it.
+    job_resources: { ...JOB_RESOURCES, gpu: 0 },
   },
   manifestDefaults: { engine: 'TERRAFORM', timeout_sec: 1800, terraform_action: 'DEFAULT', job_resources: JOB_RESOURCES },
   exportWritesDefaults: true,
