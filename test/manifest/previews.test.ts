@@ -116,6 +116,12 @@ describe('names and durations', () => {
     expect(previewNumberOf('pr-{number}', 'pr-12a')).toBeUndefined();
     expect(previewNumberOf('pr-{number}', 'staging')).toBeUndefined();
     expect(previewNumberOf('review.{number}', 'reviewx12')).toBeUndefined();
+    // Only the names previewNameOf makes: no leading zero, no zero, the same number at every place.
+    expect(previewNumberOf('pr-{number}', 'pr-007')).toBeUndefined();
+    expect(previewNumberOf('pr-{number}', 'pr-0')).toBeUndefined();
+    expect(previewNumberOf('pr-{number}', 'pr-70')).toBe(70);
+    expect(previewNumberOf('pr-{number}-of-{number}', previewNameOf('pr-{number}-of-{number}', 5))).toBe(5);
+    expect(previewNumberOf('pr-{number}-of-{number}', 'pr-5-of-6')).toBeUndefined();
   });
   it('reads ttl durations', () => {
     // The parser of every duration, with the unit required (a bare 72 is not 72 seconds of ttl).
