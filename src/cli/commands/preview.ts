@@ -58,7 +58,7 @@ export const previewCommand: CliCommand<PreviewArgs> = {
       .option('project', { type: 'string', describe: 'The project whose previews: declaration to use (up and down; list and prune: only this project)' })
       .option('number', integerOption('number', { min: 1, max: 999_999_999, describe: 'The pull request number (up and down)' }))
       .option('set', { type: 'string', array: true, coerce: readAssignments, describe: 'up: SERVICE.FIELD=VALUE for this preview, e.g. api.git_commit_id=$SHA or api.git_repository.branch=feature-x (repeatable)' })
-      .option('format', { choices: ['human', 'json'] as const, describe: 'up and list: json prints one JSON document on stdout (up: {environment, created, urls: [{service, url}]})' })
+      .option('format', { choices: ['human', 'json'] as const, describe: 'json prints one JSON document on stdout (up: {environment, created, urls: [{service, url}]}; list: {previews: [...]}; down: {environment, deleted, already_gone}; prune: {deleted, blocked})' })
       .option('older-than', { type: 'string', requiresArg: true, coerce: readAge, describe: "prune: delete previews older than DURATION (default: the declaration's ttl)" })
       .option('keep', { type: 'string', array: true, coerce: readNumbers, describe: 'prune: delete every preview but these pull request numbers, e.g. --keep 12,15 (the open pull requests)' })
       .option('out', { type: 'string', describe: 'up: save the plan to FILE instead of applying it (`driftless apply FILE` applies it exactly)' })
