@@ -12,6 +12,7 @@ import type { LiveState } from '../model/resource.js';
 import { isActionable, type Plan, type ResourceChange } from '../plan/types.js';
 import { findStaleObjects } from '../plan/planfile.js';
 import { plural } from '../render/words.js';
+import { shellQuote } from '../render/shell-quote.js';
 
 export interface PlanMismatch {
   address: string;
@@ -83,9 +84,24 @@ export function comparePlans(saved: Plan, fresh: Plan): PlanMismatch[] {
   return out;
 }
 
+/**
+ * The command that makes the saved plan again: a `preview up` plan is made by `preview up` (plan
+ * has no preview), a partial plan with its targets. `--set` values are not repeated (they may be
+ * anything a template field holds): "with the same --set".
+ */
+export function replanCommand(saved: Plan, file: string): string {
+  const preview = saved.options?.preview;
+  if (preview) {
+    const set = preview.set?.length ? ` (with the same ${preview.set.map((a) => `--set ${shellQuote(a.path)}=...`).join(' ')})` : '';
+    return `\`driftless preview up --project ${shellQuote(preview.project)} --number ${preview.number} --out ${shellQuote(file)}\`${set}`;
+  }
+  const targets = saved.targets?.length ? ` --target ${saved.targets.map(shellQuote).join(' ')}` : '';
+  return `\`driftless plan --out ${shellQuote(file)}${targets}\``;
+}
+
 /** Why a saved plan cannot be applied now (empty: it can, exactly as saved). */
 export function savedPlanRefusals(saved: Plan, fresh: Plan, live: LiveState, file: string): Diagnostic[] {
-  const replan = `Run \`driftless plan --out ${file}\` again, review it, and apply the new file.`;
+  const replan = `Run ${replanCommand(saved, file)} again, review it, and apply the new file.`;
   const diags: Diagnostic[] = [];
   const lines: string[] = [];
   const staleAddrs = new Set<string>();

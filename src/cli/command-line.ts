@@ -167,7 +167,9 @@ export function describeYargsFailure(msg: string, argv: readonly string[], comma
   if (missing) return `${missing[1]!.length === 1 ? '-' : '--'}${missing[1]} needs a value`;
   const invalid = [...msg.matchAll(/Argument: ([^,]+), Given: (.*), Choices: (.*)/g)];
   // A long value is not repeated (option-values.ts shown(): no pasted token in a message).
-  if (invalid.length) return invalid.map((m) => `--${m[1]} must be one of ${m[3]}, got ${quoted(String(givenValue(m[2]!)))}`).join('\n');
+  // A positional (`preview <action>`) is named as the command line shows it, not as an option.
+  const positional = (name: string) => current !== undefined && positionalNames(current.command).includes(name);
+  if (invalid.length) return invalid.map((m) => `${positional(m[1]!) ? `${commandName(current!)} <${m[1]}>` : `--${m[1]}`} must be one of ${m[3]}, got ${quoted(String(givenValue(m[2]!)))}`).join('\n');
   return msg;
 }
 

@@ -18,6 +18,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { changedByLine } from './changed-by.js';
 import { plural } from '../render/words.js';
 import { readableAddress } from '../model/resource.js';
+import { shellQuote } from '../render/shell-quote.js';
 
 export interface DriftRenderContext {
   /** The manifest paths as given, for the command that reconciles. */
@@ -44,10 +45,6 @@ export function reconcileCommand(ctx: DriftRenderContext): string {
   // Addresses as people read them: --target takes that form too (canonicalAddress).
   const targets = ctx.targets && ctx.targets.length > 0 ? ` --target ${ctx.targets.map((t) => shellQuote(readableAddress(t))).join(' ')}` : '';
   return `driftless apply${paths}${targets}`;
-}
-
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function value(v: unknown): string {

@@ -33,6 +33,19 @@ export function isPreviewEnvironment(env: unknown): boolean {
   return isObject(env) && (env as { [PREVIEW_ENVIRONMENT]?: boolean })[PREVIEW_ENVIRONMENT] === true;
 }
 
+/** The `--set` assignments of the run, on the preview environment `withPreviewEnvironment` added. */
+const PREVIEW_ASSIGNMENTS: unique symbol = Symbol('driftless.previewAssignments');
+
+/**
+ * The `--set` assignments of a service of the preview environment being made (none for any other
+ * environment or service): a value from the command line has no place in a file, so a problem
+ * with it says where it came from instead (templates.ts).
+ */
+export function previewAssignmentsOf(env: unknown, service: string): readonly PreviewAssignment[] {
+  const all = isObject(env) ? (env as { [PREVIEW_ASSIGNMENTS]?: Map<string, PreviewAssignment[]> })[PREVIEW_ASSIGNMENTS] : undefined;
+  return all?.get(lower(service)) ?? [];
+}
+
 /**
  * The checks of a declaration, with the project's templates and environments as written (before
  * expansion): the template exists, the name has `{number}` and makes valid environment names, no
@@ -170,6 +183,7 @@ export function withPreviewEnvironment(manifest: Manifest, request: PreviewReque
   const services = (Array.isArray(template?.services) ? template.services : []) as Obj[];
   const diagnostics: Diagnostic[] = [];
   let overrides: Obj = isObject(previews.overrides) ? (previews.overrides as Obj) : {};
+  const assigned = new Map<string, PreviewAssignment[]>();
   for (const a of request.set ?? []) {
     // The longest template service name the path starts with (a name may contain dots).
     const svc = services
@@ -191,11 +205,13 @@ export function withPreviewEnvironment(manifest: Manifest, request: PreviewReque
     let patch: unknown = value;
     for (const f of [...fields].reverse()) patch = { [f]: patch };
     overrides = mergeObjects(overrides, { services: { [String(svc.name)]: patch } });
+    assigned.set(lower(svc.name), [...(assigned.get(lower(svc.name)) ?? []), a]);
   }
   if (diagnostics.length > 0) return { diagnostics };
   const environment = previewNameOf(String(previews.name), request.number);
   const env = previewEnvironmentOf(previews, environment, Object.keys(overrides).length > 0 ? overrides : undefined);
   Object.defineProperty(env, PREVIEW_ENVIRONMENT, { value: true, enumerable: false });
+  if (assigned.size > 0) Object.defineProperty(env, PREVIEW_ASSIGNMENTS, { value: assigned, enumerable: false });
   const nextProject = copyShallow(project);
   nextProject.environments = [...((project.environments as Obj[] | undefined) ?? []), env];
   const nextProjects = [...projects];

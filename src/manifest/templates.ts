@@ -28,7 +28,7 @@ import { validateManifestSchema } from './schema-validate.js';
 import { attachFieldSource, attachSource, fieldSourceOf, keySourceOf, KEY_SOURCES } from './source-map.js';
 import { knownList, nearest } from './suggest.js';
 import { FIELD_SOURCES, SOURCE, sourceOf, type Manifest } from './types.js';
-import { checkPreviewDeclaration, previewEnvironmentOf } from './previews.js';
+import { checkPreviewDeclaration, previewAssignmentsOf, previewEnvironmentOf } from './previews.js';
 import { cloneDeep, copyShallow, mapList, mergeObjects } from './template-merge.js';
 export { copyShallow, MERGE_KEYS, mergeObjects } from './template-merge.js';
 
@@ -476,7 +476,23 @@ function setList(out: Obj, field: string, list: { items: Obj[]; ranges: SourceRa
 function checkInstance(service: Obj, env: Obj, address: Address, rel: RelatedLocation[]): Diagnostic[] {
   const wrapper = { version: 1, projects: [{ name: 'p', environments: [{ name: String(env.name), cluster: String(env.cluster ?? 'c'), services: [service] }] }] };
   const range = sourceOf(service);
-  return validateManifestSchema(wrapper, range?.file ?? '').map((d) => ({ ...d, address, related: rel.filter((r) => !d.range || !sameStart(r.range, d.range)) }));
+  const sets = previewAssignmentsOf(env, String(service.name));
+  return validateManifestSchema(wrapper, range?.file ?? '').map((d) => {
+    // A value a `--set` of `preview up` gave has no place in a file: the schema check finds none (and
+    // says 1:1), or the place of the value it replaced. The problem names the assignment instead.
+    const named = sets.filter((a) => {
+      // `cpu` of application `api`; nested: `url` of `git_repository` of application `api`.
+      const fields = a.path.slice(String(service.name).length + 1).split('.');
+      return fields.slice(-2).every((f) => d.summary.includes(`\`${f}\``));
+    });
+    const unlocated = d.range?.start.line === 1 && d.range.start.col === 1;
+    if (sets.length > 0 && (named.length > 0 || unlocated)) {
+      const { range: _elsewhere, ...rest } = d;
+      const from = `From the command line: ${(named.length > 0 ? named : sets).map((a) => `\`--set ${a.text}\``).join(', ')}.`;
+      return { ...rest, detail: d.detail ? `${d.detail}\n${from}` : from, address, related: rel };
+    }
+    return { ...d, address, related: rel.filter((r) => !d.range || !sameStart(r.range, d.range)) };
+  });
 }
 
 /** Where each template/override location was: nothing when it is unknown. */

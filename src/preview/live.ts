@@ -12,6 +12,8 @@ import { serviceKindOf } from '../live/normalize.js';
 import { holdsData } from '../model/kinds/index.js';
 import { previewNumberOf } from '../manifest/preview-names.js';
 import { routes } from '../api/routes.js';
+import { splitFingerprintMarker } from '../plan/fingerprint.js';
+import { splitProtectMark } from '../plan/protect-mark.js';
 
 type ApiRecord = Record<string, any> & { id: string };
 
@@ -80,18 +82,33 @@ export async function previewStatus(api: ApiPort, environmentId: string): Promis
   return { state: String(s.state ?? 'UNKNOWN'), last_deployment_date: s.last_deployment_date ?? null };
 }
 
-type DeleteOutcome = { status: 'deleted' } | { status: 'gone' } | { status: 'blocked'; databases: string[] };
+/** A service the preview holds and may not lose: `kind` as the plan names it (`database`), for messages. */
+export interface ProtectedService {
+  name: string;
+  kind: string;
+  /** `declared`: the manifest says `protect: true`; `mark`: its live record carries the protect mark. */
+  by: 'declared' | 'mark';
+}
+
+type DeleteOutcome = { status: 'deleted' } | { status: 'gone' } | { status: 'blocked'; databases: string[] } | { status: 'protected'; services: ProtectedService[] };
+
+/** Whether a live record's description ends with the marker holding `protect=true` (src/plan/protect-mark.ts). */
+function carriesProtectMark(record: ApiRecord): boolean {
+  return typeof record.description === 'string' && splitProtectMark(splitFingerprintMarker(record.description).fingerprints).marked;
+}
 
 /**
- * Deletes a preview environment and everything in it. Its databases go only with `allowDataLoss`;
- * otherwise the deletion is blocked before any write and names them. Already gone counts as done
+ * Deletes a preview environment and everything in it. A protected service (declared so, the names
+ * in `protectedServices`, or carrying the live mark) keeps it whatever the flags, as `protect:
+ * true` keeps any environment holding one; its databases go only with `allowDataLoss`. Either
+ * way the deletion is blocked before any write and names them. Already gone counts as done
  * (idempotent). Waits until a read of the environment answers 404 (the API may delete it
  * asynchronously), up to `timeoutMs`.
  */
 export async function deletePreview(
   api: ApiPort,
   environmentId: string,
-  opts: { allowDataLoss: boolean; timeoutMs: number; pollMs: number; sleep?: (ms: number) => Promise<void>; now?: () => number },
+  opts: { allowDataLoss: boolean; protectedServices?: readonly string[]; timeoutMs: number; pollMs: number; sleep?: (ms: number) => Promise<void>; now?: () => number },
 ): Promise<DeleteOutcome> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = opts.now ?? Date.now;
@@ -107,6 +124,14 @@ export async function deletePreview(
     const kind = serviceKindOf(s);
     return kind !== undefined && holdsData(kind);
   };
+  // Protection comes first: no flag, allow_data_loss included, lifts it.
+  const declared = new Set((opts.protectedServices ?? []).map((n) => n.toLowerCase()));
+  const guarded: ProtectedService[] = [];
+  for (const s of services) {
+    const by = declared.has(String(s.name).toLowerCase()) ? 'declared' : carriesProtectMark(s) ? 'mark' : undefined;
+    if (by) guarded.push({ name: String(s.name), kind: serviceKindOf(s) ?? 'service', by });
+  }
+  if (guarded.length > 0) return { status: 'protected', services: guarded };
   const databases = services.filter(holdingData).map((s) => String(s.name));
   if (databases.length > 0 && !opts.allowDataLoss) return { status: 'blocked', databases };
   try {

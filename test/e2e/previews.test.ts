@@ -89,7 +89,10 @@ describe('preview up', () => {
     const env = envNamed('pr-43')!;
     expect(servicesOf(env.id).find((x) => x.name === 'api')!.git_repository.deployed_commit_id).toBe(SHA1);
     // Applied: a second apply of the same file is refused (the live state changed since).
-    expect((await h.run(['apply', 'pr-43.plan.json', ...FAST])).code).toBe(1);
+    const again = await h.run(['apply', 'pr-43.plan.json', ...FAST]);
+    expect(again.code).toBe(1);
+    // The way to a new plan is the command that made this one (plan would not make the preview).
+    expect(again.stderr).toContain('Run `driftless preview up --project shop --number 43 --out pr-43.plan.json` (with the same --set api.git_commit_id=...) again');
     expect((await h.run(['preview', 'down', 'infra', '--project', 'shop', '--number', '43'])).code).toBe(0);
   });
 

@@ -88,6 +88,24 @@ describe('the environment of one pull request', () => {
     const r = await load(tempTree({ 'm.yaml': shop(GOOD) }), ['.'], { preview: { project: 'shop', number: 3, set: set('api.git_commit_id=not-a-sha') } });
     expect(errorsOf(r).length).toBeGreaterThan(0);
   });
+
+  it('a problem with a --set value names the assignment, not a line of the file it is not written in', async () => {
+    // api's cpu is 100 in the previews' overrides (GOOD): a wrong --set of it is not that line's fault.
+    const r = await load(tempTree({ 'm.yaml': shop(GOOD) }), ['.'], { preview: { project: 'shop', number: 3, set: set('api.git_commit_id=not-a-sha', 'api.cpu=lots', 'api.git_repository.url=nowhere', 'api.colour=red') } });
+    const errors = errorsOf(r);
+    expect(errors.map((d) => d.summary).sort()).toEqual([
+      '`cpu` of application `api` must be an integer, not a string',
+      '`git_commit_id` of application `api` has the wrong format',
+      '`url` of `git_repository` of application `api` must be a valid uri',
+      'unknown key `colour` in application `api`',
+    ]);
+    const about = (part: string) => errors.find((d) => d.summary.includes(part))!;
+    expect(about('`cpu`').detail).toContain('From the command line: `--set api.cpu=lots`.');
+    expect(about('`git_commit_id`').detail).toContain('From the command line: `--set api.git_commit_id=not-a-sha`.');
+    expect(about('`url`').detail).toContain('From the command line: `--set api.git_repository.url=nowhere`.');
+    expect(about('`colour`').detail).toContain('From the command line: `--set api.colour=red`.');
+    for (const d of errors) expect(d.range, d.summary).toBeUndefined();
+  });
 });
 
 describe('names and durations', () => {
@@ -98,6 +116,12 @@ describe('names and durations', () => {
     expect(previewNumberOf('pr-{number}', 'pr-12a')).toBeUndefined();
     expect(previewNumberOf('pr-{number}', 'staging')).toBeUndefined();
     expect(previewNumberOf('review.{number}', 'reviewx12')).toBeUndefined();
+    // Only the names previewNameOf makes: no leading zero, no zero, the same number at every place.
+    expect(previewNumberOf('pr-{number}', 'pr-007')).toBeUndefined();
+    expect(previewNumberOf('pr-{number}', 'pr-0')).toBeUndefined();
+    expect(previewNumberOf('pr-{number}', 'pr-70')).toBe(70);
+    expect(previewNumberOf('pr-{number}-of-{number}', previewNameOf('pr-{number}-of-{number}', 5))).toBe(5);
+    expect(previewNumberOf('pr-{number}-of-{number}', 'pr-5-of-6')).toBeUndefined();
   });
   it('reads ttl durations', () => {
     // The parser of every duration, with the unit required (a bare 72 is not 72 seconds of ttl).

@@ -37,6 +37,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
     ['a choice given twice', ['plan', 'm', '--format', 'json', '--format', 'json'], 'driftless plan: --format was given 2 times; give it once'],
     ['drift --format xml', ['drift', 'm', '--format', 'xml'], 'driftless drift: --format must be one of "human", "json", "markdown", got "xml"'],
     ['drift with an unknown option', ['drift', 'm', '--formt', 'json'], 'driftless drift: unknown option --formt (did you mean --format?)'],
+    ['preview with an unknown action', ['preview', 'deploy', 'm'], 'driftless preview: preview <action> must be one of "up", "down", "list", "prune", got "deploy"'],
     ['graph --format svg', ['graph', 'm', '--format', 'svg'], 'driftless graph: --format must be one of "dot", "mermaid", got "svg"'],
     ['validate --remote with an unknown option', ['validate', 'm', '--remote', '--remotee'], 'driftless validate: unknown option --remotee (did you mean --remote?)'],
     ['validate --format xml', ['validate', 'm', '--remote', '--format', 'xml'], 'driftless validate: --format must be one of "human", "github", "json", got "xml"'],
@@ -50,7 +51,7 @@ describe('finding 2: usage errors stop the command before it runs', () => {
       const requests = countRequests(h);
       const before = filesIn(h.dir);
       const r = await h.run(argv);
-      const command = ['plan', 'apply', 'drift', 'graph', 'validate', 'export'].includes(argv[0]!) ? argv[0] : undefined;
+      const command = ['plan', 'apply', 'drift', 'graph', 'validate', 'export', 'preview'].includes(argv[0]!) ? argv[0] : undefined;
       expectRefusedBeforeRunning(r, { message, command, requests: requests(), dir: h.dir, filesBefore: before });
       expect(liveVariableKeys(h)).toEqual(['ONE', 'THREE', 'TWO']);
     });

@@ -21,6 +21,9 @@ export interface PreviewArgs extends ConnectionArgs {
   olderThan?: number;
   keep?: number[];
   out?: string;
+  /** up: as apply's, for this preview only (a changed cluster replaces it; a database it loses). */
+  allowReplace?: boolean;
+  allowDataLoss?: boolean;
   /** Milliseconds. */
   timeout?: number;
   pollInterval?: number;

@@ -15,7 +15,7 @@ import { error, warning, type Diagnostic } from '../../diag/diagnostic.js';
 import { DEFAULT_TIMEOUT_MS } from '../../apply/apply.js';
 import { previewNameOf, type PreviewDeclaration } from '../../manifest/previews.js';
 import { parseDuration } from '../../model/duration.js';
-import { deletePreview, livePreviews, projectsNamed, type LivePreview } from '../../preview/live.js';
+import { deletePreview, livePreviews, projectsNamed, type LivePreview, type ProtectedService } from '../../preview/live.js';
 import { previewsToPrune } from '../../preview/select.js';
 import { withPreviewSession, type PreviewSession } from './preview-session.js';
 import type { PreviewArgs } from './preview-args.js';
@@ -24,7 +24,7 @@ const POLL_MS = 2000;
 
 export async function runPreviewDown(args: PreviewArgs, io: CliIO): Promise<number> {
   const environmentOf = (decl: PreviewDeclaration) => previewNameOf(decl.previews.name, args.number!);
-  return withPreviewSession(args, io, { doing: (d) => `Deleting preview ${d[0] ? environmentOf(d[0]) : args.number}` }, async (session) => {
+  return withPreviewSession(args, io, { doing: (d) => `Deleting preview ${d[0] ? environmentOf(d[0]) : args.number}`, protection: true }, async (session) => {
     const { declarations, api } = session;
     const decl = declarations[0]!;
     const environment = environmentOf(decl);
@@ -45,7 +45,7 @@ export async function runPreviewPrune(args: PreviewArgs, io: CliIO): Promise<num
       : declarations
           .filter((x) => x.previews.ttl === undefined)
           .map((d) => warning('preview.no-ttl', `project \`${d.project}\` declares no \`previews.ttl\`: preview prune deletes none of its previews without --older-than or --keep`, { detail: 'Give its previews a `ttl:` (e.g. `72h`), or run prune with --older-than DURATION or --keep N,... (the open pull requests).' }));
-  return withPreviewSession(args, io, { doing: () => 'Pruning previews', checks }, async (session) => {
+  return withPreviewSession(args, io, { doing: () => 'Pruning previews', checks, protection: true }, async (session) => {
     const { declarations, api } = session;
     const deleted: string[] = [];
     const blocked: string[] = [];
@@ -69,9 +69,16 @@ export async function runPreviewPrune(args: PreviewArgs, io: CliIO): Promise<num
   });
 }
 
-/** Deletes one preview; a database without the declaration's `allow_data_loss` blocks it (said, nothing deleted). */
+/**
+ * Deletes one preview; a protected service (whatever `allow_data_loss` says) or a database without
+ * the declaration's `allow_data_loss` blocks it (said, nothing deleted).
+ */
 async function deleteOne(s: PreviewSession, preview: LivePreview, decl: PreviewDeclaration, args: PreviewArgs): Promise<'deleted' | 'gone' | 'blocked'> {
-  const outcome = await deletePreview(s.api, preview.id, { allowDataLoss: decl.previews.allow_data_loss === true, timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS, pollMs: args.pollInterval ?? POLL_MS });
+  const outcome = await deletePreview(s.api, preview.id, { allowDataLoss: decl.previews.allow_data_loss === true, protectedServices: s.protectedServices(decl), timeoutMs: args.timeout ?? DEFAULT_TIMEOUT_MS, pollMs: args.pollInterval ?? POLL_MS });
+  if (outcome.status === 'protected') {
+    s.printDiags([protectedError(preview, decl, outcome.services)]);
+    return 'blocked';
+  }
   if (outcome.status !== 'blocked') return outcome.status;
   s.printDiags([
     error('preview.data-loss', `preview ${preview.name} was not deleted: it has ${outcome.databases.length === 1 ? 'a database' : 'databases'} (${outcome.databases.join(', ')}), and the previews of project \`${decl.project}\` do not allow data loss`, {
@@ -79,6 +86,15 @@ async function deleteOne(s: PreviewSession, preview: LivePreview, decl: PreviewD
     }),
   ]);
   return 'blocked';
+}
+
+/** `protect: true` keeps the environment that holds the service, as apply keeps it: no flag lifts it. */
+function protectedError(preview: LivePreview, decl: PreviewDeclaration, services: readonly ProtectedService[]): Diagnostic {
+  const named = services.map((x) => `${x.kind} \`${x.name}\``);
+  const why = services.map((x) => `${x.kind} \`${x.name}\`: ${x.by === 'declared' ? `template \`${decl.previews.template}\` (or the previews' overrides) declares \`protect: true\`` : 'its live record carries the protect mark an apply of `protect: true` recorded'}`);
+  return error('preview.protected', `preview ${preview.name} was not deleted: its ${named.join(', ')} ${services.length === 1 ? 'is' : 'are'} protected (\`protect: true\`)`, {
+    detail: `${why.join('\n')}\nA protected service is never deleted, nor the environment that holds it, whatever the flags (allow_data_loss included). To let the preview go: set \`protect: false\` on the service in the template or under the previews' \`overrides.services\`, run \`driftless preview up\` for pull request ${preview.number} (it clears the live mark), then delete it. Nothing was deleted.`,
+  });
 }
 
 function writeResult(io: CliIO, args: PreviewArgs, doc: Record<string, unknown>, text: string): void {

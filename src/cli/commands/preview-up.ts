@@ -51,7 +51,9 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
   const execution = planExecution(io, { json: false, palette: progressPalette, live: false, write: (s) => progress.write(s) }, 'preview up');
   const abort = new AbortController();
   const stopListening = onInterrupt(io, () => abort.abort());
-  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, execution.onRateLimit), signal: abort.signal });
+  // As apply's flags, for this one environment (the declaration's allow_data_loss also allows data loss).
+  const flags = { ...(args.allowReplace ? { allowReplace: true } : {}), ...(args.allowDataLoss ? { allowDataLoss: true } : {}) };
+  const r = await runPlan(args.paths ?? [], { ...connectionOf(args), ...flags, preview: request }, { env: io.env, cwd: io.cwd, onApiEvent: apiEventReporter(io, execution.onRateLimit), signal: abort.signal });
   try {
     printDiags(r.diagnostics);
     if (!r.plan || !r.live || !r.graph || !r.manifest || hasErrors(r.diagnostics)) return EXIT.error;
@@ -76,15 +78,15 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
         return EXIT.error;
       }
       const result = await execution.execute(r, {
-        // A preview's databases may go with it only under its declaration's allow_data_loss (in the plan's options).
-        authority: { allowDataLoss: plan.options.allow_data_loss === true, allowReplace: false },
+        // A preview's databases may go with it only under its declaration's allow_data_loss or --allow-data-loss (in the plan's options).
+        authority: { allowDataLoss: plan.options.allow_data_loss === true, allowReplace: args.allowReplace === true },
         parallelism: args.parallelism,
         timeoutMs: args.timeout,
         pollInterval: args.pollInterval,
         signal: abort.signal,
-        // The id of the environment this run creates: its URLs are read with it, no list read again.
+        // The id of the environment this run creates (or replaces: a new id): its URLs are read with it, no list read again.
         onEvent: (e) => {
-          if (e.type === 'apply_complete' && e.action === 'create' && e.address === address && e.id !== undefined) createdId = e.id;
+          if (e.type === 'apply_complete' && (e.action === 'create' || e.action === 'replace') && e.address === address && e.id !== undefined) createdId = e.id;
         },
       });
       if (result.status === 'refused') {
@@ -100,7 +102,7 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
 
     let urls: PreviewUrl[];
     try {
-      const id = r.live.resources.get(address)?.id ?? createdId;
+      const id = createdId ?? r.live.resources.get(address)?.id;
       urls = id ? await previewUrls(r.session!.port, id) : [];
     } catch (e) {
       printDiags([apiDiagnostic(e, `Reading the URLs of preview ${environment}`)]);

@@ -58,10 +58,12 @@ export const previewCommand: CliCommand<PreviewArgs> = {
       .option('project', { type: 'string', describe: 'The project whose previews: declaration to use (up and down; list and prune: only this project)' })
       .option('number', integerOption('number', { min: 1, max: 999_999_999, describe: 'The pull request number (up and down)' }))
       .option('set', { type: 'string', array: true, coerce: readAssignments, describe: 'up: SERVICE.FIELD=VALUE for this preview, e.g. api.git_commit_id=$SHA or api.git_repository.branch=feature-x (repeatable)' })
-      .option('format', { choices: ['human', 'json'] as const, describe: 'up and list: json prints one JSON document on stdout (up: {environment, created, urls: [{service, url}]})' })
+      .option('format', { choices: ['human', 'json'] as const, describe: 'json prints one JSON document on stdout (up: {environment, created, urls: [{service, url}]}; list: {previews: [...]}; down: {environment, deleted, already_gone}; prune: {deleted, blocked})' })
       .option('older-than', { type: 'string', requiresArg: true, coerce: readAge, describe: "prune: delete previews older than DURATION (default: the declaration's ttl)" })
       .option('keep', { type: 'string', array: true, coerce: readNumbers, describe: 'prune: delete every preview but these pull request numbers, e.g. --keep 12,15 (the open pull requests)' })
       .option('out', { type: 'string', describe: 'up: save the plan to FILE instead of applying it (`driftless apply FILE` applies it exactly)' })
+      .option('allow-replace', { type: 'boolean', describe: 'up: allow replacing (delete, then create) the preview environment or a deployed service of it' })
+      .option('allow-data-loss', { type: 'boolean', describe: "up: allow deleting or replacing the preview's databases (as the declaration's allow_data_loss: true does)" })
       .option('timeout', durationOption('timeout', { default: '30m', minMs: 1000, maxMs: 24 * 3_600_000, bounds: 'from 1s to 24h', describe: 'How long to wait for deployments and deletions, e.g. 30m' }))
       .option('poll-interval', integerOption('poll-interval', { min: 1, max: 600_000, hidden: true, describe: 'First poll interval in ms (tests)' })),
   run: (args, io) => runPreview(args, io),
@@ -69,12 +71,12 @@ export const previewCommand: CliCommand<PreviewArgs> = {
 
 /** Options each action takes, beyond the connection ones. */
 const ACTION_OPTIONS: Record<PreviewAction, ReadonlyArray<keyof PreviewArgs>> = {
-  up: ['project', 'number', 'set', 'format', 'out', 'timeout'],
+  up: ['project', 'number', 'set', 'format', 'out', 'allowReplace', 'allowDataLoss', 'timeout'],
   down: ['project', 'number', 'format', 'timeout'],
   list: ['project', 'format'],
   prune: ['project', 'olderThan', 'keep', 'format', 'timeout'],
 };
-const FLAG: Partial<Record<keyof PreviewArgs, string>> = { olderThan: '--older-than', keep: '--keep', set: '--set', out: '--out', number: '--number', project: '--project', format: '--format' };
+const FLAG: Partial<Record<keyof PreviewArgs, string>> = { olderThan: '--older-than', keep: '--keep', set: '--set', out: '--out', allowReplace: '--allow-replace', allowDataLoss: '--allow-data-loss', number: '--number', project: '--project', format: '--format' };
 
 export async function runPreview(args: PreviewArgs, io: CliIO): Promise<number> {
   const problems: string[] = [];
