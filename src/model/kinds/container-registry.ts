@@ -7,5 +7,6 @@ export const containerRegistryKind: KindDescriptor<'container_registry'> = {
   fromRecord: (r) => ({ attrs: compact({ name: r.name, kind: r.kind, url: r.url }) }),
   apiType: 'CONTAINER_REGISTRY',
   caseInsensitiveName: false,
+  readOnly: true,
   namedByOthers: true,
 };

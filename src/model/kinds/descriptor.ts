@@ -75,6 +75,12 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   recordName?(r: ApiRecord): string;
   /** There is one object of the kind (the token's organization): its address is the kind alone. */
   readonly singleton?: true;
+  /**
+   * Its objects exist in the organization and cannot be created or deleted through the API (the
+   * organization, clusters, registries, helm repositories): a manifest names them (and may edit
+   * some of their fields); a plan refuses one that is absent, never prunes nor deletes one.
+   */
+  readonly readOnly?: true;
   /*
    * Attrs -> request body (src/apply/bodies.ts), after the mapping every kind shares. A service
    * kind has these in its `service` mappings (ServiceMappings), beside its other mappings.

@@ -7,5 +7,6 @@ export const helmRepositoryKind: KindDescriptor<'helm_repository'> = {
   fromRecord: (r) => ({ attrs: compact({ name: r.name, kind: r.kind, url: r.url }) }),
   apiType: 'HELM_REPOSITORY',
   caseInsensitiveName: false,
+  readOnly: true,
   namedByOthers: true,
 };

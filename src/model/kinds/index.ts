@@ -101,6 +101,8 @@ export function kindsReferringTo(kind: ResourceKind): ResourceKind[] {
 export const kindsNamedByOthers = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].namedByOthers === true)));
 
 /** Kinds whose names the API compares case-insensitively. */
+/** Kinds whose objects the API cannot create or delete (the descriptors' `readOnly`). */
+export const readOnlyKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].readOnly === true)));
 export const caseInsensitiveKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].caseInsensitiveName)));
 
 /** The service kind of an API `service_type` (upper case, as the API writes it). */
