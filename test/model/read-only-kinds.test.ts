@@ -40,3 +40,15 @@ describe('read-only kinds', () => {
     });
   }
 });
+
+describe('organization-level lists', () => {
+  it('every kind that lives in the organization itself names the list holding its objects', async () => {
+    const { ORG_LISTS } = await import('../../src/api/routes.js');
+    const { orgListOf } = await import('../../src/model/kinds/index.js');
+    const withList = RESOURCE_KINDS.filter((k) => orgListOf(k) !== undefined);
+    expect(withList).toEqual(['cluster', 'container_registry', 'helm_repository', 'annotations_group', 'labels_group', 'alert_receiver', 'alert_rule', 'webhook', 'project']);
+    for (const k of withList) expect(Object.keys(ORG_LISTS), k).toContain(orgListOf(k));
+    // The others live under a parent (or are the organization, or variables under any holder).
+    for (const k of RESOURCE_KINDS.filter((x) => orgListOf(x) === undefined)) expect(kindDescriptor(k).parent !== undefined || kindDescriptor(k).singleton === true || k === 'variable', k).toBe(true);
+  });
+});
