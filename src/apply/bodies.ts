@@ -16,6 +16,7 @@ import { desiredFingerprints } from '../plan/compare.js';
 import type { ApiRecord } from '../live/api-record.js';
 import type { IdRegistry } from './refs.js';
 import { gitRequest, isObj, pick, pickSet, type BodyContext } from './body-helpers.js';
+import { PART_DEFAULTS } from '../export/part-defaults.js';
 
 type Obj = Record<string, unknown>;
 
@@ -84,10 +85,10 @@ function portsWithIds(desired: unknown, live: unknown, edit = false): unknown {
   return pairByKey(desired as Obj[], live, 'internal_port').map(([p, lp]) => ({
     ...(lp ? pickSet(lp, PORT_FIELDS) : {}),
     ...p,
-    publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? false,
+    publicly_accessible: p.publicly_accessible ?? lp?.publicly_accessible ?? PART_DEFAULTS.port.publicly_accessible,
     // The edit request's port list is the answer's (ServicePort: protocol required); HTTP is the
     // API's default, which the port created by this edit gets anyway.
-    ...(edit ? { protocol: p.protocol ?? lp?.protocol ?? 'HTTP' } : {}),
+    ...(edit ? { protocol: p.protocol ?? lp?.protocol ?? PART_DEFAULTS.port.protocol } : {}),
   }));
 }
 

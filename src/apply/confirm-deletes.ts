@@ -10,31 +10,19 @@
  */
 import { error, type Diagnostic } from '../diag/diagnostic.js';
 import { routes } from '../api/routes.js';
-import type { LiveResource, LiveState, ResourceKind } from '../model/resource.js';
+import type { LiveResource, LiveState } from '../model/resource.js';
 import { isServiceKind } from '../model/resource.js';
 import type { ApiPort } from '../live/api-port.js';
-import { listResults, type ApiRecord, type OrgListName } from '../live/read.js';
-import { variableScopeOf } from '../model/kinds/index.js';
+import { listResults, type ApiRecord } from '../live/read.js';
+import { orgListOf, variableScopeOf } from '../model/kinds/index.js';
 import { serviceKindOf } from '../live/normalize.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { mapWithLimit } from '../live/limit.js';
 import { stepActionOf } from './steps.js';
 
-const ORG_LIST_OF: Partial<Record<ResourceKind, OrgListName>> = {
-  project: 'projects',
-  cluster: 'clusters',
-  container_registry: 'containerRegistries',
-  helm_repository: 'helmRepositories',
-  annotations_group: 'annotationsGroups',
-  labels_group: 'labelsGroups',
-  alert_receiver: 'alertReceivers',
-  alert_rule: 'alertRules',
-  webhook: 'webhooks',
-};
-
 /** The list request that holds a live object, or undefined when driftless cannot tell which. */
 export function listRequestOf(l: LiveResource, live: LiveState): { path: string; query?: Record<string, string> } | undefined {
-  const org = ORG_LIST_OF[l.kind];
+  const org = orgListOf(l.kind);
   if (org) return { path: routes.orgList(live.organizationId, org) };
   const parent = l.parent === undefined ? undefined : live.resources.get(l.parent);
   if (!parent) return undefined;

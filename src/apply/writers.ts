@@ -11,7 +11,7 @@ import type { Address, DesiredResource, ResourceKind, ServiceKind } from '../mod
 import { addressOf, isCaseInsensitiveKind, isServiceKind, parseAddress } from '../model/resource.js';
 import type { ResourceChange } from '../plan/types.js';
 import { compact } from '../graph/attrs.js';
-import { SERVICE_KINDS, serviceMappings, variableScopeOf } from '../model/kinds/index.js';
+import { SERVICE_KINDS, readOnlyKinds, serviceMappings, variableScopeOf } from '../model/kinds/index.js';
 import { withFingerprintMarker, splitFingerprintMarker } from '../plan/fingerprint.js';
 import { splitProtectMark } from '../plan/protect-mark.js';
 import { isAmbiguousFailure, isNotFound, isRateLimitWaitRefusal, errorMessage, errorStatus, type ApiPort } from '../live/api-port.js';
@@ -148,6 +148,7 @@ function keptFingerprints(d: DesiredResource, ctx: WriteContext): Record<string,
 // ---- create ----------------------------------------------------------------------------------
 
 export async function createResource(c: ResourceChange, d: DesiredResource, ctx: WriteContext): Promise<ApiRecord> {
+  if (readOnlyKinds().has(d.kind)) throw new StepError(`${d.address}: ${withArticle(d.kind)} cannot be created through the API; create it in the console and run plan again`);
   let rec: ApiRecord;
   switch (d.kind) {
     case 'variable':
@@ -171,10 +172,6 @@ export async function createResource(c: ResourceChange, d: DesiredResource, ctx:
     case 'webhook':
       rec = await createWebhook(d, ctx);
       break;
-    case 'organization':
-    case 'cluster':
-    case 'container_registry':
-      throw new StepError(`${d.address}: ${withArticle(d.kind)} cannot be created through the API; create it in the console and run plan again`);
     default:
       // A service declared as a copy of another (a database's `clone_from`) is cloned from it.
       rec = d.cloneFrom ? await createAsClone(d, ctx) : await createGeneric(d, ctx);

@@ -107,6 +107,7 @@
  *   OVERRIDE: POST /variable/{targetId}/override {value, override_scope, override_parent_id};
  *   update: PUT /variable/{id} {key, value, description, enable_interpolation_in_file}.
  */
+import { PART_DEFAULTS } from '../export/part-defaults.js';
 
 /**
  * Fields whose change never requires a redeploy of the service (metadata only). `name`: a rename
@@ -168,8 +169,11 @@ export function normalizePorts(ports: ReadonlyArray<Record<string, unknown>>): P
     .sort((a, b) => a.internal_port - b.internal_port);
 }
 
-/** The API's probe defaults (OpenAPI `Probe`), filled in on both sides so a probe is owned whole. */
-export const PROBE_DEFAULTS = { initial_delay_seconds: 30, period_seconds: 10, timeout_seconds: 5, success_threshold: 1, failure_threshold: 9 } as const;
+/**
+ * The API's probe defaults (OpenAPI `Probe`), filled in on both sides so a probe is owned whole:
+ * the schema's, kept in one table with the other parts' (src/export/part-defaults.ts).
+ */
+export const PROBE_DEFAULTS = PART_DEFAULTS.probe;
 export const PROBE_TYPES = ['tcp', 'http', 'exec', 'grpc'] as const;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -180,7 +184,7 @@ function probeType(kind: (typeof PROBE_TYPES)[number], t: Record<string, unknown
     case 'tcp':
       return compact({ port: num(t.port), host: strOrNull(t.host) });
     case 'http':
-      return compact({ path: typeof t.path === 'string' && t.path !== '' ? t.path : '/', scheme: typeof t.scheme === 'string' ? t.scheme.toUpperCase() : 'HTTP', port: num(t.port) });
+      return compact({ path: typeof t.path === 'string' && t.path !== '' ? t.path : PART_DEFAULTS.probe_http.path, scheme: typeof t.scheme === 'string' ? t.scheme.toUpperCase() : PART_DEFAULTS.probe_http.scheme, port: num(t.port) });
     case 'exec':
       return { command: Array.isArray(t.command) ? t.command.map(String) : [] };
     case 'grpc':
@@ -218,10 +222,10 @@ export interface StorageAttrs {
   mount_point: string;
 }
 
-/** Persistent storage without ids, type defaulting to FAST_SSD, sorted by mount_point. */
+/** Persistent storage without ids, type defaulting to the schema's (FAST_SSD), sorted by mount_point. */
 export function normalizeStorage(list: ReadonlyArray<Record<string, unknown>>): StorageAttrs[] {
   return list
-    .map((s) => compact({ type: typeof s.type === 'string' ? s.type : 'FAST_SSD', size: num(s.size), mount_point: String(s.mount_point ?? '') }) as StorageAttrs)
+    .map((s) => compact({ type: typeof s.type === 'string' ? s.type : PART_DEFAULTS.storage_volume.type, size: num(s.size), mount_point: String(s.mount_point ?? '') }) as StorageAttrs)
     .sort((a, b) => (a.mount_point < b.mount_point ? -1 : a.mount_point > b.mount_point ? 1 : 0));
 }
 

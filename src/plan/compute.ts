@@ -6,7 +6,7 @@ import type { Diagnostic } from '../diag/diagnostic.js';
 import { error } from '../diag/diagnostic.js';
 import type { Address, DesiredGraph, DesiredResource, LiveResource, LiveState, ResourceKind } from '../model/resource.js';
 import { isCaseInsensitiveKind, isServiceKind, matchKey, parseAddress } from '../model/resource.js';
-import { holdsData, kindsNamedByOthers } from '../model/kinds/index.js';
+import { holdsData, kindsNamedByOthers, readOnlyKinds } from '../model/kinds/index.js';
 import { desiredFingerprints, diffAttrs, sanitize, secretsIn, unreadSecretFields } from './compare.js';
 import { isUnreadSecret } from '../model/secret.js';
 import { deployOrder, markDeploys } from './deploy.js';
@@ -27,9 +27,6 @@ import { renamedReferences, withRenamedReferences, type RenamedReferences } from
 import { afterCreation, ignoredAttrs, ignoredFields } from '../graph/ignore.js';
 import { plural, withArticle } from '../render/words.js';
 import { previewNumberOf } from '../manifest/preview-names.js';
-
-/** Kinds that exist only to be referred to or upgraded: never created, deleted or listed as unmanaged. */
-const READ_ONLY_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['organization', 'cluster', 'container_registry', 'helm_repository']);
 
 /**
  * The stage every environment is created with (services in no stage live there). It belongs to the
@@ -94,7 +91,7 @@ export function computePlan(graph: DesiredGraph, live: LiveState, options: PlanO
     const d = desiredInOrder[i]!;
     const l = liveInOrder[i];
     const c = baseChange(d);
-    if (READ_ONLY_KINDS.has(d.kind) && !l) {
+    if (readOnlyKinds().has(d.kind) && !l) {
       if (!checked.has(address)) diagnostics.push(
         error('live.not-found', `${d.kind === 'organization' ? 'the organization' : `${d.kind} "${d.name}"`} does not exist and cannot be created through the API`, {
           detail: d.kind === 'cluster' ? `Known clusters: ${knownList(namesOf(live, 'cluster'))}.` : undefined,
@@ -474,7 +471,7 @@ function undeclared(
   const requiresOf = new Map<Address, GuardRequirement[]>();
   const candidates: LiveResource[] = [];
   for (const l of live.resources.values()) {
-    if (!claimed.has(l.address) && !READ_ONLY_KINDS.has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l)) candidates.push(l);
+    if (!claimed.has(l.address) && !readOnlyKinds().has(l.kind) && l.attrs.variable_type !== 'BUILT_IN' && !isPlatformStage(l)) candidates.push(l);
   }
   candidates.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   // Parents first to decide, then emitted children-first.

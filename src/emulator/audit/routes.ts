@@ -12,6 +12,7 @@ import { checkOrganization } from '../store.js';
 import { doc, errorResponses, uuidParams } from '../routes/common.js';
 import { allEvents, queryEvents, type EventFilter } from './log.js';
 import { parseNanos } from './timestamps.js';
+import { KINDS } from '../services/kinds.js';
 
 export const DEFAULT_EVENT_PAGE_SIZE = 10;
 export const MAX_EVENT_PAGE_SIZE = 100;
@@ -174,4 +175,5 @@ export function auditRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   );
 }
 
-const SERVICE_TARGETS = new Set(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM']);
+/** A service's audit `target_type` is its `service_type` (services/kinds.ts). */
+const SERVICE_TARGETS = new Set(KINDS.map((k) => k.type));

@@ -17,24 +17,13 @@ import { type Q, currentVersion, deployRequest, triggeredBy } from './requests.j
 import { type ServiceRequest, startOperation } from './start.js';
 import { environmentActionStatus, environmentStatus, environmentStatuses } from './status-view.js';
 import type { Action } from './timeline.js';
+import { KINDS, batchListOf, idListOf, kindOfType } from '../services/kinds.js';
 
-const BATCH_FIELDS: Array<{ field: string; type: string; idField?: string }> = [
-  { field: 'applications', type: 'APPLICATION', idField: 'application_id' },
-  { field: 'containers', type: 'CONTAINER', idField: 'id' },
-  { field: 'databases', type: 'DATABASE' },
-  { field: 'jobs', type: 'JOB', idField: 'id' },
-  { field: 'helms', type: 'HELM', idField: 'id' },
-  { field: 'terraforms', type: 'TERRAFORM', idField: 'id' },
-];
+/** Each kind's list in the batch deploy body (services/kinds.ts): `helms: [{ id }]`, `databases: [id]`. */
+const BATCH_FIELDS: Array<{ field: string; type: string; idField?: string }> = KINDS.map((k) => ({ field: batchListOf(k), type: k.type, ...(k.batchIdField ? { idField: k.batchIdField } : {}) }));
 
-const ID_LIST_FIELDS: Array<{ field: string; type: string }> = [
-  { field: 'application_ids', type: 'APPLICATION' },
-  { field: 'container_ids', type: 'CONTAINER' },
-  { field: 'database_ids', type: 'DATABASE' },
-  { field: 'job_ids', type: 'JOB' },
-  { field: 'helm_ids', type: 'HELM' },
-  { field: 'terraform_ids', type: 'TERRAFORM' },
-];
+/** Each kind's list of ids in the batch delete and stop bodies: `helm_ids`. */
+const ID_LIST_FIELDS: Array<{ field: string; type: string }> = KINDS.map((k) => ({ field: idListOf(k), type: k.type }));
 
 /** The service named at `field` of a batch body: it must exist, be of that kind and in this environment. */
 function batchService(ctx: EmulatorContext, environmentId: string, id: string, type: string, field: string, seen: Set<string>): ApiRecord {
@@ -125,7 +114,7 @@ export function environmentActionRoutes(app: FastifyInstance, ctx: EmulatorConte
   const selected: Array<[string, Action, string, Array<{ field: string; type: string }>, string]> = [
     ['delete', 'DELETE', 'Delete the selected services (asynchronous: DELETE_QUEUED, DELETING, then gone)', ID_LIST_FIELDS, 'EnvironmentServiceIdsAllRequest'],
     ['stop', 'STOP', 'Stop the selected services', ID_LIST_FIELDS, 'EnvironmentServiceIdsAllRequest'],
-    ['restart-service', 'RESTART', 'Restart the selected services', ID_LIST_FIELDS.filter((f) => ['APPLICATION', 'DATABASE', 'CONTAINER'].includes(f.type)), 'RestartServicesRequest'],
+    ['restart-service', 'RESTART', 'Restart the selected services', ID_LIST_FIELDS.filter((f) => kindOfType(f.type)?.restartable), 'RestartServicesRequest'],
   ];
   for (const [path, action, summary, fields, bodyName] of selected) {
     app.post(

@@ -6,22 +6,16 @@
 import { findToken, parseAuthorization } from '../auth.js';
 import { identityOf } from '../audit/identity.js';
 import type { EmulatorContext } from '../context.js';
-import { badRequest, invalidField, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { ApiRecord } from '../state.js';
 import { environmentIdOfService } from '../variables/scopes.js';
 import type { ServiceRequest } from './start.js';
-import { terraformSubAction } from './timeline.js';
+import { KINDS, idParamOf, kindOfType } from '../services/kinds.js';
 
 export type Q = Record<string, any>;
 
-export const SERVICE_KINDS = [
-  { segment: 'application', type: 'APPLICATION', param: 'applicationId', tag: 'Applications' },
-  { segment: 'container', type: 'CONTAINER', param: 'containerId', tag: 'Containers' },
-  { segment: 'database', type: 'DATABASE', param: 'databaseId', tag: 'Databases' },
-  { segment: 'job', type: 'JOB', param: 'jobId', tag: 'Jobs' },
-  { segment: 'helm', type: 'HELM', param: 'helmId', tag: 'Helms' },
-  { segment: 'terraform', type: 'TERRAFORM', param: 'terraformId', tag: 'Terraforms' },
-] as const;
+/** The service kinds (services/kinds.ts): their path segment, type and id parameter. */
+export const SERVICE_KINDS = KINDS.map((k) => ({ segment: k.kind, type: k.type, param: idParamOf(k), tag: k.tag, def: k }));
 export type Kind = (typeof SERVICE_KINDS)[number];
 
 export function serviceOfKind(ctx: EmulatorContext, kind: Kind, id: string): ApiRecord {
@@ -45,39 +39,8 @@ export const JOB_EVENTS: Record<string, (job: ApiRecord) => unknown> = {
 
 /** The deploy request of one service, checked (400 names the field). */
 export function deployRequest(svc: ApiRecord, body: Q, field = 'request body'): ServiceRequest {
-  const version: ServiceRequest['version'] = {};
-  let sub_action: string | undefined;
-  switch (svc.service_type) {
-    case 'APPLICATION':
-      if (body.git_commit_id) version.git_commit_id = body.git_commit_id;
-      break;
-    case 'CONTAINER':
-      if (body.image_tag) version.image_tag = body.image_tag;
-      break;
-    case 'JOB':
-      if (body.image_tag && body.git_commit_id) {
-        throw badRequest(`${field}: 'image_tag' and 'git_commit_id' cannot both be set (image_tag is for jobs built from an image, git_commit_id for jobs built from git)`);
-      }
-      if (body.image_tag) {
-        if (svc.source?.docker) throw invalidField('image_tag', `job '${svc.name}' is built from git; use git_commit_id`);
-        version.image_tag = body.image_tag;
-      }
-      if (body.git_commit_id) {
-        if (svc.source?.image) throw invalidField('git_commit_id', `job '${svc.name}' runs an image; use image_tag`);
-        version.git_commit_id = body.git_commit_id;
-      }
-      break;
-    case 'HELM':
-      if (body.chart_version) version.chart_version = body.chart_version;
-      if (body.git_commit_id) version.git_commit_id = body.git_commit_id;
-      break;
-    case 'TERRAFORM':
-      if (body.id && body.id !== svc.id) throw invalidField('id', `must be the id of the terraform service in the path ('${svc.id}') or null`);
-      if (body.git_commit_id) version.git_commit_id = body.git_commit_id;
-      sub_action = terraformSubAction(body.action);
-      break;
-  }
-  return { service: svc, version, sub_action };
+  const asked = kindOfType(svc.service_type)?.deployVersion?.(svc, body, field) ?? { version: {} };
+  return { service: svc, version: asked.version, sub_action: asked.sub_action };
 }
 
 /** The deploy body that deploys again what the service runs now (redeploy). */

@@ -31,20 +31,12 @@ export function serviceActionRoutes(app: FastifyInstance, ctx: EmulatorContext):
       return statusOf(ctx, svc.id);
     };
 
-    const deployBody: Record<string, string | undefined> = {
-      APPLICATION: 'ApplicationDeployRequest',
-      CONTAINER: 'ContainerDeployRequest',
-      DATABASE: undefined,
-      JOB: 'JobDeployRequest',
-      HELM: 'HelmDeployRequest',
-      TERRAFORM: 'TerraformDeployRequest',
-    };
-    const bodyName = deployBody[kind.type];
-    const querystring = kind.type === 'JOB' ? schema('JobDeployQuery') : kind.type === 'HELM' ? schema('HelmDeployQuery') : undefined;
+    const bodyName = kind.def.deploy.body;
+    const querystring = kind.def.deploy.query ? schema(kind.def.deploy.query) : undefined;
     app.post(
       `${base}/deploy`,
       {
-        config: { ...needs('DEPLOY'), ...(kind.type === 'TERRAFORM' ? { allowIdInBody: true } : {}) },
+        config: { ...needs('DEPLOY'), ...(kind.def.deploy.idInBody ? { allowIdInBody: true } : {}) },
         schema: {
           ...doc(kind.tag, `Deploy a ${kind.segment}`),
           params,

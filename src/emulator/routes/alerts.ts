@@ -14,7 +14,7 @@ import { listOf, schema } from '../schemas.js';
 import type { ApiRecord } from '../state.js';
 import { assertUniqueName, checkOrganization, mustGet, newRecord, updatedRecord } from '../store.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
-import { defaultIconUri } from '../services/kinds.js';
+import { KINDS, defaultIconUri } from '../services/kinds.js';
 
 type Body = Record<string, any>;
 
@@ -230,9 +230,8 @@ function ruleFields(b: Body): Body {
   };
 }
 
-const TARGET_SERVICE_TYPE: Record<string, string> = {
-  APPLICATION: 'APPLICATION', CONTAINER: 'CONTAINER', JOB: 'JOB', CRONJOB: 'JOB', HELM: 'HELM', TERRAFORM: 'TERRAFORM', DATABASE: 'DATABASE',
-};
+/** An alert's service `target_type` -> the `service_type` it names: each kind's own (services/kinds.ts), and CRONJOB a job. */
+const TARGET_SERVICE_TYPE: Record<string, string> = { ...Object.fromEntries(KINDS.map((k) => [k.type, k.type])), CRONJOB: 'JOB' };
 
 function checkTarget(ctx: EmulatorContext, t: { target_type: string; target_id: string }): void {
   const s = ctx.state;

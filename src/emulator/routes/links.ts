@@ -20,6 +20,7 @@ import { notFound } from '../errors.js';
 import { servicesIndex } from '../variables/services-by-environment.js';
 import { shortId } from '../variables/builtins.js';
 import { doc, errorResponses, listQuery, uuidParams } from './common.js';
+import { KINDS, kindOfType } from '../services/kinds.js';
 
 /** The parent domain of every generated URL: `.localhost` is reserved, so it never leaves the machine. */
 const LINK_DOMAIN = 'emulator.localhost';
@@ -37,8 +38,9 @@ interface ServiceLink {
 /** The links of one service, default port first. Pure. */
 function linksOfService(svc: ApiRecord): ServiceLink[] {
   const type = String(svc.service_type);
-  if (type !== 'APPLICATION' && type !== 'CONTAINER' && type !== 'HELM') return [];
-  const ports = ((svc.ports ?? []) as ApiRecord[]).filter((p) => type === 'HELM' || p.publicly_accessible === true);
+  const linked = kindOfType(type)?.links;
+  if (linked === undefined) return [];
+  const ports = ((svc.ports ?? []) as ApiRecord[]).filter((p) => linked === 'every-port' || p.publicly_accessible === true);
   const host = `${shortId(svc.id).toLowerCase()}-${shortId(String(svc.environment?.id ?? svc.id)).toLowerCase()}.${LINK_DOMAIN}`;
   // One default per service: the port marked so, else the first public one.
   const defaultPort = ports.find((p) => p.is_default === true) ?? ports[0];
@@ -57,11 +59,8 @@ function linksOfService(svc: ApiRecord): ServiceLink[] {
   return links.sort((a, b) => Number(b.is_default) - Number(a.is_default));
 }
 
-const SERVICE_LINK_ROUTES = [
-  { kind: 'application', type: 'APPLICATION', tag: 'Applications' },
-  { kind: 'container', type: 'CONTAINER', tag: 'Containers' },
-  { kind: 'helm', type: 'HELM', tag: 'Helms' },
-] as const;
+/** The kinds with links of their own (services/kinds.ts). */
+const SERVICE_LINK_ROUTES = KINDS.filter((k) => k.links !== undefined);
 
 export function linkRoutes(app: FastifyInstance, ctx: EmulatorContext): void {
   const s = ctx.state;

@@ -6,23 +6,57 @@
  * database PUT is partial and refuses a change of `type` or `mode`.
  */
 import type { EmulatorContext } from '../context.js';
-import { invalidField, notFound } from '../errors.js';
+import { badRequest, invalidField, notFound } from '../errors.js';
 import type { ApiRecord } from '../state.js';
 import { AWS_MANAGED_DB_INSTANCE_TYPES, awsManagedDbInstanceTypes } from '../data/instance-types.js';
+import { terraformSubAction } from '../ops/timeline.js';
 import { buildHelmSource, presentHelmSource } from './helm-source.js';
 import { type Body, type Fields, NO_HEALTHCHECKS, checkRegistry, checkResources, clusterOf, computeCommon, gitRepository, groupRefs, limits } from './fields.js';
 
 export type ServiceKindName = 'application' | 'container' | 'database' | 'job' | 'helm' | 'terraform';
 
+/** What one deploy of a service installs, from its deploy request (the operation's ServiceRequest). */
+export interface DeployVersion {
+  version: { git_commit_id?: string; image_tag?: string; chart_version?: string };
+  sub_action?: string;
+}
+
+/**
+ * Everything the emulator knows of one service kind: every per-kind table of the emulator (its
+ * routes, the environment's batch bodies, variable scopes, audit and alert targets, links) is
+ * derived from KINDS, so a new kind is one entry here (docs/adding-a-kind.md, step 6).
+ */
 export interface KindDef {
+  /** Its path segment (`/helm/{helmId}`: the id parameter is `<kind>Id`), and its list in the environment's batch bodies (`helms`, `helm_ids`). */
   kind: ServiceKindName;
+  /** Its `service_type`: also the scope of its variables and its audit and alert `target_type`. */
   type: string;
   tag: string;
   responseSchema: string;
   createSchema: string;
   editSchema: string;
   build(ctx: EmulatorContext, env: ApiRecord, body: Body, old?: ApiRecord): Fields;
+  /** It holds variables of the scope `type` (a database holds none: api-notes 4). */
+  holdsVariables: boolean;
+  /** An item of its list in the environment's batch deploy body: the field holding the id (absent: the items are ids). */
+  batchIdField?: string;
+  /** Its own `POST /<kind>/{id}/deploy`: the body's schema (absent: it takes none), the query's, and whether the body may repeat the id. */
+  deploy: { body?: string; query?: string; idInBody?: true };
+  /** What a deploy request asks of a service of this kind (400 naming the field); absent: nothing (its current version). */
+  deployVersion?(svc: ApiRecord, body: Record<string, any>, field: string): DeployVersion;
+  /** `POST /environment/{id}/service/restart-service` takes its ids (RestartServicesRequest). */
+  restartable?: true;
+  /** Its generated links (`/<kind>/{id}/link`): every port of it, or its publicly accessible ones; absent: it has none. */
+  links?: 'every-port' | 'public-ports';
 }
+
+/** The `<kind>s` list of an environment's batch deploy body, the `<kind>_ids` of its batch delete/stop bodies. */
+export const batchListOf = (k: KindDef): string => `${k.kind}s`;
+export const idListOf = (k: KindDef): string => `${k.kind}_ids`;
+/** The id parameter of its routes (`helmId`). */
+export const idParamOf = (k: KindDef): string => `${k.kind}Id`;
+/** The kind whose `service_type` this is (undefined: none). */
+export const kindOfType = (type: unknown): KindDef | undefined => KINDS.find((k) => k.type === type);
 
 const DB_PORTS: Record<string, number> = { POSTGRESQL: 5432, MYSQL: 3306, MONGODB: 27017, REDIS: 6379 };
 const DB_MEMORY: Record<string, number> = { POSTGRESQL: 256, MYSQL: 512, MONGODB: 256, REDIS: 256 };
@@ -36,6 +70,9 @@ export const KINDS: KindDef[] = [
   {
     kind: 'application', type: 'APPLICATION', tag: 'Applications',
     responseSchema: 'Application', createSchema: 'ApplicationRequest', editSchema: 'ApplicationEditRequest',
+    holdsVariables: true, batchIdField: 'application_id', links: 'public-ports', restartable: true,
+    deploy: { body: 'ApplicationDeployRequest' },
+    deployVersion: (_svc, body) => ({ version: body.git_commit_id ? { git_commit_id: body.git_commit_id } : {} }),
     build(ctx, env, b, old) {
       const repo = b.git_repository ?? old?.git_repository;
       const f: Fields = {
@@ -53,6 +90,9 @@ export const KINDS: KindDef[] = [
   {
     kind: 'container', type: 'CONTAINER', tag: 'Containers',
     responseSchema: 'Container', createSchema: 'ContainerRequest', editSchema: 'ContainerRequest',
+    holdsVariables: true, batchIdField: 'id', links: 'public-ports', restartable: true,
+    deploy: { body: 'ContainerDeployRequest' },
+    deployVersion: (_svc, body) => ({ version: body.image_tag ? { image_tag: body.image_tag } : {} }),
     build(ctx, env, b, old) {
       const reg = checkRegistry(ctx, b.registry_id, 'registry_id');
       const f: Fields = {
@@ -70,6 +110,8 @@ export const KINDS: KindDef[] = [
   {
     kind: 'database', type: 'DATABASE', tag: 'Databases',
     responseSchema: 'Database', createSchema: 'DatabaseRequest', editSchema: 'DatabaseEditRequest',
+    holdsVariables: false, restartable: true,
+    deploy: {},
     build(ctx, env, b, old) {
       if (old) {
         if (b.type !== undefined && b.type !== old.type) throw invalidField('type', `the type of a database cannot be changed (it is ${old.type}); create a new database`);
@@ -117,6 +159,23 @@ export const KINDS: KindDef[] = [
   {
     kind: 'job', type: 'JOB', tag: 'Jobs',
     responseSchema: 'Job', createSchema: 'JobRequest', editSchema: 'JobRequest',
+    holdsVariables: true, batchIdField: 'id',
+    deploy: { body: 'JobDeployRequest', query: 'JobDeployQuery' },
+    deployVersion(svc, body, field) {
+      const version: DeployVersion['version'] = {};
+      if (body.image_tag && body.git_commit_id) {
+        throw badRequest(`${field}: 'image_tag' and 'git_commit_id' cannot both be set (image_tag is for jobs built from an image, git_commit_id for jobs built from git)`);
+      }
+      if (body.image_tag) {
+        if (svc.source?.docker) throw invalidField('image_tag', `job '${svc.name}' is built from git; use git_commit_id`);
+        version.image_tag = body.image_tag;
+      }
+      if (body.git_commit_id) {
+        if (svc.source?.image) throw invalidField('git_commit_id', `job '${svc.name}' runs an image; use image_tag`);
+        version.git_commit_id = body.git_commit_id;
+      }
+      return { version };
+    },
     build(ctx, env, b) {
       const src = b.source ?? {};
       const hasImage = src.image != null;
@@ -173,6 +232,11 @@ export const KINDS: KindDef[] = [
   {
     kind: 'helm', type: 'HELM', tag: 'Helms',
     responseSchema: 'Helm', createSchema: 'HelmRequest', editSchema: 'HelmRequest',
+    holdsVariables: true, batchIdField: 'id', links: 'every-port',
+    deploy: { body: 'HelmDeployRequest', query: 'HelmDeployQuery' },
+    deployVersion: (_svc, body) => ({
+      version: { ...(body.chart_version ? { chart_version: body.chart_version } : {}), ...(body.git_commit_id ? { git_commit_id: body.git_commit_id } : {}) },
+    }),
     build(ctx, _env, b, old) {
       const source = buildHelmSource(ctx, b.source, old?.source);
       const vo = b.values_override ?? {};
@@ -200,6 +264,12 @@ export const KINDS: KindDef[] = [
   {
     kind: 'terraform', type: 'TERRAFORM', tag: 'Terraform',
     responseSchema: 'Terraform', createSchema: 'TerraformRequest', editSchema: 'TerraformRequest',
+    holdsVariables: true, batchIdField: 'id',
+    deploy: { body: 'TerraformDeployRequest', idInBody: true },
+    deployVersion(svc, body) {
+      if (body.id && body.id !== svc.id) throw invalidField('id', `must be the id of the terraform service in the path ('${svc.id}') or null`);
+      return { version: body.git_commit_id ? { git_commit_id: body.git_commit_id } : {}, sub_action: terraformSubAction(body.action) };
+    },
     build(ctx, env, b, old) {
       const vs = b.terraform_variables_source ?? {};
       const seen = new Set<string>();

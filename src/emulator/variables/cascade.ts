@@ -8,6 +8,7 @@ import { projectIdOfEnvironment, type VariableParent } from './scopes.js';
 import { servicesIndex } from './services-by-environment.js';
 import type { VariableDeps } from './rules.js';
 import { variableIndex } from './variable-index.js';
+import { kindOfType } from '../services/kinds.js';
 
 export function variableDeps(ctx: EmulatorContext): VariableDeps {
   return { state: ctx.state, index: variableIndex(ctx.state), nowIso: ctx.nowIso, newId: ctx.newId };
@@ -60,6 +61,7 @@ export function markParentOutOfDate(ctx: EmulatorContext, parent: VariableParent
   }
 }
 
+/** A service of a kind that holds no variables sees none of its parents' either (services/kinds.ts: a database). */
 function seesVariables(service: Record<string, unknown>): boolean {
-  return service.service_type !== 'DATABASE';
+  return kindOfType(service.service_type)?.holdsVariables ?? true;
 }

@@ -19,6 +19,7 @@ import type { ApiRecord, EmulatorState } from '../state.js';
 import { removeWithDependents } from './builtins.js';
 import { type CreatableScope, type VariableParent, levelOfScope, resolveParent } from './scopes.js';
 import type { VariableIndex } from './variable-index.js';
+import { kindOfType } from '../services/kinds.js';
 
 export const MAX_DESCRIPTION = 255;
 /** Environment variable names as a shell and Kubernetes accept them. */
@@ -65,9 +66,8 @@ export interface OverrideInput {
 export function requireParent(state: EmulatorState, scope: CreatableScope, id: string, field = 'variable_parent_id'): VariableParent {
   const parent = resolveParent(state, scope, id);
   if (parent) return parent;
-  if (Object.hasOwn(state.services, id) && state.services[id].service_type === 'DATABASE') {
-    throw invalidField(field, `'${id}' is a database; databases have no variables`);
-  }
+  const holding = Object.hasOwn(state.services, id) ? kindOfType(state.services[id].service_type) : undefined;
+  if (holding && !holding.holdsVariables) throw invalidField(field, `'${id}' is a ${holding.kind}; ${holding.kind}s have no variables`);
   const kindHolding = Object.hasOwn(state.services, id)
     ? String(state.services[id].service_type)
     : Object.hasOwn(state.environments, id)

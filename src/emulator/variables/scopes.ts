@@ -6,9 +6,12 @@
  * level that is an ancestor of their own parent).
  */
 import type { ApiRecord, EmulatorState } from '../state.js';
+import { KINDS } from '../services/kinds.js';
 
-export const SERVICE_SCOPES = ['APPLICATION', 'CONTAINER', 'JOB', 'HELM', 'TERRAFORM'] as const;
-export type ServiceScope = (typeof SERVICE_SCOPES)[number];
+/** The service kinds that hold variables, by scope (services/kinds.ts: a database holds none). */
+export const SERVICE_SCOPES: readonly string[] = KINDS.filter((k) => k.holdsVariables).map((k) => k.type);
+/** A service kind's `type` (SERVICE_SCOPES). */
+export type ServiceScope = string;
 export const CREATABLE_SCOPES = ['PROJECT', 'ENVIRONMENT', ...SERVICE_SCOPES] as const;
 export type CreatableScope = (typeof CREATABLE_SCOPES)[number];
 export const ALL_SCOPES = [...CREATABLE_SCOPES, 'BUILT_IN'] as const;

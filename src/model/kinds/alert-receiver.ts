@@ -41,6 +41,7 @@ export const alertReceiverKind: KindDescriptor<'alert_receiver'> = {
   apiType: 'ALERT_RECEIVER',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  orgList: 'alertReceivers',
   namedByOthers: true,
   requestFields: [
     'name', 'description', 'type', 'send_resolved', 'owner', 'severity', 'webhook_url',

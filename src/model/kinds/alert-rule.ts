@@ -52,6 +52,7 @@ export const alertRuleKind: KindDescriptor<'alert_rule'> = {
   apiType: 'ALERT_RULE',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  orgList: 'alertRules',
   refersTo: ['cluster', 'alert_receiver'],
   immutableFields: ['target'],
   requestFields: ['name', 'description', 'tag', 'condition', 'for_duration', 'severity', 'presentation', 'enabled', 'alert_receiver_ids'],

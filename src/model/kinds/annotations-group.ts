@@ -18,6 +18,7 @@ export const annotationsGroupKind: KindDescriptor<'annotations_group'> = {
   apiType: 'ANNOTATIONS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  orgList: 'annotationsGroups',
   namedByOthers: true,
   requestFields: ['name', 'annotations', 'scopes'],
   ignorePaths: same('annotations', 'scopes'),

@@ -17,6 +17,8 @@ export const clusterKind: KindDescriptor<'cluster'> = {
   },
   apiType: 'CLUSTER',
   caseInsensitiveName: false,
+  orgList: 'clusters',
+  readOnly: true,
   namedByOthers: true,
   // Only the upgrade is declared: a cluster is never created, changed otherwise, or exported.
   attrsFromManifest: (c) => ({ attrs: c.upgrade_kubernetes === true ? { upgrade_kubernetes: true } : {} }),

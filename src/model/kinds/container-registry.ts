@@ -7,5 +7,7 @@ export const containerRegistryKind: KindDescriptor<'container_registry'> = {
   fromRecord: (r) => ({ attrs: compact({ name: r.name, kind: r.kind, url: r.url }) }),
   apiType: 'CONTAINER_REGISTRY',
   caseInsensitiveName: false,
+  orgList: 'containerRegistries',
+  readOnly: true,
   namedByOthers: true,
 };

@@ -9,6 +9,7 @@
  * the stage modules do: no import cycle, type-only ones included (test/repo/import-cycles.test.ts).
  */
 import type { IgnoreTable } from '../ignore-table.js';
+import type { OrgListName } from '../../api/routes.js';
 import type { Address, LiveResource } from '../resource.js';
 import type { ResourceKind, ServiceKind } from './names.js';
 import type {
@@ -75,6 +76,18 @@ export interface KindDescriptor<K extends ResourceKind = ResourceKind> {
   recordName?(r: ApiRecord): string;
   /** There is one object of the kind (the token's organization): its address is the kind alone. */
   readonly singleton?: true;
+  /**
+   * Its objects exist in the organization and cannot be created or deleted through the API (the
+   * organization, clusters, registries, helm repositories): a manifest names them (and may edit
+   * some of their fields); a plan refuses one that is absent, never prunes nor deletes one.
+   */
+  readonly readOnly?: true;
+  /**
+   * The organization-level list its objects are in (src/api/routes.ts ORG_LISTS), for a kind that
+   * lives in the organization itself; absent: its objects live under a parent, or it is the
+   * organization.
+   */
+  readonly orgList?: OrgListName;
   /*
    * Attrs -> request body (src/apply/bodies.ts), after the mapping every kind shares. A service
    * kind has these in its `service` mappings (ServiceMappings), beside its other mappings.

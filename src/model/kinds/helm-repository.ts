@@ -7,5 +7,7 @@ export const helmRepositoryKind: KindDescriptor<'helm_repository'> = {
   fromRecord: (r) => ({ attrs: compact({ name: r.name, kind: r.kind, url: r.url }) }),
   apiType: 'HELM_REPOSITORY',
   caseInsensitiveName: false,
+  orgList: 'helmRepositories',
+  readOnly: true,
   namedByOthers: true,
 };

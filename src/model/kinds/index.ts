@@ -8,6 +8,7 @@
  * imports the helpers its mappings use from modules that do not import this registry (the stages
  * do): no import cycle (test/repo/import-cycles.test.ts).
  */
+import type { OrgListName } from '../../api/routes.js';
 import type { AuditTarget, KindDescriptor, ServiceKindDescriptor, ServiceMappings } from './descriptor.js';
 import { organizationKind } from './organization.js';
 import { clusterKind } from './cluster.js';
@@ -101,6 +102,13 @@ export function kindsReferringTo(kind: ResourceKind): ResourceKind[] {
 export const kindsNamedByOthers = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].namedByOthers === true)));
 
 /** Kinds whose names the API compares case-insensitively. */
+/** The organization-level list holding the objects of `kind` (its descriptor's orgList). */
+export function orgListOf(kind: ResourceKind): OrgListName | undefined {
+  return descriptors()[kind].orgList;
+}
+
+/** Kinds whose objects the API cannot create or delete (the descriptors' `readOnly`). */
+export const readOnlyKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].readOnly === true)));
 export const caseInsensitiveKinds = derived((all) => new Set<ResourceKind>(RESOURCE_KINDS.filter((k) => all[k].caseInsensitiveName)));
 
 /** The service kind of an API `service_type` (upper case, as the API writes it). */

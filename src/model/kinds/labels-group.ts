@@ -18,6 +18,7 @@ export const labelsGroupKind: KindDescriptor<'labels_group'> = {
   apiType: 'LABELS_GROUP',
   auditedAs: 'subTarget',
   caseInsensitiveName: true,
+  orgList: 'labelsGroups',
   namedByOthers: true,
   requestFields: ['name', 'labels'],
   ignorePaths: same('labels'),

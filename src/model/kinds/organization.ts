@@ -7,6 +7,7 @@ import { clean } from '../../export/manifest-helpers.js';
 export const organizationKind: KindDescriptor<'organization'> = {
   kind: 'organization',
   singleton: true,
+  readOnly: true,
   fromRecord: (r) => ({
     attrs: compact({
       name: r.name,

@@ -15,6 +15,7 @@ export const projectKind: KindDescriptor<'project'> = {
   apiType: 'PROJECT',
   holdsVariables: true,
   caseInsensitiveName: true,
+  orgList: 'projects',
   requestFields: ['name', 'description'],
   ignorePaths: same('description'),
   attrsFromManifest(p) {

@@ -27,6 +27,7 @@ export const webhookKind: KindDescriptor<'webhook'> = {
   },
   apiType: 'WEBHOOK',
   caseInsensitiveName: false,
+  orgList: 'webhooks',
   requestFields: ['kind', 'target_url', 'target_secret', 'description', 'enabled', 'events', 'project_names_filter', 'environment_types_filter'],
   createDefaults: { kind: 'STANDARD', enabled: true },
   manifestDefaults: { kind: 'STANDARD', enabled: true },
