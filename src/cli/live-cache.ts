@@ -9,6 +9,8 @@ import type { ApiPort } from '../live/api-port.js';
 import { loadCacheFile, readCacheFile, writeCacheFile } from '../live/cache-file.js';
 import { responsesAfterOwnWrites } from '../live/own-writes.js';
 import type { Plan } from '../plan/types.js';
+import type { LiveState } from '../model/resource.js';
+import { resolveApiConfig } from './config.js';
 import { readLiveRecordsCached, type RecordsReader, type ReuseProbe } from '../live/refresh.js';
 import type { LiveRecords } from '../live/read.js';
 import type { AuditEvent } from '../live/audit-log.js';
@@ -132,4 +134,19 @@ export function markOwnWritesStale(settings: CacheSettings, plan: Pick<Plan, 'ch
       }),
     ];
   }
+}
+
+/**
+ * After `apply` or `preview up` has written: marks stale, in the refresh cache the run used (when
+ * it used one), what the writes of `plan` changed.
+ */
+export function ownWritesInCache(
+  args: { apiUrl?: string; authScheme?: string; maxWait?: number; cache?: string; refresh?: RefreshMode; verifyRequests?: number; maxCacheAge?: number },
+  io: { env: NodeJS.ProcessEnv; cwd: string },
+  plan: Pick<Plan, 'changes' | 'deploy_order'>,
+  live: Pick<LiveState, 'resources'>,
+): Diagnostic[] {
+  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
+  const settings = cfg.config ? cacheSettingsOf(args, io.env, io.cwd, cfg.config.baseUrl) : undefined;
+  return settings ? markOwnWritesStale(settings, plan, (address) => live.resources.get(address)?.id) : [];
 }

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, startHarness, type Harness } from './helpers.js';
 import { SECRET_ENV, appManifest } from './fixtures.js';
+import { previewManifest } from '../support/preview-manifest.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -48,5 +49,18 @@ describe('an apply with a late audit log (events shown a minute after their writ
     expect(summaryOf(warm.stdout)).toMatchObject({ add: 0, change: 0, destroy: 0, deploy: 0 });
     // Not a full read: the lists the apply wrote to are read again, nothing is said to be missing.
     expect(warm.stderr).not.toMatch(/^Full read of the live state/m);
+  });
+
+  it('preview up twice: the second finds its preview up to date, not to be created again', async () => {
+    h = await startHarness({ refreshCache: false, auditDelayMs: 60_000 });
+    h.write({ 'infra/shop.yaml': previewManifest({ services: ['web'] }) });
+    const applied = await h.run(['apply', 'infra', '--auto-approve', ...FAST, ...CACHED], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const up = ['preview', 'up', 'infra', '--project', 'shop', '--number', '7', ...FAST, ...CACHED];
+    const first = await h.run(up, { env });
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const second = await h.run(up, { env });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/Preview pr-7 is up to date: nothing to change or deploy\./);
   });
 });

@@ -18,8 +18,7 @@ import { planHasWrites, type Plan } from '../../plan/types.js';
 import { authorityOf } from '../../apply/authority.js';
 import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
-import { cacheSettingsOf, markOwnWritesStale } from '../live-cache.js';
-import { resolveApiConfig } from '../config.js';
+import { ownWritesInCache } from '../live-cache.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, targetOption, type ConnectionArgs } from '../shared-options.js';
@@ -166,7 +165,7 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     }
     // The cache this run left is the state before its writes: what they changed is read again
     // by the next run, whether or not the audit log shows them yet.
-    printDiags(ownWritesInCache(args, io, plan, (address) => r.live!.resources.get(address)?.id));
+    printDiags(ownWritesInCache(args, io, plan, r.live));
     if (!json) io.stdout.write(renderApplyOutcome(result, palette, { hints: !isCI(io.env) }));
     if (result.status === 'interrupted') return EXIT.interrupted;
     return result.status === 'applied' ? EXIT.ok : EXIT.error;
@@ -174,13 +173,6 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
     await r.session?.close();
     reportUsage(io, r.session);
   }
-}
-
-/** Marks stale in the refresh cache (when there is one) what the apply of `plan` wrote to. */
-function ownWritesInCache(args: ApplyArgs, io: CliIO, plan: Plan, idOf: (address: string) => string | undefined): Diagnostic[] {
-  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
-  const settings = cfg.config ? cacheSettingsOf(connectionOf(args), io.env, io.cwd, cfg.config.baseUrl) : undefined;
-  return settings ? markOwnWritesStale(settings, plan, idOf) : [];
 }
 
 /**
