@@ -359,8 +359,10 @@ async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, machi
   return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used }, freshness: afterFullRead(cursor, serverNow, machineNow) } };
 }
 
-/** `45m`, `25h`, `3 days`: an age as the full-read line says it. */
+/** `12s`, `45m`, `25h`, `3 days`: an age as the full-read line says it. */
 function spokenAge(ms: number): string {
+  // `--max-cache-age 0s` (or 30s): seconds, not "0m old, more than 0m".
+  if (ms < 59_500) return `${Math.round(ms / 1000)}s`;
   const minutes = Math.round(ms / 60_000);
   if (minutes < 60) return `${minutes}m`;
   const hours = Math.round(ms / 3_600_000);
