@@ -51,7 +51,7 @@ const databaseLeft = (harness: Harness, name: string) =>
 
 describe('a deleted parent holding a service the cache does not know', () => {
   for (const removed of ['project', 'environment'] as const) {
-    it(`${removed}: apply refuses, naming the database, and deletes nothing`, async () => {
+    it(`${removed}: the warm plan lists the database and apply refuses it without --allow-data-loss, deleting nothing`, async () => {
       h = await startHarness({ refreshCache: false, auditDropRate: 1 });
       h.write({ 'm/main.yaml': MANIFEST });
       const applied = await h.run(['apply', 'm', '--auto-approve', '--no-deploy', ...FAST, ...CACHED], { env });
@@ -66,11 +66,31 @@ describe('a deleted parent holding a service the cache does not know', () => {
       await consoleDatabase(h, 'e2', 'orders-db');
       const r = await h.run(['apply', 'm', '--auto-approve', ...FAST, ...CACHED], { env });
       expect(r.code, r.stdout + r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/error\[apply\.delete-unconfirmed\]: project\.tmp(\/environment\.e2)?: not deleted: a live read finds database "orders-db" \(id [0-9a-f-]+\) in what goes with it, which the plan does not list/);
+      // What goes with the deleted parent is read live even in a warm run: the plan lists the
+      // database and blocks it (before, only apply's live check caught it: apply.delete-unconfirmed).
+      expect(r.stderr).toMatch(/error\[apply\.blocked\]: project\.tmp(\/environment\.e2)? \(with \d+ objects? that go(es)? with it\): delete is blocked: .*destroys the data of the database that goes with it \((environment\.e2\/)?database\.orders-db\): re-run with --allow-data-loss/);
       expect(databaseLeft(h, 'orders-db')).toBe(true);
       expect(Object.values(h.emu.state.environments).map((e) => e.name).sort()).toEqual(['e1', 'e2']);
     });
   }
+
+  it('environment: a warm plan reads what goes with it live, lists the database and blocks it without --allow-data-loss', async () => {
+    h = await startHarness({ refreshCache: false, auditDropRate: 1 });
+    h.write({ 'm/main.yaml': MANIFEST });
+    expect((await h.run(['apply', 'm', '--auto-approve', '--no-deploy', ...FAST, ...CACHED], { env })).code).toBe(0);
+    h.write({ 'm/main.yaml': MANIFEST.slice(0, MANIFEST.indexOf('      - name: e2')) });
+    expect((await h.run(['plan', 'm', ...CACHED], { env })).code).toBe(0);
+    await consoleDatabase(h, 'e2', 'orders-db');
+    const r = await h.run(['plan', 'm', ...CACHED], { env });
+    // The refresh ran (no full read), yet the database made while the log missed it is in the plan.
+    expect(r.stderr).not.toMatch(/^Full read/m);
+    expect(r.code, r.stdout + r.stderr).not.toBe(1);
+    expect(r.stdout).toMatch(/# project\.tmp\/environment\.e2\/database\.orders-db will be destroyed\n[^]*?# BLOCKED: needs --allow-data-loss\n {2}- database "orders-db"/);
+    const allowed = await h.run(['plan', 'm', '--allow-data-loss', ...CACHED], { env });
+    expect(allowed.code, allowed.stdout + allowed.stderr).not.toBe(1);
+    expect(allowed.stdout).toContain('# project.tmp/environment.e2/database.orders-db will be destroyed');
+    expect(allowed.stdout).not.toContain('BLOCKED');
+  });
 
   it('nothing unknown in it: the delete of a warm plan goes through, what goes with it confirmed live', async () => {
     h = await startHarness({ refreshCache: false, auditDropRate: 1 });
