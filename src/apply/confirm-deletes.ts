@@ -64,9 +64,38 @@ export async function unconfirmedDeletes(plan: Plan, live: LiveState, api: ApiPo
     entry.targets.push({ change: c, live: l });
     lists.set(key, entry);
   }
+  // What goes with a deleted environment or project is read live too: a service the cache did not
+  // know (made while the audit log missed it) would go with its parent unlisted and unguarded, a
+  // database without --allow-data-loss. Every service of a deleted environment, every environment
+  // of a deleted project, must be one the plan lists.
+  const contents = new Map<string, Array<{ change: ResourceChange; what: string }>>();
+  const unlisted = new Set<string>();
+  const holds = (req: { path: string }, change: ResourceChange, what: string) => {
+    const key = `${req.path}?`;
+    if (!lists.has(key)) lists.set(key, { path: req.path, targets: [] });
+    contents.set(key, [...(contents.get(key) ?? []), { change, what }]);
+  };
+  for (const c of deleteTargets(plan)) {
+    const l = byId.get(c.id!);
+    if (!l) continue;
+    if (l.kind === 'environment') holds({ path: routes.environmentList(l.id, 'services') }, c, 'service');
+    if (l.kind === 'project') {
+      holds({ path: routes.environments(l.id) }, c, 'environment');
+      for (const env of live.resources.values()) if (env.kind === 'environment' && env.parent === l.address) holds({ path: routes.environmentList(env.id, 'services') }, c, 'service');
+    }
+  }
   await mapWithLimit([...lists.values()], parallelism, async ({ path, query, targets }) => {
     const records = listResults(await api.get(path, query));
     const found = new Map<string, ApiRecord>(records.map((r) => [r.id, r]));
+    for (const { change, what } of contents.get(`${path}?${new URLSearchParams(query ?? {}).toString()}`) ?? []) {
+      for (const rec of records) {
+        // Once, under the first parent it goes with (an environment of a deleted project is read once).
+        if (byId.has(rec.id) || unlisted.has(rec.id)) continue;
+        unlisted.add(rec.id);
+        const kind = what === 'service' ? (serviceKindOf(rec) ?? 'service') : what;
+        problems.push(unconfirmed(change, `a live read finds ${kind} ${JSON.stringify(nameOf(rec))} (id ${rec.id}) in what goes with it, which the plan does not list`));
+      }
+    }
     for (const { change, live: l } of targets) {
       const rec = found.get(l.id);
       const name = nameOf(l.record);

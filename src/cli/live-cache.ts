@@ -5,7 +5,11 @@
  */
 import { warning, type Diagnostic } from '../diag/diagnostic.js';
 import type { ApiPort } from '../live/api-port.js';
-import { loadCacheFile, writeCacheFile } from '../live/cache-file.js';
+import { loadCacheFile, readCacheFile, writeCacheFile } from '../live/cache-file.js';
+import { responsesAfterOwnWrites } from '../live/own-writes.js';
+import type { Plan } from '../plan/types.js';
+import type { LiveState } from '../model/resource.js';
+import { resolveApiConfig } from './config.js';
 import { readLiveRecordsCached, type RecordsReader, type ReuseProbe } from '../live/refresh.js';
 import type { LiveRecords } from '../live/read.js';
 import type { AuditEvent } from '../live/audit-log.js';
@@ -108,4 +112,41 @@ export async function readThroughCache(port: ApiPort, read: RecordsReader, setti
     ...(r.reused ? { reused: r.reused } : {}),
     ...(seal !== undefined ? { seal } : {}),
   };
+}
+
+/**
+ * After an apply's writes: marks stale, in the cache the apply left (the state before its writes),
+ * what they may have changed (src/live/own-writes.ts), so that the next run reads it again even
+ * when the audit log shows the apply's events late. A cache that cannot be used is left alone (the
+ * next run reads everything anyway); one that cannot be written again is a warning.
+ */
+export function markOwnWritesStale(settings: CacheSettings, plan: Pick<Plan, 'changes' | 'deploy_order'>, idOf: (address: string) => string | undefined): Diagnostic[] {
+  const identity = { apiUrl: settings.apiUrl, driftlessVersion: packageVersion(), keyOf: settings.keyOf };
+  const snapshot = readCacheFile(settings.dir, identity);
+  if ('unusable' in snapshot) return [];
+  try {
+    writeCacheFile(settings.dir, { ...snapshot, responses: responsesAfterOwnWrites(snapshot.responses, plan, idOf) }, identity);
+    return [];
+  } catch (e) {
+    return [
+      warning('cache.write-failed', `cannot write the refresh cache in ${settings.dir} after the apply (${(e as NodeJS.ErrnoException).code ?? 'error'}): the next run may not see this apply's writes until the audit log shows them`, {
+        detail: 'Check that --cache (or DRIFTLESS_CACHE_DIR) names a writable directory, or run the next plan with --refresh full.',
+      }),
+    ];
+  }
+}
+
+/**
+ * After `apply` or `preview up` has written: marks stale, in the refresh cache the run used (when
+ * it used one), what the writes of `plan` changed.
+ */
+export function ownWritesInCache(
+  args: { apiUrl?: string; authScheme?: string; maxWait?: number; cache?: string; refresh?: RefreshMode; verifyRequests?: number; maxCacheAge?: number },
+  io: { env: NodeJS.ProcessEnv; cwd: string },
+  plan: Pick<Plan, 'changes' | 'deploy_order'>,
+  live: Pick<LiveState, 'resources'>,
+): Diagnostic[] {
+  const cfg = resolveApiConfig({ apiUrl: args.apiUrl, authScheme: args.authScheme, maxWait: args.maxWait }, io.env);
+  const settings = cfg.config ? cacheSettingsOf(args, io.env, io.cwd, cfg.config.baseUrl) : undefined;
+  return settings ? markOwnWritesStale(settings, plan, (address) => live.resources.get(address)?.id) : [];
 }

@@ -5,7 +5,7 @@
  * the option, checks it against `--format`, and writes the files.
  */
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Options } from 'yargs';
 import type { CliIO } from './io.js';
 import { BlockTooLarge } from '../render/markdown-parts.js';
@@ -44,6 +44,24 @@ function lstatOrNull(path: string) {
 }
 
 /**
+ * The first symlink on the way to `target` (itself included), checked from the working directory
+ * down: a repository may hold a link (`out -> ~/.ssh`) that `--split-dir out/parts` would go
+ * through. Above the working directory the layout is the machine's (`/tmp` or `/var` are links on
+ * some systems): a DIR outside it has its last component checked only.
+ */
+function symlinkOnTheWay(cwd: string, target: string): string | undefined {
+  const base = target.startsWith(cwd + sep) ? cwd : dirname(target);
+  let at = base;
+  for (const part of relative(base, target).split(sep).filter((x) => x !== '')) {
+    at = join(at, part);
+    const st = lstatOrNull(at);
+    if (!st) return undefined;
+    if (st.isSymbolicLink()) return at;
+  }
+  return undefined;
+}
+
+/**
  * Writes one part without following a symlink: O_NOFOLLOW makes the open fail (ELOOP) when the
  * name is a symlink, so there is no window between a check and the write.
  */
@@ -73,7 +91,8 @@ function writePartFile(path: string, text: string): void {
 export function writeMarkdownParts(dir: string, parts: readonly string[], io: CliIO): boolean {
   const target = resolve(io.cwd, dir);
   try {
-    if (lstatOrNull(target)?.isSymbolicLink()) throw new SymlinkRefused(dir);
+    const link = symlinkOnTheWay(resolve(io.cwd), target);
+    if (link !== undefined) throw new SymlinkRefused(link);
     mkdirSync(target, { recursive: true });
     const written = new Set<string>();
     parts.forEach((text, i) => {
@@ -87,7 +106,9 @@ export function writeMarkdownParts(dir: string, parts: readonly string[], io: Cl
     return true;
   } catch (e) {
     if (e instanceof SymlinkRefused) {
-      const shown = e.message === dir ? dir : join(dir, e.message.slice(target.length + 1));
+      // Named as the user wrote DIR: a part file under it, or DIR (or a directory on the way) itself.
+      const at = e.message;
+      const shown = at.startsWith(target + sep) ? join(dir, at.slice(target.length + 1)) : at === target ? dir : isAbsolute(dir) ? at : relative(io.cwd, at);
       io.stderr.write(`driftless: cannot write the markdown parts to ${dir}: ${shown} is a symbolic link (driftless never writes through one; point --split-dir at a real directory)\n`);
       return false;
     }

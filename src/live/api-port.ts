@@ -17,6 +17,12 @@ export interface ApiPort {
   readonly requestCount: number;
   /** The API's clock: the `Date` header of the latest answer, when the server sent one. */
   serverDate?(): Date | undefined;
+  /**
+   * A port whose reads go to the API whatever a cache would answer (the refresh cache's port,
+   * src/live/refresh.ts): what a plan deletes with its parent is read so (src/live/read.ts). A port
+   * without it reads live already.
+   */
+  live?(): ApiPort;
 }
 
 /** The HTTP status of an API error, when the server answered at all. */

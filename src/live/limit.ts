@@ -23,26 +23,31 @@ export async function mapWithLimit<T, R>(items: readonly T[], limit: number, fn:
 export function withGetLimit(api: ApiPort, limit: number): ApiPort {
   let active = 0;
   const waiting: Array<() => void> = [];
-  const get = async <T>(path: string, query?: Query): Promise<T> => {
-    // A slot is taken here, or handed over by the GET that frees it.
-    if (active < Math.max(1, limit)) active++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await api.get<T>(path, query);
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
-  return {
-    get,
-    post: (path, body, query) => api.post(path, body, query),
-    put: (path, body) => api.put(path, body),
-    delete: (path, query) => api.delete(path, query),
+  /** GETs through `port`, sharing the slots: the live reads of `live()` count against the same limit. */
+  const limited =
+    (port: ApiPort) =>
+    async <T>(path: string, query?: Query): Promise<T> => {
+      // A slot is taken here, or handed over by the GET that frees it.
+      if (active < Math.max(1, limit)) active++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await port.get<T>(path, query);
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else active--;
+      }
+    };
+  const over = (port: ApiPort, live?: () => ApiPort): ApiPort => ({
+    get: limited(port),
+    post: (path, body, query) => port.post(path, body, query),
+    put: (path, body) => port.put(path, body),
+    delete: (path, query) => port.delete(path, query),
     get requestCount() {
-      return api.requestCount;
+      return port.requestCount;
     },
-    ...(api.serverDate ? { serverDate: () => api.serverDate!() } : {}),
-  };
+    ...(port.serverDate ? { serverDate: () => port.serverDate!() } : {}),
+    ...(live ? { live } : {}),
+  });
+  return over(api, api.live ? () => over(api.live!()) : undefined);
 }

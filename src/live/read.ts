@@ -272,7 +272,10 @@ export async function readLiveRecords(client: ApiPort, graph: DesiredGraph, opts
   }
   await readVariableLists(api, out, [...serviceReads, ...scopeReads], covered, limit);
   const deletedProjects = deletedProjectsOf(graph, out.lists.projects ?? [], new Set(projects.map((p) => p.rec.id)));
-  await readWhatGoesWith(api, out, deletedProjects, deletedEnvs, limit);
+  // Read live even through the refresh cache: the cache may lack a service made while the audit
+  // log missed it, and it would go with its parent unlisted and unguarded (a database without
+  // --allow-data-loss). Only a pending deletion pays for it; a plan that deletes nothing does not.
+  await readWhatGoesWith(api.live?.() ?? api, out, deletedProjects, deletedEnvs, limit);
   await othersRead;
   return out;
 }
@@ -288,7 +291,7 @@ function deletedProjectsOf(graph: DesiredGraph, live: readonly ApiRecord[], decl
  * (its databases) and counts it: the environments of each deleted project, and for every deleted
  * environment its services, their statuses (a database never deployed has no backup to take), its
  * deployment stages and its variables. The same list endpoints as a declared environment, so the
- * refresh cache knows them: per environment 3 requests plus one variable list per service (each
+ * refresh cache keeps them (read live all the same: the caller passes `api.live()`): per environment 3 requests plus one variable list per service (each
  * also holds its environment's and project's variables; one environment or project list stands in
  * when no service covers it).
  */

@@ -350,8 +350,10 @@ async function fullRead(api: ApiPort, read: RecordsReader, readAt: string, machi
   return { records, snapshot: { organizationId: organization.id, cursor, readAt, responses: { ...(keep?.responses ?? {}), ...port.used }, freshness: afterFullRead(cursor, serverNow, machineNow) } };
 }
 
-/** `45m`, `25h`, `3 days`: an age as the full-read line says it. */
+/** `12s`, `45m`, `25h`, `3 days`: an age as the full-read line says it. */
 function spokenAge(ms: number): string {
+  // `--max-cache-age 0s` (or 30s): seconds, not "0m old, more than 0m".
+  if (ms < 59_500) return `${Math.round(ms / 1000)}s`;
   const minutes = Math.round(ms / 60_000);
   if (minutes < 60) return `${minutes}m`;
   const hours = Math.round(ms / 3_600_000);
@@ -420,16 +422,40 @@ class SnapshotPort implements ApiPort {
     return answer;
   }
 
-  async get<T = unknown>(path: string, query?: Query): Promise<T> {
+  get<T = unknown>(path: string, query?: Query): Promise<T> {
+    return this.read<T>(path, query, false);
+  }
+
+  /**
+   * This port with every list read live, the snapshot's answer or not (what a plan deletes with its
+   * parent: src/live/read.ts). The answers are kept for the next snapshot as any other; a list the
+   * snapshot holds read so makes the run not a quiet one (readOnce): a plan that deletes is not
+   * reused, its lists are read again.
+   */
+  live(): ApiPort {
+    const port = this;
+    return {
+      get: <T>(path: string, query?: Query) => port.read<T>(path, query, true),
+      post: () => port.post(),
+      put: () => port.put(),
+      delete: () => port.delete(),
+      get requestCount() {
+        return port.requestCount;
+      },
+      serverDate: () => port.serverDate(),
+    };
+  }
+
+  private async read<T>(path: string, query: Query | undefined, live: boolean): Promise<T> {
     const key = requestKey(path, query);
     if (key in this.preloaded) return this.keep(key, this.preloaded[key]) as T;
-    const probed = this.probed.get(key);
+    const probed = live ? undefined : this.probed.get(key);
     if (probed) {
       this.probed.delete(key);
       return copyOfAnswer(await probed) as T;
     }
     // A list kept STALE (src/live/cache-union.ts) is read like a stale one: some run needed it.
-    const current = key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
+    const current = !live && key in this.snapshot && this.snapshot[key] !== STALE && !this.staleness.isStale(key);
     const sent = current ? this.pendingByKey.get(key) : undefined;
     if (sent) {
       // Sent before the reader asked (the probe of a reuse): asked now, so that its list gone is

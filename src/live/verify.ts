@@ -110,7 +110,10 @@ export function changedAddress(key: string, before: unknown, after: unknown, res
     }
     case 'variables': {
       const k = label(record, 'key');
-      return k ? `${names.scope(s.parent)}/variable.${k}` : `the variables of ${names.scope(s.parent)}`;
+      // A service's list also shows the variables of its environment and project, each with the
+      // scope it is declared at: one changed there is named where plan shows it, not at the service.
+      const declaredAt = record?.scope === 'ENVIRONMENT' ? names.envOf(s.parent) : record?.scope === 'PROJECT' ? names.projectOf(s.parent) : undefined;
+      return k ? `${declaredAt ?? names.scope(s.parent)}/variable.${k}` : `the variables of ${names.scope(s.parent)}`;
     }
     default:
       return key;
@@ -139,7 +142,13 @@ function safeList(body: unknown): ApiRecord[] {
 }
 
 /** Names of projects, environments and services by id, from the cached lists. */
-function namesOf(responses: Readonly<Record<string, unknown>>): { scope(id: string): string } {
+function namesOf(responses: Readonly<Record<string, unknown>>): {
+  scope(id: string): string;
+  /** The environment of a service (or the environment itself), when the cache names it. */
+  envOf(id: string): string | undefined;
+  /** The project of a service or environment (or the project itself), when the cache names it. */
+  projectOf(id: string): string | undefined;
+} {
   const project = new Map<string, string>();
   const env = new Map<string, { name: string; project: string }>();
   const service = new Map<string, { name: string; kind: string; env: string }>();
@@ -156,7 +165,17 @@ function namesOf(responses: Readonly<Record<string, unknown>>): { scope(id: stri
     const e = env.get(id);
     return e ? `${projectScope(e.project)}/environment.${e.name}` : undefined;
   };
+  const envIdOf = (id: string) => service.get(id)?.env ?? (env.has(id) ? id : undefined);
   return {
+    envOf(id) {
+      const e = envIdOf(id);
+      return e === undefined ? undefined : envScope(e);
+    },
+    projectOf(id) {
+      const e = envIdOf(id);
+      const p = e === undefined ? id : env.get(e)?.project;
+      return p !== undefined && project.has(p) ? projectScope(p) : undefined;
+    },
     scope(id) {
       const svc = service.get(id);
       if (svc) return `${envScope(svc.env) ?? `environment ${svc.env}`}/${svc.kind}.${svc.name}`;

@@ -68,6 +68,21 @@ describe('splitMarkdown', () => {
     expect(stderr).toBe('driftless: cannot write the markdown parts to out: out is a symbolic link (driftless never writes through one; point --split-dir at a real directory)\n');
   });
 
+  it('never goes through a symlinked directory on the way to DIR (under the working directory): an error naming it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'driftless-split-'));
+    mkdirSync(join(dir, 'elsewhere', 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'elsewhere', 'sub', 'part-2.md'), 'not ours');
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'out'));
+    expect(splitMarkdown('out/sub', () => ['one\n'], 'plan', io())).toBe(false);
+    expect(splitMarkdown(join(dir, 'out', 'new'), () => ['one\n'], 'plan', io())).toBe(false);
+    expect(readdirSync(join(dir, 'elsewhere'))).toEqual(['sub']);
+    expect(readdirSync(join(dir, 'elsewhere', 'sub'))).toEqual(['part-2.md']);
+    expect(stderr).toBe(
+      'driftless: cannot write the markdown parts to out/sub: out is a symbolic link (driftless never writes through one; point --split-dir at a real directory)\n' +
+        `driftless: cannot write the markdown parts to ${join(dir, 'out', 'new')}: ${join(dir, 'out')} is a symbolic link (driftless never writes through one; point --split-dir at a real directory)\n`,
+    );
+  });
+
   it('a stale symlinked part of an earlier run is removed as a link, its target kept', () => {
     dir = mkdtempSync(join(tmpdir(), 'driftless-split-'));
     mkdirSync(join(dir, 'out'));

@@ -438,6 +438,11 @@ describe('readLiveRecordsCached: the ages and limits of a cache', () => {
     expect((await fullReadAfter(71 * 3_600_000, 70 * 3_600_000)).fullReadReason).toBe("the cache's last full read is 71h old, more than --max-cache-age 70h");
   });
 
+  it('under a minute in seconds: `--max-cache-age 0s` does not read "0m old, more than 0m"', async () => {
+    expect((await fullReadAfter(12_000, 0)).fullReadReason).toBe("the cache's last full read is 12s old, more than --max-cache-age 0s");
+    expect((await fullReadAfter(45_000, 30_000)).fullReadReason).toBe("the cache's last full read is 45s old, more than --max-cache-age 30s");
+  });
+
   it('uses a cache exactly as old as --max-cache-age, not one a second older', async () => {
     const at = await fullReadAfter(3_600_000, 3_600_000);
     expect(at.reader).toBe('refresh');

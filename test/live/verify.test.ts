@@ -146,6 +146,14 @@ describe('what a re-read list that differs from the cache names', () => {
     expect(differenceOf('/variable?parent_id=p1&scope=PROJECT', { results: [], x: 1 }, c)).toBe('the variables of project.shop');
   });
 
+  it("a service's list shows its environment's and project's variables too: one changed there is named where it is declared", () => {
+    const c = cached();
+    // The service's variable list holds every variable it sees, each with the scope it is declared at.
+    expect(differenceOf('/variable?parent_id=s1&scope=CONTAINER', { results: [{ id: 'v7', key: 'FLAG', value: '2', scope: 'ENVIRONMENT' }] }, c)).toBe('project.shop/environment.prod/variable.FLAG');
+    expect(differenceOf('/variable?parent_id=s1&scope=CONTAINER', { results: [{ id: 'v8', key: 'TEAM', value: 'b', scope: 'PROJECT' }] }, c)).toBe('project.shop/variable.TEAM');
+    expect(differenceOf('/variable?parent_id=s1&scope=CONTAINER', { results: [{ id: 'v1', key: 'PORT', value: '81', scope: 'CONTAINER' }] }, c)).toBe('project.shop/environment.prod/container.api/variable.PORT');
+  });
+
   it('a service whose environment the cache does not list, by the environment id', () => {
     const c = cached();
     delete c['/project/p1/environment'];

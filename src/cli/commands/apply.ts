@@ -18,6 +18,7 @@ import { planHasWrites, type Plan } from '../../plan/types.js';
 import { authorityOf } from '../../apply/authority.js';
 import { palettesOf } from '../config.js';
 import { runPlan, type RunPlanResult } from '../run-plan.js';
+import { ownWritesInCache } from '../live-cache.js';
 import { reportUsage } from '../api-usage.js';
 import { isCI } from '../ci.js';
 import { apiEventReporter, connectionOf, connectionOptions, pathsAndTargets, targetOption, type ConnectionArgs } from '../shared-options.js';
@@ -163,6 +164,9 @@ async function applyWithSignal(args: ApplyArgs, io: CliIO, rc: RunContext): Prom
       printDiags(result.diagnostics);
       return EXIT.error;
     }
+    // The cache this run left is the state before its writes: what they changed is read again
+    // by the next run, whether or not the audit log shows them yet.
+    printDiags(ownWritesInCache(args, io, plan, r.live));
     if (!json) io.stdout.write(renderApplyOutcome(result, palette, { hints: !isCI(io.env) }));
     if (result.status === 'interrupted') return EXIT.interrupted;
     return result.status === 'applied' ? EXIT.ok : EXIT.error;

@@ -12,6 +12,7 @@
  * `--format json`: stdout is one document, `{environment, created, urls: [{service, url}]}`; the
  * plan and the progress go to stderr.
  */
+import { ownWritesInCache } from '../live-cache.js';
 import type { CliIO } from '../io.js';
 import { EXIT } from '../io.js';
 import { hasErrors, type Diagnostic } from '../../diag/diagnostic.js';
@@ -93,6 +94,8 @@ export async function runPreviewUp(args: PreviewArgs, io: CliIO): Promise<number
         printDiags(result.diagnostics);
         return EXIT.error;
       }
+      // As apply: what this run wrote is read again by the next run that uses the cache.
+      printDiags(ownWritesInCache(connectionOf(args), io, plan, r.live));
       progress.write(renderApplyOutcome(result, progressPalette, { hints: !isCI(io.env) }));
       if (result.status === 'interrupted') return EXIT.interrupted;
       if (result.status !== 'applied') return EXIT.error;
